@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { MergeQueueError, MergeQueueErrorCode } from "./errors.js";
+import {
+  baseRefSchema,
+  checkInput,
+  eventTypeFilterSchema,
+  perPageSchema,
+  pullNumberSchema,
+  timestampSchema,
+} from "./limits.js";
+import type { EventQuery } from "./types.js";
+
+/**
+ * The log endpoint's query string: `pull_request` and `event_type` repeated (deduplicated: the service
+ * wants unique items), times as ISO strings. Throws InvalidInput before anything is sent.
+ */
+export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
+  const params = new URLSearchParams();
+  if (query.pullRequests !== undefined) {
+    const numbers = checkInput(z.array(pullNumberSchema), query.pullRequests, "pull_request");
+    for (const number of new Set(numbers)) params.append("pull_request", String(number));
+  }
+  if (query.eventTypes !== undefined) {
+    const types = checkInput(z.array(eventTypeFilterSchema), query.eventTypes, "event_type");
+    for (const type of new Set(types)) params.append("event_type", type);
+  }
+  if (query.baseRef !== undefined)
+    params.set("base_ref", checkInput(baseRefSchema, query.baseRef, "base_ref"));
+  const from =
+    query.receivedFrom === undefined
+      ? undefined
+      : checkInput(timestampSchema("received_from"), query.receivedFrom, "received_from");
+  const to =
+    query.receivedTo === undefined
+      ? undefined
+      : checkInput(timestampSchema("received_to"), query.receivedTo, "received_to");
+  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+    throw new MergeQueueError(
+      MergeQueueErrorCode.InvalidInput,
+      "received_from must not be after received_to",
+      {
+        field: "received_from",
+      },
+    );
+  }
+  if (from !== undefined) params.set("received_from", from);
+  if (to !== undefined) params.set("received_to", to);
+  if (query.perPage !== undefined) {
+    params.set("per_page", String(checkInput(perPageSchema, query.perPage, "per_page")));
+  }
+  return params;
+}

@@ -1,0 +1,188 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { SlackFaults } from "./faults.js";
+import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./http-util.js";
+import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
+import {
+  type ButtonClickArgs,
+  clickButton,
+  type DeliveryResult,
+  type SenderContext,
+  type SlashCommandArgs,
+  sendSlashCommand,
+} from "./sender.js";
+import { SlackState } from "./state.js";
+import type { RecordedCall } from "./types.js";
+import { waitFor } from "./wait-for.js";
+import { handleWebApiCall, type WebApiContext } from "./web-api.js";
+
+export interface SlackStandInOptions {
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Signs what the stand-in sends to Yardmaster. */
+  signingSecret: string;
+  /** The only token the Web API accepts (xoxb-...). */
+  botToken: string;
+  /** Yardmaster's `POST /slack/events`; can be set later with `setEventsUrl`. */
+  eventsUrl?: string;
+  /** Default "T0001". */
+  teamId?: string;
+  /** Default "yardmaster-sandbox" (permalinks, `auth.test` url, `team_domain`). */
+  teamDomain?: string;
+  /** Default "U0BOT". */
+  botUserId?: string;
+  /** Default "B0BOT". */
+  botId?: string;
+  /** Default "A0YARDMASTER" (`api_app_id`, messages' `app_id`). */
+  appId?: string;
+  /** The bot user's name. Default "yardmaster". */
+  botName?: string;
+  /** How long to wait for Yardmaster's answer to a slash command or click. Default 10 s. */
+  deliveryTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface SlackStandIn {
+  /** "http://127.0.0.1:PORT" */
+  url: string;
+  /** url + "/api/": Yardmaster's SLACK_API_URL (the WebClient appends method names). */
+  apiUrl: string;
+  state: SlackState;
+  /** Every Web API call, oldest first. */
+  calls: RecordedCall[];
+  faults: SlackFaults;
+  sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
+  clickButton(args: ButtonClickArgs): Promise<DeliveryResult>;
+  /** Polls until `predicate` returns a value (default 5 s). */
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  setEventsUrl(url: string): void;
+  /** Makes a response_url answer `410 expired_url`, as after Slack's 30 minutes. */
+  expireResponseUrl(idOrUrl: string): void;
+  close(): Promise<void>;
+}
+
+export async function startSlackStandIn(options: SlackStandInOptions): Promise<SlackStandIn> {
+  const host = options.host ?? "127.0.0.1";
+  const teamDomain = options.teamDomain ?? "yardmaster-sandbox";
+  const logger = options.logger?.child({ component: "slack-stand-in" });
+  const state = new SlackState({
+    teamId: options.teamId ?? "T0001",
+    botUserId: options.botUserId ?? "U0BOT",
+    botId: options.botId ?? "B0BOT",
+    appId: options.appId ?? "A0YARDMASTER",
+    botName: options.botName ?? "yardmaster",
+  });
+  const faults = new SlackFaults();
+  const calls: RecordedCall[] = [];
+  let baseUrl = "";
+  let eventsUrl = options.eventsUrl;
+  const responseUrls = new ResponseUrls(() => baseUrl);
+
+  const api: WebApiContext = {
+    state,
+    faults,
+    calls,
+    botToken: options.botToken,
+    teamName: "Yardmaster Sandbox",
+    teamDomain,
+    logger,
+  };
+  const sender: SenderContext = {
+    state,
+    responseUrls,
+    signingSecret: options.signingSecret,
+    teamDomain,
+    verificationToken: "stand-in-verification-token",
+    eventsUrl: () => eventsUrl,
+    timeoutMs: options.deliveryTimeoutMs ?? 10_000,
+    logger,
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://stand-in");
+    const path = url.pathname;
+    if (path.startsWith("/api/")) {
+      const rawBody = await readBody(req);
+      const answer = await handleWebApiCall(api, {
+        method: decodeURIComponent(path.slice("/api/".length)),
+        rawBody,
+        mediaType: mediaType(req.headers["content-type"]),
+        query: url.searchParams,
+        authorization: req.headers.authorization,
+      });
+      sendJson(res, answer.status, answer.body, answer.headers);
+      return;
+    }
+    const response = /^\/response\/([^/]+)$/.exec(path);
+    if (response?.[1] !== undefined) {
+      if (req.method !== "POST") {
+        sendText(res, 405, "method_not_allowed");
+        return;
+      }
+      const rawBody = await readBody(req);
+      const answer = handleResponseUrlPost(
+        state,
+        responseUrls,
+        response[1],
+        rawBody,
+        mediaType(req.headers["content-type"]),
+      );
+      logger?.debug({ status: answer.status, body: answer.body }, "slack stand-in: response_url");
+      sendText(res, answer.status, answer.body);
+      return;
+    }
+    if (path === "/" || path === "/health") {
+      sendJson(res, 200, { ok: true, service: "slack-stand-in" });
+      return;
+    }
+    sendText(res, 404, "not_found");
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (error instanceof BodyTooLargeError) {
+        sendText(res, 413, "request_too_large");
+        return;
+      }
+      logger?.error({ err: error }, "slack stand-in: request failed");
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: "internal_error" });
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  logger?.info({ url: baseUrl }, "slack stand-in listening");
+
+  return {
+    url: baseUrl,
+    apiUrl: `${baseUrl}/api/`,
+    state,
+    calls,
+    faults,
+    sendSlashCommand: (args) => sendSlashCommand(sender, args),
+    clickButton: (args) => clickButton(sender, args),
+    waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),
+    setEventsUrl(url) {
+      eventsUrl = url;
+    },
+    expireResponseUrl(idOrUrl) {
+      responseUrls.expire(idOrUrl);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
