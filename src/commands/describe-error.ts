@@ -1,0 +1,80 @@
+import { COMMANDS } from "./catalog.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import type { TextFormat } from "./text-format.js";
+
+function usage(command: keyof typeof COMMANDS, f: TextFormat, surface: "github" | "slack"): string {
+  const text = COMMANDS[command].usage[surface];
+  return text ? f.code(`${f.invocation} ${text}`) : f.code(`${f.invocation} ${command}`);
+}
+
+/**
+ * One sentence (or two) that tells a person what went wrong and what to do, for every error code.
+ * Both surfaces use it; `f` makes it GitHub Markdown or Slack mrkdwn and escapes what people typed.
+ */
+export function describeError(error: CommandError, f: TextFormat, surface: "github" | "slack"): string {
+  const d = error.details;
+  const cmd = d.command;
+  const repo = d.repository ? f.code(d.repository) : "this repository";
+  const pull = d.pull !== undefined ? `#${d.pull}` : "the pull request";
+  const detail = d.detail ? ` The merge queue said: ${f.escape(d.detail)}` : "";
+  const help = f.code(`${f.invocation} help`);
+  switch (error.code) {
+    case CommandErrorCode.NotACommand:
+      return `Which command? Try ${help} for the list.`;
+    case CommandErrorCode.UnknownCommand:
+      return d.suggestion
+        ? `${f.code(d.typed ?? "")} is not a command. Did you mean ${f.code(d.suggestion)}? Try ${help} for the list.`
+        : `${f.code(d.typed ?? "")} is not a command. Try ${help} for the list.`;
+    case CommandErrorCode.OtherSurface:
+      return surface === "github"
+        ? `${f.code(cmd ?? "")} is a Slack command: use ${f.code(`/mq ${cmd}`)} in Slack.`
+        : `${f.code(cmd ?? "")} only works in a pull-request comment.`;
+    case CommandErrorCode.MissingArgument:
+      return `${f.code(cmd ?? "")} needs a ${d.argument}: ${usage(cmd ?? "help", f, surface)}.`;
+    case CommandErrorCode.InvalidArgument:
+      return `The ${d.argument} must be ${d.limit}: ${usage(cmd ?? "help", f, surface)}.`;
+    case CommandErrorCode.UnexpectedArgument:
+      return `${f.code(cmd ?? "")} does not take ${f.code(d.argument ?? "")}: ${usage(cmd ?? "help", f, surface)}.`;
+    case CommandErrorCode.WrongPlace:
+      return d.detail
+        ? `Cannot ${cmd} ${pull}: ${d.detail}.`
+        : `${f.code(cmd ?? "")} works on a pull request, not on an issue.`;
+    case CommandErrorCode.NotLinked:
+      return `${f.code(cmd ?? "")} needs to know who you are on GitHub: link your account with ${f.code("/mq login")} first.`;
+    case CommandErrorCode.PermissionDenied:
+      return `${f.code(cmd ?? "")} needs ${f.bold(d.needed ?? "")} permission on ${repo}; ${f.escape(d.login ?? "you")} has ${f.bold(d.held ?? "none")}.`;
+    case CommandErrorCode.MergeQueueForbidden:
+      return `The merge queue refused access to ${repo} (403): its API token has no access to this repository.${detail}`;
+    case CommandErrorCode.MergeQueueNotFound:
+      return `The merge queue does not know ${repo} (404): is it set up for this repository?${detail}`;
+    case CommandErrorCode.NotInQueue:
+      return `${pull} is not in any merge queue.`;
+    case CommandErrorCode.MergeQueueConflict:
+      return `The merge queue refused: the queue of ${repo} is in a conflicting state (409).${detail}`;
+    case CommandErrorCode.MergeQueueInvalid:
+      return `The merge queue rejected the request (422).${detail}`;
+    case CommandErrorCode.MergeQueueUnavailable:
+      return `The merge queue is unavailable right now${d.status ? ` (${d.status})` : ""}; nothing was changed. Try again in a minute.`;
+    case CommandErrorCode.MergeQueueTimeout:
+      return "The merge queue did not answer in time; nothing is known to have changed. Try again in a minute.";
+    case CommandErrorCode.MergeQueueRateLimited:
+      return "The merge queue is rate limiting Yardmaster; try again in a minute.";
+    case CommandErrorCode.MergeQueueMalformed:
+      return `The merge queue sent an answer Yardmaster could not read${d.argument ? ` (at ${f.code(d.argument)})` : ""}.`;
+    case CommandErrorCode.GitHubFailed:
+      return `GitHub did not answer as expected${d.detail ? `: ${f.escape(d.detail)}` : ""}.`;
+    case CommandErrorCode.NotAPullRequest:
+      return `${pull} is not a pull request of ${repo}.`;
+    case CommandErrorCode.NotPaused:
+      return `The merge queue of ${repo} is not paused.`;
+    case CommandErrorCode.Unavailable:
+      return `That is not available here${d.detail ? `: ${f.escape(d.detail)}` : ""}.`;
+  }
+}
+
+/** Errors that are not CommandErrors are bugs; describe them without leaking internals. */
+export function describeUnexpected(): string {
+  return "Something went wrong inside Yardmaster; the error is in its logs.";
+}
+
+export { CommandError };

@@ -1,0 +1,77 @@
+import type { PermissionLevel } from "../config/permission-level.js";
+import type { CommandName } from "./catalog.js";
+
+/** Why a command did not do what was asked. Surfaces render these; nobody matches on message text. */
+export enum CommandErrorCode {
+  // Refusals: decided before anything is called.
+  NotACommand = "not_a_command",
+  UnknownCommand = "unknown_command",
+  OtherSurface = "other_surface",
+  MissingArgument = "missing_argument",
+  InvalidArgument = "invalid_argument",
+  UnexpectedArgument = "unexpected_argument",
+  WrongPlace = "wrong_place",
+  NotLinked = "not_linked",
+  PermissionDenied = "permission_denied",
+  // Failures: something was called and said no, or could not be reached.
+  MergeQueueForbidden = "merge_queue_forbidden",
+  MergeQueueNotFound = "merge_queue_not_found",
+  NotInQueue = "not_in_queue",
+  MergeQueueConflict = "merge_queue_conflict",
+  MergeQueueInvalid = "merge_queue_invalid",
+  MergeQueueUnavailable = "merge_queue_unavailable",
+  MergeQueueTimeout = "merge_queue_timeout",
+  MergeQueueRateLimited = "merge_queue_rate_limited",
+  MergeQueueMalformed = "merge_queue_malformed",
+  GitHubFailed = "github_failed",
+  NotAPullRequest = "not_a_pull_request",
+  NotPaused = "not_paused",
+  Unavailable = "unavailable",
+}
+
+export interface CommandErrorDetails {
+  command?: CommandName;
+  /** The word that was typed, for unknown commands. */
+  typed?: string;
+  suggestion?: string;
+  /** Which argument, and what its limit is. */
+  argument?: string;
+  limit?: string;
+  needed?: PermissionLevel;
+  held?: PermissionLevel;
+  login?: string;
+  repository?: string;
+  pull?: number;
+  /** The merge-queue service's own words (its `detail`), or GitHub's message. */
+  detail?: string;
+  status?: number;
+  surface?: "github" | "slack";
+}
+
+export class CommandError extends Error {
+  constructor(
+    readonly code: CommandErrorCode,
+    readonly details: CommandErrorDetails = {},
+    message?: string,
+  ) {
+    super(message ?? code);
+    this.name = "CommandError";
+  }
+
+  /** True when nothing was called: the command was refused as typed or for the person. */
+  get isRefusal(): boolean {
+    return REFUSALS.has(this.code);
+  }
+}
+
+const REFUSALS = new Set<CommandErrorCode>([
+  CommandErrorCode.NotACommand,
+  CommandErrorCode.UnknownCommand,
+  CommandErrorCode.OtherSurface,
+  CommandErrorCode.MissingArgument,
+  CommandErrorCode.InvalidArgument,
+  CommandErrorCode.UnexpectedArgument,
+  CommandErrorCode.WrongPlace,
+  CommandErrorCode.NotLinked,
+  CommandErrorCode.PermissionDenied,
+]);

@@ -1,0 +1,35 @@
+import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import type { CommandName } from "./catalog.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+
+const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
+  [MergeQueueErrorCode.InvalidInput]: CommandErrorCode.InvalidArgument,
+  [MergeQueueErrorCode.Forbidden]: CommandErrorCode.MergeQueueForbidden,
+  [MergeQueueErrorCode.NotFound]: CommandErrorCode.MergeQueueNotFound,
+  [MergeQueueErrorCode.NotInQueue]: CommandErrorCode.NotInQueue,
+  [MergeQueueErrorCode.Conflict]: CommandErrorCode.MergeQueueConflict,
+  [MergeQueueErrorCode.Invalid]: CommandErrorCode.MergeQueueInvalid,
+  [MergeQueueErrorCode.Unavailable]: CommandErrorCode.MergeQueueUnavailable,
+  [MergeQueueErrorCode.Timeout]: CommandErrorCode.MergeQueueTimeout,
+  [MergeQueueErrorCode.RateLimited]: CommandErrorCode.MergeQueueRateLimited,
+  [MergeQueueErrorCode.MalformedResponse]: CommandErrorCode.MergeQueueMalformed,
+};
+
+/** Turns what the merge-queue client threw into the core's error; anything else is rethrown. */
+export function fromMergeQueueError(
+  error: unknown,
+  context: { command: CommandName; repository: string; pull?: number },
+): CommandError {
+  if (error instanceof CommandError) return error;
+  if (!(error instanceof MergeQueueError)) throw error;
+  return new CommandError(
+    CODES[error.code],
+    {
+      ...context,
+      ...(error.detail !== undefined ? { detail: error.detail } : {}),
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.field !== undefined ? { argument: error.field, limit: error.message } : {}),
+    },
+    error.message,
+  );
+}

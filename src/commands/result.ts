@@ -1,0 +1,31 @@
+import type { PullRequestInfo } from "../github/gateway.js";
+import type { PauseState, PullRequestQueueDetails, QueueStatus, RepoRef } from "../merge-queue/index.js";
+import type { Surface } from "./catalog.js";
+import type { CommandError } from "./errors.js";
+
+/** What the merge queue says of a pull request right after a relayed command. */
+export type QueueState =
+  | { state: "queued"; details: PullRequestQueueDetails }
+  | { state: "not_queued" }
+  | { state: "unknown"; error: CommandError };
+
+/** The successful outcome of each command; surfaces render these. */
+export type CommandResult =
+  | {
+      name: "queue" | "dequeue" | "requeue";
+      repo: RepoRef;
+      pull: PullRequestInfo;
+      /** The exact command the merge queue was sent, e.g. "queue urgent". */
+      relayed: string;
+      relayCommentUrl: string;
+      queue: QueueState;
+    }
+  | { name: "pause"; repo: RepoRef; pause: PauseState }
+  | { name: "unpause"; repo: RepoRef }
+  | { name: "status"; repo: RepoRef; branch?: string; status: QueueStatus }
+  | { name: "pr"; repo: RepoRef; pull: number; queue: QueueState }
+  | { name: "branches"; repo: RepoRef; branches: string[] }
+  | { name: "help"; surface: Surface };
+
+/** A command run to its end: done, or an error (refused before any call, or failed). */
+export type CommandOutcome = { ok: true; result: CommandResult } | { ok: false; error: CommandError };

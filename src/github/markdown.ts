@@ -1,0 +1,38 @@
+import type { TextFormat } from "../commands/text-format.js";
+
+/**
+ * GitHub-flavoured Markdown that stays inert whatever a person typed: Markdown punctuation is
+ * backslash-escaped, HTML characters become entities, and `@` is followed by a zero-width space so no
+ * login or team is mentioned. Line breaks become spaces (the text is always shown inline).
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_{}[\]()#+\-.!|~=:]/g, "\\$&")
+    .replace(/@/g, "@\u200b");
+}
+
+/** An inline code span that no backtick inside the text can close early. */
+export function codeSpan(text: string): string {
+  const clean = text.replace(/[\r\n]+/g, " ");
+  const runs = clean.match(/`+/g) ?? [];
+  const fence = "`".repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = clean.startsWith("`") || clean.endsWith("`") ? " " : "";
+  return `${fence}${pad}${clean}${pad}${fence}`;
+}
+
+export function markdownFormat(appSlug: string): TextFormat {
+  return {
+    escape: escapeMarkdown,
+    code: codeSpan,
+    bold: (text) => `**${escapeMarkdown(text)}**`,
+    link: (url, label) =>
+      /^https?:\/\//i.test(url)
+        ? `[${escapeMarkdown(label)}](${url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c))})`
+        : escapeMarkdown(label),
+    invocation: `@${appSlug}`,
+  };
+}

@@ -1,0 +1,50 @@
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import type { Config, GitHubAppConfig } from "../config/load-config.js";
+import type { Logger } from "../logger.js";
+import type { Handler } from "../server/http-server.js";
+import { type GitHubSurfaceDeps, githubApp } from "./app.js";
+
+export const WEBHOOKS_PATH = "/api/github/webhooks";
+
+export interface GitHubSurface {
+  probot: Probot;
+  appSlug: string;
+  handler: Handler;
+}
+
+/**
+ * Starts the GitHub surface: a Probot for the app, its slug read from GitHub (GET /app), and the
+ * webhook middleware at POST /api/github/webhooks (signature checked by Probot before anything runs).
+ */
+export async function startGitHubSurface(
+  app: GitHubAppConfig,
+  host: Config["githubHost"],
+  deps: Omit<GitHubSurfaceDeps, "appSlug">,
+  logger: Logger,
+  Octokit: typeof ProbotOctokit = ProbotOctokit,
+): Promise<GitHubSurface> {
+  const probot = new Probot({
+    appId: app.appId,
+    privateKey: app.privateKey,
+    secret: app.webhookSecret,
+    log: logger.child({ name: "probot" }),
+    Octokit,
+    ...(host ? { baseUrl: host.apiUrl } : {}),
+  });
+  let appSlug: string;
+  try {
+    const octokit = await probot.auth();
+    const { data } = await octokit.rest.apps.getAuthenticated();
+    if (!data?.slug) throw new Error("GET /app answered without a slug");
+    appSlug = data.slug;
+  } catch (error) {
+    throw new Error(
+      `Could not read the GitHub App from ${host?.apiUrl ?? "api.github.com"} (${(error as Error).message}): check APP_ID and PRIVATE_KEY${host ? ", GHE_HOST and GHE_PROTOCOL" : ""}.`,
+    );
+  }
+  const middleware = await createNodeMiddleware(githubApp({ ...deps, appSlug }), {
+    probot,
+    webhooksPath: WEBHOOKS_PATH,
+  });
+  return { probot, appSlug, handler: async (req, res) => (await middleware(req, res)) === true };
+}

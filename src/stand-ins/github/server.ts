@@ -1,0 +1,294 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Logger, pino } from "pino";
+import { generateAppKeyPair, InstallationTokens, importAppPrivateKey } from "./app-auth.js";
+import { addAppRoutes } from "./app-routes.js";
+import { createComment, emitCreated, issueCommentPayload } from "./comment-flow.js";
+import { addCommentRoutes } from "./comment-routes.js";
+import type { StandInContext } from "./context.js";
+import {
+  HttpError,
+  notFound,
+  type RecordedAuth,
+  type RouteRequest,
+  Router,
+  readBody,
+  sendJson,
+} from "./http.js";
+import { type ForwardRecord, MergeQueueForwarder, type MergeQueueOptions } from "./merge-queue-forwarder.js";
+import { addOAuthWebRoutes, addUserRoutes, UserTokens } from "./oauth.js";
+import { addRepoRoutes } from "./repo-routes.js";
+import { GitHubState, timestamp } from "./state.js";
+import { type DeliverOptions, type DeliveryRecord, WebhookSender } from "./webhooks.js";
+
+export interface GitHubStandInOptions {
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Default 1. */
+  appId?: number;
+  /** Default "yardmaster"; the app's bot user is `<slug>[bot]`. */
+  appSlug?: string;
+  webhookSecret: string;
+  /**
+   * The app's RSA private key (PEM, PKCS#1 or PKCS#8). Default: a new RSA 2048 key each start. Pass one
+   * to keep Yardmaster's PRIVATE_KEY valid across restarts of a sandbox, or to save key generation in tests.
+   */
+  privateKey?: string;
+  /** Yardmaster's `POST /api/github/webhooks`; settable later with `setWebhookUrl`. */
+  webhookUrl?: string;
+  /** The app's OAuth credentials; without them the /login/oauth endpoints answer 404. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** The merge-queue simulator's base URL (no /v1) and token; without it nothing is forwarded. */
+  mergeQueue?: MergeQueueOptions;
+  /**
+   * Also send `issue_comment` webhooks (in the background) for comments created, edited or deleted
+   * through the REST API and for the merge queue's replies, as GitHub does. Default true.
+   */
+  apiEvents?: boolean;
+  logger?: Logger;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Full path without the query, e.g. "/api/v3/repos/acme/widgets/issues/1/comments". */
+  path: string;
+  query: Record<string, string>;
+  /** Parsed JSON or form fields; the raw text otherwise; undefined when empty. */
+  body: unknown;
+  /** Request headers (lower-case), without `authorization`. */
+  headers: Record<string, string | string[] | undefined>;
+  /** How the request authenticated ("invalid": it tried and was refused). */
+  auth: RecordedAuth;
+  /** The status answered (0 until answered). */
+  status: number;
+  at: string;
+}
+
+export interface RequestFilter {
+  method?: string;
+  /** An exact path (with or without the "/api/v3" prefix) or a pattern tested against the full path. */
+  path?: string | RegExp;
+}
+
+export interface DeliverIssueCommentArgs {
+  /** "owner/name". */
+  repository: string;
+  number: number;
+  body: string;
+  /** The login of the comment's author (an existing user). */
+  author: string;
+  deliveryId?: string;
+}
+
+export interface GitHubStandIn {
+  /** "http://127.0.0.1:PORT". */
+  url: string;
+  /** "127.0.0.1:PORT": Yardmaster's GHE_HOST (with GHE_PROTOCOL=http). */
+  host: string;
+  /** url + "/api/v3". */
+  apiUrl: string;
+  /** PKCS#1 PEM: Yardmaster's PRIVATE_KEY. */
+  privateKey: string;
+  appId: number;
+  appSlug: string;
+  state: GitHubState;
+  /** Every request received, oldest first. */
+  requests: RecordedRequest[];
+  findRequests(filter?: RequestFilter): RecordedRequest[];
+  /** Every webhook sent, oldest first. */
+  deliveries: DeliveryRecord[];
+  /** Every comment forwarded to the merge queue's command hook, oldest first. */
+  forwards: ForwardRecord[];
+  /** The installation id for a repository (the installation on its owner account). */
+  installationId(repository: string): number;
+  /** A user access token for `login`, as if the person had gone through the OAuth flow. */
+  userToken(login: string): string;
+  deliverIssueComment(
+    args: DeliverIssueCommentArgs,
+  ): Promise<{ status: number; deliveryId: string; commentId: number }>;
+  deliverWebhook(
+    event: string,
+    payload: object,
+    opts?: DeliverOptions,
+  ): Promise<{ status: number; body: string }>;
+  setWebhookUrl(url: string): void;
+  /** Resolves when every background webhook queued so far has been delivered (or has failed). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function matches(record: RecordedRequest, filter: RequestFilter): boolean {
+  if (filter.method && record.method !== filter.method.toUpperCase()) return false;
+  const path = filter.path;
+  if (path === undefined) return true;
+  if (typeof path === "string") return record.path === path || record.path === `/api/v3${path}`;
+  return path.test(record.path);
+}
+
+const API_PREFIX = "/api/v3";
+
+export async function startGitHubStandIn(options: GitHubStandInOptions): Promise<GitHubStandIn> {
+  const logger = (options.logger ?? pino({ level: "silent" })).child({ component: "github-stand-in" });
+  const appId = options.appId ?? 1;
+  const appSlug = options.appSlug ?? "yardmaster";
+  const { privateKey, publicKey } = options.privateKey
+    ? importAppPrivateKey(options.privateKey)
+    : await generateAppKeyPair();
+  const state = new GitHubState(appSlug);
+  const ctx: StandInContext = {
+    state,
+    app: {
+      id: appId,
+      slug: appSlug,
+      name: appSlug.charAt(0).toUpperCase() + appSlug.slice(1),
+      owner: { login: `${appSlug}-developers`, id: 41_000_000, type: "Organization" },
+      clientId: options.oauth?.clientId ?? null,
+      createdAt: timestamp(),
+    },
+    urls: { web: "", api: "" },
+    publicKey,
+    installationTokens: new InstallationTokens(),
+    userTokens: new UserTokens(state),
+    webhooks: new WebhookSender(options.webhookSecret, appId, logger, options.webhookUrl),
+    forwarder: options.mergeQueue ? new MergeQueueForwarder(options.mergeQueue, logger) : undefined,
+    oauth: options.oauth,
+    apiEvents: options.apiEvents ?? true,
+    logger,
+  };
+
+  const api = new Router();
+  addAppRoutes(api, ctx);
+  addRepoRoutes(api, ctx);
+  addCommentRoutes(api, ctx);
+  addUserRoutes(api, ctx);
+  const web = new Router();
+  addOAuthWebRoutes(web, ctx);
+
+  const requests: RecordedRequest[] = [];
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://stand-in");
+    const method = (req.method ?? "GET").toUpperCase();
+    const { authorization: _authorization, ...headers } = req.headers;
+    const record: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: undefined,
+      headers,
+      auth: "none",
+      status: 0,
+      at: new Date().toISOString(),
+    };
+    requests.push(record);
+    const routeRequest: RouteRequest = {
+      method,
+      path: url.pathname,
+      params: {},
+      query: url.searchParams,
+      headers: req.headers,
+      body: { raw: "", value: undefined },
+      auth: "none",
+    };
+    try {
+      routeRequest.body = await readBody(req);
+      record.body = routeRequest.body.value;
+      const isApi = url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`);
+      const routePath = isApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
+      const match = (isApi ? api : web).match(method, routePath);
+      if (!match) throw notFound();
+      routeRequest.params = match.params;
+      await match.handler(routeRequest, res);
+    } catch (error) {
+      if (res.headersSent) {
+        logger.error({ err: error, method, path: url.pathname }, "error after answering");
+      } else if (error instanceof HttpError) {
+        sendJson(res, error.status, error.toJSON());
+      } else {
+        logger.error({ err: error, method, path: url.pathname }, "stand-in error");
+        sendJson(res, 500, { message: "Server Error", error: String(error) });
+      }
+    } finally {
+      record.auth = routeRequest.auth;
+      record.status = res.statusCode;
+    }
+  }
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 1_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostName = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const host = `${hostName}:${address.port}`;
+  const url = `http://${host}`;
+  ctx.urls.web = url;
+  ctx.urls.api = `${url}${API_PREFIX}`;
+  logger.info({ url }, "GitHub stand-in listening");
+
+  let closed = false;
+  return {
+    url,
+    host,
+    apiUrl: ctx.urls.api,
+    privateKey,
+    appId,
+    appSlug,
+    state,
+    requests,
+    findRequests: (filter = {}) => requests.filter((r) => matches(r, filter)),
+    deliveries: ctx.webhooks.deliveries,
+    forwards: ctx.forwarder?.records ?? [],
+    installationId: (repository) => state.installationFor(repository).id,
+    userToken: (login) => ctx.userTokens.issue(login),
+
+    async deliverIssueComment(args) {
+      const issue = state.getIssue(args.repository, args.number);
+      if (!issue)
+        throw new Error(`GitHub stand-in: no issue or pull request ${args.repository}#${args.number}`);
+      const author = state.getUser(args.author);
+      if (!author)
+        throw new Error(`GitHub stand-in: unknown user ${args.author} (add it with state.addUser)`);
+      if (!ctx.webhooks.webhookUrl) throw new Error("GitHub stand-in: no webhook URL (call setWebhookUrl)");
+      const { comment, replies } = await createComment(ctx, issue, author, args.body, false);
+      try {
+        const payload = issueCommentPayload(ctx, "created", comment);
+        const delivered = await ctx.webhooks.deliver(
+          "issue_comment",
+          payload,
+          args.deliveryId ? { deliveryId: args.deliveryId } : {},
+        );
+        return { status: delivered.status, deliveryId: delivered.deliveryId, commentId: comment.id };
+      } finally {
+        emitCreated(ctx, replies);
+      }
+    },
+
+    async deliverWebhook(event, payload, opts = {}) {
+      const { status, body } = await ctx.webhooks.deliver(event, payload, opts);
+      return { status, body };
+    },
+
+    setWebhookUrl: (webhookUrl) => ctx.webhooks.setUrl(webhookUrl),
+    settle: () => ctx.webhooks.settle(),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await ctx.webhooks.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

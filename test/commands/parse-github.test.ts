@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { CommandErrorCode } from "../../src/commands/errors.js";
+import { type CommentPlace, parseGitHubComment } from "../../src/commands/parse-github.js";
+
+const repo = { owner: "acme", repo: "widgets" };
+const onPull: CommentPlace = { repo, number: 42, isPullRequest: true };
+const onIssue: CommentPlace = { repo, number: 7, isPullRequest: false };
+const parse = (body: string, place = onPull) => parseGitHubComment(body, "yardmaster", place);
+
+function refusal(body: string, place = onPull) {
+  const result = parse(body, place);
+  if (result.kind !== "refused") throw new Error(`expected a refusal, got ${result.kind}`);
+  return result.error;
+}
+
+describe("parseGitHubComment", () => {
+  it("reads each command with its arguments", () => {
+    expect(parse("@yardmaster queue")).toEqual({
+      kind: "command",
+      command: { name: "queue", repo, pull: 42 },
+    });
+    expect(parse("@yardmaster queue urgent")).toEqual({
+      kind: "command",
+      command: { name: "queue", repo, pull: 42, queueName: "urgent" },
+    });
+    expect(parse("@yardmaster dequeue")).toMatchObject({ command: { name: "dequeue", pull: 42 } });
+    expect(parse("@yardmaster requeue")).toMatchObject({ command: { name: "requeue", pull: 42 } });
+    expect(parse("@yardmaster pause release freeze, back at 5")).toEqual({
+      kind: "command",
+      command: { name: "pause", repo, reason: "release freeze, back at 5" },
+    });
+    expect(parse("@yardmaster unpause")).toMatchObject({ command: { name: "unpause" } });
+    expect(parse("@yardmaster resume")).toMatchObject({ command: { name: "unpause" } });
+    expect(parse("@yardmaster status")).toEqual({ kind: "command", command: { name: "status", repo } });
+    expect(parse("@yardmaster status release/1.x")).toMatchObject({ command: { branch: "release/1.x" } });
+    expect(parse("@yardmaster help")).toEqual({ kind: "command", command: { name: "help" } });
+  });
+
+  it("matches the mention and the command word in any case, with several spaces", () => {
+    expect(parse("@YardMaster   QUEUE")).toMatchObject({ kind: "command", command: { name: "queue" } });
+    expect(parse("@yardmaster[bot] status")).toMatchObject({ kind: "command" });
+  });
+
+  it("reads only the first line", () => {
+    expect(parse("@yardmaster pause deploy\n@yardmaster unpause\nmore text")).toMatchObject({
+      command: { name: "pause", reason: "deploy" },
+    });
+    expect(parse("thanks!\n@yardmaster queue")).toEqual({ kind: "ignored" });
+  });
+
+  it("ignores comments that do not address the app on their first line", () => {
+    for (const body of [
+      "> @yardmaster queue",
+      "please @yardmaster queue",
+      "@yardmaster-dev queue",
+      "@yardmasterqueue",
+      "`@yardmaster queue`",
+      "",
+      "@mergifyio queue",
+    ]) {
+      expect(parse(body), body).toEqual({ kind: "ignored" });
+    }
+  });
+
+  it("refuses an unknown command with a suggestion for near misses", () => {
+    expect(refusal("@yardmaster qeue").details).toMatchObject({ typed: "qeue", suggestion: "queue" });
+    expect(refusal("@yardmaster stauts").details.suggestion).toBe("status");
+    expect(refusal("@yardmaster unpuase").details.suggestion).toBe("unpause");
+    const far = refusal("@yardmaster deploy");
+    expect(far.code).toBe(CommandErrorCode.UnknownCommand);
+    expect(far.details.suggestion).toBeUndefined();
+  });
+
+  it("refuses a mention with no command", () => {
+    expect(refusal("@yardmaster").code).toBe(CommandErrorCode.NotACommand);
+  });
+
+  it("points Slack-only commands at Slack", () => {
+    const error = refusal("@yardmaster subscribe acme/widgets");
+    expect(error.code).toBe(CommandErrorCode.OtherSurface);
+    expect(error.details.command).toBe("subscribe");
+  });
+
+  it("refuses a missing, too long or unexpected argument", () => {
+    expect(refusal("@yardmaster pause").code).toBe(CommandErrorCode.MissingArgument);
+    expect(refusal("@yardmaster pause    ").code).toBe(CommandErrorCode.MissingArgument);
+    expect(parse(`@yardmaster pause ${"x".repeat(255)}`).kind).toBe("command");
+    const long = refusal(`@yardmaster pause ${"x".repeat(256)}`);
+    expect(long.code).toBe(CommandErrorCode.InvalidArgument);
+    expect(long.details).toMatchObject({ argument: "reason", limit: "1 to 255 characters" });
+    expect(refusal("@yardmaster dequeue now").code).toBe(CommandErrorCode.UnexpectedArgument);
+    expect(refusal("@yardmaster queue a b").code).toBe(CommandErrorCode.UnexpectedArgument);
+    expect(refusal("@yardmaster queue <script>").code).toBe(CommandErrorCode.InvalidArgument);
+    expect(refusal(`@yardmaster status ${"b".repeat(256)}`).code).toBe(CommandErrorCode.InvalidArgument);
+  });
+
+  it("refuses pull-request commands on an issue, but not pause or status", () => {
+    for (const word of ["queue", "dequeue", "requeue"]) {
+      expect(refusal(`@yardmaster ${word}`, onIssue).code).toBe(CommandErrorCode.WrongPlace);
+    }
+    expect(parse("@yardmaster pause freeze", onIssue)).toMatchObject({ kind: "command" });
+    expect(parse("@yardmaster status", onIssue)).toMatchObject({ kind: "command" });
+    expect(parse("@yardmaster help", onIssue)).toMatchObject({ kind: "command" });
+  });
+});
