@@ -32,7 +32,8 @@ export function describeError(error: CommandError, f: TextFormat, surface: "gith
     case CommandErrorCode.MissingArgument:
       return `${f.code(cmd ?? "")} needs a ${d.argument}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.InvalidArgument:
-      return `The ${d.argument} must be ${d.limit}: ${usage(cmd ?? "help", f, surface)}.`;
+      if (d.limit) return `The ${d.argument} must be ${d.limit}: ${usage(cmd ?? "help", f, surface)}.`;
+      return `${d.detail ? f.escape(d.detail) : `The ${d.argument ?? "argument"} is not valid`}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.UnexpectedArgument:
       return `${f.code(cmd ?? "")} does not take ${f.code(d.argument ?? "")}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.WrongPlace:

@@ -28,7 +28,9 @@ export function fromMergeQueueError(
       ...context,
       ...(error.detail !== undefined ? { detail: error.detail } : {}),
       ...(error.status !== undefined ? { status: error.status } : {}),
-      ...(error.field !== undefined ? { argument: error.field, limit: error.message } : {}),
+      ...(error.field !== undefined ? { argument: error.field } : {}),
+      // For input the client refused, its message names the field and the limit.
+      ...(error.code === MergeQueueErrorCode.InvalidInput ? { detail: error.message } : {}),
     },
     error.message,
   );

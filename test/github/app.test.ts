@@ -1,0 +1,282 @@
+import nock from "nock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { memoryDeliveryLog } from "../../src/delivery-log.js";
+import { githubApp } from "../../src/github/app.js";
+import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
+import { createLogger } from "../../src/logger.js";
+import { createMetrics } from "../../src/metrics.js";
+import { DEFAULT_PERMISSIONS, testProbot } from "../helpers/github-app.js";
+import {
+  ORIGIN as MQ,
+  makeClient,
+  pauseState,
+  pullRequestDetails,
+  queueStatus,
+} from "../merge-queue/fixtures.js";
+
+const GH = "https://api.github.com";
+const REPO = "/repos/acme/widgets";
+const MQ_REPO = "/v1/repos/acme/widgets";
+
+function payload(body: string, options: { login?: string; type?: string; pull?: boolean } = {}) {
+  return {
+    action: "created",
+    issue: {
+      number: 42,
+      title: "Add widgets",
+      html_url: "https://github.com/acme/widgets/pull/42",
+      ...(options.pull === false ? {} : { pull_request: { url: `${GH}${REPO}/pulls/42` } }),
+      user: { login: "alice", id: 1, type: "User" },
+    },
+    comment: {
+      id: 900,
+      body,
+      html_url: "https://github.com/acme/widgets/pull/42#issuecomment-900",
+      user: { login: options.login ?? "alice", id: 1, type: options.type ?? "User" },
+    },
+    repository: { id: 5, name: "widgets", full_name: "acme/widgets", owner: { login: "acme", id: 2 } },
+    installation: { id: 77 },
+    sender: { login: options.login ?? "alice", id: 1, type: options.type ?? "User" },
+  };
+}
+
+async function setup() {
+  const probot = testProbot();
+  const metrics = createMetrics();
+  await probot.load(
+    githubApp({
+      appSlug: "yardmaster",
+      mergeQueue: makeClient({ retry: { retries: 0 } }),
+      permissions: DEFAULT_PERMISSIONS,
+      commandPrefix: "@mergifyio",
+      metrics,
+      logger: createLogger({ level: "silent" }),
+      deliveries: memoryDeliveryLog(),
+    }),
+  );
+  let delivery = 0;
+  const receive = (body: string, options?: Parameters<typeof payload>[1], id = `d-${++delivery}`) =>
+    probot.receive({ id, name: "issue_comment", payload: payload(body, options) } as never);
+  return { probot, metrics, receive };
+}
+
+/** GitHub as seen by the app: installation token, reactions, and the summary comment. */
+function github(permission = "write") {
+  const reactions: string[] = [];
+  const written: { method: string; body: string }[] = [];
+  const scope = nock(GH)
+    .post("/app/installations/77/access_tokens")
+    .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" })
+    .persist()
+    .post(`${REPO}/issues/comments/900/reactions`)
+    .reply(201, (_uri, body) => {
+      reactions.push((body as { content: string }).content);
+      return { id: reactions.length, content: (body as { content: string }).content };
+    })
+    .get(`${REPO}/collaborators/alice/permission`)
+    .reply(200, { permission, role_name: permission, user: { login: "alice" } })
+    .get(`${REPO}/issues/42/comments`)
+    .query(true)
+    .reply(200, [])
+    .post(`${REPO}/issues/42/comments`)
+    .reply(201, (_uri, body) => {
+      written.push({ method: "POST", body: (body as { body: string }).body });
+      return {
+        id: 1000 + written.length,
+        html_url: `https://github.com/acme/widgets/pull/42#c${written.length}`,
+      };
+    });
+  return { scope, reactions, written, summary: () => written.filter((w) => w.body.includes(SUMMARY_MARKER)) };
+}
+
+describe("GitHub comment commands", () => {
+  beforeEach(() => nock.cleanAll());
+
+  it("pauses the queue for a writer, reacts 👀 then 👍, and says so in the summary", async () => {
+    const gh = github("write");
+    const mq = nock(MQ)
+      .put(`${MQ_REPO}/merge-queue/pause`, { reason: "release freeze" })
+      .reply(200, { ...pauseState(), reason: "release freeze" });
+    const { receive, metrics } = await setup();
+    await receive("@yardmaster pause release freeze");
+    expect(mq.isDone()).toBe(true);
+    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    const [summary] = gh.summary();
+    expect(summary?.body).toContain("is **paused**: release freeze");
+    expect(summary?.body).toContain("by **alice**");
+    expect(metrics.commands.get({ surface: "github", command: "pause", outcome: "success" })).toBe(1);
+  });
+
+  it("refuses a reader without calling the merge queue", async () => {
+    const gh = github("read");
+    const { receive } = await setup();
+    await receive("@yardmaster pause release freeze");
+    expect(gh.reactions).toEqual(["eyes", "confused"]);
+    expect(gh.summary()[0]?.body).toContain(
+      "`pause` needs **write** permission on `acme/widgets`; alice has **read**.",
+    );
+  });
+
+  it("refuses an unknown command with a suggestion, asking nobody's permission", async () => {
+    const gh = github();
+    const { receive } = await setup();
+    await receive("@yardmaster qeue");
+    expect(gh.reactions).toEqual(["eyes", "confused"]);
+    expect(gh.summary()[0]?.body).toContain("`qeue` is not a command. Did you mean `queue`?");
+    expect(gh.scope.pendingMocks()).toContain(`GET ${GH}:443${REPO}/collaborators/alice/permission`);
+  });
+
+  it("relays queue to the merge queue and reports the position it got", async () => {
+    const gh = github();
+    nock(GH)
+      .get(`${REPO}/pulls/42`)
+      .reply(200, {
+        number: 42,
+        title: "Add widgets",
+        html_url: "https://github.com/acme/widgets/pull/42",
+        state: "open",
+        merged: false,
+        base: { ref: "main" },
+        head: { sha: "abc" },
+        user: { login: "alice", id: 1 },
+      });
+    nock(MQ)
+      .get(`${MQ_REPO}/merge-queue/pull/42`)
+      .reply(200, { ...pullRequestDetails(42), position: 2, queue_rule_name: "urgent" });
+    const { receive } = await setup();
+    await receive("@yardmaster queue urgent");
+    const relay = gh.written.find((w) => !w.body.includes(SUMMARY_MARKER));
+    expect(relay?.body.split("\n")[0]).toBe("@mergifyio queue urgent");
+    expect(relay?.body).toContain("Requested by **alice**");
+    expect(gh.summary()[0]?.body).toContain("#42 is in the merge queue `urgent` at position 3");
+    expect(gh.reactions).toEqual(["eyes", "+1"]);
+  });
+
+  it("says truthfully when the merge queue has not picked a relayed command up yet", async () => {
+    const gh = github();
+    nock(GH)
+      .get(`${REPO}/pulls/42`)
+      .reply(200, {
+        number: 42,
+        title: "t",
+        html_url: "https://github.com/acme/widgets/pull/42",
+        state: "open",
+        base: { ref: "main" },
+        head: { sha: "abc" },
+        user: { login: "alice", id: 1 },
+      });
+    nock(MQ).get(`${MQ_REPO}/merge-queue/pull/42`).reply(404, { detail: "Pull request not found" });
+    const { receive } = await setup();
+    await receive("@yardmaster queue");
+    expect(gh.summary()[0]?.body).toContain("it has not picked #42 up yet");
+  });
+
+  it("edits the summary comment in place instead of writing a new one", async () => {
+    nock(GH)
+      .get(`${REPO}/issues/42/comments`)
+      .query(true)
+      .reply(200, [
+        { id: 5, body: `quoting ${SUMMARY_MARKER}`, user: { login: "mallory", type: "User" } },
+        { id: 6, body: `${SUMMARY_MARKER}\nold`, user: { login: "yardmaster[bot]", type: "Bot" } },
+      ]);
+    let edited = "";
+    nock(GH)
+      .patch(`${REPO}/issues/comments/6`)
+      .reply(200, (_uri, body) => {
+        edited = (body as { body: string }).body;
+        return { id: 6 };
+      });
+    const gh = github();
+    nock(MQ).get(`${MQ_REPO}/merge-queue/status`).query({ branch: "release/1.x" }).reply(200, queueStatus());
+    const { receive } = await setup();
+    await receive("@yardmaster status release/1.x");
+    expect(gh.written).toEqual([]);
+    expect(edited).toContain("#### Merge queue of `acme/widgets (release/1.x)`");
+    expect(edited).toContain("| Batch 1 | CI running |");
+  });
+
+  it("turns merge-queue errors into sentences, escaping the service's detail", async () => {
+    const gh = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).reply(403, { detail: "Forbidden" });
+    const { receive } = await setup();
+    await receive("@yardmaster pause deploy");
+    expect(gh.summary()[0]?.body).toContain("its API token has no access to this repository");
+    expect(gh.reactions).toEqual(["eyes", "confused"]);
+
+    nock.cleanAll();
+    const gh2 = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).reply(422, { detail: "Reason <b>@here</b> rejected" });
+    await receive("@yardmaster pause deploy");
+    const body = gh2.summary()[0]?.body ?? "";
+    expect(body).toContain(
+      "The merge queue rejected the request (422). The merge queue said: Reason &lt;b&gt;",
+    );
+    expect(body).not.toMatch(/@here/);
+  });
+
+  it("escapes what the person typed wherever it is shown", async () => {
+    const gh = github();
+    nock(MQ)
+      .put(`${MQ_REPO}/merge-queue/pause`)
+      .reply(200, { paused: true, reason: "@channel <script> **x**", paused_at: null });
+    const { receive } = await setup();
+    await receive("@yardmaster pause @channel <script> **x**");
+    const body = gh.summary()[0]?.body ?? "";
+    // Inside code spans text is literal (no mention, no HTML); everywhere else it must be escaped.
+    const outsideCode = body.replace(/(`+)[^`]*?\1/g, "");
+    expect(outsideCode).toContain("@\u200bchannel &lt;script&gt; \\*\\*x\\*\\*");
+    expect(outsideCode).not.toMatch(/@channel|<script>|\*\*x\*\*/);
+  });
+
+  it("ignores bots, other first lines and redelivered webhooks", async () => {
+    nock.emitter.removeAllListeners("no match");
+    const unmatched: string[] = [];
+    nock.emitter.on("no match", (req: { path?: string }) => unmatched.push(String(req.path)));
+    const { receive } = await setup();
+    await receive("@yardmaster pause x", { login: "mergify[bot]", type: "Bot" });
+    await receive("@yardmaster pause x", { login: "ci-bot", type: "Bot" });
+    await receive("> @yardmaster pause x");
+    await receive("please @yardmaster pause x");
+    expect(unmatched).toEqual([]);
+
+    const gh = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).once().reply(200, pauseState());
+    await receive("@yardmaster pause x", undefined, "same-delivery");
+    await receive("@yardmaster pause x", undefined, "same-delivery");
+    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    nock.emitter.removeAllListeners("no match");
+  });
+
+  it("refuses queue on an issue and explains where it works", async () => {
+    const gh = github();
+    const { receive } = await setup();
+    await receive("@yardmaster queue", { pull: false });
+    expect(gh.summary()[0]?.body).toContain("`queue` works on a pull request, not on an issue.");
+  });
+
+  it("shows the status of the pull request's base branch by default", async () => {
+    const gh = github();
+    nock(GH)
+      .get(`${REPO}/pulls/42`)
+      .reply(200, {
+        number: 42,
+        title: "t",
+        html_url: "u",
+        state: "open",
+        base: { ref: "release/1.x" },
+        head: { sha: "a" },
+        user: { login: "alice", id: 1 },
+      });
+    const mq = nock(MQ)
+      .get(`${MQ_REPO}/merge-queue/status`)
+      .query({ branch: "release/1.x" })
+      .reply(200, {
+        ...queueStatus(),
+        pause: { paused: true, reason: "freeze", paused_at: "2025-11-05T13:00:00Z" },
+      });
+    const { receive } = await setup();
+    await receive("@yardmaster status");
+    expect(mq.isDone()).toBe(true);
+    expect(gh.summary()[0]?.body).toContain("⏸️ **Paused** since 2025-11-05 13:00 UTC: freeze");
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { describeError } from "../../src/commands/describe-error.js";
+import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
+import { markdownFormat } from "../../src/github/markdown.js";
+import {
+  MAX_COMMENT_LENGTH,
+  renderHelp,
+  renderStatus,
+  renderSummary,
+} from "../../src/github/render-markdown.js";
+import type { QueueStatus } from "../../src/merge-queue/index.js";
+import { queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
+
+const f = markdownFormat("yardmaster");
+
+describe("GitHub rendering", () => {
+  it("has a sentence for every error code, without placeholders", () => {
+    for (const code of Object.values(CommandErrorCode)) {
+      const text = describeError(
+        new CommandError(code, {
+          command: "pause",
+          repository: "acme/widgets",
+          pull: 42,
+          argument: "reason",
+        }),
+        f,
+        "github",
+      );
+      expect(text.length, code).toBeGreaterThan(10);
+      expect(text, code).not.toMatch(/undefined|null|\[object/);
+    }
+  });
+
+  it("lists every GitHub command in help, with what it needs", () => {
+    const help = renderHelp(f);
+    for (const word of ["queue", "dequeue", "requeue", "pause", "unpause", "status", "help"]) {
+      expect(help).toContain(`\`@yardmaster ${word}`);
+    }
+    expect(help).toContain("`resume`");
+    expect(help).toContain("needs write");
+    expect(help).not.toContain("subscribe");
+  });
+
+  it("renders batches, sub-batches, waiting pull requests, scope queues and the pause", () => {
+    const status = queueStatus() as unknown as QueueStatus;
+    status.pause = { paused: true, reason: "deploy", paused_at: "2025-11-05T13:00:00Z" };
+    status.scope_queues = { __default__: ["a"], frontend: ["b", "c"] };
+    const text = renderStatus(status, f, "acme/widgets (main)", new Date("2025-11-05T13:40:00Z"));
+    expect(text).toContain("⏸️ **Paused** since 2025-11-05 13:00 UTC: deploy");
+    expect(text).toContain("| Batch 1 | CI running | [\\#1421](https://github.com/acme/widgets/pull/1421)");
+    expect(text).toContain("| 45/67 | in 10 min |");
+    expect(text).toMatch(/\| ↳ .* \|/);
+    expect(text).toContain("**Waiting**");
+    expect(text).toContain("**Scope queues:** `__default__` 1 batch, `frontend` 2 batches");
+  });
+
+  it("cuts long queues with 'and N more' and stays under GitHub's comment limit", () => {
+    const status = queueStatus() as unknown as QueueStatus;
+    status.waiting_pull_requests = Array.from({ length: 500 }, (_, i) => ({
+      ...queuedPullRequest(i + 1),
+      title: "x".repeat(300),
+    })) as QueueStatus["waiting_pull_requests"];
+    const text = renderStatus(status, f, "acme/widgets");
+    expect(text).toContain("**Waiting** (500):");
+    expect(text).toContain("- …and 470 more");
+    const summary = renderSummary(
+      {
+        marker: "<!-- m -->",
+        typed: "status",
+        author: "alice",
+        commentUrl: "https://github.com/acme/widgets/pull/1#c",
+        outcome: { ok: true, result: { name: "status", repo: { owner: "acme", repo: "widgets" }, status } },
+        at: new Date(),
+      },
+      f,
+    );
+    expect(summary.length).toBeLessThanOrEqual(MAX_COMMENT_LENGTH);
+  });
+});

@@ -1,0 +1,37 @@
+import { generateKeyPairSync } from "node:crypto";
+import { Probot, ProbotOctokit } from "probot";
+import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
+import type { PermissionLevel } from "../../src/config/permission-level.js";
+import { createLogger } from "../../src/logger.js";
+
+/** Probot's Octokit without retries or throttling: tests stay fast and see every call once. */
+export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+  ...options,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
+
+let key: string | undefined;
+/** One RSA key per test process (generating one takes a while). */
+export function testPrivateKey(): string {
+  key ??= generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
+  return key;
+}
+
+export function testProbot(): Probot {
+  return new Probot({
+    appId: 1,
+    privateKey: testPrivateKey(),
+    secret: "webhook-secret",
+    Octokit: TestOctokit,
+    log: createLogger({ level: "silent" }),
+  });
+}
+
+export const DEFAULT_PERMISSIONS = Object.fromEntries(
+  Object.values(COMMANDS).map((c) => [c.name, c.permission]),
+) as Record<CommandName, PermissionLevel>;
