@@ -1,0 +1,64 @@
+import { loadConfig } from "../../src/config/load-config.js";
+import { createLogger } from "../../src/logger.js";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { type GitHubStandIn, startGitHubStandIn } from "../../src/stand-ins/github/index.js";
+import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
+import { TestOctokit, testPrivateKey } from "./github-app.js";
+
+export const MQ_TOKEN = "e2e-merge-queue-token";
+export const WEBHOOK_SECRET = "e2e-webhook-secret";
+
+export interface World {
+  sim: Simulator;
+  github: GitHubStandIn;
+  yardmaster: Yardmaster;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole product on loopback: the merge-queue simulator (manual clock), the GitHub stand-in
+ * forwarding relayed commands to it, and Yardmaster configured from environment variables as a user
+ * would, listening on an ephemeral port.
+ */
+export async function startWorld(env: Record<string, string> = {}): Promise<World> {
+  const sim = await startSimulator({ token: MQ_TOKEN, seed: "demo" });
+  const github = await startGitHubStandIn({
+    webhookSecret: WEBHOOK_SECRET,
+    privateKey: testPrivateKey(),
+    mergeQueue: { url: sim.url, token: MQ_TOKEN },
+  });
+  const config = loadConfig({
+    APP_ID: String(github.appId),
+    PRIVATE_KEY: github.privateKey,
+    WEBHOOK_SECRET,
+    GHE_HOST: github.host,
+    GHE_PROTOCOL: "http",
+    MERGE_QUEUE_API_URL: sim.apiUrl,
+    MERGE_QUEUE_API_TOKEN: MQ_TOKEN,
+    DATABASE_URL: "sqlite::memory:",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const yardmaster = await createYardmaster(config, {
+    logger: createLogger({ level: "silent" }),
+    Octokit: TestOctokit,
+    mergeQueueRetries: 0,
+  });
+  const { url } = await yardmaster.listen();
+  github.setWebhookUrl(`${url}/api/github/webhooks`);
+  return {
+    sim,
+    github,
+    yardmaster,
+    url,
+    async close() {
+      await github.settle();
+      await yardmaster.close();
+      await github.close();
+      await sim.close();
+    },
+  };
+}
