@@ -12,7 +12,13 @@ beforeAll(async () => {
   state.addRepository(REPO);
   state.setPermission(REPO, "alice", "write");
   state.setPermission(REPO, "rita", "read");
-  state.addPullRequest({ repository: REPO, number: 101, author: "alice", title: "Add sprockets", base: "main" });
+  state.addPullRequest({
+    repository: REPO,
+    number: 101,
+    author: "alice",
+    title: "Add sprockets",
+    base: "main",
+  });
   state.addPullRequest({ repository: REPO, number: 102, author: "rita", title: "Fix typo", base: "main" });
 });
 afterAll(() => world.close());
@@ -36,11 +42,13 @@ describe("GitHub comment commands, end to end", () => {
   it("queues a pull request in the merge queue and shows its position in the summary", async () => {
     const { status, commentId } = await comment(101, "@yardmaster queue");
     expect(status).toBe(200);
-    const details = world.sim.state.pullDetails(REPO, 101);
+    const details = world.sim.state.pullDetails(REPO, 101)!;
     expect(details.number).toBe(101);
     const comments = world.github.state.comments(REPO, 101).map((c: { body: string }) => c.body);
     expect(comments.some((b: string) => b.startsWith("@mergifyio queue\n"))).toBe(true);
-    expect(summary(101)).toContain(`#101 is in the merge queue \`default\` at position ${details.position + 1}`);
+    expect(summary(101)).toContain(
+      `#101 is in the merge queue \`default\` at position ${details.position + 1}`,
+    );
     expect(reactions(commentId)).toEqual(["eyes", "+1"]);
   });
 
@@ -60,7 +68,9 @@ describe("GitHub comment commands, end to end", () => {
     const { commentId } = await comment(102, "@yardmaster pause nope", "rita");
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
     expect(world.sim.state.events(REPO).length).toBe(before);
-    expect(summary(102)).toContain("`pause` needs **write** permission on `acme/widgets`; rita has **read**.");
+    expect(summary(102)).toContain(
+      "`pause` needs **write** permission on `acme/widgets`; rita has **read**.",
+    );
     expect(reactions(commentId)).toEqual(["eyes", "confused"]);
   });
 
@@ -76,8 +86,18 @@ describe("GitHub comment commands, end to end", () => {
     const before = world.github.requests.length;
     const payload = {
       action: "created",
-      issue: { number: 101, title: "x", pull_request: { url: "x" }, user: { login: "alice", id: 1, type: "User" } },
-      comment: { id: 1, body: "@yardmaster pause evil", user: { login: "alice", id: 1, type: "User" }, html_url: "x" },
+      issue: {
+        number: 101,
+        title: "x",
+        pull_request: { url: "x" },
+        user: { login: "alice", id: 1, type: "User" },
+      },
+      comment: {
+        id: 1,
+        body: "@yardmaster pause evil",
+        user: { login: "alice", id: 1, type: "User" },
+        html_url: "x",
+      },
       repository: { name: "widgets", full_name: REPO, owner: { login: "acme", id: 1 } },
       installation: { id: world.github.installationId(REPO) },
       sender: { login: "alice", id: 1, type: "User" },
@@ -95,7 +115,9 @@ describe("GitHub comment commands, end to end", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ ok: true });
     const metrics = await (await fetch(`${world.url}/metrics`)).text();
-    expect(metrics).toMatch(/yardmaster_commands_total\{command="pause",outcome="success",surface="github"\} 1/);
+    expect(metrics).toMatch(
+      /yardmaster_commands_total\{command="pause",outcome="success",surface="github"\} 1/,
+    );
     expect(metrics).toMatch(/yardmaster_merge_queue_requests_total\{method="PUT",/);
   });
 });
