@@ -32,6 +32,7 @@ export async function authorize(
   try {
     held = await lookup(repo, actor.githubLogin);
   } catch (error) {
+    if (error instanceof CommandError) throw error;
     throw new CommandError(
       CommandErrorCode.GitHubFailed,
       { command: command.name, repository: repoName(repo), detail: (error as Error).message },

@@ -38,7 +38,7 @@ export interface Actor {
   githubLogin: string | null;
   /** How to name the person in answers (a GitHub login, or a Slack user id rendered as a mention). */
   display: string;
-  slack?: { teamId: string; userId: string; channelId: string };
+  slack?: { teamId: string; userId: string; channelId: string; responseUrl?: string };
 }
 
 export function repoName(repo: RepoRef): string {

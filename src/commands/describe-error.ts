@@ -68,6 +68,8 @@ export function describeError(error: CommandError, f: TextFormat, surface: "gith
       return `${pull} is not a pull request of ${repo}.`;
     case CommandErrorCode.NotPaused:
       return `The merge queue of ${repo} is not paused.`;
+    case CommandErrorCode.NotSubscribed:
+      return `This channel is not subscribed to ${repo}. ${f.code("/mq subscriptions")} lists what it is subscribed to.`;
     case CommandErrorCode.Unavailable:
       return `That is not available here${d.detail ? `: ${f.escape(d.detail)}` : ""}.`;
   }

@@ -26,6 +26,7 @@ export enum CommandErrorCode {
   GitHubFailed = "github_failed",
   NotAPullRequest = "not_a_pull_request",
   NotPaused = "not_paused",
+  NotSubscribed = "not_subscribed",
   Unavailable = "unavailable",
 }
 

@@ -99,6 +99,7 @@ async function relay(
   try {
     pull = await deps.github.pullRequest(repo, number);
   } catch (error) {
+    if (error instanceof CommandError) throw error;
     throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
   }
   if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
@@ -113,6 +114,7 @@ async function relay(
   try {
     comment = await deps.github.comment(repo, number, relayBody(deps.commandPrefix, relayed, actor));
   } catch (error) {
+    if (error instanceof CommandError) throw error;
     throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
   }
   const queue = await readQueueState(repo, number, command.name, deps, false);

@@ -25,7 +25,13 @@ export type CommandResult =
   | { name: "status"; repo: RepoRef; branch?: string; status: QueueStatus }
   | { name: "pr"; repo: RepoRef; pull: number; queue: QueueState }
   | { name: "branches"; repo: RepoRef; branches: string[] }
-  | { name: "help"; surface: Surface };
+  | { name: "help"; surface: Surface }
+  | { name: "subscribe"; repo: RepoRef; branchGlob: string | null; groups: string[]; created: boolean }
+  | { name: "unsubscribe"; repo: RepoRef }
+  | { name: "subscriptions"; subscriptions: { repository: string; branchGlob: string | null; groups: string[] }[] }
+  | { name: "login"; url: string; expiresInMinutes: number }
+  | { name: "logout"; login: string }
+  | { name: "whoami"; login: string | null };
 
 /** A command run to its end: done, or an error (refused before any call, or failed). */
 export type CommandOutcome = { ok: true; result: CommandResult } | { ok: false; error: CommandError };

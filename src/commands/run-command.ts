@@ -1,31 +1,38 @@
 import type { PermissionLevel } from "../config/permission-level.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { type AccountDeps, executeAccount } from "./account.js";
 import { authorize } from "./authorize.js";
 import type { CommandName } from "./catalog.js";
-import type { Actor, MergeQueueCommand } from "./command.js";
-import { CommandError } from "./errors.js";
+import type { AccountCommand, Actor, Command, MergeQueueCommand } from "./command.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
 import { type ExecuteDeps, execute } from "./execute.js";
 import type { CommandOutcome, CommandResult } from "./result.js";
 
 export interface RunDeps extends ExecuteDeps {
   permissions: Readonly<Record<CommandName, PermissionLevel>>;
+  /** Subscriptions and identity (Slack); absent on the GitHub surface. */
+  account?: AccountDeps;
   metrics?: Metrics;
   logger?: Logger;
 }
 
+const ACCOUNT_COMMANDS = new Set<string>(["subscribe", "unsubscribe", "subscriptions", "login", "logout", "whoami"]);
+
+function isAccountCommand(command: Command): command is AccountCommand {
+  return ACCOUNT_COMMANDS.has(command.name);
+}
+
 /**
- * Authorize then execute: the one path every surface's merge-queue commands take. Never throws for
- * anything a person or a remote service caused; an unexpected bug is logged and rethrown.
+ * Authorize then execute: the one path every command of every surface takes. Never throws for
+ * anything a person or a remote service caused; an unexpected bug is rethrown.
  */
-export async function runCommand(
-  command: MergeQueueCommand,
-  actor: Actor,
-  deps: RunDeps,
-): Promise<CommandOutcome> {
+export async function runCommand(command: Command, actor: Actor, deps: RunDeps): Promise<CommandOutcome> {
   const outcome = await attempt(async () => {
     await authorize(command, actor, deps.permissions, (repo, login) => deps.github.permission(repo, login));
-    return execute(command, actor, deps);
+    if (!isAccountCommand(command)) return execute(command as MergeQueueCommand, actor, deps);
+    if (!deps.account) throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
+    return executeAccount(command, actor, deps.account);
   });
   record(deps, actor, command.name, outcome);
   return outcome;
@@ -40,12 +47,8 @@ export async function attempt(work: () => Promise<CommandResult>): Promise<Comma
   }
 }
 
-export function record(
-  deps: Pick<RunDeps, "metrics" | "logger">,
-  actor: Actor,
-  name: string,
-  outcome: CommandOutcome,
-) {
+/** Counts the command in /metrics and logs one line about it. */
+export function record(deps: Pick<RunDeps, "metrics" | "logger">, actor: Actor, name: string, outcome: CommandOutcome) {
   const result = outcome.ok ? "success" : outcome.error.isRefusal ? "refused" : "failed";
   deps.metrics?.commands.inc({ surface: actor.surface, command: name, outcome: result });
   deps.logger?.info(

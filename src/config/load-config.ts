@@ -211,3 +211,10 @@ export const HOW_TO_CONFIGURE = `Yardmaster is not configured.
     MERGE_QUEUE_API_TOKEN, and the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET)
     and/or the Slack app (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET), then run npm start again.
   The README's "Deploy" section walks through each step.`;
+
+/** GitHub's API and web bases: github.com, or the Enterprise Server host of GHE_HOST. */
+export function githubUrls(host: Config["githubHost"]): { apiUrl: string; webUrl: string } {
+  return host
+    ? { apiUrl: host.apiUrl, webUrl: host.webUrl }
+    : { apiUrl: "https://api.github.com", webUrl: "https://github.com" };
+}

@@ -61,6 +61,14 @@ export function renderResult(result: CommandResult, f: TextFormat, now = new Dat
         : "No branch has an active merge queue.";
     case "help":
       return renderHelp(f);
+    case "subscribe":
+    case "unsubscribe":
+    case "subscriptions":
+    case "login":
+    case "logout":
+    case "whoami":
+      // Slack-only commands: the GitHub grammar never produces them.
+      return `${f.code(result.name)} is a Slack command.`;
   }
 }
 

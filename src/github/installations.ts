@@ -1,0 +1,44 @@
+import type { Probot } from "probot";
+import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import type { RepoRef } from "../merge-queue/index.js";
+import type { GitHubGateway } from "./gateway.js";
+import { type Octokit, octokitGateway } from "./octokit-gateway.js";
+
+const INSTALLATION_CACHE_MS = 10 * 60_000;
+
+/**
+ * The GitHub calls of commands that do not come from a webhook (Slack): the repository's
+ * installation is looked up as the app (GET /repos/{owner}/{repo}/installation), cached a while.
+ */
+export function installationGateway(probot: Probot): GitHubGateway {
+  const cache = new Map<string, { id: number; until: number }>();
+  return octokitGateway(async (repo: RepoRef): Promise<Octokit> => {
+    const key = `${repo.owner}/${repo.repo}`.toLowerCase();
+    const hit = cache.get(key);
+    let id = hit && hit.until > Date.now() ? hit.id : undefined;
+    if (id === undefined) {
+      const app = await probot.auth();
+      try {
+        const { data } = await app.rest.apps.getRepoInstallation({ owner: repo.owner, repo: repo.repo });
+        id = data.id;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) {
+          throw new Error(`the GitHub App is not installed on ${repo.owner}/${repo.repo}`);
+        }
+        throw error;
+      }
+      cache.set(key, { id, until: Date.now() + INSTALLATION_CACHE_MS });
+    }
+    return probot.auth(id);
+  });
+}
+
+/** Used when the GitHub surface is off: reads still work, anything needing GitHub is refused clearly. */
+export function unavailableGateway(): GitHubGateway {
+  const refuse = async (): Promise<never> => {
+    throw new CommandError(CommandErrorCode.Unavailable, {
+      detail: "this needs the GitHub App, which is not configured (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET)",
+    });
+  };
+  return { permission: refuse, pullRequest: refuse, comment: refuse };
+}

@@ -1,0 +1,126 @@
+import type { Logger } from "../logger.js";
+import { type Handler, pathOf, sendText } from "../server/http-server.js";
+import type { Store } from "../store/index.js";
+
+export const OAUTH_CALLBACK_PATH = "/github/oauth/callback";
+
+export interface IdentityLinkingOptions {
+  clientId: string;
+  clientSecret: string;
+  /** github.com or the GHE host: where /login/oauth/... lives. */
+  webUrl: string;
+  /** Where GET /user lives. */
+  apiUrl: string;
+  /** Yardmaster's PUBLIC_URL: the callback is PUBLIC_URL/github/oauth/callback. */
+  publicUrl: string;
+  store: Store;
+  logger: Logger;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+export function callbackUrl(publicUrl: string): string {
+  return `${publicUrl}${OAUTH_CALLBACK_PATH}`;
+}
+
+/** The GitHub App's user-authorization URL for a `state` (PRODUCT.md section 3). */
+export function loginUrl(options: Pick<IdentityLinkingOptions, "clientId" | "webUrl" | "publicUrl">, state: string) {
+  const query = new URLSearchParams({ client_id: options.clientId, redirect_uri: callbackUrl(options.publicUrl), state });
+  return `${options.webUrl}/login/oauth/authorize?${query}`;
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+
+function page(res: Parameters<Handler>[1], status: number, title: string, message: string): true {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Yardmaster</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}</style></head>
+<body><h1>${escapeHtml(title)}</h1><p>${message}</p></body></html>`;
+  return sendText(res, status, html, "text/html; charset=utf-8");
+}
+
+/**
+ * GET /github/oauth/callback: checks the single-use `state`, exchanges the code for a user token,
+ * reads the GitHub login, stores the Slack user → GitHub login link, and says what happened.
+ */
+export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
+  const http = options.fetch ?? fetch;
+  return async (req, res) => {
+    if (req.method !== "GET" || pathOf(req) !== OAUTH_CALLBACK_PATH) return false;
+    const query = new URL(req.url ?? "/", "http://localhost").searchParams;
+    const code = query.get("code");
+    const stateValue = query.get("state");
+    if (query.get("error")) {
+      return page(res, 400, "Not linked", "GitHub sign-in was cancelled. Run <code>/mq login</code> in Slack to try again.");
+    }
+    if (!code || !stateValue) {
+      return page(res, 400, "Not linked", "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.");
+    }
+    const now = options.now?.() ?? new Date();
+    const state = await options.store.consumeOAuthState(stateValue, now);
+    if (!state) {
+      return page(
+        res,
+        400,
+        "Link expired",
+        "This sign-in link was already used or has expired (links last 10 minutes). Run <code>/mq login</code> in Slack for a new one.",
+      );
+    }
+    try {
+      const tokenResponse = await http(`${options.webUrl}/login/oauth/access_token`, {
+        method: "POST",
+        headers: { accept: "application/json", "content-type": "application/json" },
+        body: JSON.stringify({
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+          code,
+          redirect_uri: callbackUrl(options.publicUrl),
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const token = (await tokenResponse.json()) as { access_token?: string; error?: string };
+      if (!token.access_token) throw new Error(`GitHub refused the code (${token.error ?? tokenResponse.status})`);
+      const userResponse = await http(`${options.apiUrl}/user`, {
+        headers: { authorization: `Bearer ${token.access_token}`, accept: "application/vnd.github+json" },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!userResponse.ok) throw new Error(`GitHub did not say who signed in (${userResponse.status})`);
+      const user = (await userResponse.json()) as { login?: string; id?: number };
+      if (!user.login || typeof user.id !== "number") throw new Error("GitHub's answer had no login");
+      await options.store.putLink({
+        teamId: state.teamId,
+        slackUserId: state.slackUserId,
+        githubLogin: user.login,
+        githubId: user.id,
+        linkedAt: now,
+      });
+      options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
+      if (state.responseUrl) {
+        await http(state.responseUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            response_type: "ephemeral",
+            replace_original: false,
+            text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}.`,
+          }),
+          signal: AbortSignal.timeout(5_000),
+        }).catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
+      }
+      return page(
+        res,
+        200,
+        "Linked",
+        `Your Slack account is now linked to the GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.`,
+      );
+    } catch (error) {
+      options.logger.warn({ err: error }, "identity linking failed");
+      return page(
+        res,
+        502,
+        "Not linked",
+        `${escapeHtml((error as Error).message)}. Run <code>/mq login</code> in Slack to try again.`,
+      );
+    }
+  };
+}

@@ -1,0 +1,199 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import {
+  LATEST_SCHEMA_VERSION,
+  MIGRATIONS,
+  type Migration,
+  migrateSqlite,
+  openSqliteStore,
+  openStore,
+  type Store,
+} from "../../src/store/index.js";
+
+const T0 = new Date("2025-03-01T12:00:00.000Z");
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: "info" }, destination), lines };
+}
+
+function migrationRows(path: string): { version: number; name: string }[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare("SELECT version, name FROM schema_migrations ORDER BY version").all() as {
+      version: number;
+      name: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe("SqliteStore", () => {
+  let dir: string;
+  const open: Store[] = [];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "ym-store-"));
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function openFile(path: string, logger?: ReturnType<typeof createLogger>): Promise<Store> {
+    const store = await openStore({ kind: "sqlite", path }, logger);
+    open.push(store);
+    return store;
+  }
+
+  it("creates the parent directory, turns WAL on, and reopens with data intact", async () => {
+    const path = join(dir, "nested", "deeper", "yardmaster.db");
+    const store = await openFile(path);
+    expect(store.kind).toBe("sqlite");
+    await store.putLink({
+      teamId: "T1",
+      slackUserId: "U1",
+      githubLogin: "octocat",
+      githubId: 1,
+      linkedAt: T0,
+    });
+    await store.putSubscription({
+      channelId: "C1",
+      teamId: "T1",
+      repository: "acme/widgets",
+      branchGlob: "main",
+      groups: ["queue"],
+      createdBy: "U1",
+      createdAt: T0,
+    });
+    expect(
+      await store.claimNotification({
+        channelId: "C1",
+        eventId: 1,
+        repository: "acme/widgets",
+        pullRequest: 1,
+        eventType: "action.queue.enter",
+        payload: { a: 1 },
+        claimedAt: T0,
+      }),
+    ).toBe("claimed");
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    await store.close();
+
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.close();
+
+    const reopened = await openFile(path);
+    expect(await reopened.getLink("T1", "U1")).toMatchObject({ githubLogin: "octocat", linkedAt: T0 });
+    expect(await reopened.listSubscribedRepositories()).toEqual(["acme/widgets"]);
+    expect(
+      await reopened.claimNotification({
+        channelId: "C1",
+        eventId: 1,
+        repository: "acme/widgets",
+        pullRequest: 1,
+        eventType: "action.queue.enter",
+        payload: { a: 1 },
+        claimedAt: T0,
+      }),
+    ).toBe("pending");
+  });
+
+  it("records each migration once and makes a reopen a no-op", async () => {
+    const path = join(dir, "ym.db");
+    const first = capturingLogger();
+    await (await openFile(path, first.logger)).close();
+    expect(first.lines.filter((l) => l.msg === "applied store migrations")).toEqual([
+      expect.objectContaining({ versions: MIGRATIONS.map((m) => m.version) }),
+    ]);
+    const expected = MIGRATIONS.map((m) => ({ version: m.version, name: m.name }));
+    expect(migrationRows(path)).toEqual(expected);
+    expect(expected.at(-1)?.version).toBe(LATEST_SCHEMA_VERSION);
+
+    const second = capturingLogger();
+    await (await openFile(path, second.logger)).close();
+    expect(second.lines.filter((l) => l.msg === "applied store migrations")).toEqual([]);
+    expect(migrationRows(path)).toEqual(expected);
+
+    const db = new Database(path);
+    expect(migrateSqlite(db)).toEqual([]);
+    db.close();
+  });
+
+  it("applies only the new migrations to an existing database", async () => {
+    const path = join(dir, "ym.db");
+    await (await openFile(path)).close();
+    const next: Migration = {
+      version: LATEST_SCHEMA_VERSION + 1,
+      name: "extra",
+      sqlite: "CREATE TABLE extra (id INTEGER PRIMARY KEY)",
+      postgres: "CREATE TABLE extra (id integer PRIMARY KEY)",
+    };
+    const store = openSqliteStore({ path, migrations: [...MIGRATIONS, next] });
+    open.push(store);
+    expect(migrationRows(path).map((r) => r.version)).toEqual([
+      ...MIGRATIONS.map((m) => m.version),
+      next.version,
+    ]);
+  });
+
+  it("enforces foreign keys, and a failing migration leaves nothing behind", async () => {
+    const path = join(dir, "ym.db");
+    const broken: Migration = {
+      version: LATEST_SCHEMA_VERSION + 1,
+      name: "broken",
+      sqlite: `
+        CREATE TABLE parent (id INTEGER PRIMARY KEY);
+        CREATE TABLE child (parent_id INTEGER NOT NULL REFERENCES parent (id));
+        INSERT INTO child (parent_id) VALUES (1);`,
+      postgres: "",
+    };
+    expect(() => openSqliteStore({ path, migrations: [...MIGRATIONS, broken] })).toThrow(/FOREIGN KEY/);
+    // Nothing of that open was kept: not even the first migration.
+    const db = new Database(path, { readonly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+    db.close();
+    expect(tables).toEqual([]);
+    // And the database opens cleanly afterwards.
+    const store = await openFile(path);
+    expect(await store.ping()).toBe(true);
+  });
+
+  it("refuses migrations out of order", () => {
+    const [first] = MIGRATIONS;
+    if (!first) throw new Error("no migrations");
+    expect(() => openSqliteStore({ path: ":memory:", migrations: [first, first] })).toThrow(/increasing/);
+  });
+
+  it("works in memory", async () => {
+    const store = await openFile(":memory:");
+    expect(await store.ping()).toBe(true);
+    expect(await store.claimDelivery("d-1", T0)).toBe(true);
+    expect(await store.claimDelivery("d-1", T0)).toBe(false);
+  });
+
+  it("shares one file between two open stores", async () => {
+    const path = join(dir, "shared.db");
+    const a = await openFile(path);
+    const b = await openFile(path);
+    await a.putBackoff({ key: "k", failures: 1, nextAttemptAt: T0, lastError: "boom" });
+    expect(await b.getBackoff("k")).toEqual({ key: "k", failures: 1, nextAttemptAt: T0, lastError: "boom" });
+    expect(await a.claimDelivery("d-1", T0)).toBe(true);
+    expect(await b.claimDelivery("d-1", T0)).toBe(false);
+    expect(await a.tryAcquireLease("poll:acme/widgets", "a", T0, 1000)).toBe(true);
+    expect(await b.tryAcquireLease("poll:acme/widgets", "b", T0, 1000)).toBe(false);
+  });
+});

@@ -1,0 +1,538 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  type IdentityLink,
+  type NotificationClaim,
+  type OAuthState,
+  openStore,
+  type Store,
+  type Subscription,
+} from "../../src/store/index.js";
+
+// The same contract, run against every implementation. Each PostgreSQL test gets its own fresh schema.
+
+const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+interface Harness {
+  /** A fresh, empty, migrated store. */
+  open(): Promise<Store>;
+  /** Closes what `open` made and removes its data. */
+  cleanup(): Promise<void>;
+}
+
+function sqliteHarness(): Harness {
+  const stores: Store[] = [];
+  return {
+    async open() {
+      const store = await openStore({ kind: "sqlite", path: ":memory:" });
+      stores.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const store of stores.splice(0)) await store.close();
+    },
+  };
+}
+
+/** Connects an admin client, failing (not skipping) with a clear message when PostgreSQL is unreachable. */
+async function connectPostgres(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG_URL.replace(/:[^:@/]*@/, ":***@")} (${e.code ?? e.message}). ` +
+        "The PostgreSQL store tests need it (CI provides one): start PostgreSQL or set TEST_DATABASE_URL.",
+    );
+  }
+  return client;
+}
+
+function postgresHarness(): Harness {
+  let admin: pg.Client | undefined;
+  let unreachable: Error | undefined;
+  const stores: Store[] = [];
+  const schemas: string[] = [];
+  beforeAll(async () => {
+    // Kept and thrown from each test's setup, so that every PostgreSQL test fails (none is skipped).
+    admin = await connectPostgres().catch((error: Error) => {
+      unreachable = error;
+      return undefined;
+    });
+  });
+  afterAll(async () => {
+    await admin?.end();
+  });
+  return {
+    async open() {
+      if (!admin) throw unreachable ?? new Error("PostgreSQL is not connected");
+      const schema = `ym_test_${randomBytes(6).toString("hex")}`;
+      schemas.push(schema);
+      const store = await openStore({ kind: "postgres", url: PG_URL, schema });
+      stores.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const store of stores.splice(0)) await store.close();
+      for (const schema of schemas.splice(0)) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    },
+  };
+}
+
+const T0 = new Date("2025-03-01T12:00:00.000Z");
+const at = (ms: number): Date => new Date(T0.getTime() + ms);
+const SECOND = 1000;
+const HOUR = 60 * 60 * SECOND;
+const DAY = 24 * HOUR;
+
+describe.each([
+  { kind: "sqlite" as const, harness: sqliteHarness },
+  { kind: "postgres" as const, harness: postgresHarness },
+])("Store contract ($kind)", ({ kind, harness }) => {
+  const h = harness();
+  let store: Store;
+
+  beforeEach(async () => {
+    store = await h.open();
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  describe("lifecycle", () => {
+    it("reports its kind and answers ping until closed", async () => {
+      expect(store.kind).toBe(kind);
+      expect(await store.ping()).toBe(true);
+      await store.close();
+      expect(await store.ping()).toBe(false);
+      await store.close(); // idempotent
+    });
+  });
+
+  describe("identity links", () => {
+    const link: IdentityLink = {
+      teamId: "T1",
+      slackUserId: "U1",
+      githubLogin: "octocat",
+      githubId: 583231,
+      linkedAt: at(0),
+    };
+
+    it("returns null for an unknown link", async () => {
+      expect(await store.getLink("T1", "U1")).toBeNull();
+    });
+
+    it("stores and returns a link with a Date", async () => {
+      await store.putLink(link);
+      const got = await store.getLink("T1", "U1");
+      expect(got).toEqual(link);
+      expect(got?.linkedAt).toBeInstanceOf(Date);
+    });
+
+    it("upserts on (teamId, slackUserId) and keeps teams apart", async () => {
+      await store.putLink(link);
+      await store.putLink({ ...link, teamId: "T2", githubLogin: "other", githubId: 2 });
+      const relinked = { ...link, githubLogin: "hubot", githubId: 9_007_199_254_740_991, linkedAt: at(DAY) };
+      await store.putLink(relinked);
+      expect(await store.getLink("T1", "U1")).toEqual(relinked);
+      expect(await store.getLink("T2", "U1")).toMatchObject({ githubLogin: "other", githubId: 2 });
+    });
+
+    it("deletes a link once", async () => {
+      await store.putLink(link);
+      expect(await store.deleteLink("T1", "U1")).toBe(true);
+      expect(await store.getLink("T1", "U1")).toBeNull();
+      expect(await store.deleteLink("T1", "U1")).toBe(false);
+    });
+  });
+
+  describe("OAuth states", () => {
+    const state: OAuthState = {
+      state: "s-1",
+      teamId: "T1",
+      slackUserId: "U1",
+      channelId: "C1",
+      responseUrl: "https://hooks.slack.test/commands/1",
+      expiresAt: at(10 * 60 * SECOND),
+    };
+
+    it("is consumed once, before it expires", async () => {
+      await store.createOAuthState(state);
+      const got = await store.consumeOAuthState("s-1", at(SECOND));
+      expect(got).toEqual(state);
+      expect(got?.expiresAt).toBeInstanceOf(Date);
+      expect(await store.consumeOAuthState("s-1", at(2 * SECOND))).toBeNull();
+    });
+
+    it("keeps null channel and response URL", async () => {
+      const bare = { ...state, state: "s-2", channelId: null, responseUrl: null };
+      await store.createOAuthState(bare);
+      expect(await store.consumeOAuthState("s-2", at(0))).toEqual(bare);
+    });
+
+    it("returns null for an unknown state", async () => {
+      expect(await store.consumeOAuthState("nope", at(0))).toBeNull();
+    });
+
+    it("returns null once expired, and the state is gone", async () => {
+      await store.createOAuthState(state);
+      expect(await store.consumeOAuthState("s-1", state.expiresAt)).toBeNull();
+      expect(await store.consumeOAuthState("s-1", at(0))).toBeNull();
+    });
+
+    it("sweeps other expired states", async () => {
+      await store.createOAuthState({ ...state, state: "old", expiresAt: at(SECOND) });
+      await store.createOAuthState({ ...state, state: "fresh", expiresAt: at(DAY) });
+      expect(await store.consumeOAuthState("unrelated", at(HOUR))).toBeNull();
+      expect(await store.consumeOAuthState("old", at(0))).toBeNull();
+      expect(await store.consumeOAuthState("fresh", at(0))).not.toBeNull();
+    });
+
+    it("refuses a duplicate state value", async () => {
+      await store.createOAuthState(state);
+      await expect(store.createOAuthState(state)).rejects.toThrow();
+    });
+
+    it("lets exactly one of two concurrent consumes win", async () => {
+      for (let i = 0; i < 10; i++) {
+        await store.createOAuthState({ ...state, state: `race-${i}` });
+      }
+      for (let i = 0; i < 10; i++) {
+        const results = await Promise.all([
+          store.consumeOAuthState(`race-${i}`, at(SECOND)),
+          store.consumeOAuthState(`race-${i}`, at(SECOND)),
+        ]);
+        expect(results.filter((r) => r !== null)).toHaveLength(1);
+      }
+    });
+  });
+
+  describe("subscriptions", () => {
+    const sub: Subscription = {
+      channelId: "C1",
+      teamId: "T1",
+      repository: "acme/widgets",
+      branchGlob: null,
+      groups: ["queue", "pause"],
+      createdBy: "U1",
+      createdAt: at(0),
+    };
+
+    it("creates, then updates filters keeping createdAt and createdBy", async () => {
+      expect(await store.putSubscription(sub)).toEqual({ created: true });
+      const update = {
+        ...sub,
+        branchGlob: "release/*",
+        groups: ["checks"],
+        createdBy: "U2",
+        createdAt: at(DAY),
+      };
+      expect(await store.putSubscription(update)).toEqual({ created: false });
+      const list = await store.listSubscriptions();
+      expect(list).toEqual([{ ...sub, branchGlob: "release/*", groups: ["checks"] }]);
+      expect(list[0]?.createdAt).toBeInstanceOf(Date);
+    });
+
+    it("keeps an empty group list and a null team", async () => {
+      await store.putSubscription({ ...sub, teamId: null, groups: [] });
+      expect(await store.listSubscriptions()).toEqual([{ ...sub, teamId: null, groups: [] }]);
+    });
+
+    it("treats repository names case-insensitively", async () => {
+      await store.putSubscription({ ...sub, repository: "Acme/Widgets" });
+      expect(await store.putSubscription({ ...sub, repository: "acme/WIDGETS", groups: ["queue"] })).toEqual({
+        created: false,
+      });
+      const list = await store.listSubscriptions({ repository: "ACME/widgets" });
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({ repository: "acme/WIDGETS", groups: ["queue"] });
+      expect(await store.deleteSubscription("C1", "ACME/WIDGETS")).toBe(true);
+      expect(await store.listSubscriptions()).toEqual([]);
+      expect(await store.deleteSubscription("C1", "acme/widgets")).toBe(false);
+    });
+
+    it("lists by channel and repository filters, ordered by repository then channel", async () => {
+      await store.putSubscription({ ...sub, channelId: "C2", repository: "acme/widgets" });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: "zeta/app" });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: "Acme/Widgets" });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: "acme/gadgets" });
+
+      const pairs = (subs: Subscription[]) => subs.map((s) => `${s.repository}@${s.channelId}`);
+      expect(pairs(await store.listSubscriptions())).toEqual([
+        "acme/gadgets@C3",
+        "Acme/Widgets@C1",
+        "acme/widgets@C2",
+        "zeta/app@C1",
+      ]);
+      expect(pairs(await store.listSubscriptions({ channelId: "C1" }))).toEqual([
+        "Acme/Widgets@C1",
+        "zeta/app@C1",
+      ]);
+      expect(pairs(await store.listSubscriptions({ repository: "ACME/WIDGETS" }))).toEqual([
+        "Acme/Widgets@C1",
+        "acme/widgets@C2",
+      ]);
+      expect(pairs(await store.listSubscriptions({ channelId: "C2", repository: "acme/widgets" }))).toEqual([
+        "acme/widgets@C2",
+      ]);
+      expect(await store.listSubscriptions({ channelId: "C9" })).toEqual([]);
+    });
+
+    it("lists distinct subscribed repositories, sorted", async () => {
+      expect(await store.listSubscribedRepositories()).toEqual([]);
+      await store.putSubscription({ ...sub, channelId: "C1", repository: "zeta/app" });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: "acme/widgets" });
+      await store.putSubscription({ ...sub, channelId: "C2", repository: "acme/widgets" });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: "Acme/Widgets" });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: "acme/gadgets" });
+      const repos = await store.listSubscribedRepositories();
+      expect(repos).toHaveLength(3);
+      expect(repos.map((r) => r.toLowerCase())).toEqual(["acme/gadgets", "acme/widgets", "zeta/app"]);
+      await store.deleteSubscription("C1", "zeta/app");
+      expect(await store.listSubscribedRepositories()).toHaveLength(2);
+    });
+  });
+
+  describe("webhook deliveries", () => {
+    it("claims a delivery id the first time only", async () => {
+      expect(await store.claimDelivery("d-1", at(0))).toBe(true);
+      expect(await store.claimDelivery("d-1", at(SECOND))).toBe(false);
+      expect(await store.claimDelivery("d-2", at(SECOND))).toBe(true);
+    });
+
+    it("lets exactly one of two concurrent claims win", async () => {
+      const results = await Promise.all([
+        store.claimDelivery("d-race", at(0)),
+        store.claimDelivery("d-race", at(0)),
+      ]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("forgets deliveries older than 7 days", async () => {
+      expect(await store.claimDelivery("old", at(0))).toBe(true);
+      expect(await store.claimDelivery("recent", at(2 * DAY))).toBe(true);
+      expect(await store.claimDelivery("new", at(8 * DAY))).toBe(true); // prunes
+      expect(await store.claimDelivery("old", at(8 * DAY))).toBe(true);
+      expect(await store.claimDelivery("recent", at(8 * DAY))).toBe(false);
+    });
+  });
+
+  describe("leases", () => {
+    const lease = "poll:acme/widgets";
+
+    it("is taken when free, refused while another holds it, and renewed by its holder", async () => {
+      expect(await store.tryAcquireLease(lease, "a", at(0), 1000)).toBe(true);
+      expect(await store.tryAcquireLease(lease, "b", at(500), 1000)).toBe(false);
+      expect(await store.tryAcquireLease(lease, "a", at(900), 1000)).toBe(true); // now until 1900
+      expect(await store.tryAcquireLease(lease, "b", at(1500), 1000)).toBe(false);
+      expect(await store.tryAcquireLease("poll:other/repo", "b", at(1500), 1000)).toBe(true);
+    });
+
+    it("is taken over once expired", async () => {
+      expect(await store.tryAcquireLease(lease, "a", at(0), 1000)).toBe(true);
+      expect(await store.tryAcquireLease(lease, "b", at(1000), 1000)).toBe(true);
+      expect(await store.tryAcquireLease(lease, "a", at(1500), 1000)).toBe(false);
+    });
+
+    it("is released only by its holder", async () => {
+      expect(await store.tryAcquireLease(lease, "a", at(0), 60_000)).toBe(true);
+      await store.releaseLease(lease, "b");
+      expect(await store.tryAcquireLease(lease, "b", at(1), 60_000)).toBe(false);
+      await store.releaseLease(lease, "a");
+      expect(await store.tryAcquireLease(lease, "b", at(2), 60_000)).toBe(true);
+      await store.releaseLease("never-taken", "a");
+    });
+
+    it("goes to exactly one of two concurrent owners", async () => {
+      const results = await Promise.all([
+        store.tryAcquireLease(lease, "a", at(0), 1000),
+        store.tryAcquireLease(lease, "b", at(0), 1000),
+      ]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+
+  describe("poll cursors", () => {
+    it("round-trips Dates and event ids, case-insensitively, and upserts", async () => {
+      expect(await store.getPollCursor("acme/widgets")).toBeNull();
+      const cursor = {
+        repository: "Acme/Widgets",
+        receivedFrom: at(-DAY),
+        seenEventIds: [101, 102, 9_007_199_254_740_991],
+        updatedAt: at(0),
+      };
+      await store.putPollCursor(cursor);
+      const got = await store.getPollCursor("acme/widgets");
+      expect(got).toEqual(cursor);
+      expect(got?.receivedFrom).toBeInstanceOf(Date);
+      expect(got?.updatedAt).toBeInstanceOf(Date);
+
+      const next = {
+        repository: "acme/widgets",
+        receivedFrom: at(5 * SECOND),
+        seenEventIds: [],
+        updatedAt: at(HOUR),
+      };
+      await store.putPollCursor(next);
+      expect(await store.getPollCursor("ACME/WIDGETS")).toEqual(next);
+      expect(await store.getPollCursor("acme/gadgets")).toBeNull();
+    });
+  });
+
+  describe("notification outbox", () => {
+    const claim: NotificationClaim = {
+      channelId: "C1",
+      eventId: 4242,
+      repository: "acme/widgets",
+      pullRequest: 42,
+      eventType: "action.queue.enter",
+      payload: {
+        event: { id: 4242, type: "action.queue.enter" },
+        title: 'Fix <it> & "quote"',
+        tags: [1, "two"],
+      },
+      claimedAt: at(0),
+    };
+
+    it("goes claimed -> pending -> sent", async () => {
+      expect(await store.claimNotification(claim)).toBe("claimed");
+      expect(await store.claimNotification({ ...claim, claimedAt: at(SECOND) })).toBe("pending");
+      const pending = await store.listPendingNotifications(at(HOUR), 10);
+      expect(pending).toEqual([{ ...claim, attempts: 2 }]);
+      expect(pending[0]?.claimedAt).toBeInstanceOf(Date);
+
+      await store.markNotificationSent(
+        "C1",
+        4242,
+        { ts: "1700000000.000100", threadTs: null },
+        at(2 * SECOND),
+      );
+      expect(await store.claimNotification(claim)).toBe("sent");
+      expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
+    });
+
+    it("counts attempts on each claim of a pending row", async () => {
+      await store.claimNotification(claim);
+      expect((await store.listPendingNotifications(at(HOUR), 10))[0]?.attempts).toBe(1);
+      await store.claimNotification(claim);
+      await store.claimNotification(claim);
+      expect((await store.listPendingNotifications(at(HOUR), 10))[0]?.attempts).toBe(3);
+    });
+
+    it("keeps channels apart for one event", async () => {
+      expect(await store.claimNotification(claim)).toBe("claimed");
+      expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("claimed");
+      await store.markNotificationSent("C2", 4242, { ts: "1.2", threadTs: "1.1" }, at(SECOND));
+      expect(await store.claimNotification(claim)).toBe("pending");
+      expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("sent");
+    });
+
+    it("releases a pending row so it is claimed again, but never a sent one", async () => {
+      await store.claimNotification(claim);
+      await store.releaseNotification("C1", 4242);
+      expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
+      expect(await store.claimNotification(claim)).toBe("claimed");
+      await store.markNotificationSent("C1", 4242, { ts: "1.1", threadTs: null }, at(SECOND));
+      await store.releaseNotification("C1", 4242);
+      expect(await store.claimNotification(claim)).toBe("sent");
+      await store.releaseNotification("C9", 1); // unknown: nothing happens
+    });
+
+    it("ignores marking an unknown notification sent", async () => {
+      await store.markNotificationSent("C1", 1, { ts: "1.1", threadTs: null }, at(0));
+      expect(await store.claimNotification({ ...claim, eventId: 1 })).toBe("claimed");
+    });
+
+    it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`", async () => {
+      const pause = {
+        ...claim,
+        eventId: 7,
+        pullRequest: null,
+        eventType: "queue.pause.create",
+        payload: null,
+      };
+      await store.claimNotification({ ...claim, eventId: 3, claimedAt: at(2 * SECOND) });
+      await store.claimNotification({ ...pause, channelId: "C2", claimedAt: at(SECOND) });
+      await store.claimNotification({ ...claim, eventId: 5, claimedAt: at(3 * SECOND) });
+      await store.claimNotification({ ...claim, eventId: 6, claimedAt: at(0) });
+      await store.markNotificationSent("C1", 6, { ts: "1.1", threadTs: null }, at(SECOND));
+
+      const ids = (rows: { eventId: number }[]) => rows.map((r) => r.eventId);
+      expect(ids(await store.listPendingNotifications(at(3 * SECOND), 10))).toEqual([7, 3]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10))).toEqual([7, 3, 5]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 2))).toEqual([7, 3]);
+      expect(await store.listPendingNotifications(at(SECOND), 10)).toEqual([]);
+      const [first] = await store.listPendingNotifications(at(2 * SECOND), 10);
+      expect(first).toEqual({ ...pause, channelId: "C2", claimedAt: at(SECOND), attempts: 1 });
+    });
+
+    it("lets exactly one of two concurrent claims win", async () => {
+      const results = await Promise.all([store.claimNotification(claim), store.claimNotification(claim)]);
+      expect(results.sort()).toEqual(["claimed", "pending"]);
+    });
+  });
+
+  describe("threads", () => {
+    const thread = {
+      channelId: "C1",
+      repository: "Acme/Widgets",
+      pullRequest: 42,
+      parentTs: "1700000000.000100",
+      state: { status: "queued", queue: "default", checks: [{ name: "ci", ok: true }] },
+      updatedAt: at(0),
+    };
+
+    it("round-trips and upserts, case-insensitively", async () => {
+      expect(await store.getThread("C1", "acme/widgets", 42)).toBeNull();
+      await store.putThread(thread);
+      const got = await store.getThread("C1", "acme/widgets", 42);
+      expect(got).toEqual(thread);
+      expect(got?.updatedAt).toBeInstanceOf(Date);
+
+      const next = {
+        ...thread,
+        repository: "acme/widgets",
+        state: { status: "merged" },
+        updatedAt: at(HOUR),
+      };
+      await store.putThread(next);
+      expect(await store.getThread("C1", "ACME/WIDGETS", 42)).toEqual(next);
+    });
+
+    it("keeps pull requests and channels apart", async () => {
+      await store.putThread(thread);
+      await store.putThread({ ...thread, pullRequest: 43, parentTs: "2.0" });
+      await store.putThread({ ...thread, channelId: "C2", parentTs: "3.0" });
+      expect((await store.getThread("C1", "acme/widgets", 42))?.parentTs).toBe(thread.parentTs);
+      expect((await store.getThread("C1", "acme/widgets", 43))?.parentTs).toBe("2.0");
+      expect((await store.getThread("C2", "acme/widgets", 42))?.parentTs).toBe("3.0");
+      expect(await store.getThread("C2", "acme/widgets", 43)).toBeNull();
+    });
+  });
+
+  describe("backoff", () => {
+    it("round-trips, replaces and clears", async () => {
+      expect(await store.getBackoff("repo:acme/widgets")).toBeNull();
+      const backoff = {
+        key: "repo:acme/widgets",
+        failures: 1,
+        nextAttemptAt: at(30 * SECOND),
+        lastError: "403",
+      };
+      await store.putBackoff(backoff);
+      const got = await store.getBackoff("repo:acme/widgets");
+      expect(got).toEqual(backoff);
+      expect(got?.nextAttemptAt).toBeInstanceOf(Date);
+
+      const worse = { ...backoff, failures: 2, nextAttemptAt: at(HOUR), lastError: "channel_not_found" };
+      await store.putBackoff(worse);
+      expect(await store.getBackoff("repo:acme/widgets")).toEqual(worse);
+
+      await store.clearBackoff("repo:acme/widgets");
+      expect(await store.getBackoff("repo:acme/widgets")).toBeNull();
+      await store.clearBackoff("channel:C1");
+    });
+  });
+});
