@@ -1,27 +1,46 @@
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
-import { type Config, describeSurfaces } from "./config/load-config.js";
-import { memoryDeliveryLog } from "./delivery-log.js";
+import type { RunDeps } from "./commands/run-command.js";
+import { type Config, describeSurfaces, githubUrls } from "./config/load-config.js";
+import type { DeliveryLog } from "./delivery-log.js";
+import { installationGateway, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface } from "./github/probot.js";
 import type { Logger } from "./logger.js";
 import { MergeQueueClient } from "./merge-queue/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
+import { Backoffs } from "./notifier/backoff.js";
+import { Deliverer } from "./notifier/deliverer.js";
+import { Poller } from "./notifier/poller.js";
+import { notificationRenderer } from "./notifier/render-notification.js";
+import { webApiPoster } from "./notifier/slack-poster.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
+import { loginUrl, oauthCallbackHandler } from "./slack/identity-linking.js";
+import { createSlackSurface } from "./slack/slack-surface.js";
+import { openStore, type Store } from "./store/index.js";
 
 export interface YardmasterOptions {
   logger: Logger;
   /** Tests pass an Octokit with retries and throttling off. */
   Octokit?: typeof ProbotOctokit;
-  /** Per-attempt timeout and retry policy of merge-queue calls (tests shorten them). */
+  /** Per-attempt timeout and retries of merge-queue calls (tests shorten them). */
   mergeQueueTimeoutMs?: number;
   mergeQueueRetries?: number;
+  /** Tests: Bolt's bot identity (skips auth.test) and Web API retries. */
+  slackBot?: { botId: string; botUserId: string; retries?: number };
+  /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
+  autoPoll?: boolean;
 }
 
 export interface Yardmaster {
   config: Config;
   metrics: Metrics;
+  store: Store;
   appSlug: string | null;
+  /** The notifier's poller; null when Slack is off (nowhere to notify). */
+  poller: Poller | null;
   listen(): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 }
@@ -30,6 +49,7 @@ export interface Yardmaster {
 export async function createYardmaster(config: Config, options: YardmasterOptions): Promise<Yardmaster> {
   const { logger } = options;
   const metrics = createMetrics();
+  const store = await openStore(config.database, logger);
   const mergeQueue = new MergeQueueClient({
     baseUrl: config.mergeQueue.apiUrl,
     token: config.mergeQueue.token,
@@ -40,33 +60,114 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       metrics.mergeQueueLatency.observe(call.durationMs / 1000, { method: call.method, route: call.route });
     },
   });
+  const common = {
+    mergeQueue,
+    permissions: config.permissions,
+    commandPrefix: config.mergeQueue.commandPrefix,
+    metrics,
+    logger,
+  };
+  const deliveries: DeliveryLog = { claim: (id) => store.claimDelivery(id, new Date()) };
+  const urls = githubUrls(config.githubHost);
 
-  const handlers: Handler[] = [healthHandler({}), metricsHandler(metrics)];
+  let poller: Poller | null = null;
+  const handlers: Handler[] = [
+    healthHandler({
+      storeReachable: () => store.ping(),
+      ...(config.slack ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null } : {}),
+    }),
+    metricsHandler(metrics),
+  ];
   let appSlug: string | null = null;
-  if (config.github) {
-    const github = await startGitHubSurface(
-      config.github,
-      config.githubHost,
-      {
-        mergeQueue,
-        permissions: config.permissions,
-        commandPrefix: config.mergeQueue.commandPrefix,
-        metrics,
+  let github: RunDeps["github"] = unavailableGateway();
+  try {
+    if (config.github) {
+      const surface = await startGitHubSurface(
+        config.github,
+        config.githubHost,
+        { ...common, deliveries },
         logger,
-        deliveries: memoryDeliveryLog(),
-      },
-      logger,
-      options.Octokit,
-    );
-    appSlug = github.appSlug;
-    handlers.push(github.handler);
+        options.Octokit,
+      );
+      appSlug = surface.appSlug;
+      github = installationGateway(surface.probot);
+      handlers.push(surface.handler);
+    }
+    if (config.oauth) {
+      handlers.push(
+        oauthCallbackHandler({ ...config.oauth, ...urls, publicUrl: config.publicUrl, store, logger }),
+      );
+    }
+    if (config.slack) {
+      const oauth = config.oauth;
+      const slack = createSlackSurface({
+        ...config.slack,
+        store,
+        githubWebUrl: urls.webUrl,
+        logger,
+        run: {
+          ...common,
+          github,
+          account: {
+            store,
+            loginUrl: oauth
+              ? (state) =>
+                  loginUrl(
+                    { clientId: oauth.clientId, webUrl: urls.webUrl, publicUrl: config.publicUrl },
+                    state,
+                  )
+              : null,
+          },
+        },
+        ...(options.slackBot ?? {}),
+      });
+      handlers.push(slack.handler);
+      const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+      const backoffs = new Backoffs(store);
+      const deliverer = new Deliverer({
+        store,
+        poster: webApiPoster({
+          token: config.slack.botToken,
+          apiUrl: config.slack.apiUrl,
+          ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+        }),
+        render: notificationRenderer,
+        pullInfo: async (repository, number) => {
+          const [o = "", r = ""] = repository.split("/");
+          const pull = await github.pullRequest({ owner: o, repo: r }, number);
+          return pull ? { number, title: pull.title, url: pull.url } : null;
+        },
+        backoffs,
+        githubWebUrl: urls.webUrl,
+        owner,
+        metrics,
+        logger: logger.child({ name: "notifier" }),
+      });
+      poller = new Poller({
+        store,
+        mergeQueue,
+        deliverer,
+        backoffs,
+        intervalMs: config.pollIntervalSeconds * 1000,
+        owner,
+        metrics,
+        logger: logger.child({ name: "notifier" }),
+      });
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
   }
 
   const server = createHttpServer(handlers, logger);
   return {
     config,
     metrics,
+    store,
     appSlug,
+    get poller() {
+      return poller;
+    },
     async listen() {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -78,13 +179,19 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       for (const line of describeSurfaces(config)) logger.info(line);
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       logger.info({ url }, `Yardmaster listening on ${url}`);
+      if (poller && options.autoPoll !== false) {
+        poller.start();
+        logger.info(`notifier polling every ${config.pollIntervalSeconds} s`);
+      }
       return { url, port };
     },
     async close() {
+      await poller?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await store.close();
     },
   };
 }

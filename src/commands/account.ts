@@ -14,9 +14,14 @@ export interface AccountDeps {
 }
 
 /** Slack's subscription and identity commands (PRODUCT.md sections 3 and 5), on the store. */
-export async function executeAccount(command: AccountCommand, actor: Actor, deps: AccountDeps): Promise<CommandResult> {
+export async function executeAccount(
+  command: AccountCommand,
+  actor: Actor,
+  deps: AccountDeps,
+): Promise<CommandResult> {
   const slack = actor.slack;
-  if (!slack) throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
+  if (!slack)
+    throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
   const now = deps.now?.() ?? new Date();
   const { store } = deps;
   switch (command.name) {
@@ -45,7 +50,11 @@ export async function executeAccount(command: AccountCommand, actor: Actor, deps
       const subscriptions = await store.listSubscriptions({ channelId: slack.channelId });
       return {
         name: "subscriptions",
-        subscriptions: subscriptions.map((s) => ({ repository: s.repository, branchGlob: s.branchGlob, groups: s.groups })),
+        subscriptions: subscriptions.map((s) => ({
+          repository: s.repository,
+          branchGlob: s.branchGlob,
+          groups: s.groups,
+        })),
       };
     }
     case "login": {

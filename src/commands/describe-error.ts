@@ -9,7 +9,8 @@ function usage(command: keyof typeof COMMANDS, f: TextFormat, surface: "github" 
 
 /**
  * One sentence (or two) that tells a person what went wrong and what to do, for every error code.
- * Both surfaces use it; `f` makes it GitHub Markdown or Slack mrkdwn and escapes what people typed.
+ * Both surfaces use it; `f` makes it GitHub Markdown or Slack mrkdwn. Every detail is escaped (or put
+ * in a code span) here, whoever filled it in: callers pass raw text.
  */
 export function describeError(error: CommandError, f: TextFormat, surface: "github" | "slack"): string {
   const d = error.details;
@@ -30,15 +31,17 @@ export function describeError(error: CommandError, f: TextFormat, surface: "gith
         ? `${f.code(cmd ?? "")} is a Slack command: use ${f.code(`/mq ${cmd}`)} in Slack.`
         : `${f.code(cmd ?? "")} only works in a pull-request comment.`;
     case CommandErrorCode.MissingArgument:
-      return `${f.code(cmd ?? "")} needs a ${d.argument}: ${usage(cmd ?? "help", f, surface)}.`;
+      return `${f.code(cmd ?? "")} needs a ${f.escape(d.argument ?? "argument")}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.InvalidArgument:
-      if (d.limit) return `The ${d.argument} must be ${d.limit}: ${usage(cmd ?? "help", f, surface)}.`;
-      return `${d.detail ? f.escape(d.detail) : `The ${d.argument ?? "argument"} is not valid`}: ${usage(cmd ?? "help", f, surface)}.`;
+      if (d.limit) {
+        return `The ${f.escape(d.argument ?? "argument")} must be ${f.escape(d.limit)}: ${usage(cmd ?? "help", f, surface)}.`;
+      }
+      return `${d.detail ? f.escape(d.detail) : `The ${f.escape(d.argument ?? "argument")} is not valid`}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.UnexpectedArgument:
       return `${f.code(cmd ?? "")} does not take ${f.code(d.argument ?? "")}: ${usage(cmd ?? "help", f, surface)}.`;
     case CommandErrorCode.WrongPlace:
       return d.detail
-        ? `Cannot ${cmd} ${pull}: ${d.detail}.`
+        ? `Cannot ${cmd} ${pull}: ${f.escape(d.detail)}.`
         : `${f.code(cmd ?? "")} works on a pull request, not on an issue.`;
     case CommandErrorCode.NotLinked:
       return `${f.code(cmd ?? "")} needs to know who you are on GitHub: link your account with ${f.code("/mq login")} first.`;
@@ -55,9 +58,9 @@ export function describeError(error: CommandError, f: TextFormat, surface: "gith
     case CommandErrorCode.MergeQueueInvalid:
       return `The merge queue rejected the request (422).${detail}`;
     case CommandErrorCode.MergeQueueUnavailable:
-      return `The merge queue is unavailable right now${d.status ? ` (${d.status})` : ""}; nothing was changed. Try again in a minute.`;
+      return `The merge queue is unavailable right now${d.status ? ` (${d.status})` : ""}. Try again in a minute.`;
     case CommandErrorCode.MergeQueueTimeout:
-      return "The merge queue did not answer in time; nothing is known to have changed. Try again in a minute.";
+      return "The merge queue did not answer in time. Try again in a minute.";
     case CommandErrorCode.MergeQueueRateLimited:
       return "The merge queue is rate limiting Yardmaster; try again in a minute.";
     case CommandErrorCode.MergeQueueMalformed:

@@ -28,7 +28,10 @@ export type CommandResult =
   | { name: "help"; surface: Surface }
   | { name: "subscribe"; repo: RepoRef; branchGlob: string | null; groups: string[]; created: boolean }
   | { name: "unsubscribe"; repo: RepoRef }
-  | { name: "subscriptions"; subscriptions: { repository: string; branchGlob: string | null; groups: string[] }[] }
+  | {
+      name: "subscriptions";
+      subscriptions: { repository: string; branchGlob: string | null; groups: string[] }[];
+    }
   | { name: "login"; url: string; expiresInMinutes: number }
   | { name: "logout"; login: string }
   | { name: "whoami"; login: string | null };

@@ -17,7 +17,14 @@ export interface RunDeps extends ExecuteDeps {
   logger?: Logger;
 }
 
-const ACCOUNT_COMMANDS = new Set<string>(["subscribe", "unsubscribe", "subscriptions", "login", "logout", "whoami"]);
+const ACCOUNT_COMMANDS = new Set<string>([
+  "subscribe",
+  "unsubscribe",
+  "subscriptions",
+  "login",
+  "logout",
+  "whoami",
+]);
 
 function isAccountCommand(command: Command): command is AccountCommand {
   return ACCOUNT_COMMANDS.has(command.name);
@@ -31,7 +38,8 @@ export async function runCommand(command: Command, actor: Actor, deps: RunDeps):
   const outcome = await attempt(async () => {
     await authorize(command, actor, deps.permissions, (repo, login) => deps.github.permission(repo, login));
     if (!isAccountCommand(command)) return execute(command as MergeQueueCommand, actor, deps);
-    if (!deps.account) throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
+    if (!deps.account)
+      throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
     return executeAccount(command, actor, deps.account);
   });
   record(deps, actor, command.name, outcome);
@@ -48,7 +56,12 @@ export async function attempt(work: () => Promise<CommandResult>): Promise<Comma
 }
 
 /** Counts the command in /metrics and logs one line about it. */
-export function record(deps: Pick<RunDeps, "metrics" | "logger">, actor: Actor, name: string, outcome: CommandOutcome) {
+export function record(
+  deps: Pick<RunDeps, "metrics" | "logger">,
+  actor: Actor,
+  name: string,
+  outcome: CommandOutcome,
+) {
   const result = outcome.ok ? "success" : outcome.error.isRefusal ? "refused" : "failed";
   deps.metrics?.commands.inc({ surface: actor.surface, command: name, outcome: result });
   deps.logger?.info(

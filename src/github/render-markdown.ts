@@ -91,7 +91,7 @@ function batchRow(
 ) {
   const pulls = batch.pull_requests.map((p) => pullLink(f, p)).join("<br>");
   const checks = `${batch.checks_summary.passed}/${batch.checks_summary.total}`;
-  return `| ${indent}${f.escape(batch.name)} | ${batchStatusLabel(batch.status.code)} | ${pulls || "—"} | ${checks} | ${formatEta(batch.estimated_merge_at, now)} |`;
+  return `| ${indent}${f.escape(batch.name)} | ${f.escape(batchStatusLabel(batch.status.code))} | ${pulls || "—"} | ${checks} | ${formatEta(batch.estimated_merge_at, now)} |`;
 }
 
 export function renderStatus(status: QueueStatus, f: TextFormat, title: string, now = new Date()): string {

@@ -30,7 +30,10 @@ export function requeueValue(repo: { owner: string; repo: string }, pull: number
 }
 
 export function refreshValue(repo: { owner: string; repo: string }, branch?: string): string {
-  return JSON.stringify({ r: `${repo.owner}/${repo.repo}`, ...(branch ? { b: branch } : {}) } satisfies ActionValue);
+  return JSON.stringify({
+    r: `${repo.owner}/${repo.repo}`,
+    ...(branch ? { b: branch } : {}),
+  } satisfies ActionValue);
 }
 
 /** The command a click asks for, or undefined for a value this version did not write. */
@@ -52,7 +55,9 @@ export function commandOfAction(actionId: string, value: string): MergeQueueComm
         ? { name: "requeue", repo, pull: parsed.p as number }
         : undefined;
     case ACTION_IDS.refresh:
-      return typeof parsed.b === "string" ? { name: "status", repo, branch: parsed.b } : { name: "status", repo };
+      return typeof parsed.b === "string"
+        ? { name: "status", repo, branch: parsed.b }
+        : { name: "status", repo };
     default:
       return undefined;
   }

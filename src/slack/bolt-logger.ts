@@ -5,7 +5,8 @@ import type { Logger } from "../logger.js";
 export function boltLogger(logger: Logger): BoltLogger {
   const log = logger.child({ name: "bolt" });
   let level: LogLevel = LogLevel.INFO;
-  const text = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+  const text = (args: unknown[]) =>
+    args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" ");
   return {
     debug: (...args) => log.debug(text(args)),
     info: (...args) => log.info(text(args)),

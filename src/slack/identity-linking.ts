@@ -24,13 +24,23 @@ export function callbackUrl(publicUrl: string): string {
 }
 
 /** The GitHub App's user-authorization URL for a `state` (PRODUCT.md section 3). */
-export function loginUrl(options: Pick<IdentityLinkingOptions, "clientId" | "webUrl" | "publicUrl">, state: string) {
-  const query = new URLSearchParams({ client_id: options.clientId, redirect_uri: callbackUrl(options.publicUrl), state });
+export function loginUrl(
+  options: Pick<IdentityLinkingOptions, "clientId" | "webUrl" | "publicUrl">,
+  state: string,
+) {
+  const query = new URLSearchParams({
+    client_id: options.clientId,
+    redirect_uri: callbackUrl(options.publicUrl),
+    state,
+  });
   return `${options.webUrl}/login/oauth/authorize?${query}`;
 }
 
 const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 
 function page(res: Parameters<Handler>[1], status: number, title: string, message: string): true {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Yardmaster</title>
@@ -51,10 +61,20 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
     const code = query.get("code");
     const stateValue = query.get("state");
     if (query.get("error")) {
-      return page(res, 400, "Not linked", "GitHub sign-in was cancelled. Run <code>/mq login</code> in Slack to try again.");
+      return page(
+        res,
+        400,
+        "Not linked",
+        "GitHub sign-in was cancelled. Run <code>/mq login</code> in Slack to try again.",
+      );
     }
     if (!code || !stateValue) {
-      return page(res, 400, "Not linked", "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.");
+      return page(
+        res,
+        400,
+        "Not linked",
+        "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.",
+      );
     }
     const now = options.now?.() ?? new Date();
     const state = await options.store.consumeOAuthState(stateValue, now);
@@ -79,7 +99,8 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
         signal: AbortSignal.timeout(10_000),
       });
       const token = (await tokenResponse.json()) as { access_token?: string; error?: string };
-      if (!token.access_token) throw new Error(`GitHub refused the code (${token.error ?? tokenResponse.status})`);
+      if (!token.access_token)
+        throw new Error(`GitHub refused the code (${token.error ?? tokenResponse.status})`);
       const userResponse = await http(`${options.apiUrl}/user`, {
         headers: { authorization: `Bearer ${token.access_token}`, accept: "application/vnd.github+json" },
         signal: AbortSignal.timeout(10_000),
@@ -105,7 +126,9 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
             text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}.`,
           }),
           signal: AbortSignal.timeout(5_000),
-        }).catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
+        }).catch((error: unknown) =>
+          options.logger.warn({ err: error }, "could not tell Slack about the link"),
+        );
       }
       return page(
         res,

@@ -2,15 +2,20 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { createLogger } from "../../src/logger.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { type GitHubStandIn, startGitHubStandIn } from "../../src/stand-ins/github/index.js";
+import { type SlackStandIn, startSlackStandIn } from "../../src/stand-ins/slack/index.js";
 import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
 import { TestOctokit, testPrivateKey } from "./github-app.js";
 
 export const MQ_TOKEN = "e2e-merge-queue-token";
 export const WEBHOOK_SECRET = "e2e-webhook-secret";
+export const SLACK_SIGNING_SECRET = "e2e-slack-signing-secret";
+export const SLACK_BOT_TOKEN = "xoxb-e2e-bot-token";
+export const OAUTH = { clientId: "Iv1.e2e", clientSecret: "e2e-client-secret" };
 
 export interface World {
   sim: Simulator;
   github: GitHubStandIn;
+  slack: SlackStandIn;
   yardmaster: Yardmaster;
   url: string;
   close(): Promise<void>;
@@ -18,8 +23,8 @@ export interface World {
 
 /**
  * The whole product on loopback: the merge-queue simulator (manual clock), the GitHub stand-in
- * forwarding relayed commands to it, and Yardmaster configured from environment variables as a user
- * would, listening on an ephemeral port.
+ * forwarding relayed commands to it, the Slack stand-in, and Yardmaster configured from environment
+ * variables as a user would, listening on an ephemeral port.
  */
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
   const sim = await startSimulator({ token: MQ_TOKEN, seed: "demo" });
@@ -27,13 +32,20 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     webhookSecret: WEBHOOK_SECRET,
     privateKey: testPrivateKey(),
     mergeQueue: { url: sim.url, token: MQ_TOKEN },
+    oauth: OAUTH,
   });
+  const slack = await startSlackStandIn({ signingSecret: SLACK_SIGNING_SECRET, botToken: SLACK_BOT_TOKEN });
   const config = loadConfig({
     APP_ID: String(github.appId),
     PRIVATE_KEY: github.privateKey,
     WEBHOOK_SECRET,
     GHE_HOST: github.host,
     GHE_PROTOCOL: "http",
+    GITHUB_CLIENT_ID: OAUTH.clientId,
+    GITHUB_CLIENT_SECRET: OAUTH.clientSecret,
+    SLACK_BOT_TOKEN,
+    SLACK_SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
     MERGE_QUEUE_API_URL: sim.apiUrl,
     MERGE_QUEUE_API_TOKEN: MQ_TOKEN,
     DATABASE_URL: "sqlite::memory:",
@@ -46,18 +58,23 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     logger: createLogger({ level: "silent" }),
     Octokit: TestOctokit,
     mergeQueueRetries: 0,
+    slackBot: { botId: "B0BOT", botUserId: "U0BOT", retries: 0 },
+    autoPoll: false,
   });
   const { url } = await yardmaster.listen();
   github.setWebhookUrl(`${url}/api/github/webhooks`);
+  slack.setEventsUrl(`${url}/slack/events`);
   return {
     sim,
     github,
+    slack,
     yardmaster,
     url,
     async close() {
       await github.settle();
       await yardmaster.close();
       await github.close();
+      await slack.close();
       await sim.close();
     },
   };

@@ -1,0 +1,232 @@
+import type { Logger } from "../logger.js";
+import type { LogEvent } from "../merge-queue/index.js";
+import type { Metrics } from "../metrics.js";
+import type { PendingNotification, Store } from "../store/index.js";
+import type { Backoffs } from "./backoff.js";
+import { mapLimit } from "./map-limit.js";
+import { isPauseEvent } from "./routing.js";
+import {
+  type NotificationPoster,
+  type PostedMessage,
+  SlackDeliveryError,
+  SlackDeliveryErrorCode,
+} from "./slack-poster.js";
+import type { NotificationRenderer, PullInfo, ThreadState } from "./types.js";
+
+export interface DelivererDeps {
+  store: Store;
+  poster: NotificationPoster;
+  render: NotificationRenderer;
+  /** Title and link of a pull request (GitHub through the app), or null when unknown. */
+  pullInfo: (repository: string, number: number) => Promise<PullInfo | null>;
+  backoffs: Backoffs;
+  githubWebUrl: string;
+  /** Which replica this is, for leases. */
+  owner: string;
+  metrics?: Metrics;
+  logger: Logger;
+  now?: () => Date;
+  /** Channels delivered at once. */
+  concurrency?: number;
+}
+
+const SLACK_KEY = "slack";
+const channelKey = (channel: string) => `channel:${channel}`;
+const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
+/** How far before a claim to look for a message that may have been posted for it. */
+const LOOKBACK_MS = 5 * 60_000;
+const BATCH = 500;
+
+/**
+ * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
+ * posted and marked sent after. A pending row this process did not just claim is in doubt (a crash
+ * between posting and recording, or a failed post): Slack's history is searched for the message's
+ * metadata before posting it, so nothing is sent twice or dropped.
+ */
+export class Deliverer {
+  /** Rows claimed by this process and not yet posted: no need to look for them in Slack. */
+  private readonly fresh = new Set<string>();
+
+  constructor(private readonly deps: DelivererDeps) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  /** Records that `event` is to be posted in `channel` (once, whatever happens next). */
+  async enqueue(channel: string, repository: string, event: LogEvent): Promise<void> {
+    const status = await this.deps.store.claimNotification({
+      channelId: channel,
+      eventId: event.id,
+      repository,
+      pullRequest: event.pull_request ?? null,
+      eventType: event.type,
+      payload: event,
+      claimedAt: this.now(),
+    });
+    if (status === "claimed") this.fresh.add(rowKey(channel, event.id));
+  }
+
+  /** Posts every pending notification, channel by channel, oldest first. */
+  async deliverPending(): Promise<{ sent: number; failedChannels: number }> {
+    let sent = 0;
+    let failedChannels = 0;
+    if (await this.deps.backoffs.active(SLACK_KEY, this.now())) return { sent, failedChannels };
+    const rows = await this.deps.store.listPendingNotifications(new Date(this.now().getTime() + 1), BATCH);
+    const byChannel = new Map<string, PendingNotification[]>();
+    for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
+    await mapLimit([...byChannel], this.deps.concurrency ?? 8, async ([channel, pending]) => {
+      const result = await this.deliverChannel(channel, pending);
+      sent += result.sent;
+      if (result.failed) failedChannels += 1;
+    });
+    return { sent, failedChannels };
+  }
+
+  private async deliverChannel(
+    channel: string,
+    rows: PendingNotification[],
+  ): Promise<{ sent: number; failed: boolean }> {
+    const { store, backoffs, logger } = this.deps;
+    const now = this.now();
+    if (await backoffs.active(channelKey(channel), now)) return { sent: 0, failed: true };
+    const lease = `deliver:${channel}`;
+    if (!(await store.tryAcquireLease(lease, this.deps.owner, now, 60_000)))
+      return { sent: 0, failed: false };
+    let sent = 0;
+    try {
+      let topLevel: Map<number, PostedMessage> | undefined;
+      for (const row of rows) {
+        const key = rowKey(channel, row.eventId);
+        if (!this.fresh.has(key)) {
+          // In doubt: was it posted before a crash? Look for its metadata in the channel.
+          topLevel ??= await this.deps.poster.findPosted(channel, {
+            oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
+          });
+          const found = topLevel.get(row.eventId) ?? (await this.findInThread(row));
+          if (found) {
+            await this.recordFound(row, found);
+            this.deps.metrics?.notificationsSent.inc({ kind: "recovered" });
+            continue;
+          }
+        }
+        await this.post(row);
+        this.fresh.delete(key);
+        sent += 1;
+      }
+      await backoffs.succeed(channelKey(channel));
+      return { sent, failed: false };
+    } catch (error) {
+      const e =
+        error instanceof SlackDeliveryError
+          ? error
+          : new SlackDeliveryError(SlackDeliveryErrorCode.Failed, (error as Error).message);
+      this.deps.metrics?.notificationFailures.inc({ stage: "deliver", reason: e.code });
+      if (e.code === SlackDeliveryErrorCode.RateLimited) {
+        await backoffs.fail(SLACK_KEY, e.message, this.now(), (e.retryAfterSeconds ?? 1) * 1000);
+        logger.warn({ channel, retryAfter: e.retryAfterSeconds }, "Slack rate limit: notifications wait");
+      } else {
+        const b = await backoffs.fail(channelKey(channel), e.message, this.now());
+        logger.warn(
+          { channel, error: e.message, retryAt: b.nextAttemptAt.toISOString() },
+          e.code === SlackDeliveryErrorCode.ChannelUnavailable
+            ? "channel unavailable (invite the app back, or /mq unsubscribe): notifications retried later"
+            : "could not post notifications: retried later",
+        );
+      }
+      return { sent, failed: true };
+    } finally {
+      await store.releaseLease(lease, this.deps.owner);
+    }
+  }
+
+  private async findInThread(row: PendingNotification): Promise<PostedMessage | undefined> {
+    if (row.pullRequest === null || isPauseEvent(row.eventType)) return undefined;
+    const thread = await this.deps.store.getThread(row.channelId, row.repository, row.pullRequest);
+    if (!thread) return undefined;
+    const replies = await this.deps.poster.findPosted(row.channelId, {
+      oldest: new Date(0),
+      threadTs: thread.parentTs,
+    });
+    return replies.get(row.eventId);
+  }
+
+  private async recordFound(row: PendingNotification, found: PostedMessage): Promise<void> {
+    const event = row.payload as LogEvent;
+    if (row.pullRequest !== null && !isPauseEvent(row.eventType) && found.threadTs === null) {
+      // The message found is a thread parent whose record was lost with the crash.
+      const existing = await this.deps.store.getThread(row.channelId, row.repository, row.pullRequest);
+      if (!existing) {
+        const pull = await this.pull(row.repository, row.pullRequest);
+        await this.deps.store.putThread({
+          channelId: row.channelId,
+          repository: row.repository,
+          pullRequest: row.pullRequest,
+          parentTs: found.ts,
+          state: this.deps.render.stateAfter(null, event, pull),
+          updatedAt: this.now(),
+        });
+      }
+    }
+    await this.deps.store.markNotificationSent(row.channelId, row.eventId, found, this.now());
+  }
+
+  private async pull(repository: string, number: number): Promise<PullInfo> {
+    const info = await this.deps.pullInfo(repository, number).catch(() => null);
+    return info ?? { number, title: null, url: `${this.deps.githubWebUrl}/${repository}/pull/${number}` };
+  }
+
+  /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
+  private async post(row: PendingNotification): Promise<void> {
+    const { store, poster, render, metrics, logger } = this.deps;
+    const event = row.payload as LogEvent;
+    const [owner = "", repo = ""] = row.repository.split("/");
+    const ctx = { repo: { owner, repo }, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
+    let posted: PostedMessage;
+    if (row.pullRequest === null || isPauseEvent(row.eventType)) {
+      const message = render.event(event, null, ctx);
+      posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
+    } else {
+      const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
+      const pull =
+        (thread?.state as ThreadState | undefined)?.pull ??
+        (await this.pull(row.repository, row.pullRequest));
+      const state = render.stateAfter((thread?.state as ThreadState | undefined) ?? null, event, pull);
+      if (!thread) {
+        posted = await poster.post({
+          channel: row.channelId,
+          ...render.parent(state, ctx),
+          eventId: row.eventId,
+        });
+        await store.putThread({ ...this.threadKey(row), parentTs: posted.ts, state, updatedAt: ctx.now });
+      } else {
+        const message = render.event(event, pull, ctx);
+        posted = await poster.post({
+          channel: row.channelId,
+          ...message,
+          threadTs: thread.parentTs,
+          eventId: row.eventId,
+        });
+        await store.putThread({
+          ...this.threadKey(row),
+          parentTs: thread.parentTs,
+          state,
+          updatedAt: ctx.now,
+        });
+        await poster
+          .update({ channel: row.channelId, ts: thread.parentTs, ...render.parent(state, ctx) })
+          .catch((error: unknown) =>
+            logger.warn({ err: error, channel: row.channelId }, "could not edit a thread parent"),
+          );
+      }
+    }
+    await store.markNotificationSent(row.channelId, row.eventId, posted, this.now());
+    metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
+    const lag = (this.now().getTime() - Date.parse(event.received_at)) / 1000;
+    if (Number.isFinite(lag)) metrics?.pollerLag.observe(Math.max(0, lag));
+  }
+
+  private threadKey(row: PendingNotification) {
+    return { channelId: row.channelId, repository: row.repository, pullRequest: row.pullRequest as number };
+  }
+}

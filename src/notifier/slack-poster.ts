@@ -1,0 +1,151 @@
+import { webApi } from "@slack/bolt";
+
+/** What a notification message carries so that it can be found again after a crash. */
+export const METADATA_EVENT_TYPE = "yardmaster_notification";
+
+export interface PostedMessage {
+  ts: string;
+  threadTs: string | null;
+}
+
+export enum SlackDeliveryErrorCode {
+  /** The channel is gone or the app is not in it: retried with backoff. */
+  ChannelUnavailable = "channel_unavailable",
+  RateLimited = "rate_limited",
+  Failed = "failed",
+}
+
+export class SlackDeliveryError extends Error {
+  constructor(
+    readonly code: SlackDeliveryErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = "SlackDeliveryError";
+  }
+}
+
+export interface NotificationPoster {
+  post(message: {
+    channel: string;
+    text: string;
+    blocks: unknown[];
+    threadTs?: string;
+    eventId: number;
+  }): Promise<PostedMessage>;
+  update(message: { channel: string; ts: string; text: string; blocks: unknown[] }): Promise<void>;
+  /** Event ids of Yardmaster's messages in a channel since `oldest` (top level, or the replies of a thread). */
+  findPosted(
+    channel: string,
+    options: { oldest: Date; threadTs?: string },
+  ): Promise<Map<number, PostedMessage>>;
+}
+
+const CHANNEL_GONE = new Set(["channel_not_found", "not_in_channel", "is_archived", "channel_is_archived"]);
+
+function translate(error: unknown): SlackDeliveryError {
+  const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
+  if (e.code === webApi.ErrorCode.RateLimitedError) {
+    return new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", e.retryAfter ?? 1);
+  }
+  const slackError = e.data?.error;
+  if (slackError && CHANNEL_GONE.has(slackError)) {
+    return new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, slackError);
+  }
+  return new SlackDeliveryError(
+    SlackDeliveryErrorCode.Failed,
+    slackError ?? e.message ?? "Slack call failed",
+  );
+}
+
+async function call<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+/**
+ * The notifier's Slack calls, on the Web API. Rate limits are not waited out here (that would hold up
+ * other channels): they come back as RateLimited with Slack's Retry-After, and the notifier backs off.
+ */
+export function webApiPoster(options: {
+  token: string;
+  apiUrl: string;
+  retries?: number;
+}): NotificationPoster {
+  const client = new webApi.WebClient(options.token, {
+    slackApiUrl: options.apiUrl,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    logLevel: webApi.LogLevel.ERROR,
+  });
+  const metadataOf = (message: {
+    metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+  }) =>
+    message.metadata?.event_type === METADATA_EVENT_TYPE
+      ? Number(message.metadata.event_payload?.event_id)
+      : Number.NaN;
+
+  return {
+    async post(message) {
+      const result = await call(() =>
+        client.chat.postMessage({
+          channel: message.channel,
+          text: message.text,
+          blocks: message.blocks as never,
+          unfurl_links: false,
+          unfurl_media: false,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+          metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { event_id: message.eventId } },
+        }),
+      );
+      return { ts: String(result.ts), threadTs: message.threadTs ?? null };
+    },
+    async update(message) {
+      await call(() =>
+        client.chat.update({
+          channel: message.channel,
+          ts: message.ts,
+          text: message.text,
+          blocks: message.blocks as never,
+        }),
+      );
+    },
+    async findPosted(channel, { oldest, threadTs }) {
+      const found = new Map<number, PostedMessage>();
+      const oldestTs = (oldest.getTime() / 1000).toFixed(6);
+      let cursor: string | undefined;
+      do {
+        const page = await call(() =>
+          threadTs
+            ? client.conversations.replies({
+                channel,
+                ts: threadTs,
+                include_all_metadata: true,
+                limit: 200,
+                ...(cursor ? { cursor } : {}),
+              })
+            : client.conversations.history({
+                channel,
+                oldest: oldestTs,
+                include_all_metadata: true,
+                limit: 200,
+                ...(cursor ? { cursor } : {}),
+              }),
+        );
+        for (const m of page.messages ?? []) {
+          const id = metadataOf(m as never);
+          if (Number.isSafeInteger(id) && m.ts) {
+            const inThread = m.thread_ts && m.thread_ts !== m.ts ? m.thread_ts : null;
+            found.set(id, { ts: m.ts, threadTs: inThread });
+          }
+        }
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      return found;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { LogEvent, RepoRef } from "../merge-queue/index.js";
+import type { SlackMessage } from "../slack/render-kit.js";
+
+/** A pull request as notifications show it; the title comes from GitHub when it can be read. */
+export interface PullInfo {
+  number: number;
+  title: string | null;
+  url: string;
+}
+
+/** What a pull request's thread parent shows: the pull request and its latest state. */
+export interface ThreadState {
+  pull: PullInfo;
+  /** The event type of the latest event shown. */
+  latestType: string;
+  /** One plain line, e.g. "merged into main (abc1234)". */
+  latest: string;
+  queueName: string | null;
+  /** The pull request left the queue without merging: the parent offers "Requeue". */
+  canRequeue: boolean;
+  updatedAt: string;
+}
+
+export interface NotificationContext {
+  repo: RepoRef;
+  githubWebUrl: string;
+  now: Date;
+}
+
+/** How notifications look (src/notifier/render-notification.ts). */
+export interface NotificationRenderer {
+  /** A message for one event: a thread reply, or a top-level message for pause events. */
+  event(event: LogEvent, pull: PullInfo | null, ctx: NotificationContext): SlackMessage;
+  /** The thread parent of a pull request, showing its latest state. */
+  parent(state: ThreadState, ctx: NotificationContext): SlackMessage;
+  /** The parent's state after an event. */
+  stateAfter(previous: ThreadState | null, event: LogEvent, pull: PullInfo): ThreadState;
+}

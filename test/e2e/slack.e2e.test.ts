@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
+import { startWorld, type World } from "../helpers/e2e.js";
+
+/** End to end over loopback: Slack stand-in (real signatures) → Yardmaster → simulator and GitHub stand-in. */
+let world: World;
+const REPO = "acme/widgets";
+const CHANNEL = "C0ENG";
+const ALICE = "U0ALICE"; // write on GitHub, linked through the OAuth round trip
+const RITA = "U0RITA"; // read on GitHub, linked
+const NOBODY = "U0NOBODY"; // not linked
+
+beforeAll(async () => {
+  world = await startWorld();
+  const { state } = world.github;
+  state.addRepository(REPO);
+  state.setPermission(REPO, "alice", "write");
+  state.setPermission(REPO, "rita", "read");
+  state.addPullRequest({ repository: REPO, number: 103, author: "alice", title: "Add gears", base: "main" });
+  world.slack.state.addChannel({ id: CHANNEL, name: "eng", botIsMember: true });
+  for (const [id, name] of [
+    [ALICE, "alice"],
+    [RITA, "rita"],
+    [NOBODY, "nobody"],
+  ] as const) {
+    world.slack.state.addUser({ id, name });
+  }
+  await world.yardmaster.store.putLink({
+    teamId: "T0001",
+    slackUserId: RITA,
+    githubLogin: "rita",
+    githubId: 2,
+    linkedAt: new Date(),
+  });
+});
+afterAll(() => world.close());
+
+const slash = (text: string, userId = ALICE) =>
+  world.slack.sendSlashCommand({ text, userId, channelId: CHANNEL });
+
+/** The next answer that arrived on a response_url of this command. */
+function answerTo(responseUrl: string) {
+  return world.slack.waitFor(
+    () => world.slack.state.responses.find((r) => r.responseUrl === responseUrl),
+    10_000,
+  );
+}
+
+const textOf = (message: { text?: string; blocks?: unknown }) =>
+  `${message.text ?? ""}\n${JSON.stringify(message.blocks ?? [])}`;
+
+describe("Slack /mq, end to end", () => {
+  it("links a Slack user to a GitHub login through the OAuth round trip", async () => {
+    const login = await slash("login");
+    expect(login.status).toBe(200);
+    const answer = await answerTo(login.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    const url = /https?:\/\/[^\s|>"]+\/login\/oauth\/authorize\?[^\s|>"]+/.exec(textOf(answer))?.[0];
+    expect(url).toBeDefined();
+    const authorize = await fetch(`${url!.replace(/&amp;/g, "&")}&login=alice`, { redirect: "manual" });
+    expect(authorize.status).toBe(302);
+    const callback = new URL(authorize.headers.get("location") ?? "");
+    const page = await fetch(`${world.url}${callback.pathname}${callback.search}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("linked to the GitHub account <strong>alice</strong>");
+    expect(await world.yardmaster.store.getLink("T0001", ALICE)).toMatchObject({ githubLogin: "alice" });
+    const again = await fetch(`${world.url}${callback.pathname}${callback.search}`);
+    expect(again.status).toBe(400);
+
+    const whoami = await slash("whoami");
+    expect(textOf(await answerTo(whoami.responseUrl))).toContain("alice");
+  });
+
+  it("answers /mq status for anyone", async () => {
+    const sent = await slash(`status ${REPO} main`, NOBODY);
+    expect(sent.status).toBe(200);
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(textOf(answer)).toMatch(/acme\/widgets/);
+  });
+
+  it("lets a linked writer pause, posts it in the channel naming them, and the Unpause button works", async () => {
+    const sent = await slash(`pause ${REPO} release freeze`);
+    const answer = await answerTo(sent.responseUrl);
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "release freeze" });
+    expect(answer.response_type).toBe("in_channel");
+    expect(textOf(answer)).toContain(`<@${ALICE}>`);
+    expect(JSON.stringify(answer.blocks)).toContain(ACTION_IDS.unpause);
+
+    const click = await world.slack.clickButton({
+      actionId: ACTION_IDS.unpause,
+      value: unpauseValue({ owner: "acme", repo: "widgets" }),
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    expect(click.status).toBe(200);
+    await answerTo(click.responseUrl);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
+  it("refuses a read-only or unlinked user, and nothing changes", async () => {
+    const before = world.sim.state.events(REPO).length;
+    const byReader = await slash(`pause ${REPO} nope`, RITA);
+    const refused = await answerTo(byReader.responseUrl);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(textOf(refused)).toContain("needs *write* permission");
+    const byNobody = await slash(`pause ${REPO} nope`, NOBODY);
+    expect(textOf(await answerTo(byNobody.responseUrl))).toContain("/mq login");
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+    expect(world.sim.state.events(REPO).length).toBe(before);
+  });
+
+  it("queues a pull request from Slack through the relayed comment", async () => {
+    const sent = await slash(`queue ${REPO}#103`);
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("in_channel");
+    expect(world.sim.state.pullDetails(REPO, 103)).not.toBeNull();
+    const relayed = world.github.state.comments(REPO, 103).map((c: { body: string }) => c.body);
+    expect(relayed.some((b: string) => b.startsWith("@mergifyio queue\n") && b.includes("**alice**"))).toBe(
+      true,
+    );
+  });
+
+  it("acknowledges at once even while the merge queue answers slowly", async () => {
+    world.sim.faults.set(REPO, { latencyMs: 4_000 });
+    try {
+      const sent = await slash(`status ${REPO}`, NOBODY);
+      expect(sent.status).toBe(200);
+      // The ack came back before the merge queue answered: nothing was on the response_url yet.
+      expect(world.slack.state.responses.some((r) => r.responseUrl === sent.responseUrl)).toBe(false);
+      await answerTo(sent.responseUrl);
+    } finally {
+      world.sim.faults.clear(REPO);
+    }
+  });
+
+  it("rejects a bad signature and a stale timestamp, and nothing runs", async () => {
+    const before = world.sim.state.events(REPO).length;
+    const bad = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} evil`,
+      userId: ALICE,
+      channelId: CHANNEL,
+      signature: "v0=0000000000000000000000000000000000000000000000000000000000000000",
+    });
+    expect(bad.status).toBe(401);
+    const stale = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} evil`,
+      userId: ALICE,
+      channelId: CHANNEL,
+      timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
+    });
+    expect(stale.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+    expect(world.sim.state.events(REPO).length).toBe(before);
+    expect(world.slack.state.responses.some((r) => r.responseUrl === bad.responseUrl)).toBe(false);
+  });
+});

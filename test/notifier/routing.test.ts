@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import type { LogEvent } from "../../src/merge-queue/index.js";
+import { globToRegExp, matchesGlob } from "../../src/notifier/glob.js";
+import { advance, OVERLAP_MS } from "../../src/notifier/poller.js";
+import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";
+import type { Subscription } from "../../src/store/index.js";
+
+const T0 = new Date("2026-01-01T10:00:00Z");
+function sub(
+  channelId: string,
+  groups: string[],
+  branchGlob: string | null = null,
+  createdAt = T0,
+): Subscription {
+  return {
+    channelId,
+    teamId: "T1",
+    repository: "acme/widgets",
+    branchGlob,
+    groups,
+    createdBy: "alice",
+    createdAt,
+  };
+}
+function event(type: string, over: Partial<LogEvent> = {}): LogEvent {
+  return {
+    id: 1,
+    received_at: "2026-01-01T10:05:00Z",
+    trigger: "merge queue",
+    repository: "acme/widgets",
+    pull_request: 42,
+    base_ref: "main",
+    type,
+    metadata: {},
+    ...over,
+  } as LogEvent;
+}
+
+describe("branch globs", () => {
+  it("matches within and across segments", () => {
+    expect(matchesGlob("main", "main")).toBe(true);
+    expect(matchesGlob("release/*", "release/1.x")).toBe(true);
+    expect(matchesGlob("release/*", "release/1.x/hotfix")).toBe(false);
+    expect(matchesGlob("release/**", "release/1.x/hotfix")).toBe(true);
+    expect(matchesGlob("v?.x", "v2.x")).toBe(true);
+    expect(matchesGlob("a.b", "axb")).toBe(false);
+    expect(globToRegExp("(x)+").test("(x)+")).toBe(true);
+  });
+});
+
+describe("routing", () => {
+  it("maps event types to groups, including the real checks.change name", () => {
+    expect(groupOf("action.queue.enter")).toBe("queue");
+    expect(groupOf("action.queue.checks.change")).toBe("checks");
+    expect(groupOf("action.queue.checks_change")).toBe("checks");
+    expect(groupOf("action.queue.batch_bisection_end")).toBe("bisection");
+    expect(groupOf("queue.pause.delete")).toBe("pause");
+    expect(groupOf("action.label")).toBeUndefined();
+  });
+
+  it("asks the log only for the types some subscription wants", () => {
+    expect(wantedEventTypes([sub("C1", ["pause"])])).toEqual([
+      "queue.pause.create",
+      "queue.pause.delete",
+      "queue.pause.update",
+    ]);
+    expect(wantedEventTypes([sub("C1", ["queue"]), sub("C2", ["queue", "bisection"])])).toHaveLength(6);
+  });
+
+  it("sends each event to the channels whose filters match, once each", () => {
+    const subs = [
+      sub("C1", ["queue", "pause"]),
+      sub("C2", ["pause"]),
+      sub("C3", ["queue"], "release/*"),
+      sub("C4", ["queue"], null, new Date("2026-01-01T11:00:00Z")),
+    ];
+    expect(route(event("action.queue.enter"), subs)).toEqual(["C1"]);
+    expect(route(event("action.queue.enter", { base_ref: "release/1.x" }), subs)).toEqual(["C1", "C3"]);
+    expect(route(event("queue.pause.create", { pull_request: null, base_ref: null }), subs)).toEqual([
+      "C1",
+      "C2",
+    ]);
+    expect(route(event("action.queue.checks_start"), subs)).toEqual([]);
+  });
+
+  it("reads the branch from metadata when base_ref is missing", () => {
+    expect(branchOf(event("action.queue.merged", { base_ref: null, metadata: { branch: "main" } }))).toBe(
+      "main",
+    );
+    expect(
+      route(event("action.queue.enter", { base_ref: null, metadata: { branch: "release/2" } }), [
+        sub("C", ["queue"], "release/*"),
+      ]),
+    ).toEqual(["C"]);
+  });
+});
+
+describe("the poll cursor", () => {
+  const cursor = { repository: "acme/widgets", receivedFrom: T0, seenEventIds: [], updatedAt: T0 };
+
+  it("moves to a little before the newest event and remembers the ids it will read again", () => {
+    const now = new Date("2026-01-01T10:06:00Z");
+    const events = [event("a", { id: 1, received_at: "2026-01-01T09:58:00Z" }), event("b", { id: 2 })];
+    const next = advance(cursor, events, now);
+    expect(next.receivedFrom.getTime()).toBe(Date.parse("2026-01-01T10:05:00Z") - OVERLAP_MS);
+    expect(next.seenEventIds).toEqual([2]);
+  });
+
+  it("never moves back, and follows the clock when idle", () => {
+    const now = new Date("2026-01-01T12:00:00Z");
+    expect(advance(cursor, [], now).receivedFrom.getTime()).toBe(now.getTime() - OVERLAP_MS);
+    const later = { ...cursor, receivedFrom: new Date("2026-01-01T13:00:00Z") };
+    expect(advance(later, [], now).receivedFrom).toEqual(later.receivedFrom);
+  });
+});
