@@ -14,6 +14,11 @@ import {
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;
+const QUEUE_WIDE = new Set([
+  "action.queue.change",
+  "action.queue.checks.change",
+  "action.queue.checks_change",
+]);
 
 interface Check {
   name: string;
@@ -227,6 +232,8 @@ export const notificationRenderer: NotificationRenderer = {
   },
 
   stateAfter(previous, event, pull): ThreadState {
+    // Queue-size and running-check counts say nothing of this pull request's own state.
+    if (previous && QUEUE_WIDE.has(event.type)) return { ...previous, pull };
     const d = describeEvent(event, {
       repo: { owner: "", repo: "" },
       githubWebUrl: "",

@@ -1,12 +1,13 @@
 import type { EventGroup } from "../commands/command.js";
-import type { LogEvent } from "../merge-queue/index.js";
+import { isKnownEventType, type LogEvent } from "../merge-queue/index.js";
 import type { Subscription } from "../store/index.js";
 import { matchesGlob } from "./glob.js";
 
 /**
  * The event types of each subscription group (PRODUCT.md section 5). PRODUCT.md writes the checks
  * change type `action.queue.checks_change`; the service's real name is `action.queue.checks.change`
- * (its OpenAPI description): both are asked for and routed.
+ * (its OpenAPI description). Both are routed; only types the service knows are asked for (it answers
+ * 422 to an unknown `event_type`).
  */
 export const GROUP_EVENT_TYPES: Readonly<Record<EventGroup, readonly string[]>> = {
   queue: ["action.queue.enter", "action.queue.leave", "action.queue.merged", "action.queue.change"],
@@ -37,7 +38,9 @@ export function isPauseEvent(eventType: string): boolean {
 export function wantedEventTypes(subscriptions: readonly Subscription[]): string[] {
   const types = new Set<string>();
   for (const s of subscriptions) {
-    for (const group of s.groups) for (const t of GROUP_EVENT_TYPES[group as EventGroup] ?? []) types.add(t);
+    for (const group of s.groups) {
+      for (const t of GROUP_EVENT_TYPES[group as EventGroup] ?? []) if (isKnownEventType(t)) types.add(t);
+    }
   }
   return [...types].sort();
 }

@@ -1,6 +1,6 @@
 import type { types as slack } from "@slack/bolt";
 import { describeError } from "../commands/describe-error.js";
-import { CommandError, CommandErrorCode, type CommandErrorDetails } from "../commands/errors.js";
+import { CommandError, type CommandErrorDetails } from "../commands/errors.js";
 import type { TextFormat } from "../commands/text-format.js";
 import type { RepoRef } from "../merge-queue/index.js";
 import { ACTION_IDS, type ActionId, refreshValue, requeueValue, unpauseValue } from "./actions.js";

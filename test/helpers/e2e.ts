@@ -18,6 +18,8 @@ export interface World {
   slack: SlackStandIn;
   yardmaster: Yardmaster;
   url: string;
+  /** Stops Yardmaster and starts a new one on the same configuration and database (a restart). */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,28 +56,39 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     LOG_LEVEL: "silent",
     ...env,
   });
-  const yardmaster = await createYardmaster(config, {
-    logger: createLogger({ level: "silent" }),
-    Octokit: TestOctokit,
-    mergeQueueRetries: 0,
-    slackBot: { botId: "B0BOT", botUserId: "U0BOT", retries: 0 },
-    autoPoll: false,
-  });
-  const { url } = await yardmaster.listen();
-  github.setWebhookUrl(`${url}/api/github/webhooks`);
-  slack.setEventsUrl(`${url}/slack/events`);
-  return {
+  const start = async () => {
+    const app = await createYardmaster(config, {
+      logger: createLogger({ level: "silent" }),
+      Octokit: TestOctokit,
+      mergeQueueRetries: 0,
+      slackBot: { botId: "B0BOT", botUserId: "U0BOT", retries: 0 },
+      autoPoll: false,
+    });
+    const { url } = await app.listen();
+    github.setWebhookUrl(`${url}/api/github/webhooks`);
+    slack.setEventsUrl(`${url}/slack/events`);
+    return { app, url };
+  };
+  const first = await start();
+  const world: World = {
     sim,
     github,
     slack,
-    yardmaster,
-    url,
+    yardmaster: first.app,
+    url: first.url,
+    async restart() {
+      await world.yardmaster.close();
+      const next = await start();
+      world.yardmaster = next.app;
+      world.url = next.url;
+    },
     async close() {
       await github.settle();
-      await yardmaster.close();
+      await world.yardmaster.close();
       await github.close();
       await slack.close();
       await sim.close();
     },
   };
+  return world;
 }
