@@ -20,6 +20,8 @@ export interface World {
   url: string;
   /** Stops Yardmaster and starts a new one on the same configuration and database (a restart). */
   restart(): Promise<void>;
+  /** Another Yardmaster on the same configuration and database, listening too (closed with the world). */
+  replica(): Promise<{ app: Yardmaster; url: string }>;
   close(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     LOG_LEVEL: "silent",
     ...env,
   });
-  const start = async () => {
+  const create = async () => {
     const app = await createYardmaster(config, {
       logger: createLogger({ level: "silent" }),
       Octokit: TestOctokit,
@@ -65,17 +67,27 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
       autoPoll: false,
     });
     const { url } = await app.listen();
+    return { app, url };
+  };
+  const start = async () => {
+    const { app, url } = await create();
     github.setWebhookUrl(`${url}/api/github/webhooks`);
     slack.setEventsUrl(`${url}/slack/events`);
     return { app, url };
   };
   const first = await start();
+  const replicas: Yardmaster[] = [];
   const world: World = {
     sim,
     github,
     slack,
     yardmaster: first.app,
     url: first.url,
+    async replica() {
+      const replica = await create();
+      replicas.push(replica.app);
+      return replica;
+    },
     async restart() {
       await world.yardmaster.close();
       const next = await start();
@@ -85,6 +97,7 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     async close() {
       await github.settle();
       await world.yardmaster.close();
+      for (const r of replicas) await r.close();
       await github.close();
       await slack.close();
       await sim.close();

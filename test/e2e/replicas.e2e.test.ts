@@ -1,0 +1,115 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import type { Yardmaster } from "../../src/yardmaster.js";
+import { startWorld, type World } from "../helpers/e2e.js";
+
+/**
+ * Several replicas on one PostgreSQL (PRODUCT.md section 8): commands are served by any replica and
+ * the poller's work is shared, so nothing is polled or notified twice.
+ */
+const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SCHEMA = `ym_replicas_${Math.random().toString(36).slice(2, 10)}`;
+const REPO = "acme/sprockets";
+const CHANNEL = "C0REPL";
+let world: World;
+let second: { app: Yardmaster; url: string };
+let admin: pg.Client;
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: DATABASE });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${DATABASE} (${(error as Error).message}): start it or set TEST_DATABASE_URL`,
+    );
+  }
+  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
+  const url = new URL(DATABASE);
+  url.searchParams.set("options", `-c search_path=${SCHEMA}`);
+  world = await startWorld({ DATABASE_URL: url.toString() });
+  second = await world.replica();
+  world.sim.state.addRepository(REPO, { branches: ["main"] });
+  world.github.state.addRepository(REPO);
+  world.github.state.setPermission(REPO, "alice", "write");
+  world.github.state.addPullRequest({
+    repository: REPO,
+    number: 1,
+    author: "alice",
+    title: "One",
+    base: "main",
+  });
+  world.slack.state.addChannel({ id: CHANNEL, name: "replicas", botIsMember: true });
+  await world.yardmaster.store.putSubscription({
+    channelId: CHANNEL,
+    teamId: "T0001",
+    repository: REPO,
+    branchGlob: null,
+    groups: ["queue", "checks", "pause"],
+    createdBy: "alice",
+    createdAt: new Date(),
+  });
+  world.sim.clock.advance(5_000);
+});
+afterAll(async () => {
+  await world?.close();
+  await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await admin.end();
+});
+
+describe("replicas on one PostgreSQL", () => {
+  it("share the poller's work: every event is notified once, whichever replica ticks", async () => {
+    world.sim.state.relayCommand(REPO, {
+      body: "@mergifyio queue",
+      pull_request: { number: 1, title: "One", base_ref: "main", author: { id: 1, login: "alice" } },
+    });
+    for (let i = 0; i < 3; i++) {
+      await Promise.all([world.yardmaster.poller!.tick(), second.app.poller!.tick()]);
+      world.sim.clock.advance(40_000);
+    }
+    await Promise.all([world.yardmaster.poller!.tick(), second.app.poller!.tick()]);
+    const ids = world.slack.state
+      .messages(CHANNEL)
+      .flatMap((m) => [m, ...m.replies])
+      .filter((m) => m.metadata?.event_type === METADATA_EVENT_TYPE)
+      .map((m) => Number(m.metadata?.event_payload.event_id));
+    const expected = world.sim.state
+      .events(REPO)
+      .filter((e) => /^action\.queue\.(enter|leave|merged|change|checks_start|checks_end)$/.test(e.type));
+    expect(expected.length).toBeGreaterThan(4);
+    expect(ids.sort()).toEqual(expected.map((e) => e.id).sort());
+  });
+
+  it("serve a command on any replica, once per GitHub delivery", async () => {
+    const payload = {
+      action: "created",
+      issue: {
+        number: 1,
+        title: "One",
+        pull_request: { url: "x" },
+        user: { login: "alice", id: 1, type: "User" },
+      },
+      comment: {
+        id: 77,
+        body: "@yardmaster pause from a replica",
+        user: { login: "alice", id: 1, type: "User" },
+        html_url: "x",
+      },
+      repository: { name: "sprockets", full_name: REPO, owner: { login: "acme", id: 1 } },
+      installation: { id: world.github.installationId(REPO) },
+      sender: { login: "alice", id: 1, type: "User" },
+    };
+    const before = world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length;
+    world.github.setWebhookUrl(`${world.url}/api/github/webhooks`);
+    await world.github.deliverWebhook("issue_comment", payload, { deliveryId: "same-delivery" });
+    // GitHub redelivers the same delivery to the other replica: it runs nothing.
+    world.github.setWebhookUrl(`${second.url}/api/github/webhooks`);
+    await world.github.deliverWebhook("issue_comment", payload, { deliveryId: "same-delivery" });
+    world.github.setWebhookUrl(`${world.url}/api/github/webhooks`);
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "from a replica" });
+    expect(world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length).toBe(
+      before + 1,
+    );
+  });
+});
