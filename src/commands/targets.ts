@@ -39,9 +39,10 @@ export interface Target {
  */
 export function parseTarget(command: CommandName, raw: string): Target | undefined {
   const token = unwrapSlackLink(raw);
-  const url = /^https?:\/\/[^/\s]+\/([^/\s]+)\/([^/\s#?]+)(?:\/pull\/([^/\s#?]+))?\/?(?:[#?].*)?$/.exec(
-    token,
-  );
+  const url =
+    /^https?:\/\/[^/\s]+\/([^/\s]+)\/([^/\s#?]+)(?:\/pulls?\/([^/\s#?]+)(?:\/[^\s#?]*)?)?\/?(?:[#?]\S*)?$/.exec(
+      token,
+    );
   if (url) {
     const repo = repoOf(url[1] ?? "", url[2] ?? "");
     if (!repo) return undefined;
