@@ -75,7 +75,16 @@ export const TYPED_EVENT_TYPES = [
   ...COMMAND_EVENT_TYPES,
 ] as const;
 
-/** The spec's closed list (section 6) plus `action.queue.conflict_deferred`. */
+/** Types the real service's OpenAPI description has and the spec's closed list does not. */
+export const REFERENCE_ONLY_EVENT_TYPES = [
+  "action.dequeue",
+  "product.disabled",
+  "product.enabled",
+  "test.dequarantined",
+  "test.quarantined",
+] as const;
+
+/** The spec's closed list (section 6), plus the types the real service also sends. */
 export const KNOWN_EVENT_TYPES = [
   ...ACTION_EVENT_TYPES,
   ...QUEUE_EVENT_TYPES,
@@ -84,6 +93,7 @@ export const KNOWN_EVENT_TYPES = [
   ...COMMAND_EVENT_TYPES,
   ...PAUSE_EVENT_TYPES,
   ...SCHEDULED_FREEZE_EVENT_TYPES,
+  ...REFERENCE_ONLY_EVENT_TYPES,
 ] as const;
 
 export type QueueEventType = (typeof QUEUE_EVENT_TYPES)[number];

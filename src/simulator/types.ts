@@ -1,3 +1,13 @@
+// The interface's closed lists (batch status codes, check states, event outcomes and types) are one
+// fact shared with the API client; the simulator's own model is below.
+
+import { KNOWN_EVENT_TYPES as EVENT_TYPES } from "../merge-queue/event-types.js";
+import { EVENT_OUTCOMES } from "../merge-queue/events.schema.js";
+import { CHECK_STATES as QUEUE_CHECK_STATES } from "../merge-queue/queue-check.schema.js";
+import { BATCH_STATUS_CODES } from "../merge-queue/status.schema.js";
+
+export { BATCH_STATUS_CODES, EVENT_OUTCOMES, EVENT_TYPES, QUEUE_CHECK_STATES };
+
 // Response shapes served by the simulator. They follow the real service's OpenAPI description
 // (every field it marks required is present), written here so the simulator depends on nothing else.
 
@@ -21,20 +31,6 @@ export interface MergeQueuePauseResponse {
   paused_at: IsoDateTime | null;
 }
 
-export const BATCH_STATUS_CODES = [
-  "running",
-  "bisecting",
-  "preparing",
-  "failed",
-  "merged",
-  "waiting_for_merge",
-  "waiting_for_previous_batches",
-  "waiting_for_requeue",
-  "waiting_schedule",
-  "waiting_for_batch",
-  "waiting_for_checks_slot",
-  "frozen",
-] as const;
 export type BatchStatusCode = (typeof BATCH_STATUS_CODES)[number];
 
 export interface BatchStatus {
@@ -105,18 +101,6 @@ export interface MergeQueueStatus {
   pause: MergeQueuePauseResponse | null;
 }
 
-export const QUEUE_CHECK_STATES = [
-  "failure",
-  "error",
-  "cancelled",
-  "action_required",
-  "timed_out",
-  "pending",
-  "neutral",
-  "skipped",
-  "stale",
-  "success",
-] as const;
 export type QueueCheckState = (typeof QUEUE_CHECK_STATES)[number];
 
 export interface QueueCheck {
@@ -169,71 +153,8 @@ export interface MergeQueuePullRequest {
   mergeability_check: MergeQueueMergeabilityCheck | null;
 }
 
-export const EVENT_OUTCOMES = ["success", "failure", "pending", "neutral"] as const;
 export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
 
-/**
- * Event types accepted by the `event_type` filter: the spec's closed list plus the types the real
- * service's OpenAPI adds (`action.dequeue`, `action.queue.conflict_deferred`, `product.*`, `test.*`).
- */
-export const EVENT_TYPES = [
-  "action.assign",
-  "action.backport",
-  "action.close",
-  "action.comment",
-  "action.copy",
-  "action.delete_head_branch",
-  "action.dequeue",
-  "action.dismiss_reviews",
-  "action.edit",
-  "action.github_actions",
-  "action.label",
-  "action.merge",
-  "action.post_check",
-  "action.rebase",
-  "action.refresh",
-  "action.request_reviews",
-  "action.requeue",
-  "action.review",
-  "action.squash",
-  "action.unqueue",
-  "action.update",
-  "action.queue.batch_bisection_end",
-  "action.queue.batch_bisection_start",
-  "action.queue.change",
-  "action.queue.checks.change",
-  "action.queue.checks_end",
-  "action.queue.checks_not_started",
-  "action.queue.checks_start",
-  "action.queue.conflict_deferred",
-  "action.queue.enter",
-  "action.queue.leave",
-  "action.queue.merged",
-  "ci_insights.auto_quarantine.disabled",
-  "ci_insights.auto_quarantine.enabled",
-  "ci_insights.auto_quarantine.modified",
-  "ci_insights.job_retried",
-  "ci_issue.created",
-  "ci_issue.linked",
-  "ci_issue.merged",
-  "ci_issue.renamed",
-  "ci_issue.reopened",
-  "ci_issue.resolved",
-  "ci_issue.unresolved",
-  "command.dequeue",
-  "command.queue",
-  "command.requeue",
-  "product.disabled",
-  "product.enabled",
-  "queue.pause.create",
-  "queue.pause.delete",
-  "queue.pause.update",
-  "scheduled_freeze.create",
-  "scheduled_freeze.delete",
-  "scheduled_freeze.update",
-  "test.dequarantined",
-  "test.quarantined",
-] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An event as the log endpoint serves it. */

@@ -146,10 +146,11 @@ describe("lenient schemas (what the client uses)", () => {
 });
 
 describe("event type lists", () => {
-  it("hold the spec's closed list plus conflict_deferred, with the dotted checks.change", () => {
-    expect(KNOWN_EVENT_TYPES).toHaveLength(51);
-    expect(new Set(KNOWN_EVENT_TYPES).size).toBe(51);
+  it("hold the spec's closed list plus the reference's extra types, with the dotted checks.change", () => {
+    expect(KNOWN_EVENT_TYPES).toHaveLength(56);
+    expect(new Set(KNOWN_EVENT_TYPES).size).toBe(56);
     expect(KNOWN_EVENT_TYPES).toContain("action.queue.conflict_deferred");
+    expect(KNOWN_EVENT_TYPES).toContain("product.enabled");
     expect(QUEUE_EVENT_TYPES).toContain("action.queue.checks.change");
     expect(KNOWN_EVENT_TYPES).not.toContain("action.queue.checks_change");
     expect(PAUSE_EVENT_TYPES).toEqual(["queue.pause.create", "queue.pause.update", "queue.pause.delete"]);
