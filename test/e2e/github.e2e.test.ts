@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js";
 
 /** End to end over loopback: GitHub stand-in → Yardmaster (real webhook signatures) → simulator. */
 let world: World;
@@ -84,24 +84,7 @@ describe("GitHub comment commands, end to end", () => {
 
   it("rejects a webhook with a bad signature, and nothing runs", async () => {
     const before = world.github.requests.length;
-    const payload = {
-      action: "created",
-      issue: {
-        number: 101,
-        title: "x",
-        pull_request: { url: "x" },
-        user: { login: "alice", id: 1, type: "User" },
-      },
-      comment: {
-        id: 1,
-        body: "@yardmaster pause evil",
-        user: { login: "alice", id: 1, type: "User" },
-        html_url: "x",
-      },
-      repository: { name: "widgets", full_name: REPO, owner: { login: "acme", id: 1 } },
-      installation: { id: world.github.installationId(REPO) },
-      sender: { login: "alice", id: 1, type: "User" },
-    };
+    const payload = commentWebhookPayload(world, REPO, 101, "@yardmaster pause evil");
     const { status } = await world.github.deliverWebhook("issue_comment", payload, {
       signature: "sha256=0000000000000000000000000000000000000000000000000000000000000000",
     });

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js";
 
 /**
  * Several replicas on one PostgreSQL (PRODUCT.md section 8): commands are served by any replica and
@@ -82,24 +82,7 @@ describe("replicas on one PostgreSQL", () => {
   });
 
   it("serve a command on any replica, once per GitHub delivery", async () => {
-    const payload = {
-      action: "created",
-      issue: {
-        number: 1,
-        title: "One",
-        pull_request: { url: "x" },
-        user: { login: "alice", id: 1, type: "User" },
-      },
-      comment: {
-        id: 77,
-        body: "@yardmaster pause from a replica",
-        user: { login: "alice", id: 1, type: "User" },
-        html_url: "x",
-      },
-      repository: { name: "sprockets", full_name: REPO, owner: { login: "acme", id: 1 } },
-      installation: { id: world.github.installationId(REPO) },
-      sender: { login: "alice", id: 1, type: "User" },
-    };
+    const payload = commentWebhookPayload(world, REPO, 1, "@yardmaster pause from a replica", 77);
     const before = world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length;
     world.github.setWebhookUrl(`${world.url}/api/github/webhooks`);
     await world.github.deliverWebhook("issue_comment", payload, { deliveryId: "same-delivery" });

@@ -105,3 +105,23 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
   };
   return world;
 }
+
+/** An `issue_comment.created` payload for a pull request, for tests that sign or redeliver it themselves. */
+export function commentWebhookPayload(
+  world: World,
+  repository: string,
+  number: number,
+  body: string,
+  commentId = 1,
+) {
+  const [owner = "", name = ""] = repository.split("/");
+  const alice = { login: "alice", id: 1, type: "User" };
+  return {
+    action: "created",
+    issue: { number, title: "x", pull_request: { url: "x" }, user: alice },
+    comment: { id: commentId, body, user: alice, html_url: "x" },
+    repository: { name, full_name: repository, owner: { login: owner, id: 1 } },
+    installation: { id: world.github.installationId(repository) },
+    sender: alice,
+  };
+}
