@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import { type LogEvent, logEventSchema } from "../../src/merge-queue/index.js";
+import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
+import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
+import {
+  checksChangeEvent,
+  checksEndEvent,
+  pauseCreateEvent,
+  queueEnterEvent,
+  queueLeaveEvent,
+  queueMergedEvent,
+  unknownTypeEvent,
+} from "../merge-queue/fixtures.js";
+
+const ctx: NotificationContext = {
+  repo: { owner: "acme", repo: "widgets" },
+  githubWebUrl: "https://github.com",
+  now: new Date("2025-11-05T16:00:00Z"),
+};
+const pull: PullInfo = {
+  number: 42,
+  title: "Add <!channel> widgets *now*",
+  url: "https://github.com/acme/widgets/pull/42",
+};
+const parse = (e: unknown): LogEvent => logEventSchema.parse(e);
+const all = (m: { text: string; blocks: unknown[] }) => `${m.text}\n${JSON.stringify(m.blocks)}`;
+
+const session = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+const base = queueEnterEvent();
+const more = {
+  checksStart: {
+    ...base,
+    id: 2001,
+    type: "action.queue.checks_start",
+    metadata: {
+      branch: "main",
+      priority_rule_name: null,
+      queue_name: "default",
+      queued_at: base.received_at,
+      start_reason: "batch",
+      speculative_check_pull_request: checksEndEvent().metadata.speculative_check_pull_request,
+      batch_id: null,
+      train_car_id: null,
+      batch_name: "Batch 7",
+      scopes: [],
+      parent_batch_ids: [],
+      previous_batch_id: null,
+      previous_batch_name: null,
+      session_id: session,
+    },
+  },
+  notStarted: {
+    ...base,
+    id: 2002,
+    type: "action.queue.checks_not_started",
+    metadata: {
+      branch: "main",
+      priority_rule_name: null,
+      queue_name: "default",
+      queued_at: base.received_at,
+      reason: "waiting for a CI slot",
+      session_id: session,
+    },
+  },
+  change: {
+    ...base,
+    id: 2003,
+    type: "action.queue.change",
+    metadata: { queue_name: "default", priority_rule_name: null, size: 3 },
+  },
+  bisectStart: {
+    ...base,
+    id: 2004,
+    pull_request: null,
+    type: "action.queue.batch_bisection_start",
+    metadata: {
+      queue_name: "default",
+      priority_rule_name: null,
+      original_batch_pr_numbers: [41, 42],
+      batch_size_before_split: 2,
+      number_of_sub_batches: 2,
+      bisection_depth: 1,
+      is_top_level: true,
+      session_id: session,
+      batch_id: null,
+      train_car_id: null,
+      batch_name: null,
+    },
+  },
+  bisectEnd: {
+    ...base,
+    id: 2005,
+    pull_request: null,
+    type: "action.queue.batch_bisection_end",
+    metadata: {
+      queue_name: "default",
+      priority_rule_name: null,
+      original_batch_pr_numbers: [41, 42],
+      culprit_found: true,
+      culprit_pr_numbers: [42],
+      confirmed_culprit_pr_numbers: [42],
+      dropped_unverified_pr_numbers: null,
+      remaining_pr_numbers: [41],
+      max_failure_resolution_reached: false,
+      session_id: session,
+      batch_id: null,
+      train_car_id: null,
+      batch_name: null,
+    },
+  },
+  pauseUpdate: {
+    ...pauseCreateEvent(),
+    id: 2006,
+    type: "queue.pause.update",
+    metadata: {
+      reason: "still frozen",
+      updated_by: { type: "user", id: 1, name: "hubot" },
+      updated_by_staff: false,
+    },
+  },
+  pauseDelete: {
+    ...pauseCreateEvent(),
+    id: 2007,
+    type: "queue.pause.delete",
+    metadata: { deleted_by: { type: "user", id: 1, name: "hubot" }, deleted_by_staff: false },
+  },
+};
+
+describe("notification messages", () => {
+  it("says something useful for every notified event type", () => {
+    const cases: [unknown, RegExp][] = [
+      [queueEnterEvent(), /Entered the merge queue `default` for `main`/],
+      [
+        queueLeaveEvent(),
+        /Left the merge queue `default` without merging: Checks failed on the draft pull request \(`CHECKS_FAILED`\)/,
+      ],
+      [
+        {
+          ...queueMergedEvent(),
+          metadata: { ...queueMergedEvent().metadata, merge_commit_sha: "abcdef1234567" },
+        },
+        /Merged into `main` as <https:\/\/github.com\/acme\/widgets\/commit\/abcdef1234567\|abcdef1>/,
+      ],
+      [checksEndEvent(), /Checks ended: `failure`/],
+      [checksChangeEvent(), /2 checks running/],
+      [more.checksStart, /Checks started in `Batch 7`/],
+      [more.notStarted, /Checks not started: waiting for a CI slot/],
+      [more.change, /now holds 3 pull requests/],
+      [more.bisectStart, /Bisecting a failed batch \(#41, #42\) into 2 sub-batches/],
+      [more.bisectEnd, /Bisection found the culprit: #42/],
+      [pauseCreateEvent(), /was paused by octocat: release freeze/],
+      [more.pauseUpdate, /pause updated by hubot: still frozen/],
+      [more.pauseDelete, /was resumed by hubot/],
+    ];
+    for (const [raw, expected] of cases) {
+      const event = parse(raw);
+      const message = render.event(event, event.pull_request === null ? null : pull, ctx);
+      expect(JSON.stringify(message.blocks), event.type).toMatch(expected);
+      expect(message.text.length, event.type).toBeGreaterThan(10);
+    }
+  });
+
+  it("lists failed checks with their links, and offers Requeue after leaving without merging", () => {
+    const message = render.event(parse(queueLeaveEvent()), pull, ctx);
+    const text = all(message);
+    expect(text).toContain("*Failed checks*");
+    expect(text).toMatch(/<https:\/\/[^|>]+\|[^>]*\(failure\)>/);
+    expect(text).toContain('"action_id":"mq.requeue"');
+  });
+
+  it("offers Unpause on a pause, at the top level, without a pull request", () => {
+    const message = render.event(parse(pauseCreateEvent()), null, ctx);
+    expect(all(message)).toContain('"action_id":"mq.unpause"');
+    expect(message.text).toContain("acme/widgets merge queue paused by octocat: release freeze");
+  });
+
+  it("escapes titles and reasons from outside", () => {
+    const evil = {
+      ...pauseCreateEvent(),
+      metadata: { ...pauseCreateEvent().metadata, reason: "<!here> <@U1> *x*" },
+    };
+    for (const message of [
+      render.event(parse(evil), null, ctx),
+      render.event(parse(queueEnterEvent()), pull, ctx),
+    ]) {
+      expect(all(message)).not.toMatch(/<!here>|<!channel>|<@U1>/);
+    }
+  });
+
+  it("keeps the pull request's state in its thread parent, ignoring queue-wide counts", () => {
+    const entered = render.stateAfter(null, parse(queueEnterEvent()), pull);
+    expect(entered).toMatchObject({
+      latest: "Entered the merge queue default",
+      queueName: "default",
+      canRequeue: false,
+    });
+    const afterChange = render.stateAfter(entered, parse(more.change), pull);
+    expect(afterChange.latest).toBe(entered.latest);
+    const left = render.stateAfter(entered, parse(queueLeaveEvent()), pull);
+    expect(left.canRequeue).toBe(true);
+    const parent = render.parent(left, ctx);
+    expect(all(parent)).toContain('"action_id":"mq.requeue"');
+    expect(all(parent)).toContain("<https://github.com/acme/widgets/pull/42|#42>");
+    expect(all(parent)).not.toContain("<!channel>");
+  });
+
+  it("falls back to the type's words for events it has no words for", () => {
+    const message = render.event(parse(unknownTypeEvent()), null, ctx);
+    expect(message.text).toContain("product enabled");
+  });
+});
