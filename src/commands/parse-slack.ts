@@ -18,7 +18,8 @@ export const DEFAULT_EVENT_GROUPS: EventGroup[] = ["queue", "pause"];
 /**
  * The grammar of PRODUCT.md section 3: `/mq <command> [arguments]`. An empty text is `help`.
  * Where a repository may be left out and one word could be a repository or a branch (`status x/y`),
- * it is a repository unless the channel has a default repository, in which case it is a branch.
+ * it is a repository unless the channel has a default repository and the word does not start with
+ * that repository's owner, in which case it is a branch.
  */
 export function parseSlackCommand(text: string, place: SlackPlace = {}): SlackParse {
   try {
@@ -76,7 +77,7 @@ function build(name: keyof typeof COMMANDS, args: string[], argText: string, pla
         unexpected(name, extra);
         return { name, repo, branch: branchName(name, branch ?? "") };
       }
-      if (args.length === 1 && place.defaultRepo && !/[#:]|^</.test(args[0] ?? "")) {
+      if (args.length === 1 && place.defaultRepo && !namesRepository(args[0] ?? "", place.defaultRepo)) {
         return { name, repo: place.defaultRepo, branch: branchName(name, args[0] ?? "") };
       }
       const { repo, rest } = repoArg();
@@ -141,6 +142,17 @@ function build(name: keyof typeof COMMANDS, args: string[], argText: string, pla
       if (name !== "help") unexpected(name, args);
       return { name };
   }
+}
+
+/**
+ * Whether one word after `status`, in a channel with a default repository, names a repository rather
+ * than a branch: a URL, or `owner/repo` whose owner is the default repository's (branches such as
+ * `release/1.x` rarely start with the organization's name).
+ */
+function namesRepository(word: string, defaultRepo: RepoRef): boolean {
+  if (/^<|^https?:/.test(word)) return true;
+  const target = parseTarget("status", word);
+  return target?.repo?.owner.toLowerCase() === defaultRepo.owner.toLowerCase();
 }
 
 function eventGroups(value: string): EventGroup[] {

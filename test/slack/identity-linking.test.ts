@@ -92,12 +92,10 @@ describe("identity linking", () => {
   });
 
   it("says so when GitHub refuses the code, and links nobody", async () => {
-    nock("https://github.com")
-      .post("/login/oauth/access_token")
-      .reply(200, {
-        error: "bad_verification_code",
-        error_description: "The code passed is incorrect or expired.",
-      });
+    nock("https://github.com").post("/login/oauth/access_token").reply(200, {
+      error: "bad_verification_code",
+      error_description: "The code passed is incorrect or expired.",
+    });
     const page = await fetch(`${base}/github/oauth/callback?code=bad&state=s1`);
     expect(page.status).toBe(502);
     expect(await page.text()).toContain("GitHub refused the code (bad_verification_code)");

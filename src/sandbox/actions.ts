@@ -1,0 +1,89 @@
+// What a person does in the page, done through the stand-ins as GitHub and Slack would: a comment
+// (a signed issue_comment webhook), a slash command or a message in the channel, a button click.
+
+import type { SlackStandIn } from "../stand-ins/slack/index.js";
+import { SANDBOX_CHANNEL, SANDBOX_REPOSITORY, type SandboxPerson } from "./demo-people.js";
+import type { TypedCommand, ViewParts } from "./view-state.js";
+
+export class ActionError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ActionError";
+  }
+}
+
+const MAX_TEXT = 65_536;
+
+export function requireText(value: unknown, what: string, max = MAX_TEXT): string {
+  if (typeof value !== "string" || value.trim() === "") throw new ActionError(400, `${what} is empty`);
+  if (value.length > max) throw new ActionError(400, `${what} is longer than ${max} characters`);
+  return value;
+}
+
+export async function postComment(parts: ViewParts, person: SandboxPerson, number: unknown, body: unknown) {
+  const n = Number(number);
+  if (!Number.isSafeInteger(n) || !parts.github.state.getIssue(SANDBOX_REPOSITORY, n)) {
+    throw new ActionError(404, `no pull request #${String(number)}`);
+  }
+  const text = requireText(body, "the comment");
+  const { status, commentId } = await parts.github.deliverIssueComment({
+    repository: SANDBOX_REPOSITORY,
+    number: n,
+    body: text,
+    author: person.login,
+  });
+  return { status, commentId };
+}
+
+/**
+ * `/mq ...` goes to Yardmaster as a slash command; anything else is a message of the person's in the
+ * channel (nobody answers it, as in Slack).
+ */
+export async function sendToChannel(
+  slack: SlackStandIn,
+  person: SandboxPerson,
+  input: unknown,
+  typed: TypedCommand[],
+) {
+  const text = requireText(input, "the message", 4_000).trim();
+  const slash = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
+  if (!slash) {
+    // People's messages reach the API with Slack's three entities escaped.
+    const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    slack.state.addMessage({ channel: SANDBOX_CHANNEL.id, user: person.slackUserId, text: escaped });
+    return { status: 200 };
+  }
+  const [, command = "", rest = ""] = slash;
+  if (command !== "/mq") {
+    throw new ActionError(400, `${command} is not a valid command. In this workspace, /mq is.`);
+  }
+  typed.push({ user: person.slackUserId, text, ts: slack.state.nextTs() });
+  const sent = await slack.sendSlashCommand({
+    command,
+    text: rest,
+    userId: person.slackUserId,
+    channelId: SANDBOX_CHANNEL.id,
+  });
+  return { status: sent.status };
+}
+
+export async function clickButton(
+  slack: SlackStandIn,
+  person: SandboxPerson,
+  input: Record<string, unknown>,
+) {
+  const actionId = requireText(input.actionId, "actionId", 255);
+  const value = typeof input.value === "string" ? input.value : "";
+  const messageTs = typeof input.messageTs === "string" && input.messageTs ? input.messageTs : undefined;
+  const sent = await slack.clickButton({
+    actionId,
+    value,
+    userId: person.slackUserId,
+    channelId: SANDBOX_CHANNEL.id,
+    ...(messageTs ? { messageTs } : {}),
+  });
+  return { status: sent.status };
+}

@@ -1,0 +1,25 @@
+/** The people of the sandbox: who the page lets you be, on GitHub and on Slack. */
+
+export const SANDBOX_REPOSITORY = "acme/widgets";
+export const SANDBOX_TEAM_ID = "T0001";
+
+export interface SandboxPerson {
+  /** GitHub login. */
+  login: string;
+  githubId: number;
+  role: "write" | "read";
+  slackUserId: string;
+  /** What the page's switcher says. */
+  label: string;
+}
+
+export const SANDBOX_PEOPLE: readonly SandboxPerson[] = [
+  { login: "octocat", githubId: 583231, role: "write", slackUserId: "U0OCTOCAT", label: "writer" },
+  { login: "reader", githubId: 9001, role: "read", slackUserId: "U0READER", label: "read-only" },
+];
+
+export const SANDBOX_CHANNEL = { id: "C0MERGEQ", name: "merge-queue" } as const;
+
+export function findPerson(login: string | null | undefined): SandboxPerson | undefined {
+  return SANDBOX_PEOPLE.find((p) => p.login === login);
+}

@@ -1,0 +1,237 @@
+// The sandbox page: polls /api/state once a second and renders what changed; sends what the person
+// types or clicks to the sandbox server, which hands it to the GitHub and Slack stand-ins.
+import { clockTime, h, keepScroll } from "./dom.js";
+import { renderPullSelect, renderTimeline, renderTitle } from "./github-pane.js";
+import { renderMessages } from "./slack-pane.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const ui = {
+  as: params.get("as") || localStorage.getItem("sandbox.as") || "octocat",
+  pr: Number(params.get("pr") || localStorage.getItem("sandbox.pr") || 101),
+  openThreads: new Set(),
+  last: {},
+  first: { gh: true, sl: true },
+  state: null,
+};
+
+const COMMENT_HINTS = ["queue", "status", "pause release freeze", "unpause", "dequeue", "help"];
+const SLASH_HINTS = [
+  "/mq status",
+  "/mq pause acme/widgets release freeze",
+  "/mq unpause acme/widgets",
+  "/mq pr acme/widgets#101",
+  "/mq subscriptions",
+  "/mq help",
+  "/mq login",
+];
+
+async function api(path, body) {
+  const response = await fetch(path, {
+    method: body ? "POST" : "GET",
+    headers: body ? { "content-type": "application/json" } : {},
+    body: body ? JSON.stringify({ as: ui.as, ...body }) : undefined,
+  });
+  const json = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(json.error || `${response.status} ${response.statusText}`);
+  return json;
+}
+
+function toast(text) {
+  const element = $("toast");
+  element.textContent = text;
+  element.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => {
+    element.hidden = true;
+  }, 5000);
+}
+
+/** Calls `render` only when `value` changed since the last call with this key. */
+function changed(key, value, render) {
+  const json = JSON.stringify(value);
+  if (ui.last[key] === json) return;
+  ui.last[key] = json;
+  render();
+}
+
+function render(state) {
+  ui.state = state;
+  changed("hints", state.appSlug, () => renderHints(state.appSlug));
+  changed("people", [state.people, ui.as], () => renderPeople(state.people));
+  changed("queues", [state.queues, state.clock.slice(0, 19)], () => renderQueues(state.queues, state.clock));
+  changed("pulls", [state.pulls, ui.pr], () => renderPullSelect($("pull-select"), state.pulls, ui.pr));
+  const pull = state.pulls.find((p) => p.number === ui.pr);
+  changed("title", [state.thread?.title, state.thread?.state, pull?.where], () =>
+    renderTitle($("pr-title"), state.thread, pull),
+  );
+  changed("thread", state.thread?.comments ?? [], () =>
+    keepScroll($("gh-scroll"), ui.first.gh, () => renderTimeline($("timeline"), state.thread)),
+  );
+  ui.first.gh = false;
+  changed("channel", [state.channel.messages, [...ui.openThreads]], () =>
+    keepScroll($("sl-scroll"), ui.first.sl, () =>
+      renderMessages($("messages"), state.channel.messages, ui.openThreads),
+    ),
+  );
+  ui.first.sl = false;
+}
+
+function renderPeople(people) {
+  $("people").replaceChildren(
+    ...people.map((p) =>
+      h(
+        "button",
+        {
+          type: "button",
+          role: "radio",
+          "aria-checked": p.login === ui.as,
+          class: p.login === ui.as ? "on" : "",
+          "data-login": p.login,
+          title: `${p.login}: ${p.role} permission on GitHub, linked on Slack`,
+        },
+        h("strong", {}, p.login),
+        ` · ${p.label}`,
+      ),
+    ),
+  );
+}
+
+function renderQueues(queues, clock) {
+  $("queues").replaceChildren(
+    ...queues.map((q) =>
+      h(
+        "div",
+        { class: `queue${q.paused ? " paused" : ""}`, "data-branch": q.branch },
+        h("strong", {}, q.branch),
+        q.paused ? h("span", { class: "pill pause" }, `⏸ paused: ${q.pauseReason ?? ""}`) : null,
+        ...q.batches.map((b) =>
+          h(
+            "span",
+            { class: "pill", title: `${b.name}: ${b.status}` },
+            `${b.status} `,
+            b.pulls.map((n) => `#${n}`).join(" "),
+          ),
+        ),
+        h("span", { class: "pill waiting" }, `${q.waiting.length} waiting`),
+      ),
+    ),
+    h("span", { class: "muted clock", title: "The merge queue's clock" }, `🕒 ${clockTime(new Date(clock))}`),
+  );
+}
+
+async function refresh() {
+  try {
+    render(await api(`/api/state?as=${encodeURIComponent(ui.as)}&pr=${ui.pr}`));
+  } catch (error) {
+    toast(`Could not reach the sandbox: ${error.message}`);
+  }
+}
+
+function poll() {
+  refresh().finally(() => setTimeout(poll, 1000));
+}
+
+/** Runs an action, shows its error if any, and refreshes at once. */
+async function act(path, body) {
+  try {
+    await api(path, body);
+  } catch (error) {
+    toast(error.message);
+  }
+  await refresh();
+}
+
+function hints(container, texts, onPick) {
+  container.replaceChildren(
+    h("span", { class: "muted" }, "Try"),
+    ...texts.map((text) => h("button", { type: "button", class: "hint", onclick: () => onPick(text) }, text)),
+  );
+}
+
+function renderHints(appSlug) {
+  hints(
+    $("comment-hints"),
+    COMMENT_HINTS.map((c) => `@${appSlug} ${c}`),
+    (text) => {
+      $("comment-body").value = text;
+      $("comment-body").focus();
+    },
+  );
+  hints($("slash-hints"), SLASH_HINTS, (text) => {
+    $("slash-text").value = text;
+    $("slash-text").focus();
+  });
+}
+
+/** A link to a pull request of the repository shows its thread here instead of leaving the page. */
+function followPullLinks(event) {
+  const link = event.target.closest("a[href]");
+  const match = link && /\/acme\/widgets\/pull\/(\d+)/.exec(link.getAttribute("href"));
+  if (!match || !ui.state?.pulls.some((p) => p.number === Number(match[1]))) return;
+  event.preventDefault();
+  selectPull(Number(match[1]));
+}
+
+function selectPull(number) {
+  ui.pr = number;
+  localStorage.setItem("sandbox.pr", String(number));
+  ui.first.gh = true;
+  refresh();
+}
+
+function setUp() {
+  $("people").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-login]");
+    if (!button) return;
+    ui.as = button.dataset.login;
+    localStorage.setItem("sandbox.as", ui.as);
+    ui.first.sl = true;
+    refresh();
+  });
+  $("pull-select").addEventListener("change", (event) => selectPull(Number(event.target.value)));
+  $("comment-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const box = $("comment-body");
+    const body = box.value;
+    if (!body.trim()) return;
+    box.value = "";
+    ui.first.gh = true;
+    act("/api/comment", { number: ui.pr, body });
+  });
+  $("comment-body").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("comment-form").requestSubmit();
+  });
+  $("slash-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = $("slash-text");
+    const text = input.value;
+    if (!text.trim()) return;
+    input.value = "";
+    ui.first.sl = true;
+    act("/api/slash", { text });
+  });
+  $("messages").addEventListener("click", (event) => {
+    const toggle = event.target.closest("button[data-thread]");
+    if (toggle) {
+      const ts = toggle.dataset.thread;
+      if (ui.openThreads.has(ts)) ui.openThreads.delete(ts);
+      else ui.openThreads.add(ts);
+      render(ui.state);
+      return;
+    }
+    const button = event.target.closest("button.sk-button");
+    if (button) {
+      if (button.dataset.url) window.open(button.dataset.url, "_blank", "noopener");
+      button.disabled = true;
+      const messageTs = button.closest("[data-ts]")?.dataset.ts;
+      act("/api/click", { actionId: button.dataset.actionId, value: button.dataset.value, messageTs });
+      return;
+    }
+    followPullLinks(event);
+  });
+  $("timeline").addEventListener("click", followPullLinks);
+  poll();
+}
+
+setUp();

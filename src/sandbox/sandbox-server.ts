@@ -1,0 +1,137 @@
+// The sandbox page's server: the page's static files and a small JSON API over the stand-ins.
+//   GET  /api/state?as=<login>&pr=<number>   what the page shows (see view-state.ts)
+//   POST /api/comment {as, number, body}     a comment on a pull request
+//   POST /api/slash   {as, text}             `/mq ...` (or a plain message) in the channel
+//   POST /api/click   {as, actionId, value, messageTs}   a Block Kit button
+
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "pino";
+import { ActionError, clickButton, postComment, sendToChannel } from "./actions.js";
+import { findPerson, type SandboxPerson } from "./demo-people.js";
+import { type TypedCommand, type ViewParts, viewState } from "./view-state.js";
+
+export interface SandboxServerOptions extends ViewParts {
+  host: string;
+  port: number;
+  logger: Logger;
+}
+
+const PAGE_DIR = fileURLToPath(new URL("./page/", import.meta.url));
+/** The page's files: a plain name (no folders, so nothing outside page/ can be named). */
+const STATIC_FILE = /^\/([a-z][a-z-]*\.(?:html|js|css))$/;
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+const MAX_BODY = 256 * 1024;
+const DEFAULT_PULL = 101;
+
+export async function startSandboxServer(options: SandboxServerOptions) {
+  const { logger } = options;
+  const parts: ViewParts = { sim: options.sim, github: options.github, slack: options.slack };
+  const typed: TypedCommand[] = [];
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://sandbox");
+    const file = url.pathname === "/" ? "index.html" : STATIC_FILE.exec(url.pathname)?.[1];
+    if (req.method === "GET" && file) {
+      const type = TYPES[file.split(".").pop() ?? ""] ?? "application/octet-stream";
+      const body = await readFile(`${PAGE_DIR}${file}`).catch(() => null);
+      if (body === null) {
+        sendJson(res, 404, { error: "not found" });
+        return;
+      }
+      res.writeHead(200, { "content-type": type, "cache-control": "no-store" }).end(body);
+      return;
+    }
+    if (req.method === "GET" && url.pathname === "/api/state") {
+      const person = requirePerson(url.searchParams.get("as"));
+      const pull = Number(url.searchParams.get("pr") ?? DEFAULT_PULL);
+      sendJson(res, 200, viewState(parts, person, Number.isSafeInteger(pull) ? pull : DEFAULT_PULL, typed));
+      return;
+    }
+    if (req.method === "POST" && url.pathname.startsWith("/api/")) {
+      const input = await readJson(req);
+      const person = requirePerson(input.as);
+      switch (url.pathname) {
+        case "/api/comment":
+          sendJson(res, 200, await postComment(parts, person, input.number, input.body));
+          return;
+        case "/api/slash":
+          sendJson(res, 200, await sendToChannel(parts.slack, person, input.text, typed));
+          return;
+        case "/api/click":
+          sendJson(res, 200, await clickButton(parts.slack, person, input));
+          return;
+      }
+    }
+    if (url.pathname === "/favicon.ico") {
+      res.writeHead(204).end();
+      return;
+    }
+    sendJson(res, 404, { error: "not found" });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (error instanceof ActionError) {
+        sendJson(res, error.status, { error: error.message });
+        return;
+      }
+      logger.error({ err: error, url: req.url }, "sandbox page request failed");
+      if (!res.headersSent) sendJson(res, 500, { error: error instanceof Error ? error.message : "failed" });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function requirePerson(login: unknown): SandboxPerson {
+  const person = findPerson(typeof login === "string" ? login : null);
+  if (!person) throw new ActionError(400, `"as" must be one of the sandbox's people`);
+  return person;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new ActionError(413, "request too large");
+    chunks.push(chunk);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
+  } catch {
+    // answered below
+  }
+  throw new ActionError(400, "expected a JSON object");
+}

@@ -1,0 +1,149 @@
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_PATH, chromiumAvailable, INSTALL_HINT, launchChromium } from "../../src/sandbox/browser.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+
+/**
+ * The sandbox page driven like a person would, in headless Chromium (Debian's package, through
+ * playwright-core): a comment command on a pull request, a pause from Slack, notifications arriving,
+ * and a read-only user refused. Assertions are on what is on screen.
+ */
+const available = chromiumAvailable();
+const onCi = Boolean(process.env.CI);
+if (!available && !onCi) {
+  console.warn(`sandbox browser test skipped: no Chromium at ${CHROMIUM_PATH}. Install it: ${INSTALL_HINT}`);
+}
+
+/** Notifications come within a poll interval; the merge queue and Yardmaster answer within seconds. */
+const WAIT = 30_000;
+const TEST_TIMEOUT = 90_000;
+
+let sandbox: Sandbox;
+let browser: Browser;
+let page: Page;
+
+const visible = (locator: Locator) => locator.waitFor({ state: "visible", timeout: WAIT });
+const hidden = (locator: Locator) => locator.waitFor({ state: "hidden", timeout: WAIT });
+const slackMessage = (text: string | RegExp) => page.locator("#messages .sl-msg", { hasText: text });
+const composer = () => page.getByRole("textbox", { name: "Message" });
+
+async function slash(text: string): Promise<void> {
+  await composer().fill(text);
+  await composer().press("Enter");
+}
+
+async function actAs(login: string): Promise<void> {
+  await page.getByRole("radio", { name: new RegExp(`^${login}`) }).click();
+  await visible(page.locator(`#people button[data-login="${login}"][aria-checked="true"]`));
+}
+
+describe.skipIf(!available && !onCi)("the sandbox page, in a real browser", () => {
+  beforeAll(async () => {
+    if (!available) {
+      throw new Error(`no Chromium at ${CHROMIUM_PATH}; install it: ${INSTALL_HINT}`);
+    }
+    sandbox = await startSandbox({ port: 0, pollIntervalSeconds: 1 });
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    await page.goto(sandbox.url);
+    await visible(page.getByRole("heading", { name: /export widgets as CSV/ }));
+  }, TEST_TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.close();
+  });
+
+  it(
+    "shows the thread of an unqueued pull request and the channel, acting as the writer",
+    async () => {
+      expect(await page.locator("#pull-select").inputValue()).toBe("101");
+      await visible(page.locator("#pr-title .where", { hasText: "Not queued" }));
+      await visible(page.locator("#channel-name", { hasText: "# merge-queue" }));
+      expect(await page.getByRole("radio", { name: /^octocat/ }).getAttribute("aria-checked")).toBe("true");
+      await visible(page.locator("#queues .queue", { hasText: "main" }).first());
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "queues the pull request from a comment: 👀 then 👍, and the summary says where it is",
+    async () => {
+      await page.getByRole("textbox", { name: "Comment" }).fill("@yardmaster queue");
+      await page.getByRole("button", { name: "Comment" }).click();
+
+      const command = page
+        .locator("article.gh-comment")
+        .filter({ has: page.locator(".gh-box-head", { hasText: /^octocat commented/ }) })
+        .filter({ hasText: "@yardmaster queue" });
+      await visible(command.locator('.reaction[data-content="+1"]'));
+      const reactions = await command.locator(".reaction").allTextContents();
+      expect(reactions).toEqual(["👀 1", "👍 1"]);
+
+      const summary = page.locator("article.gh-comment.bot", { hasText: "latest command" });
+      await visible(summary.getByText(/#101 is in the merge queue default at position \d+/));
+      expect(await summary.count()).toBe(1);
+      expect(await summary.locator(".gh-body").innerText()).toContain("@yardmaster queue by octocat");
+      // The command was relayed to the merge queue, which answered on the pull request.
+      await visible(page.locator("article.gh-comment", { hasText: "Pull request #101 has been queued" }));
+      await visible(page.locator("#pr-title .where", { hasText: "In the merge queue" }));
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "pauses from Slack: the result is posted in the channel, names the user and has an Unpause button",
+    async () => {
+      await slash("/mq pause acme/widgets release freeze");
+      const result = slackMessage("paused the merge queue of acme/widgets: release freeze");
+      await visible(result);
+      expect(await result.locator(".mention").first().innerText()).toBe("@octocat");
+      await visible(result.getByRole("button", { name: "Unpause" }));
+      await visible(page.locator("#queues .pill.pause", { hasText: "paused: release freeze" }).first());
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "notifications arrive in the channel as the queue moves: the pause, and a thread for the pull request",
+    async () => {
+      const pause = slackMessage(/The merge queue of acme\/widgets was paused by .*: release freeze/);
+      await visible(pause);
+      await visible(pause.getByRole("button", { name: "Unpause" }));
+
+      const parent = slackMessage(/#101 feat\(widgets\): export widgets as CSV/).first();
+      await visible(parent);
+      expect(await parent.locator(".sl-body").first().innerText()).toContain("Entered the merge queue");
+      // Entering the queue also changed its size: that later event is a reply in the pull request's thread.
+      const toggle = parent.locator(".sl-thread-toggle");
+      await visible(toggle);
+      await toggle.click();
+      await visible(parent.locator(".sl-replies .sl-msg", { hasText: "#101" }).first());
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "refuses the read-only user, privately; the writer's Unpause button resumes the queue",
+    async () => {
+      await actAs("reader");
+      await slash("/mq unpause acme/widgets");
+      const refusal = page.locator("#messages .sl-msg.ephemeral", { hasText: "needs write permission" });
+      await visible(refusal);
+      expect(await refusal.innerText()).toContain("reader has read");
+      await visible(refusal.getByText("Only visible to you"));
+      expect(await page.locator("#queues .pill.pause").count()).toBeGreaterThan(0);
+
+      await actAs("octocat");
+      await hidden(refusal); // only its user sees it
+      await slackMessage("paused the merge queue of acme/widgets: release freeze")
+        .getByRole("button", { name: "Unpause" })
+        .click();
+      await visible(slackMessage("unpaused the merge queue of acme/widgets: it is running again"));
+      await hidden(page.locator("#queues .pill.pause").first());
+      await visible(slackMessage(/The merge queue of acme\/widgets was resumed/));
+    },
+    TEST_TIMEOUT,
+  );
+});
