@@ -19,7 +19,7 @@ import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
 import { loginUrl, oauthCallbackHandler } from "./slack/identity-linking.js";
 import { createSlackSurface } from "./slack/slack-surface.js";
-import { openStore, type Store } from "./store/index.js";
+import { openStore, type PauseAttribution, type Store } from "./store/index.js";
 
 export interface YardmasterOptions {
   logger: Logger;
@@ -64,6 +64,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     mergeQueue,
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
+    attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
     metrics,
     logger,
   };

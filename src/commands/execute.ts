@@ -1,5 +1,6 @@
 import type { GitHubGateway } from "../github/gateway.js";
 import { type MergeQueueClient, MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import type { PauseAttribution } from "../store/index.js";
 import type { Actor, CommandOf, MergeQueueCommand } from "./command.js";
 import { repoName } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
@@ -11,6 +12,11 @@ export interface ExecuteDeps {
   github: GitHubGateway;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;
+  /**
+   * Remembers who paused or unpaused through Yardmaster: the merge queue sees only the app's account,
+   * so its pause events cannot say (the notifier reads this back).
+   */
+  attributePause?: (attribution: PauseAttribution) => Promise<void>;
 }
 
 /**
@@ -29,14 +35,14 @@ export async function execute(
       case "dequeue":
       case "requeue":
         return await relay(command, actor, deps);
-      case "pause":
-        return {
-          name: "pause",
-          repo: command.repo,
-          pause: await deps.mergeQueue.pause(command.repo, command.reason),
-        };
+      case "pause": {
+        const pause = await deps.mergeQueue.pause(command.repo, command.reason);
+        await attribute(deps, actor, command.repo, "pause", command.reason);
+        return { name: "pause", repo: command.repo, pause };
+      }
       case "unpause":
         await unpause(command, deps);
+        await attribute(deps, actor, command.repo, "unpause", null);
         return { name: "unpause", repo: command.repo };
       case "status": {
         const options = command.branch ? { branch: command.branch } : {};
@@ -62,6 +68,26 @@ export async function execute(
   } catch (error) {
     throw fromMergeQueueError(error, context);
   }
+}
+
+/** Best effort: the pause happened whether or not it can be attributed. */
+async function attribute(
+  deps: ExecuteDeps,
+  actor: Actor,
+  repo: CommandOf<"pause">["repo"],
+  action: "pause" | "unpause",
+  reason: string | null,
+): Promise<void> {
+  await deps
+    .attributePause?.({
+      repository: repoName(repo),
+      action,
+      reason,
+      actor: actor.githubLogin ?? actor.display,
+      surface: actor.surface,
+      at: new Date(),
+    })
+    .catch(() => undefined);
 }
 
 async function unpause(command: CommandOf<"unpause">, deps: ExecuteDeps): Promise<void> {

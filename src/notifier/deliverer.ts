@@ -36,6 +36,8 @@ const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 /** How far before a claim to look for a message that may have been posted for it. */
 const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
+/** How far apart a pause through Yardmaster and the merge queue's pause event may be. */
+const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
 
 /**
  * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
@@ -184,7 +186,8 @@ export class Deliverer {
     const ctx = { repo: { owner, repo }, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
     let posted: PostedMessage;
     if (row.pullRequest === null || isPauseEvent(row.eventType)) {
-      const message = render.event(event, null, ctx);
+      const pausedBy = isPauseEvent(row.eventType) ? await this.pausedBy(row.repository, event) : undefined;
+      const message = render.event(event, null, pausedBy ? { ...ctx, pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
     } else {
       const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
@@ -224,6 +227,20 @@ export class Deliverer {
     metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
     const lag = (this.now().getTime() - Date.parse(event.received_at)) / 1000;
     if (Number.isFinite(lag)) metrics?.pollerLag.observe(Math.max(0, lag));
+  }
+
+  /**
+   * Who paused or unpaused through Yardmaster, if this pause event is theirs: same action, same
+   * reason, close in time. The merge queue itself records only the app's account.
+   */
+  private async pausedBy(repository: string, event: LogEvent): Promise<string | undefined> {
+    const attribution = await this.deps.store.getPauseAttribution(repository);
+    if (!attribution) return undefined;
+    const action = event.type === "queue.pause.delete" ? "unpause" : "pause";
+    const reason = (event.metadata as { reason?: unknown } | null)?.reason;
+    const close = Math.abs(attribution.at.getTime() - Date.parse(event.received_at)) <= ATTRIBUTION_WINDOW_MS;
+    const same = attribution.action === action && (action === "unpause" || attribution.reason === reason);
+    return close && same ? attribution.actor : undefined;
   }
 
   private threadKey(row: PendingNotification) {

@@ -166,17 +166,19 @@ export function describeEvent(event: LogEvent, ctx: NotificationContext): Descri
         | { name?: string }
         | undefined;
       const verb = typed.type === "queue.pause.create" ? "paused" : "pause updated";
+      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
       return {
-        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${by?.name ? ` by ${escapeMrkdwn(by.name)}` : ""}: ${escapeMrkdwn(m.reason ?? "")}`,
-        plain: `merge queue ${verb}${by?.name ? ` by ${by.name}` : ""}: ${m.reason ?? ""}`,
+        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(m.reason ?? "")}`,
+        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${m.reason ?? ""}`,
         unpause: true,
       };
     }
     case "queue.pause.delete": {
       const by = typed.metadata.deleted_by as { name?: string } | undefined;
+      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
       return {
-        line: `▶️ The merge queue of ${code(repoName)} was resumed${by?.name ? ` by ${escapeMrkdwn(by.name)}` : ""}`,
-        plain: `merge queue resumed${by?.name ? ` by ${by.name}` : ""}`,
+        line: `▶️ The merge queue of ${code(repoName)} was resumed${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
+        plain: `merge queue resumed${who ? ` by ${who}` : ""}`,
       };
     }
     default: {

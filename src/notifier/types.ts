@@ -25,6 +25,8 @@ export interface NotificationContext {
   repo: RepoRef;
   githubWebUrl: string;
   now: Date;
+  /** For a pause event: the person who paused or unpaused through Yardmaster, when known. */
+  pausedBy?: string;
 }
 
 /** How notifications look (src/notifier/render-notification.ts). */

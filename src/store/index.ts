@@ -14,6 +14,7 @@ export {
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
+  type PauseAttribution,
   type PendingNotification,
   type PollCursor,
   PRUNE_INTERVAL_MS,

@@ -196,6 +196,32 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "pause attributions",
+    sqlite: `
+      CREATE TABLE pause_attributions (
+        repository_key TEXT PRIMARY KEY,
+        repository     TEXT NOT NULL,
+        action         TEXT NOT NULL CHECK (action IN ('pause', 'unpause')),
+        reason         TEXT,
+        actor          TEXT NOT NULL,
+        surface        TEXT NOT NULL,
+        at             TEXT NOT NULL
+      );
+    `,
+    postgres: `
+      CREATE TABLE pause_attributions (
+        repository_key text PRIMARY KEY,
+        repository     text NOT NULL,
+        action         text NOT NULL CHECK (action IN ('pause', 'unpause')),
+        reason         text,
+        actor          text NOT NULL,
+        surface        text NOT NULL,
+        at             timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The highest migration version this build knows. */

@@ -7,6 +7,7 @@ import {
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
+  type PauseAttribution,
   type PendingNotification,
   type PollCursor,
   PRUNE_INTERVAL_MS,
@@ -15,6 +16,7 @@ import {
   type Store,
   type Subscription,
   type ThreadRecord,
+  toPauseAttribution,
 } from "./store.js";
 
 export interface PostgresStoreOptions {
@@ -86,6 +88,14 @@ interface ThreadRow {
   parent_ts: string;
   state: unknown;
   updated_at: Date;
+}
+interface PauseAttributionRow {
+  repository: string;
+  action: "pause" | "unpause";
+  reason: string | null;
+  actor: string;
+  surface: "github" | "slack";
+  at: Date;
 }
 interface BackoffRow {
   key: string;
@@ -508,6 +518,27 @@ export class PostgresStore implements Store {
 
   async clearBackoff(key: string): Promise<void> {
     await this.pool.query("DELETE FROM backoffs WHERE key = $1", [key]);
+  }
+
+  // Pause attributions
+
+  async putPauseAttribution(a: PauseAttribution): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO pause_attributions (repository_key, repository, action, reason, actor, surface, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (repository_key) DO UPDATE SET
+         repository = excluded.repository, action = excluded.action, reason = excluded.reason,
+         actor = excluded.actor, surface = excluded.surface, at = excluded.at`,
+      [repositoryKey(a.repository), a.repository, a.action, a.reason, a.actor, a.surface, time(a.at)],
+    );
+  }
+
+  async getPauseAttribution(repository: string): Promise<PauseAttribution | null> {
+    const { rows } = await this.pool.query<PauseAttributionRow>(
+      "SELECT * FROM pause_attributions WHERE repository_key = $1",
+      [repositoryKey(repository)],
+    );
+    return rows[0] ? toPauseAttribution(rows[0], rows[0].at) : null;
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
+  type PauseAttribution,
   type PendingNotification,
   type PollCursor,
   PRUNE_INTERVAL_MS,
@@ -17,6 +18,7 @@ import {
   type Store,
   type Subscription,
   type ThreadRecord,
+  toPauseAttribution,
 } from "./store.js";
 
 export interface SqliteStoreOptions {
@@ -85,6 +87,14 @@ interface BackoffRow {
   failures: number;
   next_attempt_at: string;
   last_error: string;
+}
+interface PauseAttributionRow {
+  repository: string;
+  action: "pause" | "unpause";
+  reason: string | null;
+  actor: string;
+  surface: "github" | "slack";
+  at: string;
 }
 
 /**
@@ -377,6 +387,25 @@ export class SqliteStore implements Store {
   async clearBackoff(key: string): Promise<void> {
     this.#s.clearBackoff.run(key);
   }
+
+  // Pause attributions
+
+  async putPauseAttribution(a: PauseAttribution): Promise<void> {
+    this.#s.putPauseAttribution.run(
+      repositoryKey(a.repository),
+      a.repository,
+      a.action,
+      a.reason,
+      a.actor,
+      a.surface,
+      iso(a.at),
+    );
+  }
+
+  async getPauseAttribution(repository: string): Promise<PauseAttribution | null> {
+    const row = this.#s.getPauseAttribution.get(repositoryKey(repository)) as PauseAttributionRow | undefined;
+    return row ? toPauseAttribution(row, new Date(row.at)) : null;
+  }
 }
 
 function prepareStatements(db: Db) {
@@ -471,6 +500,14 @@ function prepareStatements(db: Db) {
       ON CONFLICT (key) DO UPDATE SET
         failures = excluded.failures, next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error`),
     clearBackoff: p("DELETE FROM backoffs WHERE key = ?"),
+
+    getPauseAttribution: p("SELECT * FROM pause_attributions WHERE repository_key = ?"),
+    putPauseAttribution: p(`
+      INSERT INTO pause_attributions (repository_key, repository, action, reason, actor, surface, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (repository_key) DO UPDATE SET
+        repository = excluded.repository, action = excluded.action, reason = excluded.reason,
+        actor = excluded.actor, surface = excluded.surface, at = excluded.at`),
   };
 }
 

@@ -88,6 +88,12 @@ export interface Store {
   /** Upsert. */
   putBackoff(backoff: Backoff): Promise<void>;
   clearBackoff(key: string): Promise<void>;
+
+  // Who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
+  // the app's account, so its pause events cannot say who); repository matched case-insensitively
+  /** Upsert: one record per repository, the latest. */
+  putPauseAttribution(attribution: PauseAttribution): Promise<void>;
+  getPauseAttribution(repository: string): Promise<PauseAttribution | null>;
 }
 
 export interface IdentityLink {
@@ -152,6 +158,17 @@ export interface ThreadRecord {
   updatedAt: Date;
 }
 
+export interface PauseAttribution {
+  repository: string;
+  action: "pause" | "unpause";
+  /** The reason given, for a pause. */
+  reason: string | null;
+  /** The GitHub login of the person who asked. */
+  actor: string;
+  surface: "github" | "slack";
+  at: Date;
+}
+
 export interface Backoff {
   key: string;
   failures: number;
@@ -170,3 +187,15 @@ export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** A stored pause attribution, whichever dialect read it (the time already a Date). */
+export function toPauseAttribution(row: Omit<PauseAttribution, "at">, at: Date): PauseAttribution {
+  return {
+    repository: row.repository,
+    action: row.action,
+    reason: row.reason,
+    actor: row.actor,
+    surface: row.surface,
+    at,
+  };
+}

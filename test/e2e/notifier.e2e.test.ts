@@ -227,4 +227,23 @@ describe("notifications, end to end", () => {
     expect(health.poller.lastSuccessfulTick).not.toBeNull();
     world.sim.faults.clear(BROKEN);
   });
+
+  it("names the person who paused through Yardmaster, not the app's account", async () => {
+    world.sim.clock.advance(1_000);
+    const sent = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} deploy window`,
+      userId: ALICE,
+      channelId: PAUSES,
+    });
+    await world.slack.waitFor(() =>
+      world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+    );
+    await tick();
+    const notice = posted(PAUSES).find((m) => m.text.includes("deploy window"));
+    expect(notice?.text).toContain("paused by alice (through Yardmaster): deploy window");
+    await world.slack.sendSlashCommand({ text: `unpause ${REPO}`, userId: ALICE, channelId: PAUSES });
+    await world.slack.waitFor(() => (world.sim.state.pauseData(REPO).paused ? undefined : true));
+    await tick();
+    expect(posted(PAUSES).some((m) => m.text.includes("resumed by alice (through Yardmaster)"))).toBe(true);
+  });
 });

@@ -97,6 +97,7 @@ describe("PostgresStore", () => {
     "leases",
     "notifications",
     "oauth_states",
+    "pause_attributions",
     "poll_cursors",
     "schema_migrations",
     "subscriptions",

@@ -535,4 +535,34 @@ describe.each([
       await store.clearBackoff("channel:C1");
     });
   });
+
+  describe("pause attributions", () => {
+    it("keeps the latest pause or unpause per repository, case-insensitively", async () => {
+      expect(await store.getPauseAttribution("acme/widgets")).toBeNull();
+      const paused = {
+        repository: "acme/widgets",
+        action: "pause" as const,
+        reason: "release freeze",
+        actor: "alice",
+        surface: "slack" as const,
+        at: at(SECOND),
+      };
+      await store.putPauseAttribution(paused);
+      const got = await store.getPauseAttribution("ACME/Widgets");
+      expect(got).toEqual(paused);
+      expect(got?.at).toBeInstanceOf(Date);
+      const resumed = {
+        ...paused,
+        repository: "Acme/Widgets",
+        action: "unpause" as const,
+        reason: null,
+        actor: "bob",
+        surface: "github" as const,
+        at: at(HOUR),
+      };
+      await store.putPauseAttribution(resumed);
+      expect(await store.getPauseAttribution("acme/widgets")).toEqual(resumed);
+      expect(await store.getPauseAttribution("acme/gadgets")).toBeNull();
+    });
+  });
 });
