@@ -14,14 +14,20 @@ import type { EventQuery } from "./types.js";
  * The log endpoint's query string: `pull_request` and `event_type` repeated (deduplicated: the service
  * wants unique items), times as ISO strings. Throws InvalidInput before anything is sent.
  */
+// Built once: the poller calls this for every repository on every tick.
+const pullNumbersSchema = z.array(pullNumberSchema);
+const eventTypesSchema = z.array(eventTypeFilterSchema);
+const receivedFromSchema = timestampSchema("received_from");
+const receivedToSchema = timestampSchema("received_to");
+
 export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
   const params = new URLSearchParams();
   if (query.pullRequests !== undefined) {
-    const numbers = checkInput(z.array(pullNumberSchema), query.pullRequests, "pull_request");
+    const numbers = checkInput(pullNumbersSchema, query.pullRequests, "pull_request");
     for (const number of new Set(numbers)) params.append("pull_request", String(number));
   }
   if (query.eventTypes !== undefined) {
-    const types = checkInput(z.array(eventTypeFilterSchema), query.eventTypes, "event_type");
+    const types = checkInput(eventTypesSchema, query.eventTypes, "event_type");
     for (const type of new Set(types)) params.append("event_type", type);
   }
   if (query.baseRef !== undefined)
@@ -29,11 +35,11 @@ export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
   const from =
     query.receivedFrom === undefined
       ? undefined
-      : checkInput(timestampSchema("received_from"), query.receivedFrom, "received_from");
+      : checkInput(receivedFromSchema, query.receivedFrom, "received_from");
   const to =
     query.receivedTo === undefined
       ? undefined
-      : checkInput(timestampSchema("received_to"), query.receivedTo, "received_to");
+      : checkInput(receivedToSchema, query.receivedTo, "received_to");
   if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
     throw new MergeQueueError(
       MergeQueueErrorCode.InvalidInput,

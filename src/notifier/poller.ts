@@ -28,9 +28,11 @@ export interface PollerDeps {
 }
 
 /**
- * Events re-read at each poll, so that one received late, or a clock a little off, is not missed;
- * ids already handled are skipped (and the outbox would not post them twice anyway).
+ * How far back a poll reads again before the newest event already seen, so that an event made
+ * visible late is not missed; ids already handled are skipped (and the outbox would not post twice).
  */
+export const LATE_MS = 60_000;
+/** How far behind our clock an idle repository's cursor stays, for a service clock a little off ours. */
 export const OVERLAP_MS = 5 * 60_000;
 
 export interface TickReport {
@@ -163,14 +165,17 @@ export class Poller {
   }
 }
 
-/** The cursor after a poll: a little before the newest event (or now), with the ids already seen there. */
+/**
+ * The cursor after a poll: shortly before the newest event seen, or a few minutes behind our clock
+ * for an idle repository (never backwards), with the ids that will be read again.
+ */
 export function advance(cursor: PollCursor, events: readonly LogEvent[], now: Date): PollCursor {
   const newest = events.reduce(
     (max, e) => Math.max(max, Date.parse(e.received_at)),
     Number.NEGATIVE_INFINITY,
   );
-  const anchor = Number.isFinite(newest) ? Math.max(newest, now.getTime() - OVERLAP_MS) : now.getTime();
-  const receivedFrom = new Date(Math.max(cursor.receivedFrom.getTime(), anchor - OVERLAP_MS));
+  const anchor = Math.max(newest - LATE_MS, now.getTime() - OVERLAP_MS);
+  const receivedFrom = new Date(Math.max(cursor.receivedFrom.getTime(), anchor));
   // Every event from receivedFrom on is read again next time: remember which were handled.
   const seenEventIds = events
     .filter((e) => Date.parse(e.received_at) >= receivedFrom.getTime())

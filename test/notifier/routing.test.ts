@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "../../src/merge-queue/index.js";
 import { globToRegExp, matchesGlob } from "../../src/notifier/glob.js";
-import { advance, OVERLAP_MS } from "../../src/notifier/poller.js";
+import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";
 import type { Subscription } from "../../src/store/index.js";
 
@@ -102,7 +102,7 @@ describe("the poll cursor", () => {
     const now = new Date("2026-01-01T10:06:00Z");
     const events = [event("a", { id: 1, received_at: "2026-01-01T09:58:00Z" }), event("b", { id: 2 })];
     const next = advance(cursor, events, now);
-    expect(next.receivedFrom.getTime()).toBe(Date.parse("2026-01-01T10:05:00Z") - OVERLAP_MS);
+    expect(next.receivedFrom.getTime()).toBe(Date.parse("2026-01-01T10:05:00Z") - LATE_MS);
     expect(next.seenEventIds).toEqual([2]);
   });
 
