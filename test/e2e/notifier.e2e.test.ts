@@ -81,6 +81,16 @@ function posted(channel: string) {
 
 const tick = () => world.yardmaster.poller!.tick();
 
+/** A pull request opened on GitHub and queued in the merge queue, a second after the last event. */
+function openAndQueue(number: number, title: string) {
+  world.github.state.addPullRequest({ repository: REPO, number, author: "alice", title, base: "main" });
+  world.sim.clock.advance(1_000);
+  world.sim.state.relayCommand(REPO, {
+    body: "@mergifyio queue",
+    pull_request: { number, title, base_ref: "main", author: { id: 1, login: "alice" } },
+  });
+}
+
 describe("notifications, end to end", () => {
   it("threads a pull request from queue to merge in the subscribed channel, each event once", async () => {
     world.sim.state.relayCommand(REPO, {
@@ -150,18 +160,7 @@ describe("notifications, end to end", () => {
 
   it("neither loses nor repeats events across a restart, even one between a post and its record", async () => {
     const before = posted(EVERYTHING).length;
-    world.github.state.addPullRequest({
-      repository: REPO,
-      number: 8,
-      author: "alice",
-      title: "Fix gears",
-      base: "main",
-    });
-    world.sim.clock.advance(1_000);
-    world.sim.state.relayCommand(REPO, {
-      body: "@mergifyio queue",
-      pull_request: { number: 8, title: "Fix gears", base_ref: "main", author: { id: 1, login: "alice" } },
-    });
+    openAndQueue(8, "Fix gears");
     // Crash right after Slack accepted the first post, before the store recorded it.
     const store = world.yardmaster.store;
     const original = store.markNotificationSent.bind(store);
@@ -205,18 +204,7 @@ describe("notifications, end to end", () => {
 
   it("keeps notifying a healthy repository while another one fails, and backs the failing one off", async () => {
     world.sim.faults.set(BROKEN, { forbidden: true });
-    world.github.state.addPullRequest({
-      repository: REPO,
-      number: 9,
-      author: "alice",
-      title: "Oil",
-      base: "main",
-    });
-    world.sim.clock.advance(1_000);
-    world.sim.state.relayCommand(REPO, {
-      body: "@mergifyio queue",
-      pull_request: { number: 9, title: "Oil", base_ref: "main", author: { id: 1, login: "alice" } },
-    });
+    openAndQueue(9, "Oil");
     const report = await tick();
     expect(report.failed).toBe(1);
     expect(posted(EVERYTHING).some((m) => m.text.includes("#9"))).toBe(true);

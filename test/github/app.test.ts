@@ -89,6 +89,20 @@ function github(permission = "write") {
   return { scope, reactions, written, summary: () => written.filter((w) => w.body.includes(SUMMARY_MARKER)) };
 }
 
+/** GET /repos/acme/widgets/pulls/42 as GitHub answers it. */
+function pullReply(base = "main", title = "Add widgets") {
+  return {
+    number: 42,
+    title,
+    html_url: "https://github.com/acme/widgets/pull/42",
+    state: "open",
+    merged: false,
+    base: { ref: base },
+    head: { sha: "abc" },
+    user: { login: "alice", id: 1 },
+  };
+}
+
 describe("GitHub comment commands", () => {
   beforeEach(() => nock.cleanAll());
 
@@ -128,18 +142,7 @@ describe("GitHub comment commands", () => {
 
   it("relays queue to the merge queue and reports the position it got", async () => {
     const gh = github();
-    nock(GH)
-      .get(`${REPO}/pulls/42`)
-      .reply(200, {
-        number: 42,
-        title: "Add widgets",
-        html_url: "https://github.com/acme/widgets/pull/42",
-        state: "open",
-        merged: false,
-        base: { ref: "main" },
-        head: { sha: "abc" },
-        user: { login: "alice", id: 1 },
-      });
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply("main", "Add widgets"));
     nock(MQ)
       .get(`${MQ_REPO}/merge-queue/pull/42`)
       .reply(200, { ...pullRequestDetails(42), position: 2, queue_rule_name: "urgent" });
@@ -154,17 +157,7 @@ describe("GitHub comment commands", () => {
 
   it("says truthfully when the merge queue has not picked a relayed command up yet", async () => {
     const gh = github();
-    nock(GH)
-      .get(`${REPO}/pulls/42`)
-      .reply(200, {
-        number: 42,
-        title: "t",
-        html_url: "https://github.com/acme/widgets/pull/42",
-        state: "open",
-        base: { ref: "main" },
-        head: { sha: "abc" },
-        user: { login: "alice", id: 1 },
-      });
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply("main", "t"));
     nock(MQ).get(`${MQ_REPO}/merge-queue/pull/42`).reply(404, { detail: "Pull request not found" });
     const { receive } = await setup();
     await receive("@yardmaster queue");
@@ -256,17 +249,7 @@ describe("GitHub comment commands", () => {
 
   it("shows the status of the pull request's base branch by default", async () => {
     const gh = github();
-    nock(GH)
-      .get(`${REPO}/pulls/42`)
-      .reply(200, {
-        number: 42,
-        title: "t",
-        html_url: "u",
-        state: "open",
-        base: { ref: "release/1.x" },
-        head: { sha: "a" },
-        user: { login: "alice", id: 1 },
-      });
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply("release/1.x", "t"));
     const mq = nock(MQ)
       .get(`${MQ_REPO}/merge-queue/status`)
       .query({ branch: "release/1.x" })
