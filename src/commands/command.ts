@@ -29,6 +29,19 @@ export type AccountCommand =
 /** A command as the core understands it, whatever surface it was typed on. */
 export type Command = MergeQueueCommand | AccountCommand;
 
+const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set<AccountCommand["name"]>([
+  "subscribe",
+  "unsubscribe",
+  "subscriptions",
+  "login",
+  "logout",
+  "whoami",
+]);
+
+export function isAccountCommand(command: Command): command is AccountCommand {
+  return ACCOUNT_COMMANDS.has(command.name);
+}
+
 export type CommandOf<N extends CommandName> = Extract<Command, { name: N }>;
 
 /** Who asked, and from where. */

@@ -15,8 +15,9 @@ export interface CommentPlace {
 export type GitHubParse =
   /** Not addressed to the app: stay silent. */
   | { kind: "ignored" }
-  | { kind: "command"; command: MergeQueueCommand }
-  | { kind: "refused"; error: CommandError };
+  /** `typed` is what followed the mention, e.g. "queue urgent". */
+  | { kind: "command"; command: MergeQueueCommand; typed: string }
+  | { kind: "refused"; error: CommandError; typed: string };
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -37,9 +38,9 @@ export function parseGitHubComment(body: string, appSlug: string, place: Comment
     if (word === "") throw new CommandError(CommandErrorCode.NotACommand, { surface: "github" });
     const name = resolveCommandWord(word, "github");
     const argText = rest.slice(word.length).trim();
-    return { kind: "command", command: build(name, argText, args, place) };
+    return { kind: "command", command: build(name, argText, args, place), typed: rest };
   } catch (error) {
-    if (error instanceof CommandError) return { kind: "refused", error };
+    if (error instanceof CommandError) return { kind: "refused", error, typed: rest };
     throw error;
   }
 }

@@ -45,10 +45,3 @@ export function formatTime(at: string | null | undefined): string {
 export function cut<T>(items: readonly T[], max: number): { shown: T[]; more: number } {
   return { shown: items.slice(0, max), more: Math.max(0, items.length - max) };
 }
-
-/** 1st, 2nd, 3rd... from a 0-indexed queue position. */
-export function ordinalPosition(position: number): string {
-  const n = position + 1;
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
-  return `${n}${n % 10 > 3 ? "th" : suffix}`;
-}

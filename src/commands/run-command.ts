@@ -4,7 +4,7 @@ import type { Metrics } from "../metrics.js";
 import { type AccountDeps, executeAccount } from "./account.js";
 import { authorize } from "./authorize.js";
 import type { CommandName } from "./catalog.js";
-import type { AccountCommand, Actor, Command, MergeQueueCommand } from "./command.js";
+import { type Actor, type Command, isAccountCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { type ExecuteDeps, execute } from "./execute.js";
 import type { CommandOutcome, CommandResult } from "./result.js";
@@ -17,19 +17,6 @@ export interface RunDeps extends ExecuteDeps {
   logger?: Logger;
 }
 
-const ACCOUNT_COMMANDS = new Set<string>([
-  "subscribe",
-  "unsubscribe",
-  "subscriptions",
-  "login",
-  "logout",
-  "whoami",
-]);
-
-function isAccountCommand(command: Command): command is AccountCommand {
-  return ACCOUNT_COMMANDS.has(command.name);
-}
-
 /**
  * Authorize then execute: the one path every command of every surface takes. Never throws for
  * anything a person or a remote service caused; an unexpected bug is rethrown.
@@ -37,12 +24,23 @@ function isAccountCommand(command: Command): command is AccountCommand {
 export async function runCommand(command: Command, actor: Actor, deps: RunDeps): Promise<CommandOutcome> {
   const outcome = await attempt(async () => {
     await authorize(command, actor, deps.permissions, (repo, login) => deps.github.permission(repo, login));
-    if (!isAccountCommand(command)) return execute(command as MergeQueueCommand, actor, deps);
+    if (!isAccountCommand(command)) return execute(command, actor, deps);
     if (!deps.account)
       throw new CommandError(CommandErrorCode.OtherSurface, { command: command.name, surface: "github" });
     return executeAccount(command, actor, deps.account);
   });
   record(deps, actor, command.name, outcome);
+  return outcome;
+}
+
+/** A command refused as typed (by a grammar): nothing is called; counted and logged like the others. */
+export function refuse(
+  error: CommandError,
+  actor: Actor,
+  deps: Pick<RunDeps, "metrics" | "logger">,
+): CommandOutcome {
+  const outcome: CommandOutcome = { ok: false, error };
+  record(deps, actor, error.details.command ?? "unknown", outcome);
   return outcome;
 }
 

@@ -2,7 +2,7 @@ import type { ApplicationFunction, Context } from "probot";
 import type { Actor } from "../commands/command.js";
 import { type CommentPlace, parseGitHubComment } from "../commands/parse-github.js";
 import type { CommandOutcome } from "../commands/result.js";
-import { type RunDeps, record, runCommand } from "../commands/run-command.js";
+import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
 import type { DeliveryLog } from "../delivery-log.js";
 import { markdownFormat } from "./markdown.js";
 import { octokitGateway } from "./octokit-gateway.js";
@@ -69,8 +69,7 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
   const github = octokitGateway(async () => octokit);
   let outcome: CommandOutcome;
   if (parsed.kind === "refused") {
-    outcome = { ok: false, error: parsed.error };
-    record({ ...deps, logger: log }, actor, parsed.error.details.command ?? "unknown", outcome);
+    outcome = refuse(parsed.error, actor, { ...deps, logger: log });
   } else {
     let command = parsed.command;
     if (command.name === "status" && !command.branch && place.isPullRequest) {
@@ -82,12 +81,10 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
   }
 
   const f = markdownFormat(deps.appSlug);
-  const firstLine = comment.body.split(/\r?\n/, 1)[0] ?? "";
-  const typed = firstLine.trim().replace(/^@\S+\s*/, "");
   const body = renderSummary(
     {
       marker: SUMMARY_MARKER,
-      typed,
+      typed: parsed.typed,
       author: actor.display,
       commentUrl: comment.html_url,
       outcome,

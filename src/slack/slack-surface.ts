@@ -4,7 +4,7 @@ import { COMMANDS } from "../commands/catalog.js";
 import type { Actor, Command } from "../commands/command.js";
 import { parseSlackCommand, type SlackPlace } from "../commands/parse-slack.js";
 import type { CommandOutcome } from "../commands/result.js";
-import { type RunDeps, record, runCommand } from "../commands/run-command.js";
+import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
@@ -133,9 +133,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
       const actor = await actorFor(slash.team_id, slash.user_id, slash.channel_id, slash.response_url);
       const parsed = parseSlackCommand(slash.text, await placeOf(slash.channel_id));
       if (parsed.kind === "refused") {
-        const outcome: CommandOutcome = { ok: false, error: parsed.error };
-        record({ ...options.run, logger }, actor, parsed.error.details.command ?? "unknown", outcome);
-        await answer(respond, undefined, outcome, actor);
+        await answer(respond, undefined, refuse(parsed.error, actor, { ...options.run, logger }), actor);
         return;
       }
       const outcome = await runCommand(parsed.command, actor, options.run);

@@ -18,22 +18,29 @@ describe("parseGitHubComment", () => {
     expect(parse("@yardmaster queue")).toEqual({
       kind: "command",
       command: { name: "queue", repo, pull: 42 },
+      typed: "queue",
     });
     expect(parse("@yardmaster queue urgent")).toEqual({
       kind: "command",
       command: { name: "queue", repo, pull: 42, queueName: "urgent" },
+      typed: "queue urgent",
     });
     expect(parse("@yardmaster dequeue")).toMatchObject({ command: { name: "dequeue", pull: 42 } });
     expect(parse("@yardmaster requeue")).toMatchObject({ command: { name: "requeue", pull: 42 } });
     expect(parse("@yardmaster pause release freeze, back at 5")).toEqual({
       kind: "command",
       command: { name: "pause", repo, reason: "release freeze, back at 5" },
+      typed: "pause release freeze, back at 5",
     });
     expect(parse("@yardmaster unpause")).toMatchObject({ command: { name: "unpause" } });
     expect(parse("@yardmaster resume")).toMatchObject({ command: { name: "unpause" } });
-    expect(parse("@yardmaster status")).toEqual({ kind: "command", command: { name: "status", repo } });
+    expect(parse("@yardmaster status")).toEqual({
+      kind: "command",
+      command: { name: "status", repo },
+      typed: "status",
+    });
     expect(parse("@yardmaster status release/1.x")).toMatchObject({ command: { branch: "release/1.x" } });
-    expect(parse("@yardmaster help")).toEqual({ kind: "command", command: { name: "help" } });
+    expect(parse("@yardmaster help")).toEqual({ kind: "command", command: { name: "help" }, typed: "help" });
   });
 
   it("matches the mention and the command word in any case, with several spaces", () => {
@@ -73,6 +80,7 @@ describe("parseGitHubComment", () => {
 
   it("refuses a mention with no command", () => {
     expect(refusal("@yardmaster").code).toBe(CommandErrorCode.NotACommand);
+    expect(parse("@yardmaster   qeue  now")).toMatchObject({ kind: "refused", typed: "qeue  now" });
   });
 
   it("points Slack-only commands at Slack", () => {

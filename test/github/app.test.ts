@@ -1,11 +1,10 @@
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { memoryDeliveryLog } from "../../src/delivery-log.js";
 import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
-import { DEFAULT_PERMISSIONS, testProbot } from "../helpers/github-app.js";
+import { DEFAULT_PERMISSIONS, memoryDeliveryLog, testProbot } from "../helpers/github-app.js";
 import {
   ORIGIN as MQ,
   makeClient,

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { Probot, ProbotOctokit } from "probot";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
 import type { PermissionLevel } from "../../src/config/permission-level.js";
+import type { DeliveryLog } from "../../src/delivery-log.js";
 import { createLogger } from "../../src/logger.js";
 
 /** Probot's Octokit without retries or throttling: tests stay fast and see every call once. */
@@ -35,3 +36,15 @@ export function testProbot(): Probot {
 export const DEFAULT_PERMISSIONS = Object.fromEntries(
   Object.values(COMMANDS).map((c) => [c.name, c.permission]),
 ) as Record<CommandName, PermissionLevel>;
+
+/** A delivery log in memory, for tests of the GitHub surface without a store. */
+export function memoryDeliveryLog(): DeliveryLog {
+  const seen = new Set<string>();
+  return {
+    async claim(id) {
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    },
+  };
+}
