@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
-import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 
 /** The client against the project's simulator, over loopback: the two ends of one interface. */
 const TOKEN = "contract-token";

@@ -1,7 +1,12 @@
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_PATH, chromiumAvailable, INSTALL_HINT, launchChromium } from "../../src/sandbox/browser.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/start-sandbox.js";
+import {
+  CHROMIUM_PATH,
+  chromiumAvailable,
+  INSTALL_HINT,
+  launchChromium,
+} from "../../tools/sandbox/browser.js";
+import { type Sandbox, startSandbox } from "../../tools/sandbox/start-sandbox.js";
 
 /**
  * The sandbox page driven like a person would, in headless Chromium (Debian's package, through

@@ -1,9 +1,9 @@
 import { loadConfig } from "../../src/config/load-config.js";
 import { createLogger } from "../../src/logger.js";
-import { type Simulator, startSimulator } from "../../src/simulator/index.js";
-import { type GitHubStandIn, startGitHubStandIn } from "../../src/stand-ins/github/index.js";
-import { type SlackStandIn, startSlackStandIn } from "../../src/stand-ins/slack/index.js";
 import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
+import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
+import { type GitHubStandIn, startGitHubStandIn } from "../../tools/stand-ins/github/index.js";
+import { type SlackStandIn, startSlackStandIn } from "../../tools/stand-ins/slack/index.js";
 import { TestOctokit, testPrivateKey } from "./github-app.js";
 
 export const MQ_TOKEN = "e2e-merge-queue-token";

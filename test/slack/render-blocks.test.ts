@@ -13,7 +13,7 @@ import {
   renderUnexpectedMessage,
   type SlackMessage,
 } from "../../src/slack/render-blocks.js";
-import { validateBlocks } from "../../src/stand-ins/slack/block-kit-limits.js";
+import { validateBlocks } from "../../tools/stand-ins/slack/block-kit-limits.js";
 import { pauseState, pullRequestDetails, queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
 
 const REPO = { owner: "acme", repo: "widgets" };

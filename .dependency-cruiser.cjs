@@ -1,0 +1,43 @@
+/** Boundaries that `npm run check` enforces (dependency-cruiser). */
+module.exports = {
+  forbidden: [
+    {
+      name: "product-not-tools",
+      comment:
+        "src/ is the product (what npm start and the image run): it never imports the tools or the tests.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(tools|test)/" },
+    },
+    {
+      name: "tools-not-tests",
+      comment: "tools/ (simulator, stand-ins, sandbox, bench) never import the tests.",
+      severity: "error",
+      from: { path: "^tools/" },
+      to: { path: "^test/" },
+    },
+    {
+      name: "no-circular",
+      comment: "Modules of the product do not import each other in a circle.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "declared-dependencies",
+      comment: "The product imports only packages it declares in dependencies (not devDependencies).",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { dependencyTypes: ["npm-dev", "npm-no-pkg", "npm-unknown"] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
+  },
+};

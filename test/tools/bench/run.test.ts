@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// A smoke test of `npm run bench`: it runs, prints its report and exits 0. No figure is asserted.
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
+
+function bench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [tsxCli, "tools/bench/run.ts", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run bench", () => {
+  it("runs a tiny notifier benchmark to the end and prints its report", { timeout: 60_000 }, async () => {
+    const result = await bench([
+      "notifier",
+      "--repos",
+      "6",
+      "--busy",
+      "2",
+      "--cycles",
+      "3",
+      "--latency",
+      "0",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    for (const section of [
+      "Setup",
+      "Per cycle",
+      "Summary",
+      "per idle repository",
+      "event-to-post lag",
+      "Notes",
+    ]) {
+      expect(result.stdout).toContain(section);
+    }
+  });
+
+  it("explains a bad flag", { timeout: 30_000 }, async () => {
+    const result = await bench(["notifier", "--repos", "many"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--repos must be a whole number");
+  });
+});

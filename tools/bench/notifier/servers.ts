@@ -1,0 +1,216 @@
+// The notifier benchmark's servers' process (forked by bench/notifier/benchmark.ts): the merge-queue
+// simulator on a real-time clock and the Slack stand-in, on loopback, driven over the IPC channel.
+// Nothing here is measured as the notifier's: it is the outside world.
+
+import { type LogEvent, type Simulator, startSimulator } from "../../simulator/index.js";
+import { type SlackStandIn, startSlackStandIn } from "../../stand-ins/slack/index.js";
+import type {
+  AdvanceParams,
+  AdvanceResult,
+  Collected,
+  Commands,
+  Post,
+  Request,
+  Response,
+  SetupParams,
+  SetupResult,
+  Usage,
+  Verification,
+} from "./protocol.js";
+
+const METADATA_EVENT_TYPE = "yardmaster_notification";
+
+let sim: Simulator | undefined;
+let slack: SlackStandIn | undefined;
+/** Events of the wanted types, by id. */
+const tracked = new Map<number, { receivedAt: number; type: string; repository: string }>();
+/** Times each tracked event was posted. */
+const postCounts = new Map<number, number>();
+
+function servers(): { sim: Simulator; slack: SlackStandIn } {
+  if (!sim || !slack) throw new Error("not set up");
+  return { sim, slack };
+}
+
+async function setup(params: SetupParams): Promise<SetupResult> {
+  sim = await startSimulator({
+    token: params.token,
+    seed: "empty",
+    clock: "real",
+    tickMs: params.tickMs,
+    engine: params.engine,
+  });
+  slack = await startSlackStandIn({ signingSecret: "bench-signing-secret", botToken: params.botToken });
+  const wanted = new Set(params.wantedTypes);
+  sim.state.log.onAppend((event: LogEvent) => {
+    if (wanted.has(event.type)) {
+      tracked.set(event.id, { receivedAt: event.receivedAt, type: event.type, repository: event.repository });
+    }
+  });
+  for (const repository of params.repositories) {
+    sim.state.addRepository(repository, { branches: ["main"] });
+    if (params.latencyMs > 0) sim.faults.set(repository, { latencyMs: params.latencyMs });
+  }
+  for (const id of params.channels) slack.state.addChannel({ id, name: id.toLowerCase(), botIsMember: true });
+  return {
+    simApiUrl: sim.apiUrl,
+    slackApiUrl: slack.apiUrl,
+    offsetMs: sim.clock.now() - Date.now(),
+    pid: process.pid,
+  };
+}
+
+/** Moves the simulator's clock forward by `ms`, queueing the given pull requests on the way. */
+function advance(params: AdvanceParams): AdvanceResult {
+  const { sim } = servers();
+  const start = sim.clock.now();
+  const moveTo = (target: number) => {
+    const by = target - sim.clock.now();
+    if (by > 0) sim.clock.advance(by);
+  };
+  let rejected = 0;
+  for (const relay of [...params.relays].sort((a, b) => a.atMs - b.atMs)) {
+    moveTo(start + relay.atMs);
+    const result = sim.state.relayCommand(relay.repository, {
+      body: "@mergifyio queue",
+      pull_request: {
+        number: relay.pull,
+        title: `Benchmark change #${relay.pull}`,
+        base_ref: "main",
+        author: { id: 1, login: "bench" },
+      },
+    });
+    if (!result.accepted) rejected += 1;
+  }
+  moveTo(start + params.ms);
+  return { offsetMs: sim.clock.now() - Date.now(), simNow: sim.clock.now(), rejected };
+}
+
+function collect(): Collected {
+  const { sim, slack } = servers();
+  const counts = sim.requests.snapshot();
+  sim.requests.reset();
+  const byRepository: Record<string, number> = {};
+  for (const [repository, entry] of Object.entries(counts.repositories))
+    byRepository[repository] = entry.total;
+  // No advance has happened since the cycle began: the clock's offset is the one the posts were made at.
+  const offsetMs = sim.clock.now() - Date.now();
+  const calls = slack.calls.splice(0);
+  const slackCalls: Record<string, number> = {};
+  const posts: Post[] = [];
+  let slackFailures = 0;
+  let untrackedPosts = 0;
+  for (const call of calls) {
+    slackCalls[call.method] = (slackCalls[call.method] ?? 0) + 1;
+    if (call.httpStatus !== 200 || call.response.ok !== true) {
+      slackFailures += 1;
+      continue;
+    }
+    if (call.method !== "chat.postMessage") continue;
+    const metadata = call.args.metadata as
+      | { event_type?: string; event_payload?: { event_id?: unknown } }
+      | undefined;
+    const eventId = Number(metadata?.event_payload?.event_id);
+    const event = metadata?.event_type === METADATA_EVENT_TYPE ? tracked.get(eventId) : undefined;
+    if (!event) {
+      untrackedPosts += 1;
+      continue;
+    }
+    postCounts.set(eventId, (postCounts.get(eventId) ?? 0) + 1);
+    posts.push({
+      eventId,
+      type: event.type,
+      repository: event.repository,
+      receivedAt: event.receivedAt,
+      postedAt: call.at + offsetMs,
+    });
+  }
+  return {
+    requests: { total: counts.total, byRepository },
+    slackCalls,
+    slackFailures,
+    posts,
+    untrackedPosts,
+  };
+}
+
+function usage(params: { gc: boolean }): Usage {
+  // The benchmark forks this process with --expose-gc.
+  if (params.gc) (globalThis as { gc?: () => void }).gc?.();
+  const cpu = process.cpuUsage();
+  const memory = process.memoryUsage();
+  return {
+    cpuUserMicros: cpu.user,
+    cpuSystemMicros: cpu.system,
+    rss: memory.rss,
+    heapUsed: memory.heapUsed,
+  };
+}
+
+function verify(params: { before: number }): Verification {
+  let expected = 0;
+  let missing = 0;
+  for (const [id, event] of tracked) {
+    if (event.receivedAt > params.before) continue;
+    expected += 1;
+    if (!postCounts.has(id)) missing += 1;
+  }
+  let duplicated = 0;
+  for (const count of postCounts.values()) if (count > 1) duplicated += 1;
+  return { expected, missing, duplicated, posted: postCounts.size, received: tracked.size };
+}
+
+async function close(): Promise<null> {
+  await slack?.close();
+  await sim?.close();
+  slack = undefined;
+  sim = undefined;
+  return null;
+}
+
+async function handle(request: Request): Promise<Commands[Request["cmd"]]["result"]> {
+  switch (request.cmd) {
+    case "setup":
+      return setup(request.params);
+    case "advance":
+      return advance(request.params);
+    case "collect":
+      return collect();
+    case "usage":
+      return usage(request.params);
+    case "verify":
+      return verify(request.params);
+    case "close":
+      return close();
+  }
+}
+
+function reply(response: Response, then?: () => void): void {
+  process.send?.(response, undefined, undefined, () => then?.());
+}
+
+if (!process.send) {
+  console.error("bench/notifier/servers.ts is started by the notifier benchmark (npm run bench)");
+  process.exit(2);
+}
+
+process.on("message", (raw: unknown) => {
+  const request = raw as Request;
+  handle(request).then(
+    (result) =>
+      reply({ id: request.id, ok: true, result }, () => {
+        if (request.cmd === "close") process.disconnect();
+      }),
+    (error: unknown) =>
+      reply({
+        id: request.id,
+        ok: false,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+  );
+});
+
+// The benchmark went away without closing us: close and end.
+process.on("disconnect", () => {
+  void close().finally(() => process.exit(0));
+});

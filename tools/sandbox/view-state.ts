@@ -1,0 +1,198 @@
+// What the page shows, read from the stand-ins and the simulator: the pull requests, one pull request's
+// comment thread, the Slack channel as one person sees it, and the merge queue in brief.
+
+import { batchStatusLabel } from "../../src/commands/present.js";
+import type { Simulator } from "../simulator/index.js";
+import type { GitHubStandIn, ReactionContent } from "../stand-ins/github/index.js";
+import type { EphemeralMessage, SlackMessage, SlackStandIn } from "../stand-ins/slack/index.js";
+import { SANDBOX_CHANNEL, SANDBOX_PEOPLE, SANDBOX_REPOSITORY, type SandboxPerson } from "./demo-people.js";
+import { messageToHtml } from "./render/blocks.js";
+import { markdownToHtml } from "./render/markdown.js";
+
+export interface ViewParts {
+  sim: Simulator;
+  github: GitHubStandIn;
+  slack: SlackStandIn;
+}
+
+/** A slash command as typed, shown back to the person who typed it (Slack shows it in the composer). */
+export interface TypedCommand {
+  user: string;
+  text: string;
+  ts: string;
+}
+
+const EMOJI: Record<ReactionContent, string> = {
+  "+1": "👍",
+  "-1": "👎",
+  laugh: "😄",
+  confused: "😕",
+  heart: "❤️",
+  hooray: "🎉",
+  rocket: "🚀",
+  eyes: "👀",
+};
+
+export function viewState(parts: ViewParts, person: SandboxPerson, pull: number, typed: TypedCommand[]) {
+  return {
+    as: person.login,
+    people: SANDBOX_PEOPLE.map((p) => ({ login: p.login, label: p.label, role: p.role })),
+    appSlug: parts.github.appSlug,
+    repository: SANDBOX_REPOSITORY,
+    clock: new Date(parts.sim.clock.now()).toISOString(),
+    queues: queues(parts.sim),
+    pulls: pulls(parts),
+    thread: thread(parts, pull),
+    channel: channel(parts, person, typed),
+  };
+}
+
+function queues(sim: Simulator) {
+  const repo = sim.state.requireRepository(SANDBOX_REPOSITORY);
+  return repo.branches.map((branch) => {
+    const status = sim.state.status(SANDBOX_REPOSITORY, branch);
+    return {
+      branch,
+      paused: status.pause?.paused === true,
+      pauseReason: status.pause?.reason ?? null,
+      batches: status.batches.map((b) => ({
+        name: b.name,
+        status: batchStatusLabel(b.status.code),
+        pulls: b.pull_requests.map((p) => p.number),
+      })),
+      waiting: status.waiting_pull_requests.map((p) => p.number),
+    };
+  });
+}
+
+function pulls({ sim, github }: ViewParts) {
+  const events = sim.state.events(SANDBOX_REPOSITORY);
+  const last = new Map<number, string>();
+  for (const e of events) {
+    if (e.pull_request !== null && e.type.startsWith("action.queue.")) last.set(e.pull_request, e.type);
+  }
+  return github.state
+    .pullRequests(SANDBOX_REPOSITORY)
+    .sort((a, b) => a.number - b.number)
+    .map((issue) => {
+      const queued = sim.state.pullDetails(SANDBOX_REPOSITORY, issue.number) !== null;
+      const lastEvent = last.get(issue.number);
+      const where = queued
+        ? "queued"
+        : issue.pull?.merged || lastEvent === "action.queue.merged"
+          ? "merged"
+          : lastEvent === "action.queue.leave"
+            ? "left"
+            : "open";
+      return { number: issue.number, title: issue.title, author: issue.user.login, where };
+    });
+}
+
+function thread({ github }: ViewParts, number: number) {
+  const issue = github.state.getIssue(SANDBOX_REPOSITORY, number);
+  if (!issue) return null;
+  return {
+    number: issue.number,
+    title: issue.title,
+    author: issue.user.login,
+    base: issue.pull?.baseRef ?? null,
+    head: issue.pull?.headRef ?? null,
+    state: issue.pull?.merged ? "merged" : issue.state,
+    createdAt: issue.createdAt,
+    comments: github.state.comments(SANDBOX_REPOSITORY, number).map((c) => {
+      const reactions = new Map<string, string[]>();
+      for (const r of github.state.reactions(c.id)) {
+        reactions.set(r.content, [...(reactions.get(r.content) ?? []), r.user.login]);
+      }
+      return {
+        id: c.id,
+        author: c.user.login,
+        bot: c.user.type === "Bot",
+        createdAt: c.createdAt,
+        edited: c.updatedAt !== c.createdAt,
+        html: markdownToHtml(c.body),
+        reactions: [...reactions].map(([content, users]) => ({
+          content,
+          emoji: EMOJI[content as ReactionContent] ?? content,
+          users,
+        })),
+      };
+    }),
+  };
+}
+
+export interface ChannelItem {
+  ts: string;
+  /** "typed": a slash command as its author typed it, shown to them only. */
+  kind: "message" | "ephemeral" | "typed";
+  author: string;
+  bot: boolean;
+  edited: boolean;
+  html: string;
+  text: string;
+  replies: ChannelItem[];
+}
+
+type Names = (id: string) => string | undefined;
+
+function channel({ slack }: ViewParts, person: SandboxPerson, typed: TypedCommand[]) {
+  const names: Names = (id) => slack.state.user(id)?.name;
+  const bot = names(slack.state.identity.botUserId) ?? "yardmaster";
+  const top = slack.state.messages(SANDBOX_CHANNEL.id).map(
+    (m): ChannelItem => ({
+      ...fromMessage(m, names),
+      replies: m.replies.map((r) => fromMessage(r, names)),
+    }),
+  );
+  const ephemerals = slack.state
+    .ephemerals(SANDBOX_CHANNEL.id, person.slackUserId)
+    .filter((e) => !e.deleted)
+    .map((e) => fromEphemeral(e, bot, names));
+  const echoes = typed
+    .filter((t) => t.user === person.slackUserId)
+    .map(
+      (t): ChannelItem => ({
+        ts: t.ts,
+        kind: "typed",
+        author: person.login,
+        bot: false,
+        edited: false,
+        html: "",
+        text: t.text,
+        replies: [],
+      }),
+    );
+  const messages = [...top, ...ephemerals, ...echoes].sort((a, b) => compareTs(a.ts, b.ts));
+  return { id: SANDBOX_CHANNEL.id, name: SANDBOX_CHANNEL.name, messages };
+}
+
+function fromMessage(m: SlackMessage, names: Names): ChannelItem {
+  return {
+    ts: m.ts,
+    kind: "message",
+    author: names(m.user) ?? m.user,
+    bot: m.bot_id !== undefined,
+    edited: m.edited !== undefined,
+    html: messageToHtml(m, names),
+    text: m.text,
+    replies: [],
+  };
+}
+
+function fromEphemeral(e: EphemeralMessage, bot: string, names: Names): ChannelItem {
+  return {
+    ts: e.message_ts,
+    kind: "ephemeral",
+    author: bot,
+    bot: true,
+    edited: e.replaced === true,
+    html: messageToHtml(e, names),
+    text: e.text,
+    replies: [],
+  };
+}
+
+/** Slack timestamps compare as numbers ("1700000000.000100"). */
+function compareTs(a: string, b: string): number {
+  return Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
