@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Store } from "../store/index.js";
-import { type AccountCommand, type Actor, repoName } from "./command.js";
+import type { AccountCommand, Actor } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { CommandResult } from "./result.js";
 
@@ -30,7 +30,7 @@ export async function executeAccount(
       const { created } = await store.putSubscription({
         channelId: slack.channelId,
         teamId: slack.teamId,
-        repository: repoName(command.repo),
+        repository: command.repo.fullName,
         branchGlob,
         groups: command.groups,
         createdBy: actor.githubLogin ?? slack.userId,
@@ -39,10 +39,10 @@ export async function executeAccount(
       return { name: "subscribe", repo: command.repo, branchGlob, groups: command.groups, created };
     }
     case "unsubscribe":
-      if (!(await store.deleteSubscription(slack.channelId, repoName(command.repo)))) {
+      if (!(await store.deleteSubscription(slack.channelId, command.repo.fullName))) {
         throw new CommandError(CommandErrorCode.NotSubscribed, {
           command: "unsubscribe",
-          repository: repoName(command.repo),
+          repository: command.repo.fullName,
         });
       }
       return { name: "unsubscribe", repo: command.repo };

@@ -1,11 +1,12 @@
 import { type PermissionLevel, satisfies } from "../config/permission-level.js";
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import { COMMANDS, type CommandName } from "./catalog.js";
-import { type Actor, type Command, commandRepo, repoName } from "./command.js";
+import { type Actor, type Command, commandRepo } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
 /** Asks GitHub what a login may do on a repository (GET .../collaborators/{login}/permission). */
-export type PermissionLookup = (repo: RepoRef, login: string) => Promise<PermissionLevel>;
+export type PermissionLookup = (repo: Repo, login: string) => Promise<PermissionLevel>;
 
 /**
  * PRODUCT.md section 4: GitHub's permission, asked at the time, against the command's level (the
@@ -35,7 +36,7 @@ export async function authorize(
     if (error instanceof CommandError) throw error;
     throw new CommandError(
       CommandErrorCode.GitHubFailed,
-      { command: command.name, repository: repoName(repo), detail: (error as Error).message },
+      { command: command.name, repository: repo.fullName, detail: (error as Error).message },
       "permission lookup failed",
     );
   }
@@ -45,7 +46,7 @@ export async function authorize(
       needed,
       held,
       login: actor.githubLogin,
-      repository: repoName(repo),
+      repository: repo.fullName,
     });
   }
   return held;

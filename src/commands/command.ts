@@ -1,4 +1,5 @@
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import type { CommandName, Surface } from "./catalog.js";
 
 /** Event groups a subscription can ask for (PRODUCT.md section 5). */
@@ -7,20 +8,20 @@ export type EventGroup = (typeof EVENT_GROUPS)[number];
 
 /** A command that reads or changes the merge queue (both surfaces). */
 export type MergeQueueCommand =
-  | { name: "queue"; repo: RepoRef; pull: number; queueName?: string }
-  | { name: "dequeue"; repo: RepoRef; pull: number }
-  | { name: "requeue"; repo: RepoRef; pull: number }
-  | { name: "pause"; repo: RepoRef; reason: string }
-  | { name: "unpause"; repo: RepoRef }
-  | { name: "status"; repo: RepoRef; branch?: string }
-  | { name: "pr"; repo: RepoRef; pull: number }
-  | { name: "branches"; repo: RepoRef }
+  | { name: "queue"; repo: Repo; pull: number; queueName?: string }
+  | { name: "dequeue"; repo: Repo; pull: number }
+  | { name: "requeue"; repo: Repo; pull: number }
+  | { name: "pause"; repo: Repo; reason: string }
+  | { name: "unpause"; repo: Repo }
+  | { name: "status"; repo: Repo; branch?: string }
+  | { name: "pr"; repo: Repo; pull: number }
+  | { name: "branches"; repo: Repo }
   | { name: "help" };
 
 /** A command about Slack subscriptions or the person's linked GitHub login (Slack only). */
 export type AccountCommand =
-  | { name: "subscribe"; repo: RepoRef; branchGlob?: string; groups: EventGroup[] }
-  | { name: "unsubscribe"; repo: RepoRef }
+  | { name: "subscribe"; repo: Repo; branchGlob?: string; groups: EventGroup[] }
+  | { name: "unsubscribe"; repo: Repo }
   | { name: "subscriptions" }
   | { name: "login" }
   | { name: "logout" }
@@ -54,10 +55,6 @@ export interface Actor {
   slack?: { teamId: string; userId: string; channelId: string; responseUrl?: string };
 }
 
-export function repoName(repo: RepoRef): string {
-  return `${repo.owner}/${repo.repo}`;
-}
-
-export function commandRepo(command: Command): RepoRef | undefined {
+export function commandRepo(command: Command): Repo | undefined {
   return "repo" in command ? command.repo : undefined;
 }

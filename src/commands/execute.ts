@@ -2,7 +2,6 @@ import type { GitHubGateway } from "../github/gateway.js";
 import { type MergeQueueClient, MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
 import type { PauseAttribution } from "../store/index.js";
 import type { Actor, CommandOf, MergeQueueCommand } from "./command.js";
-import { repoName } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { fromMergeQueueError } from "./from-merge-queue-error.js";
 import type { CommandResult, QueueState } from "./result.js";
@@ -28,7 +27,7 @@ export async function execute(
   actor: Actor,
   deps: ExecuteDeps,
 ): Promise<CommandResult> {
-  const context = { command: command.name, repository: "repo" in command ? repoName(command.repo) : "" };
+  const context = { command: command.name, repository: "repo" in command ? command.repo.fullName : "" };
   try {
     switch (command.name) {
       case "queue":
@@ -80,7 +79,7 @@ async function attribute(
 ): Promise<void> {
   await deps
     .attributePause?.({
-      repository: repoName(repo),
+      repository: repo.fullName,
       action,
       reason,
       actor: actor.githubLogin ?? actor.display,
@@ -100,7 +99,7 @@ async function unpause(command: CommandOf<"unpause">, deps: ExecuteDeps): Promis
       if (!pause.paused) {
         throw new CommandError(CommandErrorCode.NotPaused, {
           command: "unpause",
-          repository: repoName(command.repo),
+          repository: command.repo.fullName,
         });
       }
     }
@@ -120,7 +119,7 @@ async function relay(
   deps: ExecuteDeps,
 ): Promise<CommandResult> {
   const { repo, pull: number } = command;
-  const details = { command: command.name, repository: repoName(repo), pull: number };
+  const details = { command: command.name, repository: repo.fullName, pull: number };
   let pull: Awaited<ReturnType<GitHubGateway["pullRequest"]>>;
   try {
     pull = await deps.github.pullRequest(repo, number);
@@ -160,7 +159,7 @@ async function readQueueState(
   } catch (error) {
     if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotInQueue)
       return { state: "not_queued" };
-    const converted = fromMergeQueueError(error, { command, repository: repoName(repo), pull: number });
+    const converted = fromMergeQueueError(error, { command, repository: repo.fullName, pull: number });
     if (strict) throw converted;
     return { state: "unknown", error: converted };
   }

@@ -1,4 +1,5 @@
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import { branchName, noArguments, pauseReason, queueName, words } from "./arguments.js";
 import type { MergeQueueCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
@@ -6,7 +7,7 @@ import { resolveCommandWord } from "./resolve-word.js";
 
 /** Where a GitHub comment was written. */
 export interface CommentPlace {
-  repo: RepoRef;
+  repo: Repo;
   /** The issue or pull request number. */
   number: number;
   isPullRequest: boolean;

@@ -1,4 +1,5 @@
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import { branchName, pauseReason, queueName, words } from "./arguments.js";
 import type { COMMANDS } from "./catalog.js";
 import { type Command, EVENT_GROUPS, type EventGroup } from "./command.js";
@@ -8,7 +9,7 @@ import { parseTarget } from "./targets.js";
 
 export interface SlackPlace {
   /** The repository when the channel is subscribed to exactly one; it may then be left out. */
-  defaultRepo?: RepoRef;
+  defaultRepo?: Repo;
 }
 
 export type SlackParse = { kind: "command"; command: Command } | { kind: "refused"; error: CommandError };
@@ -44,7 +45,7 @@ function unexpected(command: keyof typeof COMMANDS, rest: string[]): void {
 
 function build(name: keyof typeof COMMANDS, args: string[], argText: string, place: SlackPlace): Command {
   /** A repository: the first argument if it is one, else the channel's default. */
-  const repoArg = (requireExplicit = false): { repo: RepoRef; rest: string[] } => {
+  const repoArg = (requireExplicit = false): { repo: Repo; rest: string[] } => {
     const first = args[0];
     const target = first === undefined ? undefined : parseTarget(name, first);
     if (target?.repo && target.pull === undefined) return { repo: target.repo, rest: args.slice(1) };
@@ -59,7 +60,7 @@ function build(name: keyof typeof COMMANDS, args: string[], argText: string, pla
     return missing(name, "repository (owner/repo)");
   };
   /** A pull request: owner/repo#123, a URL, or #123 with the channel's default repository. */
-  const pullArg = (): { repo: RepoRef; pull: number; rest: string[] } => {
+  const pullArg = (): { repo: Repo; pull: number; rest: string[] } => {
     const first = args[0];
     if (first === undefined) return missing(name, "pull request (owner/repo#123 or its URL)");
     const target = parseTarget(name, first);
@@ -149,7 +150,7 @@ function build(name: keyof typeof COMMANDS, args: string[], argText: string, pla
  * than a branch: a URL, or `owner/repo` whose owner is the default repository's (branches such as
  * `release/1.x` rarely start with the organization's name).
  */
-function namesRepository(word: string, defaultRepo: RepoRef): boolean {
+function namesRepository(word: string, defaultRepo: Repo): boolean {
   if (/^<|^https?:/.test(word)) return true;
   const target = parseTarget("status", word);
   return target?.repo?.owner.toLowerCase() === defaultRepo.owner.toLowerCase();

@@ -1,5 +1,6 @@
 import type { PullRequestInfo } from "../github/gateway.js";
-import type { PauseState, PullRequestQueueDetails, QueueStatus, RepoRef } from "../merge-queue/index.js";
+import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 import type { Surface } from "./catalog.js";
 import type { CommandError } from "./errors.js";
 
@@ -13,21 +14,21 @@ export type QueueState =
 export type CommandResult =
   | {
       name: "queue" | "dequeue" | "requeue";
-      repo: RepoRef;
+      repo: Repo;
       pull: PullRequestInfo;
       /** The exact command the merge queue was sent, e.g. "queue urgent". */
       relayed: string;
       relayCommentUrl: string;
       queue: QueueState;
     }
-  | { name: "pause"; repo: RepoRef; pause: PauseState }
-  | { name: "unpause"; repo: RepoRef }
-  | { name: "status"; repo: RepoRef; branch?: string; status: QueueStatus }
-  | { name: "pr"; repo: RepoRef; pull: number; queue: QueueState }
-  | { name: "branches"; repo: RepoRef; branches: string[] }
+  | { name: "pause"; repo: Repo; pause: PauseState }
+  | { name: "unpause"; repo: Repo }
+  | { name: "status"; repo: Repo; branch?: string; status: QueueStatus }
+  | { name: "pr"; repo: Repo; pull: number; queue: QueueState }
+  | { name: "branches"; repo: Repo; branches: string[] }
   | { name: "help"; surface: Surface }
-  | { name: "subscribe"; repo: RepoRef; branchGlob: string | null; groups: string[]; created: boolean }
-  | { name: "unsubscribe"; repo: RepoRef }
+  | { name: "subscribe"; repo: Repo; branchGlob: string | null; groups: string[]; created: boolean }
+  | { name: "unsubscribe"; repo: Repo }
   | {
       name: "subscriptions";
       subscriptions: { repository: string; branchGlob: string | null; groups: string[] }[];

@@ -1,5 +1,4 @@
-import type { RepoRef } from "../merge-queue/index.js";
-import { ownerSchema, repositorySchema } from "../merge-queue/index.js";
+import { Repo } from "../repo.js";
 import type { CommandName } from "./catalog.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
@@ -22,14 +21,12 @@ function unwrapSlackLink(token: string): string {
   return m?.[1] ?? token;
 }
 
-function repoOf(owner: string, repo: string): RepoRef | undefined {
-  return ownerSchema.safeParse(owner).success && repositorySchema.safeParse(repo).success
-    ? { owner, repo }
-    : undefined;
+function repoOf(owner: string, name: string): Repo | undefined {
+  return Repo.parse(`${owner}/${name}`) ?? undefined;
 }
 
 export interface Target {
-  repo?: RepoRef;
+  repo?: Repo;
   pull?: number;
 }
 

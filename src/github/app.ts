@@ -4,6 +4,7 @@ import { type CommentPlace, parseGitHubComment } from "../commands/parse-github.
 import type { CommandOutcome } from "../commands/result.js";
 import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
 import type { DeliveryLog } from "../delivery-log.js";
+import { Repo } from "../repo.js";
 import { markdownFormat } from "./markdown.js";
 import { octokitGateway } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
@@ -34,7 +35,7 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
   const author = comment.user;
   if (!author || author.type === "Bot" || author.login.endsWith("[bot]")) return;
   const place: CommentPlace = {
-    repo: { owner: repository.owner.login, repo: repository.name },
+    repo: Repo.of(repository.owner.login, repository.name),
     number: issue.number,
     isPullRequest: Boolean(issue.pull_request),
   };
@@ -55,7 +56,7 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
     try {
       await octokit.rest.reactions.createForIssueComment({
         owner: place.repo.owner,
-        repo: place.repo.repo,
+        repo: place.repo.name,
         comment_id: comment.id,
         content,
       });

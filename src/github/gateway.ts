@@ -1,5 +1,5 @@
 import type { PermissionLevel } from "../config/permission-level.js";
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 
 export interface PullRequestInfo {
   number: number;
@@ -14,8 +14,8 @@ export interface PullRequestInfo {
 
 /** What the command core needs from GitHub, whichever surface the command came from. */
 export interface GitHubGateway {
-  permission(repo: RepoRef, login: string): Promise<PermissionLevel>;
+  permission(repo: Repo, login: string): Promise<PermissionLevel>;
   /** null when the number is not a pull request of the repository. */
-  pullRequest(repo: RepoRef, number: number): Promise<PullRequestInfo | null>;
-  comment(repo: RepoRef, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
+  pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
+  comment(repo: Repo, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
 }

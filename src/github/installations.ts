@@ -1,6 +1,7 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import type { GitHubGateway } from "./gateway.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
@@ -12,18 +13,18 @@ const INSTALLATION_CACHE_MS = 10 * 60_000;
  */
 export function installationGateway(probot: Probot): GitHubGateway {
   const cache = new Map<string, { id: number; until: number }>();
-  return octokitGateway(async (repo: RepoRef): Promise<Octokit> => {
-    const key = `${repo.owner}/${repo.repo}`.toLowerCase();
+  return octokitGateway(async (repo: Repo): Promise<Octokit> => {
+    const key = repo.key;
     const hit = cache.get(key);
     let id = hit && hit.until > Date.now() ? hit.id : undefined;
     if (id === undefined) {
       const app = await probot.auth();
       try {
-        const { data } = await app.rest.apps.getRepoInstallation({ owner: repo.owner, repo: repo.repo });
+        const { data } = await app.rest.apps.getRepoInstallation({ owner: repo.owner, repo: repo.name });
         id = data.id;
       } catch (error) {
         if ((error as { status?: number }).status === 404) {
-          throw new Error(`the GitHub App is not installed on ${repo.owner}/${repo.repo}`);
+          throw new Error(`the GitHub App is not installed on ${repo.fullName}`);
         }
         throw error;
       }

@@ -1,7 +1,8 @@
 import type { ProbotOctokit } from "probot";
 import type { PermissionLevel } from "../config/permission-level.js";
 import { PERMISSION_LEVELS } from "../config/permission-level.js";
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import type { GitHubGateway, PullRequestInfo } from "./gateway.js";
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -12,14 +13,14 @@ const status = (error: unknown) => (error as { status?: number }).status;
  * The GitHub calls of the command core, made with an installation's Octokit. `octokitFor` gives the
  * Octokit for a repository: the webhook's own on the GitHub surface, the installation's on Slack.
  */
-export function octokitGateway(octokitFor: (repo: RepoRef) => Promise<Octokit>): GitHubGateway {
+export function octokitGateway(octokitFor: (repo: Repo) => Promise<Octokit>): GitHubGateway {
   return {
     async permission(repo, login) {
       const octokit = await octokitFor(repo);
       try {
         const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
           owner: repo.owner,
-          repo: repo.repo,
+          repo: repo.name,
           username: login,
         });
         // role_name keeps maintain and triage, which `permission` folds into write and read.
@@ -35,7 +36,7 @@ export function octokitGateway(octokitFor: (repo: RepoRef) => Promise<Octokit>):
       try {
         const { data } = await octokit.rest.pulls.get({
           owner: repo.owner,
-          repo: repo.repo,
+          repo: repo.name,
           pull_number: number,
         });
         return {
@@ -57,7 +58,7 @@ export function octokitGateway(octokitFor: (repo: RepoRef) => Promise<Octokit>):
       const octokit = await octokitFor(repo);
       const { data } = await octokit.rest.issues.createComment({
         owner: repo.owner,
-        repo: repo.repo,
+        repo: repo.name,
         issue_number: issueNumber,
         body,
       });

@@ -1,5 +1,4 @@
 import { COMMANDS } from "../commands/catalog.js";
-import { repoName } from "../commands/command.js";
 import { describeError } from "../commands/describe-error.js";
 import { batchStatusLabel, cut, formatEta, formatTime } from "../commands/present.js";
 import type { CommandOutcome, CommandResult, QueueState } from "../commands/result.js";
@@ -41,14 +40,14 @@ export function renderResult(result: CommandResult, f: TextFormat, now = new Dat
       return `${relayed}; its state could not be read: ${describeError(result.queue.error, f, "github")}`;
     }
     case "pause":
-      return `⏸️ The merge queue of ${f.code(repoName(result.repo))} is **paused**: ${f.escape(result.pause.reason ?? "")}${result.pause.paused_at ? ` (since ${formatTime(result.pause.paused_at)})` : ""}.`;
+      return `⏸️ The merge queue of ${f.code(result.repo.fullName)} is **paused**: ${f.escape(result.pause.reason ?? "")}${result.pause.paused_at ? ` (since ${formatTime(result.pause.paused_at)})` : ""}.`;
     case "unpause":
-      return `▶️ The merge queue of ${f.code(repoName(result.repo))} is running again.`;
+      return `▶️ The merge queue of ${f.code(result.repo.fullName)} is running again.`;
     case "status":
       return renderStatus(
         result.status,
         f,
-        `${repoName(result.repo)}${result.branch ? ` (${result.branch})` : ""}`,
+        `${result.repo.fullName}${result.branch ? ` (${result.branch})` : ""}`,
         now,
       );
     case "pr":

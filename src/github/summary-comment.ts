@@ -1,4 +1,5 @@
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import type { Octokit } from "./octokit-gateway.js";
 
 /** Hidden in the rendered comment; how the summary is found again. */
@@ -10,12 +11,12 @@ export const SUMMARY_MARKER = "<!-- yardmaster:summary -->";
  */
 export async function upsertSummaryComment(
   octokit: Octokit,
-  repo: RepoRef,
+  repo: Repo,
   issueNumber: number,
   botLogin: string,
   body: string,
 ): Promise<{ id: number; created: boolean }> {
-  const params = { owner: repo.owner, repo: repo.repo, issue_number: issueNumber, per_page: 100 };
+  const params = { owner: repo.owner, repo: repo.name, issue_number: issueNumber, per_page: 100 };
   for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, params)) {
     const mine = page.data.find(
       (c) => c.user?.login.toLowerCase() === botLogin.toLowerCase() && c.body?.includes(SUMMARY_MARKER),
@@ -23,7 +24,7 @@ export async function upsertSummaryComment(
     if (mine) {
       await octokit.rest.issues.updateComment({
         owner: repo.owner,
-        repo: repo.repo,
+        repo: repo.name,
         comment_id: mine.id,
         body,
       });
@@ -32,7 +33,7 @@ export async function upsertSummaryComment(
   }
   const { data } = await octokit.rest.issues.createComment({
     owner: repo.owner,
-    repo: repo.repo,
+    repo: repo.name,
     issue_number: issueNumber,
     body,
   });

@@ -1,3 +1,4 @@
+import type { Repo } from "../repo.js";
 import { branchesSchema } from "./branches.schema.js";
 import { isMergeQueueError, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import { eventQueryParams } from "./event-query.js";
@@ -16,7 +17,7 @@ import { type PullRequestQueueDetails, pullRequestQueueDetailsSchema } from "./p
 import { resolveRetryPolicy } from "./retry.js";
 import { type QueueStatus, queueStatusSchema } from "./status.schema.js";
 import { HttpTransport } from "./transport.js";
-import type { CallRecord, EventQuery, EventsPage, RepoRef } from "./types.js";
+import type { CallRecord, EventQuery, EventsPage } from "./types.js";
 
 export interface MergeQueueClientOptions {
   /** e.g. "https://api.mergify.com/v1"; "/repos/{owner}/{repo}/..." is appended. */
@@ -71,13 +72,13 @@ export class MergeQueueClient {
     });
   }
 
-  async listBranches(repo: RepoRef): Promise<string[]> {
+  async listBranches(repo: Repo): Promise<string[]> {
     const url = this.#url(`${repoPath(repo)}/merge-queue/branches`);
     const body = await this.#http.sendJson({ method: "GET", route: ROUTES.branches, url }, branchesSchema);
     return body.branches;
   }
 
-  async getStatus(repo: RepoRef, options: { branch?: string } = {}): Promise<QueueStatus> {
+  async getStatus(repo: Repo, options: { branch?: string } = {}): Promise<QueueStatus> {
     const path = `${repoPath(repo)}/merge-queue/status`;
     const query = new URLSearchParams();
     if (options.branch !== undefined) query.set("branch", checkInput(branchSchema, options.branch, "branch"));
@@ -86,7 +87,7 @@ export class MergeQueueClient {
   }
 
   /** Throws NotInQueue when the pull request is in no merge queue. */
-  async getPullRequest(repo: RepoRef, number: number): Promise<PullRequestQueueDetails> {
+  async getPullRequest(repo: Repo, number: number): Promise<PullRequestQueueDetails> {
     const path = repoPath(repo);
     const pull = checkInput(pullNumberSchema, number, "pull_request");
     const url = this.#url(`${path}/merge-queue/pull/${pull}`);
@@ -110,25 +111,25 @@ export class MergeQueueClient {
   }
 
   /** Pauses the queue (or updates the reason of a pause); the reason is sent trimmed. */
-  async pause(repo: RepoRef, reason: string): Promise<PauseState> {
+  async pause(repo: Repo, reason: string): Promise<PauseState> {
     const path = repoPath(repo);
     const body = { reason: checkInput(pauseReasonSchema, reason, "reason") };
     const url = this.#url(`${path}/merge-queue/pause`);
     return this.#http.sendJson({ method: "PUT", route: ROUTES.pause, url, body }, pauseStateSchema);
   }
 
-  async unpause(repo: RepoRef): Promise<void> {
+  async unpause(repo: Repo): Promise<void> {
     const url = this.#url(`${repoPath(repo)}/merge-queue/pause`);
     await this.#http.send({ method: "DELETE", route: ROUTES.pause, url });
   }
 
-  async getPause(repo: RepoRef): Promise<PauseState> {
+  async getPause(repo: Repo): Promise<PauseState> {
     const url = this.#url(`${repoPath(repo)}/merge-queue/pause`);
     return this.#http.sendJson({ method: "GET", route: ROUTES.pause, url }, pauseStateSchema);
   }
 
   /** The first page of the event log. */
-  async getEventsPage(repo: RepoRef, query: EventQuery = {}): Promise<EventsPage> {
+  async getEventsPage(repo: Repo, query: EventQuery = {}): Promise<EventsPage> {
     const path = repoPath(repo);
     return this.#eventsPage(this.#url(`${path}/logs`, eventQueryParams(query)));
   }
@@ -139,7 +140,7 @@ export class MergeQueueClient {
   }
 
   /** Every event of the query, following the Link header's `next` until it ends. */
-  async *iterateEvents(repo: RepoRef, query: EventQuery = {}): AsyncGenerator<LogEvent> {
+  async *iterateEvents(repo: Repo, query: EventQuery = {}): AsyncGenerator<LogEvent> {
     let page = await this.getEventsPage(repo, query);
     const visited = new Set<string>();
     for (;;) {
@@ -195,9 +196,9 @@ export class MergeQueueClient {
 }
 
 /** `/repos/{owner}/{repository}` with both checked against the limits and percent-encoded. */
-function repoPath(repo: RepoRef): string {
+function repoPath(repo: Repo): string {
   const owner = checkInput(ownerSchema, repo?.owner, "owner");
-  const repository = checkInput(repositorySchema, repo?.repo, "repository");
+  const repository = checkInput(repositorySchema, repo?.name, "repository");
   return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}`;
 }
 

@@ -115,4 +115,4 @@ export {
   subBatchSchema,
 } from "./status.schema.js";
 export { strictSchemas } from "./strict.schema.js";
-export type { CallRecord, EventQuery, EventsPage, RepoRef } from "./types.js";
+export type { CallRecord, EventQuery, EventsPage } from "./types.js";

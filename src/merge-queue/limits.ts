@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OWNER_MAX_LENGTH, REPO_NAME_MAX_LENGTH } from "../repo.js";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 
 /**
@@ -7,8 +8,8 @@ import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.
  * Lengths count characters (Unicode code points), as the service does, not UTF-16 units.
  */
 export const LIMITS = {
-  ownerMaxLength: 40,
-  repositoryMaxLength: 100,
+  ownerMaxLength: OWNER_MAX_LENGTH,
+  repositoryMaxLength: REPO_NAME_MAX_LENGTH,
   pauseReasonMaxLength: 255,
   refMaxLength: 255,
   perPageMax: 100,
@@ -21,17 +22,8 @@ export function characterCount(text: string): number {
   return count;
 }
 
-const OWNER_MESSAGE = `owner must be 1 to ${LIMITS.ownerMaxLength} letters, digits or "-"`;
-export const ownerSchema = z
-  .string({ error: OWNER_MESSAGE })
-  .regex(new RegExp(`^[A-Za-z0-9-]{1,${LIMITS.ownerMaxLength}}$`), { error: OWNER_MESSAGE });
-
-// "." and ".." are refused too: a URL parser would resolve them as path segments.
-const REPOSITORY_MESSAGE = `repository must be 1 to ${LIMITS.repositoryMaxLength} letters, digits, "_", "-" or "." (and not "." or "..")`;
-export const repositorySchema = z
-  .string({ error: REPOSITORY_MESSAGE })
-  .regex(new RegExp(`^[\\w.-]{1,${LIMITS.repositoryMaxLength}}$`), { error: REPOSITORY_MESSAGE })
-  .refine((name) => name !== "." && name !== "..", { error: REPOSITORY_MESSAGE });
+// The owner and repository limits are the repository value type's (src/repo.ts).
+export { ownerSchema, repoNameSchema as repositorySchema } from "../repo.js";
 
 function boundedText(
   field: string,

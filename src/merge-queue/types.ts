@@ -1,11 +1,5 @@
 import type { LogEvent } from "./events.schema.js";
 
-/** A repository of the merge-queue service: `owner/repo`. */
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
-
 /** Filters of the event log (spec 4.7). The cursor is never built: pages come from the Link header. */
 export interface EventQuery {
   pullRequests?: number[];

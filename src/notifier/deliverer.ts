@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
+import { Repo } from "../repo.js";
 import type { PendingNotification, Store } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { mapLimit } from "./map-limit.js";
@@ -165,7 +166,7 @@ export class Deliverer {
           repository: row.repository,
           pullRequest: row.pullRequest,
           parentTs: found.ts,
-          state: this.deps.render.stateAfter(null, event, pull),
+          state: this.deps.render.stateAfter(null, event, pull, Repo.from(row.repository)),
           updatedAt: this.now(),
         });
       }
@@ -182,8 +183,7 @@ export class Deliverer {
   private async post(row: PendingNotification): Promise<void> {
     const { store, poster, render, metrics, logger } = this.deps;
     const event = row.payload as LogEvent;
-    const [owner = "", repo = ""] = row.repository.split("/");
-    const ctx = { repo: { owner, repo }, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
+    const ctx = { repo: Repo.from(row.repository), githubWebUrl: this.deps.githubWebUrl, now: this.now() };
     let posted: PostedMessage;
     if (row.pullRequest === null || isPauseEvent(row.eventType)) {
       const pausedBy = isPauseEvent(row.eventType) ? await this.pausedBy(row.repository, event) : undefined;
@@ -194,7 +194,12 @@ export class Deliverer {
       const pull =
         (thread?.state as ThreadState | undefined)?.pull ??
         (await this.pull(row.repository, row.pullRequest));
-      const state = render.stateAfter((thread?.state as ThreadState | undefined) ?? null, event, pull);
+      const state = render.stateAfter(
+        (thread?.state as ThreadState | undefined) ?? null,
+        event,
+        pull,
+        ctx.repo,
+      );
       if (!thread) {
         posted = await poster.post({
           channel: row.channelId,

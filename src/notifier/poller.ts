@@ -6,6 +6,7 @@ import {
   MergeQueueError,
 } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
+import { Repo } from "../repo.js";
 import type { PollCursor, Store, Subscription } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
@@ -123,12 +124,12 @@ export class Poller {
         seenEventIds: [],
         updatedAt: now,
       };
-      const [owner = "", repo = ""] = repository.split("/");
       const events: LogEvent[] = [];
-      for await (const event of this.deps.mergeQueue.iterateEvents(
-        { owner, repo },
-        { receivedFrom: cursor.receivedFrom, eventTypes: wantedEventTypes(subs), perPage: 100 },
-      )) {
+      for await (const event of this.deps.mergeQueue.iterateEvents(Repo.from(repository), {
+        receivedFrom: cursor.receivedFrom,
+        eventTypes: wantedEventTypes(subs),
+        perPage: 100,
+      })) {
         events.push(event);
       }
       events.sort(compareLogEvents);

@@ -1,5 +1,5 @@
 import { formatTime } from "../commands/present.js";
-import { type LogEvent, parseEventMetadata, type RepoRef } from "../merge-queue/index.js";
+import { type LogEvent, parseEventMetadata } from "../merge-queue/index.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
   actions,
@@ -59,7 +59,7 @@ interface Described {
 /** What one event says, in words (PRODUCT.md section 5). */
 export function describeEvent(event: LogEvent, ctx: NotificationContext): Described {
   const typed = parseEventMetadata(event);
-  const repoName = `${ctx.repo.owner}/${ctx.repo.repo}`;
+  const repoName = ctx.repo.fullName;
   const branch = event.base_ref ?? "";
   const queue = (name: string | undefined | null) => (name ? ` ${code(name)}` : "");
   if (!typed) {
@@ -188,56 +188,46 @@ export function describeEvent(event: LogEvent, ctx: NotificationContext): Descri
   }
 }
 
-function repoOf(ctx: NotificationContext): RepoRef {
-  return ctx.repo;
-}
-
 export const notificationRenderer: NotificationRenderer = {
   event(event, pull, ctx): SlackMessage {
     const d = describeEvent(event, ctx);
     const subject = event.pull_request === null ? "" : `${pullText(pull, event.pull_request)} · `;
     const blocks: KnownBlock[] = [section(`${subject}${d.line}`)];
     if (d.detail) blocks.push(section(d.detail));
-    blocks.push(
-      context(`${escapeMrkdwn(`${ctx.repo.owner}/${ctx.repo.repo}`)} · ${formatTime(event.received_at)}`),
-    );
+    blocks.push(context(`${escapeMrkdwn(ctx.repo.fullName)} · ${formatTime(event.received_at)}`));
     const buttons = [
-      ...(d.unpause ? [unpauseButton(repoOf(ctx))] : []),
-      ...(d.requeue && event.pull_request !== null ? [requeueButton(repoOf(ctx), event.pull_request)] : []),
+      ...(d.unpause ? [unpauseButton(ctx.repo)] : []),
+      ...(d.requeue && event.pull_request !== null ? [requeueButton(ctx.repo, event.pull_request)] : []),
     ];
     if (buttons.length) blocks.push(actions(...buttons));
     const who = event.pull_request === null ? "" : `#${event.pull_request} `;
-    return message(
-      `${ctx.repo.owner}/${ctx.repo.repo} ${who}${escapeMrkdwn(d.plain)}`,
-      `ev${event.id}`,
-      blocks,
-    );
+    return message(`${ctx.repo.fullName} ${who}${escapeMrkdwn(d.plain)}`, `ev${event.id}`, blocks);
   },
 
   parent(state, ctx): SlackMessage {
     const blocks: KnownBlock[] = [
       section(`*${pullText(state.pull, state.pull.number)}*\n${escapeMrkdwn(state.latest)}`),
       context(
-        `${escapeMrkdwn(`${ctx.repo.owner}/${ctx.repo.repo}`)}${state.queueName ? ` · queue ${code(state.queueName)}` : ""} · updated ${formatTime(state.updatedAt)}`,
+        `${escapeMrkdwn(ctx.repo.fullName)}${state.queueName ? ` · queue ${code(state.queueName)}` : ""} · updated ${formatTime(state.updatedAt)}`,
       ),
     ];
     if (state.canRequeue) {
-      blocks.push(actions(requeueButton(repoOf(ctx), state.pull.number)));
+      blocks.push(actions(requeueButton(ctx.repo, state.pull.number)));
     }
     const title = state.pull.title ? ` ${state.pull.title}` : "";
     return message(
-      `${ctx.repo.owner}/${ctx.repo.repo} #${state.pull.number}${escapeMrkdwn(title)}: ${escapeMrkdwn(state.latest)}`,
+      `${ctx.repo.fullName} #${state.pull.number}${escapeMrkdwn(title)}: ${escapeMrkdwn(state.latest)}`,
       `pr${state.pull.number}`,
       blocks,
       ctx.now,
     );
   },
 
-  stateAfter(previous, event, pull): ThreadState {
+  stateAfter(previous, event, pull, repo): ThreadState {
     // Queue-size and running-check counts say nothing of this pull request's own state.
     if (previous && QUEUE_WIDE.has(event.type)) return { ...previous, pull };
     const d = describeEvent(event, {
-      repo: { owner: "", repo: "" },
+      repo,
       githubWebUrl: "",
       now: new Date(event.received_at),
     });

@@ -1,4 +1,5 @@
-import type { LogEvent, RepoRef } from "../merge-queue/index.js";
+import type { LogEvent } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 import type { SlackMessage } from "../slack/render-kit.js";
 
 /** A pull request as notifications show it; the title comes from GitHub when it can be read. */
@@ -22,7 +23,7 @@ export interface ThreadState {
 }
 
 export interface NotificationContext {
-  repo: RepoRef;
+  repo: Repo;
   githubWebUrl: string;
   now: Date;
   /** For a pause event: the person who paused or unpaused through Yardmaster, when known. */
@@ -36,5 +37,5 @@ export interface NotificationRenderer {
   /** The thread parent of a pull request, showing its latest state. */
   parent(state: ThreadState, ctx: NotificationContext): SlackMessage;
   /** The parent's state after an event. */
-  stateAfter(previous: ThreadState | null, event: LogEvent, pull: PullInfo): ThreadState;
+  stateAfter(previous: ThreadState | null, event: LogEvent, pull: PullInfo, repo: Repo): ThreadState;
 }

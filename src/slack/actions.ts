@@ -1,5 +1,5 @@
 import type { MergeQueueCommand } from "../commands/command.js";
-import { ownerSchema, repositorySchema } from "../merge-queue/index.js";
+import { Repo } from "../repo.js";
 
 /**
  * The buttons of PRODUCT.md section 3. Each carries the command it runs in its `value`; clicking it
@@ -21,17 +21,17 @@ interface ActionValue {
   b?: string;
 }
 
-export function unpauseValue(repo: { owner: string; repo: string }): string {
-  return JSON.stringify({ r: `${repo.owner}/${repo.repo}` } satisfies ActionValue);
+export function unpauseValue(repo: Repo): string {
+  return JSON.stringify({ r: repo.fullName } satisfies ActionValue);
 }
 
-export function requeueValue(repo: { owner: string; repo: string }, pull: number): string {
-  return JSON.stringify({ r: `${repo.owner}/${repo.repo}`, p: pull } satisfies ActionValue);
+export function requeueValue(repo: Repo, pull: number): string {
+  return JSON.stringify({ r: repo.fullName, p: pull } satisfies ActionValue);
 }
 
-export function refreshValue(repo: { owner: string; repo: string }, branch?: string): string {
+export function refreshValue(repo: Repo, branch?: string): string {
   return JSON.stringify({
-    r: `${repo.owner}/${repo.repo}`,
+    r: repo.fullName,
     ...(branch ? { b: branch } : {}),
   } satisfies ActionValue);
 }
@@ -44,9 +44,8 @@ export function commandOfAction(actionId: string, value: string): MergeQueueComm
   } catch {
     return undefined;
   }
-  const [owner = "", name = ""] = String(parsed.r ?? "").split("/");
-  if (!ownerSchema.safeParse(owner).success || !repositorySchema.safeParse(name).success) return undefined;
-  const repo = { owner, repo: name };
+  const repo = typeof parsed.r === "string" ? Repo.parse(parsed.r) : null;
+  if (!repo) return undefined;
   switch (actionId) {
     case ACTION_IDS.unpause:
       return { name: "unpause", repo };

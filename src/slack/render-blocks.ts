@@ -1,12 +1,13 @@
 import { COMMANDS, type CommandSpec } from "../commands/catalog.js";
-import { EVENT_GROUPS, repoName } from "../commands/command.js";
+import { EVENT_GROUPS } from "../commands/command.js";
 import { describeUnexpected } from "../commands/describe-error.js";
 import type { CommandError } from "../commands/errors.js";
 import { DEFAULT_EVENT_GROUPS } from "../commands/parse-slack.js";
 import { cut, formatTime } from "../commands/present.js";
 import type { CommandResult } from "../commands/result.js";
 import type { TextFormat } from "../commands/text-format.js";
-import type { PauseState, RepoRef } from "../merge-queue/index.js";
+import type { PauseState } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";
 import {
   actions,
@@ -45,7 +46,7 @@ export function renderResultMessage(result: CommandResult, ctx: RenderContext): 
     case "unpause":
       return simple("unpause", ctx, (f) => {
         const by = byWhom(ctx);
-        const repo = f.code(repoName(result.repo));
+        const repo = f.code(result.repo.fullName);
         return by
           ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
           : `▶️ The merge queue of ${repo} is running again.`;
@@ -61,7 +62,7 @@ export function renderResultMessage(result: CommandResult, ctx: RenderContext): 
     case "subscribe":
       return simple("subscribe", ctx, (f) => {
         const by = byWhom(ctx);
-        const repo = f.code(repoName(result.repo));
+        const repo = f.code(result.repo.fullName);
         const who = by
           ? result.created
             ? `${by} subscribed this channel to ${repo}`
@@ -74,7 +75,7 @@ export function renderResultMessage(result: CommandResult, ctx: RenderContext): 
     case "unsubscribe":
       return simple("unsubscribe", ctx, (f) => {
         const by = byWhom(ctx);
-        const repo = f.code(repoName(result.repo));
+        const repo = f.code(result.repo.fullName);
         return by
           ? `🔕 ${by} unsubscribed this channel from ${repo}.`
           : `🔕 This channel is no longer subscribed to ${repo}.`;
@@ -114,16 +115,16 @@ function simple(
   return message(sentence(PLAIN, true), kind, [section(sentence(MRKDWN, false))], ctx.now);
 }
 
-function pauseSentence(f: TextFormat, repo: RepoRef, pause: PauseState, ctx: RenderContext): string {
+function pauseSentence(f: TextFormat, repo: Repo, pause: PauseState, ctx: RenderContext): string {
   const by = byWhom(ctx);
-  const name = f.code(repoName(repo));
+  const name = f.code(repo.fullName);
   const reason = f.escape(clip(pause.reason || "no reason given", 300));
   return by
     ? `⏸️ ${by} paused the merge queue of ${name}: ${reason}`
     : `⏸️ Merge queue of ${name} paused: ${reason}`;
 }
 
-function renderPauseMessage(repo: RepoRef, pause: PauseState, ctx: RenderContext): SlackMessage {
+function renderPauseMessage(repo: Repo, pause: PauseState, ctx: RenderContext): SlackMessage {
   const since = pause.paused_at ? `since ${formatTime(pause.paused_at)}` : "";
   const blocks: KnownBlock[] = [
     section(pauseSentence(MRKDWN, repo, pause, ctx)),
@@ -134,8 +135,8 @@ function renderPauseMessage(repo: RepoRef, pause: PauseState, ctx: RenderContext
   return message(text, "pause", blocks, ctx.now);
 }
 
-function renderBranchesMessage(repo: RepoRef, branches: readonly string[], ctx: RenderContext): SlackMessage {
-  const name = (f: TextFormat) => f.code(repoName(repo));
+function renderBranchesMessage(repo: Repo, branches: readonly string[], ctx: RenderContext): SlackMessage {
+  const name = (f: TextFormat) => f.code(repo.fullName);
   if (!branches.length) {
     return simple("branches", ctx, (f) => `No branch of ${name(f)} has an active merge queue.`);
   }

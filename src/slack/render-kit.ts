@@ -2,7 +2,8 @@ import type { types as slack } from "@slack/bolt";
 import { describeError } from "../commands/describe-error.js";
 import { CommandError, type CommandErrorDetails } from "../commands/errors.js";
 import type { TextFormat } from "../commands/text-format.js";
-import type { RepoRef } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+
 import { ACTION_IDS, type ActionId, refreshValue, requeueValue, unpauseValue } from "./actions.js";
 import { escapeMrkdwn } from "./mrkdwn.js";
 
@@ -104,16 +105,16 @@ export function actions(...elements: Button[]): ActionsBlock {
   return { type: "actions", elements };
 }
 
-export function unpauseButton(repo: RepoRef): Button {
+export function unpauseButton(repo: Repo): Button {
   return button(ACTION_IDS.unpause, "Unpause", unpauseValue(repo), "primary");
 }
 
-export function requeueButton(repo: RepoRef, pull: number): Button {
+export function requeueButton(repo: Repo, pull: number): Button {
   return button(ACTION_IDS.requeue, `Requeue #${pull}`, requeueValue(repo, pull));
 }
 
 /** Refresh of a status; without the branch if it would not fit in a value (it cannot, at 255 characters). */
-export function refreshButton(repo: RepoRef, branch?: string): Button {
+export function refreshButton(repo: Repo, branch?: string): Button {
   const value = jsonSafe(refreshValue(repo, branch));
   return button(
     ACTION_IDS.refresh,
@@ -239,12 +240,12 @@ export function webBase(ctx: RenderContext): string {
 }
 
 /** Where the "…and N more" lines point: the repository's pull requests. */
-export function pullsUrl(ctx: RenderContext, repo: RepoRef): string {
-  return `${webBase(ctx)}/${repo.owner}/${repo.repo}/pulls`;
+export function pullsUrl(ctx: RenderContext, repo: Repo): string {
+  return `${webBase(ctx)}/${repo.fullName}/pulls`;
 }
 
-export function pullUrl(ctx: RenderContext, repo: RepoRef, pull: number): string {
-  return `${webBase(ctx)}/${repo.owner}/${repo.repo}/pull/${pull}`;
+export function pullUrl(ctx: RenderContext, repo: Repo, pull: number): string {
+  return `${webBase(ctx)}/${repo.fullName}/pull/${pull}`;
 }
 
 /** Titles are cut to this many characters in lists (GitHub allows 256). */
@@ -255,7 +256,7 @@ export function pullLink(f: TextFormat, pr: { number: number; title: string; url
   return `${f.link(pr.url, `#${pr.number}`)} ${f.escape(clip(pr.title, TITLE_MAX))}`;
 }
 
-export function moreLine(f: TextFormat, ctx: RenderContext, repo: RepoRef, n: number, what: string): string {
+export function moreLine(f: TextFormat, ctx: RenderContext, repo: Repo, n: number, what: string): string {
   return `…and ${n} more ${what} (${f.link(pullsUrl(ctx, repo), "all pull requests on GitHub")})`;
 }
 

@@ -1,8 +1,8 @@
-import { repoName } from "../commands/command.js";
 import { cut, formatEta, formatTime } from "../commands/present.js";
 import type { CommandResult, QueueState } from "../commands/result.js";
 import type { TextFormat } from "../commands/text-format.js";
-import type { MergeabilityCheck, PullRequestQueueDetails, RepoRef } from "../merge-queue/index.js";
+import type { MergeabilityCheck, PullRequestQueueDetails } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";
 import {
   actions,
@@ -64,7 +64,7 @@ export function renderRelayedMessage(result: Relayed, ctx: RenderContext): Slack
   const blocks: KnownBlock[] = [
     section(relayedSentence(result, f, ctx)),
     context(
-      `${f.code(repoName(result.repo))} · relayed as ${f.code(result.relayed)} in ${f.link(result.relayCommentUrl, "a comment")} on #${result.pull.number}`,
+      `${f.code(result.repo.fullName)} · relayed as ${f.code(result.relayed)} in ${f.link(result.relayCommentUrl, "a comment")} on #${result.pull.number}`,
     ),
   ];
   const leftWithoutMerging =
@@ -114,14 +114,8 @@ function checkLine(f: TextFormat, check: MergeabilityCheck["checks"][number]): s
   return `• ${icon(check.state)} ${label} — ${f.escape(check.state)}${description}`;
 }
 
-function prSentence(
-  f: TextFormat,
-  repo: RepoRef,
-  pull: number,
-  queue: QueueState,
-  ctx: RenderContext,
-): string {
-  const pr = `${f.link(pullUrl(ctx, repo, pull), `#${pull}`)} of ${f.code(repoName(repo))}`;
+function prSentence(f: TextFormat, repo: Repo, pull: number, queue: QueueState, ctx: RenderContext): string {
+  const pr = `${f.link(pullUrl(ctx, repo, pull), `#${pull}`)} of ${f.code(repo.fullName)}`;
   if (queue.state === "queued") return `📍 ${pr} is ${place(f, queue.details, ctx.now)}.`;
   if (queue.state === "not_queued") return `${pr} is not in any merge queue.`;
   return `⚠️ The merge-queue state of ${pr} could not be read: ${describe(queue.error, f)}`;
@@ -129,7 +123,7 @@ function prSentence(
 
 /** A pull request's place: position, queue, ETA, its mergeability check with its checks, CI state. */
 export function renderPullMessage(
-  repo: RepoRef,
+  repo: Repo,
   pull: number,
   queue: QueueState,
   ctx: RenderContext,

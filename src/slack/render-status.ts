@@ -1,7 +1,7 @@
-import { repoName } from "../commands/command.js";
 import { batchStatusLabel, cut, formatEta, formatTime } from "../commands/present.js";
 import type { TextFormat } from "../commands/text-format.js";
-import type { Batch, QueuedPullRequest, QueueStatus, RepoRef, SubBatch } from "../merge-queue/index.js";
+import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";
 import {
   actions,
@@ -78,7 +78,7 @@ function waitingLine(f: TextFormat, p: QueuedPullRequest, now: Date): string {
  * pull requests, named scope queues, and Refresh. Within Slack's limits whatever the queue's length.
  */
 export function renderStatusMessage(
-  repo: RepoRef,
+  repo: Repo,
   branch: string | undefined,
   status: QueueStatus,
   ctx: RenderContext,
@@ -86,7 +86,7 @@ export function renderStatusMessage(
   const f = mrkdwnFormat();
   const now = ctx.now;
   const by = byWhom(ctx);
-  const blocks: KnownBlock[] = [header(`Merge queue of ${repoName(repo)}`)];
+  const blocks: KnownBlock[] = [header(`Merge queue of ${repo.fullName}`)];
 
   const facts = [
     ...(branch ? [`branch ${f.code(clip(branch, STATUS_LIMITS.nameMax * 2))}`] : []),
@@ -164,14 +164,9 @@ export function renderStatusMessage(
 }
 
 /** The fallback: the same facts in plain words, without the lists. */
-function statusText(
-  repo: RepoRef,
-  branch: string | undefined,
-  status: QueueStatus,
-  ctx: RenderContext,
-): string {
+function statusText(repo: Repo, branch: string | undefined, status: QueueStatus, ctx: RenderContext): string {
   const p = plainFormat();
-  const parts = [`Merge queue of ${repoName(repo)}${branch ? ` (branch ${p.code(clip(branch, 160))})` : ""}`];
+  const parts = [`Merge queue of ${repo.fullName}${branch ? ` (branch ${p.code(clip(branch, 160))})` : ""}`];
   const pause = status.pause;
   if (pause?.paused) {
     parts.push(

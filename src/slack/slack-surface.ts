@@ -6,6 +6,7 @@ import { parseSlackCommand, type SlackPlace } from "../commands/parse-slack.js";
 import type { CommandOutcome } from "../commands/result.js";
 import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
 import type { Logger } from "../logger.js";
+import { Repo } from "../repo.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
 import { ACTION_IDS, commandOfAction } from "./actions.js";
@@ -82,8 +83,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     const subscriptions = await store.listSubscriptions({ channelId });
     const repos = new Set(subscriptions.map((s) => s.repository.toLowerCase()));
     if (repos.size !== 1) return {};
-    const [owner = "", repo = ""] = subscriptions[0]?.repository.split("/") ?? [];
-    return { defaultRepo: { owner, repo } };
+    const only = subscriptions[0];
+    return only ? { defaultRepo: Repo.from(only.repository) } : {};
   };
 
   const answer = async (

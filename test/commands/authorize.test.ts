@@ -4,8 +4,9 @@ import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
 import type { Actor } from "../../src/commands/command.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PermissionLevel } from "../../src/config/permission-level.js";
+import { Repo } from "../../src/repo.js";
 
-const repo = { owner: "acme", repo: "widgets" };
+const repo = Repo.of("acme", "widgets");
 const defaults = Object.fromEntries(Object.values(COMMANDS).map((c) => [c.name, c.permission])) as Record<
   CommandName,
   PermissionLevel

@@ -4,9 +4,10 @@ import type { Actor } from "../../src/commands/command.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import { execute } from "../../src/commands/execute.js";
 import type { GitHubGateway, PullRequestInfo } from "../../src/github/gateway.js";
+import { Repo } from "../../src/repo.js";
 import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../merge-queue/fixtures.js";
 
-const repo = { owner: "acme", repo: "widgets" };
+const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets";
 const alice: Actor = { surface: "slack", githubLogin: "alice", display: "<@U1>" };
 const openPull: PullRequestInfo = {

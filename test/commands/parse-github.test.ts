@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import { type CommentPlace, parseGitHubComment } from "../../src/commands/parse-github.js";
+import { Repo } from "../../src/repo.js";
 
-const repo = { owner: "acme", repo: "widgets" };
+const repo = Repo.of("acme", "widgets");
 const onPull: CommentPlace = { repo, number: 42, isPullRequest: true };
 const onIssue: CommentPlace = { repo, number: 7, isPullRequest: false };
 const parse = (body: string, place = onPull) => parseGitHubComment(body, "yardmaster", place);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import { parseSlackCommand, type SlackPlace } from "../../src/commands/parse-slack.js";
+import { Repo } from "../../src/repo.js";
 
-const widgets = { owner: "acme", repo: "widgets" };
+const widgets = Repo.of("acme", "widgets");
 const subscribed: SlackPlace = { defaultRepo: widgets };
 const command = (text: string, place: SlackPlace = {}) => {
   const parsed = parseSlackCommand(text, place);

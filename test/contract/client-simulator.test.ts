@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
+import { Repo } from "../../src/repo.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 
 /** The client against the project's simulator, over loopback: the two ends of one interface. */
 const TOKEN = "contract-token";
-const repo = { owner: "acme", repo: "widgets" };
+const repo = Repo.of("acme", "widgets");
 let sim: Simulator;
 let client: MergeQueueClient;
 
@@ -97,9 +98,7 @@ describe("client ↔ simulator", () => {
   it("maps the simulator's refusals to typed errors", async () => {
     const stranger = new MergeQueueClient({ baseUrl: sim.apiUrl, token: "wrong", retry: { retries: 0 } });
     expect(await codeOf(stranger.getStatus(repo))).toBe(MergeQueueErrorCode.Forbidden);
-    expect(await codeOf(client.getStatus({ owner: "acme", repo: "nope" }))).toBe(
-      MergeQueueErrorCode.NotFound,
-    );
+    expect(await codeOf(client.getStatus(Repo.of("acme", "nope")))).toBe(MergeQueueErrorCode.NotFound);
     sim.faults.set("acme/widgets", { forced: { count: 1, status: 409, detail: "queue is being reset" } });
     const conflict = await client
       .getStatus(repo)

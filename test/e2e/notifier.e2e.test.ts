@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient } from "../../src/merge-queue/index.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { Repo } from "../../src/repo.js";
 import { MQ_TOKEN, startWorld, type World } from "../helpers/e2e.js";
 
 /**
@@ -145,7 +146,7 @@ describe("notifications, end to end", () => {
       retry: { retries: 0 },
     });
     world.sim.clock.advance(1_000);
-    await client.pause({ owner: "acme", repo: "gadgets" }, "release <!channel> freeze");
+    await client.pause(Repo.of("acme", "gadgets"), "release <!channel> freeze");
     await tick();
     for (const channel of [EVERYTHING, PAUSES]) {
       const pauses = posted(channel).filter((m) => m.text.includes("paused"));
@@ -155,7 +156,7 @@ describe("notifications, end to end", () => {
       expect(JSON.stringify(message?.blocks)).toContain("mq.unpause");
       expect(JSON.stringify(message)).not.toContain("<!channel>");
     }
-    await client.unpause({ owner: "acme", repo: "gadgets" });
+    await client.unpause(Repo.of("acme", "gadgets"));
   });
 
   it("neither loses nor repeats events across a restart, even one between a post and its record", async () => {

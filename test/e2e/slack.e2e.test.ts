@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
 import { startWorld, type World } from "../helpers/e2e.js";
 
@@ -89,7 +90,7 @@ describe("Slack /mq, end to end", () => {
 
     const click = await world.slack.clickButton({
       actionId: ACTION_IDS.unpause,
-      value: unpauseValue({ owner: "acme", repo: "widgets" }),
+      value: unpauseValue(Repo.of("acme", "widgets")),
       userId: ALICE,
       channelId: CHANNEL,
     });

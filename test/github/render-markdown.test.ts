@@ -9,6 +9,7 @@ import {
   renderSummary,
 } from "../../src/github/render-markdown.js";
 import type { QueueStatus } from "../../src/merge-queue/index.js";
+import { Repo } from "../../src/repo.js";
 import { queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
 
 const f = markdownFormat("yardmaster");
@@ -69,7 +70,7 @@ describe("GitHub rendering", () => {
         typed: "status",
         author: "alice",
         commentUrl: "https://github.com/acme/widgets/pull/1#c",
-        outcome: { ok: true, result: { name: "status", repo: { owner: "acme", repo: "widgets" }, status } },
+        outcome: { ok: true, result: { name: "status", repo: Repo.of("acme", "widgets"), status } },
         at: new Date(),
       },
       f,

@@ -3,11 +3,12 @@
  * pass the strict schemas). Functions, so that every test gets fresh objects to alter.
  */
 import { MergeQueueClient, type MergeQueueClientOptions } from "../../src/merge-queue/index.js";
+import { Repo } from "../../src/repo.js";
 
 export const ORIGIN = "https://api.mergify.com";
 export const BASE_URL = `${ORIGIN}/v1`;
 export const TOKEN = "test-token-123";
-export const REPO = { owner: "acme", repo: "widgets" };
+export const REPO = Repo.of("acme", "widgets");
 export const REPO_PATH = "/v1/repos/acme/widgets";
 
 /** A client with tiny delays so that retry tests stay fast. */

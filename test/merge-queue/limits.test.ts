@@ -10,6 +10,7 @@ import {
   pullNumberSchema,
   repositorySchema,
 } from "../../src/merge-queue/index.js";
+import { Repo } from "../../src/repo.js";
 import {
   eventsBody,
   makeClient,
@@ -47,10 +48,15 @@ const REASON = "pause reason must be 1 to 255 characters";
 const PER_PAGE = "per_page must be a whole number from 1 to 100";
 const PULL = "pull request number must be a whole number from 0 to 9007199254740991";
 
+/** A repository that skipped Repo's own checks: the client checks again before sending. */
+function forged(owner: string, name: string): Repo {
+  return { owner, name, fullName: `${owner}/${name}` } as unknown as Repo;
+}
+
 describe("owner and repository", () => {
   it("accepts the longest owner and repository", async () => {
-    const repo = { owner: "o".repeat(40), repo: `${"r".repeat(97)}._-` };
-    const scope = nock(ORIGIN).get(`/v1/repos/${repo.owner}/${repo.repo}/merge-queue/branches`).reply(200, {
+    const repo = Repo.of("o".repeat(40), `${"r".repeat(97)}._-`);
+    const scope = nock(ORIGIN).get(`/v1/repos/${repo.owner}/${repo.name}/merge-queue/branches`).reply(200, {
       branches: [],
     });
     await makeClient().listBranches(repo);
@@ -64,7 +70,7 @@ describe("owner and repository", () => {
     ["a slash", "acme/evil"],
     ["a space", "ac me"],
   ])("refuses an owner with %s", async (_, owner) => {
-    await expectRefused((c) => c.listBranches({ owner, repo: "widgets" }), "owner", OWNER);
+    await expectRefused((c) => c.listBranches(forged(owner, "widgets")), "owner", OWNER);
   });
 
   it.each([
@@ -75,7 +81,7 @@ describe("owner and repository", () => {
     ["only a dot", "."],
     ["two dots", ".."],
   ])("refuses a repository with %s", async (_, repo) => {
-    await expectRefused((c) => c.getStatus({ owner: "acme", repo }), "repository", REPOSITORY);
+    await expectRefused((c) => c.getStatus(forged("acme", repo)), "repository", REPOSITORY);
   });
 
   it("refuses a missing repository reference", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type LogEvent, logEventSchema } from "../../src/merge-queue/index.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
+import { Repo } from "../../src/repo.js";
 import {
   checksChangeEvent,
   checksEndEvent,
@@ -13,7 +14,7 @@ import {
 } from "../merge-queue/fixtures.js";
 
 const ctx: NotificationContext = {
-  repo: { owner: "acme", repo: "widgets" },
+  repo: Repo.of("acme", "widgets"),
   githubWebUrl: "https://github.com",
   now: new Date("2025-11-05T16:00:00Z"),
 };
@@ -188,15 +189,15 @@ describe("notification messages", () => {
   });
 
   it("keeps the pull request's state in its thread parent, ignoring queue-wide counts", () => {
-    const entered = render.stateAfter(null, parse(queueEnterEvent()), pull);
+    const entered = render.stateAfter(null, parse(queueEnterEvent()), pull, ctx.repo);
     expect(entered).toMatchObject({
       latest: "Entered the merge queue default",
       queueName: "default",
       canRequeue: false,
     });
-    const afterChange = render.stateAfter(entered, parse(more.change), pull);
+    const afterChange = render.stateAfter(entered, parse(more.change), pull, ctx.repo);
     expect(afterChange.latest).toBe(entered.latest);
-    const left = render.stateAfter(entered, parse(queueLeaveEvent()), pull);
+    const left = render.stateAfter(entered, parse(queueLeaveEvent()), pull, ctx.repo);
     expect(left.canRequeue).toBe(true);
     const parent = render.parent(left, ctx);
     expect(all(parent)).toContain('"action_id":"mq.requeue"');

@@ -4,6 +4,7 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { CommandResult, QueueState } from "../../src/commands/result.js";
 import type { PullRequestInfo } from "../../src/github/gateway.js";
 import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
+import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, commandOfAction } from "../../src/slack/actions.js";
 import {
   type RenderContext,
@@ -16,7 +17,7 @@ import {
 import { validateBlocks } from "../../tools/stand-ins/slack/block-kit-limits.js";
 import { pauseState, pullRequestDetails, queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
 
-const REPO = { owner: "acme", repo: "widgets" };
+const REPO = Repo.of("acme", "widgets");
 const NOW = new Date("2025-11-05T13:40:00Z");
 const CTX: RenderContext = { now: NOW, githubWebUrl: "https://github.com", ranBy: "U123" };
 const QUIET: RenderContext = { now: NOW, githubWebUrl: "https://github.com" };
