@@ -1,4 +1,4 @@
-import type { PermissionLevel } from "../config/permission-level.js";
+import type { PermissionLevel } from "../commands/permission-level.js";
 import type { RepoRef } from "../merge-queue/index.js";
 
 export interface PullRequestInfo {

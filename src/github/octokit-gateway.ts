@@ -1,6 +1,6 @@
 import type { ProbotOctokit } from "probot";
-import type { PermissionLevel } from "../config/permission-level.js";
-import { PERMISSION_LEVELS } from "../config/permission-level.js";
+import type { PermissionLevel } from "../commands/permission-level.js";
+import { PERMISSION_LEVELS } from "../commands/permission-level.js";
 import type { RepoRef } from "../merge-queue/index.js";
 import type { GitHubGateway, PullRequestInfo } from "./gateway.js";
 
