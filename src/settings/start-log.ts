@@ -1,6 +1,6 @@
 import type { Settings } from "./read-settings.js";
 import { SETTING_NAMES, SETTINGS, type Setting, type SurfaceName } from "./settings.js";
-import { SURFACES, slotsText, surface } from "./surfaces.js";
+import { SURFACES, slotsText, surface, surfaceSettings } from "./surfaces.js";
 
 /** One line per surface for the start log: what is on, what is off and why. No value of a secret. */
 export function describeSurfaces(settings: Settings): string[] {
@@ -15,8 +15,7 @@ export function describeSurfaces(settings: Settings): string[] {
       return `GitHub App ${settings.github.appId} on${where}`;
     }
     if (on[s.group]) return `${s.log} on`;
-    const unset = s.slots.map((slot) => slot[0]).join(", ");
-    return `${s.log} off (${unset} unset)${s.whenOff ? `: ${s.whenOff}` : ""}`;
+    return `${s.log} off (${surfaceSettings(s.group)} unset)${s.whenOff ? `: ${s.whenOff}` : ""}`;
   });
   return [...lines, `merge queue at ${settings.mergeQueue.apiUrl}`, `store: ${settings.database.kind}`];
 }

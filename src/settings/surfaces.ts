@@ -36,6 +36,12 @@ export function surface(group: SurfaceName): Surface {
 /** "APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET" */
 export const slotsText = (slots: readonly string[][]) => slots.map((s) => s.join(" or ")).join(", ");
 
+/** The settings that turn a surface on, one per slot: "APP_ID, PRIVATE_KEY, WEBHOOK_SECRET". */
+export const surfaceSettings = (group: SurfaceName) =>
+  surface(group)
+    .slots.map((slot) => slot[0])
+    .join(", ");
+
 export type SurfaceState = { state: "on" | "off" } | { state: "partial"; problem: string };
 
 /** Whether a surface is on, off or partly set (then the problem names what is missing). */
