@@ -20,9 +20,13 @@ export const SURFACES: readonly Surface[] = (Object.keys(GROUPS) as GroupName[])
     const setting = SETTINGS[name];
     // A setting with a default (SLACK_API_URL) is never unset: it is not what turns a surface on.
     if (setting.group !== group || "default" in setting) continue;
-    const slot = "or" in setting ? slots.find((s) => s[0] === setting.or) : undefined;
-    if (slot) slot.push(name);
-    else slots.push([name]);
+    if (!("or" in setting)) slots.push([name]);
+    else {
+      const slot = slots.find((s) => s[0] === setting.or);
+      if (!slot)
+        throw new Error(`${name} stands in for ${setting.or}, which must come before it in its group`);
+      slot.push(name);
+    }
   }
   return [{ group: group as SurfaceName, ...surface, slots }];
 });
