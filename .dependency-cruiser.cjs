@@ -17,6 +17,14 @@ module.exports = {
       to: { path: "^test/" },
     },
     {
+      name: "settings-not-commands",
+      comment:
+        "The settings table reads PERMISSION_<COMMAND> generically; the commands check them (src/commands/permissions.ts).",
+      severity: "error",
+      from: { path: "^src/settings/" },
+      to: { path: "^src/commands/" },
+    },
+    {
       name: "no-circular",
       comment: "Modules of the product do not import each other in a circle.",
       severity: "error",

@@ -1,6 +1,8 @@
 import "dotenv/config";
-import { ConfigError, HOW_TO_CONFIGURE, loadConfig } from "./config/load-config.js";
+import { loadConfig } from "./load-config.js";
 import { createLogger } from "./logger.js";
+import { ConfigError } from "./settings/read-settings.js";
+import { HOW_TO_CONFIGURE } from "./settings/start-log.js";
 import { createYardmaster } from "./yardmaster.js";
 
 /** `npm start`: production, from the environment (and .env). */

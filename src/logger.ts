@@ -1,10 +1,13 @@
 import { type DestinationStream, type Logger, pino } from "pino";
+import { type LogLevel, SECRET_SETTING_NAMES } from "./settings/settings.js";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Keys whose values are secrets wherever they appear in a log object (up to four levels deep). */
+/**
+ * Keys whose values are secrets wherever they appear in a log object (up to four levels deep): every
+ * secret setting of the table by its variable name, and the generic names of tokens, keys, secrets and
+ * headers that carry them (as Yardmaster's objects and its libraries' options name them).
+ */
 const SECRET_KEYS = [
+  ...SECRET_SETTING_NAMES,
   "authorization",
   "Authorization",
   "token",
@@ -24,12 +27,6 @@ const SECRET_KEYS = [
   "x-slack-signature",
   "x-hub-signature",
   "x-hub-signature-256",
-  "PRIVATE_KEY",
-  "WEBHOOK_SECRET",
-  "GITHUB_CLIENT_SECRET",
-  "SLACK_BOT_TOKEN",
-  "SLACK_SIGNING_SECRET",
-  "MERGE_QUEUE_API_TOKEN",
 ];
 
 function redactPaths(): string[] {

@@ -1,147 +1,96 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
 /**
- * A small Prometheus registry: counters, gauges and histograms with labels, rendered in the text
- * exposition format for GET /metrics. No dependency, no global state: the server creates one.
+ * Every figure /metrics serves (the README's "Operating it" lists them), on prom-client. Each
+ * Yardmaster has its own registry (never prom-client's global one), so that several instances in one
+ * process (tests, replicas) do not count into each other.
  */
-type Labels = Record<string, string>;
+type Labels<L extends string> = Record<L, string>;
 
-const key = (labels: Labels) =>
-  Object.keys(labels)
-    .sort()
-    .map(
-      (k) => `${k}="${String(labels[k]).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`,
-    )
-    .join(",");
-
-abstract class Metric {
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: "counter" | "gauge" | "histogram",
-  ) {}
-  abstract lines(): string[];
+// prom-client writes labels in the order a caller wrote them; sorted, /metrics reads the same whoever counts.
+function sorted<L extends string>(labels: Labels<L>): Labels<L> {
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))) as Labels<L>;
 }
 
-export class Counter extends Metric {
-  private values = new Map<string, number>();
-  constructor(name: string, help: string) {
-    super(name, help, "counter");
-  }
-  inc(labels: Labels = {}, by = 1): void {
-    const k = key(labels);
-    this.values.set(k, (this.values.get(k) ?? 0) + by);
-  }
-  get(labels: Labels = {}): number {
-    return this.values.get(key(labels)) ?? 0;
-  }
-  lines(): string[] {
-    return [...this.values].map(([k, v]) => `${this.name}${k ? `{${k}}` : ""} ${v}`);
-  }
+function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) {
+  const metric = new Counter<L>({ name, help, labelNames, registers: [registry] });
+  return { inc: (labels: Labels<L>, by = 1) => metric.inc(sorted(labels), by) };
 }
 
-export class Gauge extends Metric {
-  private values = new Map<string, number>();
-  constructor(name: string, help: string) {
-    super(name, help, "gauge");
-  }
-  set(value: number, labels: Labels = {}): void {
-    this.values.set(key(labels), value);
-  }
-  get(labels: Labels = {}): number | undefined {
-    return this.values.get(key(labels));
-  }
-  lines(): string[] {
-    return [...this.values].map(([k, v]) => `${this.name}${k ? `{${k}}` : ""} ${v}`);
-  }
-}
-
-export class Histogram extends Metric {
-  private series = new Map<string, { counts: number[]; sum: number; count: number }>();
-  constructor(
-    name: string,
-    help: string,
-    readonly buckets: readonly number[],
-  ) {
-    super(name, help, "histogram");
-  }
-  observe(value: number, labels: Labels = {}): void {
-    const k = key(labels);
-    let s = this.series.get(k);
-    if (!s) {
-      s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(k, s);
-    }
-    this.buckets.forEach((b, i) => {
-      if (value <= b) s.counts[i] = (s.counts[i] ?? 0) + 1;
-    });
-    s.sum += value;
-    s.count += 1;
-  }
-  count(labels: Labels = {}): number {
-    return this.series.get(key(labels))?.count ?? 0;
-  }
-  lines(): string[] {
-    const out: string[] = [];
-    for (const [k, s] of this.series) {
-      const sep = k ? `${k},` : "";
-      this.buckets.forEach((b, i) => {
-        out.push(`${this.name}_bucket{${sep}le="${b}"} ${s.counts[i]}`);
-      });
-      out.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`);
-      out.push(`${this.name}_sum${k ? `{${k}}` : ""} ${s.sum}`);
-      out.push(`${this.name}_count${k ? `{${k}}` : ""} ${s.count}`);
-    }
-    return out;
-  }
+function histogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[],
+) {
+  const metric = new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  return {
+    observe: (value: number, labels?: Labels<L>) =>
+      labels ? metric.observe(sorted(labels), value) : metric.observe(value),
+  };
 }
 
 const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 900, 3600];
 
-/** Every figure PRODUCT.md section 6 asks /metrics for, in one place. */
 export function createMetrics() {
-  const registry = {
-    commands: new Counter("yardmaster_commands_total", "Commands handled, by surface, command and outcome."),
-    mergeQueueCalls: new Counter(
+  const registry = new Registry();
+  const lastTick = new Gauge({
+    name: "yardmaster_poller_last_success_timestamp_seconds",
+    help: "Unix time of the poller's last successful tick.",
+    registers: [registry],
+  });
+  return {
+    registry,
+    commands: counter(
+      registry,
+      "yardmaster_commands_total",
+      "Commands handled, by surface, command and outcome.",
+      ["surface", "command", "outcome"],
+    ),
+    mergeQueueCalls: counter(
+      registry,
       "yardmaster_merge_queue_requests_total",
       "Merge-queue API requests, by method, route and status.",
+      ["method", "route", "status"],
     ),
-    mergeQueueLatency: new Histogram(
+    mergeQueueLatency: histogram(
+      registry,
       "yardmaster_merge_queue_request_duration_seconds",
       "Merge-queue API request latency, by method and route.",
+      ["method", "route"],
       SECONDS_BUCKETS,
     ),
-    eventsPolled: new Counter(
+    eventsPolled: counter(
+      registry,
       "yardmaster_events_polled_total",
       "Events read from merge-queue logs, by type.",
+      ["type"],
     ),
-    eventsSkipped: new Counter("yardmaster_events_skipped_total", "Events skipped, by reason."),
-    notificationsSent: new Counter(
+    eventsSkipped: counter(registry, "yardmaster_events_skipped_total", "Events skipped, by reason.", [
+      "reason",
+    ]),
+    notificationsSent: counter(
+      registry,
       "yardmaster_notifications_sent_total",
       "Slack notifications sent, by kind.",
+      ["kind"],
     ),
-    notificationFailures: new Counter(
+    notificationFailures: counter(
+      registry,
       "yardmaster_notification_failures_total",
       "Notification or poll failures, by stage and reason.",
+      ["stage", "reason"],
     ),
-    pollerLag: new Histogram(
+    pollerLag: histogram(
+      registry,
       "yardmaster_notification_lag_seconds",
       "Time from an event's received_at to its Slack post.",
+      [],
       LAG_BUCKETS,
     ),
-    pollerLastTick: new Gauge(
-      "yardmaster_poller_last_success_timestamp_seconds",
-      "Unix time of the poller's last successful tick.",
-    ),
-  };
-  return {
-    ...registry,
-    render(): string {
-      const parts: string[] = [];
-      for (const m of Object.values(registry)) {
-        parts.push(`# HELP ${m.name} ${m.help}`, `# TYPE ${m.name} ${m.type}`, ...m.lines());
-      }
-      return `${parts.join("\n")}\n`;
-    },
+    pollerLastTick: { set: (value: number) => lastTick.set(value) },
   };
 }
 

@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger, REDACTED } from "../src/logger.js";
+import { SECRET_SETTING_NAMES } from "../src/settings/settings.js";
 
 function capture() {
   const lines: string[] = [];
@@ -38,6 +39,19 @@ describe("logger redaction", () => {
       expect(out).not.toContain(s);
     }
     expect(out.split(REDACTED).length - 1).toBeGreaterThanOrEqual(12);
+  });
+
+  it("never writes the value of a secret setting of the table, wherever it is", () => {
+    const { logger, text } = capture();
+    expect(SECRET_SETTING_NAMES).toContain("MERGE_QUEUE_API_TOKEN");
+    for (const name of SECRET_SETTING_NAMES) {
+      logger.info({ [name]: `top-${name}`, env: { [name]: `env-${name}` } }, "settings");
+    }
+    const out = text();
+    for (const name of SECRET_SETTING_NAMES) {
+      expect(out).not.toContain(`top-${name}`);
+      expect(out).not.toContain(`env-${name}`);
+    }
   });
 
   it("keeps ordinary fields", () => {

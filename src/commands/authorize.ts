@@ -1,9 +1,8 @@
-import { type PermissionLevel, satisfies } from "../config/permission-level.js";
 import type { Repo } from "../repo.js";
-
 import { COMMANDS, type CommandName } from "./catalog.js";
 import { type Actor, type Command, commandRepo } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import { type PermissionLevel, satisfies } from "./permission-level.js";
 
 /** Asks GitHub what a login may do on a repository (GET .../collaborators/{login}/permission). */
 export type PermissionLookup = (repo: Repo, login: string) => Promise<PermissionLevel>;

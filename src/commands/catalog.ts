@@ -1,4 +1,4 @@
-import type { PermissionLevel } from "../config/permission-level.js";
+import type { PermissionLevel } from "./permission-level.js";
 
 /**
  * Every command Yardmaster knows, on which surface, and what it needs by default (PRODUCT.md sections

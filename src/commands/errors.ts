@@ -1,5 +1,5 @@
-import type { PermissionLevel } from "../config/permission-level.js";
 import type { CommandName } from "./catalog.js";
+import type { PermissionLevel } from "./permission-level.js";
 
 /** Why a command did not do what was asked. Surfaces render these; nobody matches on message text. */
 export enum CommandErrorCode {

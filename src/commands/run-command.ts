@@ -1,4 +1,3 @@
-import type { PermissionLevel } from "../config/permission-level.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { type AccountDeps, executeAccount } from "./account.js";
@@ -7,6 +6,7 @@ import type { CommandName } from "./catalog.js";
 import { type Actor, type Command, isAccountCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { type ExecuteDeps, execute } from "./execute.js";
+import type { PermissionLevel } from "./permission-level.js";
 import type { CommandOutcome, CommandResult } from "./result.js";
 
 export interface RunDeps extends ExecuteDeps {

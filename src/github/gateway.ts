@@ -1,4 +1,4 @@
-import type { PermissionLevel } from "../config/permission-level.js";
+import type { PermissionLevel } from "../commands/permission-level.js";
 import type { Repo } from "../repo.js";
 
 export interface PullRequestInfo {

@@ -1,10 +1,11 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { Repo } from "../repo.js";
-
+import { surfaceSettings } from "../settings/surfaces.js";
 import type { GitHubGateway } from "./gateway.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
+// Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
 const INSTALLATION_CACHE_MS = 10 * 60_000;
 
 /**
@@ -38,7 +39,7 @@ export function installationGateway(probot: Probot): GitHubGateway {
 export function unavailableGateway(): GitHubGateway {
   const refuse = async (): Promise<never> => {
     throw new CommandError(CommandErrorCode.Unavailable, {
-      detail: "this needs the GitHub App, which is not configured (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET)",
+      detail: `this needs the GitHub App, which is not configured (${surfaceSettings("github")})`,
     });
   };
   return { permission: refuse, pullRequest: refuse, comment: refuse };

@@ -1,7 +1,7 @@
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import type { Config, GitHubAppConfig } from "../config/load-config.js";
 import type { Logger } from "../logger.js";
 import type { Handler } from "../server/http-server.js";
+import type { GitHubAppSettings, GitHubHost } from "../settings/read-settings.js";
 import { type GitHubSurfaceDeps, githubApp } from "./app.js";
 
 export const WEBHOOKS_PATH = "/api/github/webhooks";
@@ -17,8 +17,8 @@ export interface GitHubSurface {
  * webhook middleware at POST /api/github/webhooks (signature checked by Probot before anything runs).
  */
 export async function startGitHubSurface(
-  app: GitHubAppConfig,
-  host: Config["githubHost"],
+  app: GitHubAppSettings,
+  host: GitHubHost,
   deps: Omit<GitHubSurfaceDeps, "appSlug">,
   logger: Logger,
   Octokit: typeof ProbotOctokit = ProbotOctokit,

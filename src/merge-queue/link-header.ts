@@ -3,6 +3,7 @@
  * Copes with any spacing, quoted or bare parameter values, several relation types in one `rel`
  * (`rel="next last"`), extra parameters, any order, and commas or semicolons inside `<...>`.
  * Relation types are matched case-insensitively; the first link of a relation wins (RFC 8288 3.3).
+ * Hand-written: no declared dependency parses Link headers (Octokit's pagination keeps its regex private).
  */
 export interface LinkValue {
   url: string;

@@ -1,4 +1,8 @@
-/** Exponential backoff with full jitter, Retry-After, and an overall time budget. Pure, except `sleep`. */
+/**
+ * Exponential backoff with full jitter, Retry-After, and an overall time budget. Pure.
+ * Hand-written: no declared dependency retries plain fetch calls with Retry-After (an HTTP-date too)
+ * inside a budget; Octokit's and Bolt's retries serve only their own clients.
+ */
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   retries: number;
@@ -74,8 +78,4 @@ export function planRetry(policy: RetryPolicy, context: RetryContext): RetryDeci
     retryAfterMs !== undefined ? retryAfterMs : backoffDelayMs(context.retriesDone, policy, context.random);
   if (delayMs > remaining) return stop("budget");
   return { retry: true, delayMs };
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import { errorCodeForStatus, extractErrorDetail, isRetryableStatus } from "./http-status.js";
-import { parseRetryAfterMs, planRetry, type RetryPolicy, sleep } from "./retry.js";
+import { parseRetryAfterMs, planRetry, type RetryPolicy } from "./retry.js";
 import type { CallRecord } from "./types.js";
 
 export interface TransportOptions {

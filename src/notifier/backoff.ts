@@ -17,7 +17,10 @@ export function nextDelayMs(
   return Math.round(raw * (0.8 + 0.2 * random()));
 }
 
-/** Failure backoff per key ("repo:owner/name", "channel:C123", "slack"), kept in the store. */
+/**
+ * Failure backoff per key ("repo:owner/name", "channel:C123", "slack"), kept in the store.
+ * Hand-written: it is shared by replicas and outlives restarts, which in-process retry libraries are not.
+ */
 export class Backoffs {
   constructor(
     private readonly store: Store,

@@ -1,10 +1,10 @@
+import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import { Repo } from "../repo.js";
 import type { PendingNotification, Store } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
-import { mapLimit } from "./map-limit.js";
 import { isPauseEvent } from "./routing.js";
 import {
   type NotificationPoster,
@@ -78,8 +78,12 @@ export class Deliverer {
     const rows = await this.deps.store.listPendingNotifications(new Date(this.now().getTime() + 1), BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
     for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
-    await mapLimit([...byChannel], this.deps.concurrency ?? 8, async ([channel, pending]) => {
-      const result = await this.deliverChannel(channel, pending);
+    await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
+      const result = await this.deliverChannel(channel, pending).catch((error: unknown) => {
+        // Slack errors are handled inside; this is the store failing around them (backoff, lease).
+        this.deps.logger.warn({ channel, err: error }, "could not deliver a channel's notifications");
+        return { sent: 0, failed: true };
+      });
       sent += result.sent;
       if (result.failed) failedChannels += 1;
     });

@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import {
   compareLogEvents,
@@ -10,7 +11,6 @@ import { Repo } from "../repo.js";
 import type { PollCursor, Store, Subscription } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
-import { mapLimit } from "./map-limit.js";
 import { groupOf, route, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {
@@ -88,8 +88,12 @@ export class Poller {
       byRepo.set(key, [...(byRepo.get(key) ?? []), s]);
     }
     const report: TickReport = { repositories: byRepo.size, polled: 0, failed: 0, events: 0, sent: 0 };
-    await mapLimit([...byRepo.values()], this.deps.concurrency ?? 16, async (subs) => {
-      const result = await this.pollRepository(subs);
+    await pLimit(this.deps.concurrency ?? 16).map(byRepo.values(), async (subs) => {
+      const result = await this.pollRepository(subs).catch((error: unknown) => {
+        // Polling errors are handled inside; this is the store failing around them (backoff, lease).
+        logger.warn({ repository: subs[0]?.repository, err: error }, "could not poll a repository");
+        return "failed" as const;
+      });
       if (result === "failed") report.failed += 1;
       else if (result !== "skipped") {
         report.polled += 1;

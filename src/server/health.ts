@@ -28,8 +28,8 @@ export function healthHandler(sources: HealthSources): Handler {
 
 /** GET /metrics: Prometheus text. */
 export function metricsHandler(metrics: Metrics): Handler {
-  return (req, res) => {
+  return async (req, res) => {
     if (req.method !== "GET" || pathOf(req) !== "/metrics") return false;
-    return sendText(res, 200, metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
+    return sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
   };
 }

@@ -29,7 +29,11 @@ export function pathOf(req: IncomingMessage): string {
   return new URL(req.url ?? "/", "http://localhost").pathname;
 }
 
-/** The one HTTP server of PRODUCT.md section 6: each handler in turn, then 404. */
+/**
+ * The one HTTP server (health, metrics, GitHub webhooks, Slack, the OAuth callback): each handler in
+ * turn, then 404. Hand-written on node:http: Probot's and Bolt's middlewares are Node handlers, so a
+ * list of handlers is all the routing needed.
+ */
 export function createHttpServer(handlers: Handler[], logger: Logger): Server {
   return createServer((req, res) => {
     void (async () => {

@@ -1,3 +1,5 @@
+import { exchangeWebFlowCode } from "@octokit/oauth-methods";
+import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf, sendText } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
@@ -9,13 +11,12 @@ export interface IdentityLinkingOptions {
   clientSecret: string;
   /** github.com or the GHE host: where /login/oauth/... lives. */
   webUrl: string;
-  /** Where GET /user lives. */
+  /** GitHub's API (github.com's, or GHE_HOST's /api/v3): GET /user, and the code exchange beside it. */
   apiUrl: string;
   /** Yardmaster's PUBLIC_URL: the callback is PUBLIC_URL/github/oauth/callback. */
   publicUrl: string;
   store: Store;
   logger: Logger;
-  fetch?: typeof fetch;
   now?: () => Date;
 }
 
@@ -23,7 +24,10 @@ export function callbackUrl(publicUrl: string): string {
   return `${publicUrl}${OAUTH_CALLBACK_PATH}`;
 }
 
-/** The GitHub App's user-authorization URL for a `state` (PRODUCT.md section 3). */
+/**
+ * The GitHub App's user-authorization URL for a `state`. Written here rather than with
+ * getWebFlowAuthorizationUrl, which always adds allow_signup and needs a request object for the host.
+ */
 export function loginUrl(
   options: Pick<IdentityLinkingOptions, "clientId" | "webUrl" | "publicUrl">,
   state: string,
@@ -36,6 +40,7 @@ export function loginUrl(
   return `${options.webUrl}/login/oauth/authorize?${query}`;
 }
 
+// Hand-written: five characters, and no HTML-escaping package is a dependency.
 const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
@@ -54,7 +59,12 @@ function page(res: Parameters<Handler>[1], status: number, title: string, messag
  * reads the GitHub login, stores the Slack user → GitHub login link, and says what happened.
  */
 export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
-  const http = options.fetch ?? fetch;
+  // Octokit's request, pointed at the API: exchangeWebFlowCode finds the web host (/login/oauth) from it.
+  const { request } = new ProbotOctokit({
+    baseUrl: options.apiUrl,
+    retry: { enabled: false },
+    throttle: { enabled: false },
+  });
   return async (req, res) => {
     if (req.method !== "GET" || pathOf(req) !== OAUTH_CALLBACK_PATH) return false;
     const query = new URL(req.url ?? "/", "http://localhost").searchParams;
@@ -87,26 +97,22 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
       );
     }
     try {
-      const tokenResponse = await http(`${options.webUrl}/login/oauth/access_token`, {
-        method: "POST",
-        headers: { accept: "application/json", "content-type": "application/json" },
-        body: JSON.stringify({
-          client_id: options.clientId,
-          client_secret: options.clientSecret,
-          code,
-          redirect_uri: callbackUrl(options.publicUrl),
-        }),
-        signal: AbortSignal.timeout(10_000),
+      const token = await exchangeWebFlowCode({
+        clientType: "github-app",
+        clientId: options.clientId,
+        clientSecret: options.clientSecret,
+        code,
+        redirectUrl: callbackUrl(options.publicUrl),
+        request: request.defaults({ request: { signal: AbortSignal.timeout(10_000) } }),
+      }).catch((error: unknown) => {
+        throw refused("GitHub refused the code", error);
       });
-      const token = (await tokenResponse.json()) as { access_token?: string; error?: string };
-      if (!token.access_token)
-        throw new Error(`GitHub refused the code (${token.error ?? tokenResponse.status})`);
-      const userResponse = await http(`${options.apiUrl}/user`, {
-        headers: { authorization: `Bearer ${token.access_token}`, accept: "application/vnd.github+json" },
-        signal: AbortSignal.timeout(10_000),
+      const { data: user } = await request("GET /user", {
+        headers: { authorization: `Bearer ${token.authentication.token}` },
+        request: { signal: AbortSignal.timeout(10_000) },
+      }).catch((error: unknown) => {
+        throw refused("GitHub did not say who signed in", error);
       });
-      if (!userResponse.ok) throw new Error(`GitHub did not say who signed in (${userResponse.status})`);
-      const user = (await userResponse.json()) as { login?: string; id?: number };
       if (!user.login || typeof user.id !== "number") throw new Error("GitHub's answer had no login");
       await options.store.putLink({
         teamId: state.teamId,
@@ -117,7 +123,7 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
       });
       options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
       if (state.responseUrl) {
-        await http(state.responseUrl, {
+        await fetch(state.responseUrl, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
@@ -146,4 +152,12 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
       );
     }
   };
+}
+
+/** An answer GitHub refused, named by its OAuth error code or else its HTTP status; other errors as they are. */
+function refused(what: string, error: unknown): unknown {
+  const e = error as { status?: number; response?: { data?: { error?: unknown } } };
+  const code = e.response?.data?.error;
+  if (typeof code === "string") return new Error(`${what} (${code})`);
+  return typeof e.status === "number" ? new Error(`${what} (${e.status})`) : error;
 }

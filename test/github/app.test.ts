@@ -117,7 +117,9 @@ describe("GitHub comment commands", () => {
     const [summary] = gh.summary();
     expect(summary?.body).toContain("is **paused**: release freeze");
     expect(summary?.body).toContain("by **alice**");
-    expect(metrics.commands.get({ surface: "github", command: "pause", outcome: "success" })).toBe(1);
+    expect(await metrics.registry.metrics()).toContain(
+      'yardmaster_commands_total{command="pause",outcome="success",surface="github"} 1\n',
+    );
   });
 
   it("refuses a reader without calling the merge queue", async () => {

@@ -1,4 +1,4 @@
-import { loadConfig } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/load-config.js";
 import { createLogger } from "../../src/logger.js";
 import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { Probot, ProbotOctokit } from "probot";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
-import type { PermissionLevel } from "../../src/config/permission-level.js";
+import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { DeliveryLog } from "../../src/delivery-log.js";
 import { createLogger } from "../../src/logger.js";
 

@@ -194,6 +194,20 @@ describe("Deliverer", () => {
     expect(await store.getBackoff("channel:C1")).toBeNull();
   });
 
+  it("goes on with the other channels when the store fails around one, counting it as failed", async () => {
+    const d = deliverer();
+    const acquire = store.tryAcquireLease.bind(store);
+    store.tryAcquireLease = async (name, ...rest) => {
+      if (name === "deliver:C1") throw new Error("database is locked");
+      return acquire(name, ...rest);
+    };
+    const a = event("queue.pause.create", null);
+    await d.enqueue("C1", "acme/widgets", a);
+    await d.enqueue("C2", "acme/widgets", a);
+    expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 1 });
+    expect(slack.in("C2")).toHaveLength(1);
+  });
+
   it("waits out Slack's Retry-After on a rate limit", async () => {
     const d = deliverer();
     slack.failing.set("C1", new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "rate limited", 30));

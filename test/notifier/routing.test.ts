@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "../../src/merge-queue/index.js";
-import { globToRegExp, matchesGlob } from "../../src/notifier/glob.js";
+import { matchesGlob } from "../../src/notifier/glob.js";
 import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";
 import type { Subscription } from "../../src/store/index.js";
@@ -44,7 +44,15 @@ describe("branch globs", () => {
     expect(matchesGlob("release/**", "release/1.x/hotfix")).toBe(true);
     expect(matchesGlob("v?.x", "v2.x")).toBe(true);
     expect(matchesGlob("a.b", "axb")).toBe(false);
-    expect(globToRegExp("(x)+").test("(x)+")).toBe(true);
+    expect(matchesGlob("release/**", "release")).toBe(false);
+  });
+
+  it("takes only *, ** and ? as special: braces, brackets and parentheses are literal", () => {
+    expect(matchesGlob("(x)+", "(x)+")).toBe(true);
+    expect(matchesGlob("(x)+", "x")).toBe(false);
+    expect(matchesGlob("{a,b}", "a")).toBe(false);
+    expect(matchesGlob("!main", "dev")).toBe(false);
+    expect(matchesGlob("+(a)", "a")).toBe(false);
   });
 });
 

@@ -14,25 +14,32 @@ const options = {
   publicUrl: "https://ym.example.com",
 };
 let store: Store;
-let server: Server;
+let server: Server | undefined;
 let base: string;
 const now = new Date("2026-01-01T10:00:00Z");
 
-beforeEach(async () => {
-  store = await openStore({ kind: "sqlite", path: ":memory:" });
+async function serve(github: { webUrl: string; apiUrl: string }): Promise<void> {
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
   const handler = oauthCallbackHandler({
     ...options,
+    ...github,
     store,
     logger: createLogger({ level: "silent" }),
     now: () => now,
   });
-  server = createServer((req, res) => {
+  const listening = createServer((req, res) => {
     void Promise.resolve(handler(req, res)).then((handled) => {
       if (!handled) res.writeHead(404).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+  server = listening;
+  base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+}
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  await serve(options);
   await store.createOAuthState({
     state: "s1",
     teamId: "T1",
@@ -43,7 +50,8 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
   await store.close();
 });
 
@@ -61,7 +69,7 @@ describe("identity linking", () => {
   it("links the Slack user to the GitHub login, escaping it in the page", async () => {
     nock("https://github.com")
       .post("/login/oauth/access_token", (body) => body.code === "c1" && body.client_secret === "shh")
-      .reply(200, { access_token: "ghu_x", token_type: "bearer" });
+      .reply(200, { access_token: "ghu_x", token_type: "bearer", scope: "" });
     nock("https://api.github.com")
       .get("/user")
       .matchHeader("authorization", "Bearer ghu_x")
@@ -88,6 +96,30 @@ describe("identity linking", () => {
     });
     const expired = await fetch(`${base}/github/oauth/callback?code=c&state=old`);
     expect(await expired.text()).toContain("already used or has expired");
+    expect(await store.getLink("T1", "U1")).toBeNull();
+  });
+
+  it("exchanges the code with a GitHub Enterprise Server host", async () => {
+    await serve({ webUrl: "https://ghe.example.com", apiUrl: "https://ghe.example.com/api/v3" });
+    nock("https://ghe.example.com")
+      .post("/login/oauth/access_token", (body) => body.code === "c1")
+      .reply(200, { access_token: "ghu_y", token_type: "bearer", scope: "" })
+      .get("/api/v3/user")
+      .matchHeader("authorization", "Bearer ghu_y")
+      .reply(200, { login: "bob", id: 8 });
+    const page = await fetch(`${base}/github/oauth/callback?code=c1&state=s1`);
+    expect(page.status).toBe(200);
+    expect(await store.getLink("T1", "U1")).toMatchObject({ githubLogin: "bob", githubId: 8 });
+  });
+
+  it("says so when GitHub does not say who signed in", async () => {
+    nock("https://github.com")
+      .post("/login/oauth/access_token")
+      .reply(200, { access_token: "ghu_x", token_type: "bearer", scope: "" });
+    nock("https://api.github.com").get("/user").reply(401, { message: "Bad credentials" });
+    const page = await fetch(`${base}/github/oauth/callback?code=c1&state=s1`);
+    expect(page.status).toBe(502);
+    expect(await page.text()).toContain("GitHub did not say who signed in (401)");
     expect(await store.getLink("T1", "U1")).toBeNull();
   });
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { loadConfig } from "../../src/config/load-config.js";
+import { loadConfig } from "../../src/load-config.js";
 import { createLogger } from "../../src/logger.js";
 import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
 import { type EngineOptions, type Simulator, startSimulator } from "../simulator/index.js";

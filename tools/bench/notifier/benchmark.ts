@@ -15,9 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { MetricValueWithName } from "prom-client";
 import { createLogger } from "../../../src/logger.js";
 import { MergeQueueClient } from "../../../src/merge-queue/index.js";
-import { createMetrics } from "../../../src/metrics.js";
+import { createMetrics, type Metrics } from "../../../src/metrics.js";
 import { Backoffs } from "../../../src/notifier/backoff.js";
 import { Deliverer } from "../../../src/notifier/deliverer.js";
 import { Poller } from "../../../src/notifier/poller.js";
@@ -223,6 +224,13 @@ function memory(label: string, gc: (() => void) | undefined): MemoryPoint {
   gc?.();
   const m = process.memoryUsage();
   return { label, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external };
+}
+
+/** How many values a histogram of the registry has seen (its `_count`). */
+async function observations(metrics: Metrics, name: string): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  const values = (metric?.values ?? []) as MetricValueWithName<string>[];
+  return values.find((v) => v.metricName === `${name}_count`)?.value ?? 0;
 }
 
 function fileSize(path: string): number {
@@ -538,7 +546,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       rejectedRelays,
       dbBytes: fileSize(dbPath) + fileSize(`${dbPath}-wal`),
       gc: gc !== undefined,
-      pollerLagObservations: metrics.pollerLag.count(),
+      pollerLagObservations: await observations(metrics, "yardmaster_notification_lag_seconds"),
     });
   } finally {
     await store?.close();

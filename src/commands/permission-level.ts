@@ -1,4 +1,4 @@
-/** GitHub's repository permission levels, weakest first (PRODUCT.md section 4). */
+/** GitHub's repository permission levels, weakest first (the README's Permissions section). */
 export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type Config, ConfigError, describeSurfaces, loadConfig } from "../../src/config/load-config.js";
+import { type Config, loadConfig } from "../src/load-config.js";
+import { ConfigError } from "../src/settings/read-settings.js";
+import { describeSurfaces } from "../src/settings/start-log.js";
 
 const KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\n";
 const base = { MERGE_QUEUE_API_TOKEN: "mq-token" };

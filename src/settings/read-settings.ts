@@ -1,0 +1,169 @@
+import { readFileSync } from "node:fs";
+import {
+  envSchema,
+  type LogLevel,
+  PERMISSION_SETTING,
+  SETTING_NAMES,
+  SETTINGS,
+  type Setting,
+  type SettingName,
+} from "./settings.js";
+import { SURFACES, surfaceState } from "./surfaces.js";
+
+export interface GitHubAppSettings {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+}
+
+/** Where GitHub is: github.com (null), or a GitHub Enterprise Server (or the stand-in) by GHE_HOST. */
+export type GitHubHost = { host: string; protocol: "http" | "https"; apiUrl: string; webUrl: string } | null;
+
+export interface Settings {
+  /** null: the GitHub surface is off. */
+  github: GitHubAppSettings | null;
+  githubHost: GitHubHost;
+  /** null: identity linking (/mq login) is off. */
+  oauth: { clientId: string; clientSecret: string } | null;
+  /** null: the Slack surface is off. */
+  slack: { botToken: string; signingSecret: string; apiUrl: string } | null;
+  mergeQueue: { apiUrl: string; token: string; commandPrefix: string };
+  database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+  pollIntervalSeconds: number;
+  publicUrl: string;
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+}
+
+/** One PERMISSION_<COMMAND> as set: which variable, the command it names (lower case), the level asked. */
+export interface PermissionOverride {
+  variable: string;
+  command: string;
+  level: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly problems: string[],
+    /** True when nothing at all was configured: the start should explain how to begin. */
+    readonly nothingConfigured = false,
+  ) {
+    super(
+      nothingConfigured
+        ? "Yardmaster is not configured."
+        : `Yardmaster cannot start:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+type EnvLike = Record<string, string | undefined>;
+type ReadFile = (path: string) => string;
+
+const spec = (name: SettingName): Setting => SETTINGS[name];
+
+export function permissionOverrides(env: EnvLike): PermissionOverride[] {
+  const { prefix } = PERMISSION_SETTING;
+  return Object.entries(env).flatMap(([variable, level]) =>
+    variable.startsWith(prefix) && level
+      ? [{ variable, command: variable.slice(prefix.length).toLowerCase(), level }]
+      : [],
+  );
+}
+
+/**
+ * The settings of an environment, or the problems that keep Yardmaster from starting (every one, each
+ * naming its variable). Throws ConfigError(nothingConfigured) when no setting at all is set.
+ */
+export function readSettings(
+  env: EnvLike,
+  readFile: ReadFile = (p) => readFileSync(p, "utf8"),
+): { settings: Settings | null; permissionOverrides: PermissionOverride[]; problems: string[] } {
+  const isSet = (name: string) => (env[name] ?? "") !== "";
+  const overrides = permissionOverrides(env);
+  if (!SETTING_NAMES.some(isSet) && overrides.length === 0) throw new ConfigError([], true);
+
+  const problems: string[] = [];
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${String(issue.path[0])} ${issue.message}`);
+  }
+  const on = new Set<string>();
+  for (const surface of SURFACES) {
+    const state = surfaceState(surface, isSet);
+    if (state.state === "partial") problems.push(state.problem);
+    if (state.state === "on") on.add(surface.group);
+  }
+  for (const name of SETTING_NAMES) {
+    const { required, meaning } = spec(name);
+    if (required && !isSet(name)) problems.push(`${name} is required (${meaning})`);
+  }
+  for (const name of SETTING_NAMES) {
+    const { or } = spec(name);
+    if (or && isSet(or) && isSet(name)) problems.push(`set ${or} or ${name}, not both`);
+  }
+
+  let privateKey = env.PRIVATE_KEY?.replace(/\\n/g, "\n") ?? "";
+  if (on.has("github") && isSet("PRIVATE_KEY_PATH")) {
+    try {
+      privateKey = readFile(env.PRIVATE_KEY_PATH as string);
+    } catch (error) {
+      problems.push(`PRIVATE_KEY_PATH cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
+  if (on.has("github") && privateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) {
+    problems.push("PRIVATE_KEY is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)");
+  }
+
+  if (problems.length > 0 || !parsed.success)
+    return { settings: null, permissionOverrides: overrides, problems };
+  const e = parsed.data;
+  return {
+    settings: {
+      github: on.has("github")
+        ? { appId: e.APP_ID as string, privateKey, webhookSecret: e.WEBHOOK_SECRET as string }
+        : null,
+      githubHost: e.GHE_HOST
+        ? {
+            host: e.GHE_HOST,
+            protocol: e.GHE_PROTOCOL,
+            apiUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3`,
+            webUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}`,
+          }
+        : null,
+      oauth: on.has("identity-linking")
+        ? { clientId: e.GITHUB_CLIENT_ID as string, clientSecret: e.GITHUB_CLIENT_SECRET as string }
+        : null,
+      slack: on.has("slack")
+        ? {
+            botToken: e.SLACK_BOT_TOKEN as string,
+            signingSecret: e.SLACK_SIGNING_SECRET as string,
+            apiUrl: `${e.SLACK_API_URL}/`,
+          }
+        : null,
+      mergeQueue: {
+        apiUrl: e.MERGE_QUEUE_API_URL,
+        token: e.MERGE_QUEUE_API_TOKEN as string,
+        commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
+      },
+      database: e.DATABASE_URL.startsWith("sqlite:")
+        ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }
+        : { kind: "postgres", url: e.DATABASE_URL },
+      pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
+      publicUrl: e.PUBLIC_URL,
+      port: e.PORT,
+      host: e.HOST,
+      logLevel: e.LOG_LEVEL,
+    },
+    permissionOverrides: overrides,
+    problems,
+  };
+}
+
+/** GitHub's API and web bases: github.com, or the Enterprise Server host of GHE_HOST. */
+export function githubUrls(host: GitHubHost): { apiUrl: string; webUrl: string } {
+  return host
+    ? { apiUrl: host.apiUrl, webUrl: host.webUrl }
+    : { apiUrl: "https://api.github.com", webUrl: "https://github.com" };
+}

@@ -1,0 +1,258 @@
+import { z } from "zod";
+import { defaulted, httpUrl, optional, port } from "./values.js";
+
+/**
+ * Every environment variable Yardmaster reads, in one table. The environment's schema, the surfaces
+ * (on, off or partly set), the start log, the logger's redaction list and .env.example all derive from
+ * it; the README's settings table names every setting (a test checks both files).
+ */
+
+/**
+ * A group of settings, as .env.example shows them. A surface is on when all of its settings without a
+ * default are set, and off when none is.
+ */
+export interface Group {
+  /** The heading of its part of .env.example. */
+  title: string;
+  note?: string;
+  surface?: {
+    /** As the problems and the help name it ("the GitHub App"). */
+    name: string;
+    /** As the start log names it ("GitHub surface off"). */
+    log: string;
+    /** What being off means to a user, said in the start log. */
+    whenOff?: string;
+  };
+}
+
+export const GROUPS = {
+  github: {
+    title: "GitHub App (comment commands)",
+    note: "From the app's settings page after registering it from app.yml.",
+    surface: { name: "the GitHub App", log: "GitHub surface" },
+  },
+  "github-enterprise": { title: "GitHub Enterprise Server", note: "Unset for github.com." },
+  slack: {
+    title: "Slack app (the /mq command, buttons, notifications)",
+    note: "From the Slack app's settings.",
+    surface: { name: "the Slack app", log: "Slack surface" },
+  },
+  "identity-linking": {
+    title: "Identity linking (/mq login)",
+    note: "The GitHub App's OAuth client, from its settings page.",
+    surface: { name: "identity linking", log: "identity linking", whenOff: "/mq login is unavailable" },
+  },
+  "merge-queue": { title: "The merge queue (Mergify)" },
+  store: { title: "Storage" },
+  notifier: { title: "Notifier" },
+  server: { title: "HTTP server and logs" },
+  permissions: { title: "Permissions" },
+} as const satisfies Record<string, Group>;
+
+export type GroupName = keyof typeof GROUPS;
+/** The groups that are surfaces: "github" | "slack" | "identity-linking". */
+export type SurfaceName = {
+  [G in GroupName]: (typeof GROUPS)[G] extends { surface: object } ? G : never;
+}[GroupName];
+
+export interface Setting {
+  /** What a set value must be, and what an unset one becomes (see values.ts). */
+  schema: z.ZodType;
+  /** Taken when unset; .env.example shows it as the value. */
+  default?: string;
+  group: GroupName;
+  /** Another setting of the same surface that this one can stand in for: set one of the two. */
+  or?: string;
+  /** The start refuses to run without it. */
+  required?: boolean;
+  /** Never logged: the logger redacts it by name. */
+  secret: boolean;
+  /** One line: what it is. */
+  meaning: string;
+  /** A typical value, shown in .env.example's comment (never a real secret); it must pass the schema. */
+  example?: string;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const setting = <S extends Setting>(s: S) => s;
+
+export const SETTINGS = {
+  APP_ID: setting({
+    ...optional(z.string().regex(/^\d+$/, { error: "must be the numeric App ID" })),
+    group: "github",
+    secret: false,
+    meaning: "the numeric App ID",
+    example: "123456",
+  }),
+  PRIVATE_KEY: setting({
+    ...optional(z.string()),
+    group: "github",
+    secret: true,
+    meaning: "the app's private key (PEM), inline, with \\n for line breaks; or PRIVATE_KEY_PATH",
+  }),
+  PRIVATE_KEY_PATH: setting({
+    ...optional(z.string()),
+    group: "github",
+    or: "PRIVATE_KEY",
+    secret: false,
+    meaning: "the path of the app's private key file, instead of PRIVATE_KEY (set one of the two)",
+    example: "/run/secrets/yardmaster.pem",
+  }),
+  WEBHOOK_SECRET: setting({
+    ...optional(z.string().refine((v) => v !== "development", 'must be a real secret, not "development"')),
+    group: "github",
+    secret: true,
+    meaning: 'the webhook secret you chose when registering the app (never "development")',
+  }),
+  GHE_HOST: setting({
+    ...optional(
+      z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/, {
+        error: "must be a host name (and port), without a scheme or path",
+      }),
+    ),
+    group: "github-enterprise",
+    secret: false,
+    meaning: "the GitHub Enterprise Server host (and port)",
+    example: "github.example.com",
+  }),
+  GHE_PROTOCOL: setting({
+    ...defaulted("https", z.enum(["http", "https"], { error: "must be http or https" })),
+    group: "github-enterprise",
+    secret: false,
+    meaning: "whether GHE_HOST answers on http or https",
+  }),
+  SLACK_BOT_TOKEN: setting({
+    ...optional(z.string()),
+    group: "slack",
+    secret: true,
+    meaning: "the Bot User OAuth Token",
+    example: "xoxb-0000000000-0000000000000-abcdefghijklmnopqrstuvwx",
+  }),
+  SLACK_SIGNING_SECRET: setting({
+    ...optional(z.string()),
+    group: "slack",
+    secret: true,
+    meaning: "the Signing Secret, from Basic Information",
+  }),
+  SLACK_API_URL: setting({
+    ...defaulted("https://slack.com/api/", httpUrl),
+    group: "slack",
+    secret: false,
+    meaning: "the Slack Web API base; only changed for tests and the sandbox",
+  }),
+  GITHUB_CLIENT_ID: setting({
+    ...optional(z.string()),
+    group: "identity-linking",
+    secret: false,
+    meaning: "the GitHub App's client ID",
+    example: "Iv1.0123456789abcdef",
+  }),
+  GITHUB_CLIENT_SECRET: setting({
+    ...optional(z.string()),
+    group: "identity-linking",
+    secret: true,
+    meaning: "a client secret generated for it",
+  }),
+  MERGE_QUEUE_API_URL: setting({
+    ...defaulted("https://api.mergify.com/v1", httpUrl),
+    group: "merge-queue",
+    secret: false,
+    meaning: "the merge-queue API's base URL",
+  }),
+  MERGE_QUEUE_API_TOKEN: setting({
+    ...optional(z.string()),
+    group: "merge-queue",
+    required: true,
+    secret: true,
+    meaning: "the merge-queue API key",
+  }),
+  MERGE_QUEUE_COMMAND_PREFIX: setting({
+    ...defaulted(
+      "@mergifyio",
+      z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9_-]*(\[bot\])?$/, { error: "must look like @name" }),
+    ),
+    group: "merge-queue",
+    secret: false,
+    meaning: "how relayed queue, dequeue and requeue comments address the merge queue",
+  }),
+  DATABASE_URL: setting({
+    ...defaulted(
+      "sqlite:./data/yardmaster.db",
+      z.string().regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, {
+        error: "must be sqlite:<path> or postgres://user@host/db",
+      }),
+    ),
+    group: "store",
+    // A PostgreSQL URL carries its password.
+    secret: true,
+    meaning:
+      "where the data is kept: sqlite:<path>, or postgres://user:password@host:5432/database (for several replicas)",
+    example: "postgres://yardmaster:password@db:5432/yardmaster",
+  }),
+  POLL_INTERVAL_SECONDS: setting({
+    ...defaulted(
+      "15",
+      z.coerce
+        .number({ error: "must be a number" })
+        .positive({ error: "must be a positive number of seconds" })
+        .max(3600, { error: "must be at most 3600" }),
+    ),
+    group: "notifier",
+    secret: false,
+    meaning: "seconds between two reads of each subscribed repository's event log",
+  }),
+  PUBLIC_URL: setting({
+    ...defaulted("http://localhost:3000", httpUrl),
+    group: "server",
+    secret: false,
+    meaning:
+      "the base of the links Yardmaster hands out; the OAuth callback is PUBLIC_URL/github/oauth/callback",
+    example: "https://yardmaster.example.com",
+  }),
+  PORT: setting({
+    ...defaulted("3000", port),
+    group: "server",
+    secret: false,
+    meaning: "the port the HTTP server listens on",
+  }),
+  HOST: setting({
+    ...defaulted("0.0.0.0", z.string().min(1)),
+    group: "server",
+    secret: false,
+    meaning: "the address the HTTP server listens on",
+  }),
+  LOG_LEVEL: setting({
+    ...defaulted("info", z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })),
+    group: "server",
+    secret: false,
+    meaning: `how much is logged: ${LOG_LEVELS.join(", ")}`,
+  }),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** The names whose values are never logged. */
+export const SECRET_SETTING_NAMES = SETTING_NAMES.filter((name) => SETTINGS[name].secret);
+
+/**
+ * PERMISSION_<COMMAND>: one variable per command, read generically here (settings do not know the
+ * commands); the command side checks them.
+ */
+export const PERMISSION_SETTING = {
+  prefix: "PERMISSION_",
+  group: "permissions",
+  meaning: "raise the GitHub permission a command needs (levels can be raised, not lowered)",
+  examples: ["PERMISSION_PAUSE=maintain", "PERMISSION_QUEUE=write"],
+} as const;
+
+type Shape = { [K in SettingName]: (typeof SETTINGS)[K]["schema"] };
+
+/** The environment, parsed: one key per setting. */
+export const envSchema = z.object(
+  Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].schema])) as Shape,
+);
+
+export type Env = z.infer<typeof envSchema>;

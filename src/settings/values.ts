@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+/**
+ * The kinds of value a setting takes. Values arrive from the environment as strings, where an empty
+ * string counts as unset; each kind says what it turns an unset variable into.
+ */
+
+/** Unset stays undefined; a set value must pass `schema`. */
+export function optional<T extends z.ZodType>(schema: T) {
+  return { schema: z.preprocess((v) => (v === "" ? undefined : v), schema.optional()) };
+}
+
+/** Unset takes `fallback` (which .env.example shows too); a set value must pass `schema`. */
+export function defaulted<T extends z.ZodType>(fallback: string, schema: T) {
+  return {
+    default: fallback,
+    schema: z.preprocess((v) => (v === undefined || v === "" ? fallback : v), schema),
+  };
+}
+
+/** An http(s) URL, without its trailing slashes. */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+  .transform((u) => u.replace(/\/+$/, ""));
+
+export const port = z.coerce
+  .number({ error: "must be a number" })
+  .int({ error: "must be a whole number" })
+  .min(0, { error: "must be from 0 to 65535" })
+  .max(65535, { error: "must be from 0 to 65535" });
