@@ -15,7 +15,6 @@ import { Deliverer } from "./notifier/deliverer.js";
 import { Poller } from "./notifier/poller.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiPoster } from "./notifier/slack-poster.js";
-import { Repo } from "./repo.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
 import { githubUrls } from "./settings/read-settings.js";
@@ -137,7 +136,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         }),
         render: notificationRenderer,
         pullInfo: async (repository, number) => {
-          const pull = await github.pullRequest(Repo.from(repository), number);
+          const pull = await github.pullRequest(repository, number);
           return pull ? { number, title: pull.title, url: pull.url } : null;
         },
         backoffs,

@@ -30,7 +30,7 @@ export async function executeAccount(
       const { created } = await store.putSubscription({
         channelId: slack.channelId,
         teamId: slack.teamId,
-        repository: command.repo.fullName,
+        repository: command.repo,
         branchGlob,
         groups: command.groups,
         createdBy: actor.githubLogin ?? slack.userId,
@@ -39,7 +39,7 @@ export async function executeAccount(
       return { name: "subscribe", repo: command.repo, branchGlob, groups: command.groups, created };
     }
     case "unsubscribe":
-      if (!(await store.deleteSubscription(slack.channelId, command.repo.fullName))) {
+      if (!(await store.deleteSubscription(slack.channelId, command.repo))) {
         throw new CommandError(CommandErrorCode.NotSubscribed, {
           command: "unsubscribe",
           repository: command.repo.fullName,
@@ -51,7 +51,7 @@ export async function executeAccount(
       return {
         name: "subscriptions",
         subscriptions: subscriptions.map((s) => ({
-          repository: s.repository,
+          repository: s.repository.fullName,
           branchGlob: s.branchGlob,
           groups: s.groups,
         })),

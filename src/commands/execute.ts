@@ -79,7 +79,7 @@ async function attribute(
 ): Promise<void> {
   await deps
     .attributePause?.({
-      repository: repo.fullName,
+      repository: repo,
       action,
       reason,
       actor: actor.githubLogin ?? actor.display,

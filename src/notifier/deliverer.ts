@@ -2,8 +2,8 @@ import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
-import { Repo } from "../repo.js";
-import type { PendingNotification, Store } from "../store/index.js";
+import type { Repo } from "../repo.js";
+import type { PendingNotification, Store, ThreadRecord } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { isPauseEvent } from "./routing.js";
 import {
@@ -12,14 +12,14 @@ import {
   SlackDeliveryError,
   SlackDeliveryErrorCode,
 } from "./slack-poster.js";
-import type { NotificationRenderer, PullInfo, ThreadState } from "./types.js";
+import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 export interface DelivererDeps {
   store: Store;
   poster: NotificationPoster;
   render: NotificationRenderer;
   /** Title and link of a pull request (GitHub through the app), or null when unknown. */
-  pullInfo: (repository: string, number: number) => Promise<PullInfo | null>;
+  pullInfo: (repository: Repo, number: number) => Promise<PullInfo | null>;
   backoffs: Backoffs;
   githubWebUrl: string;
   /** Which replica this is, for leases. */
@@ -42,9 +42,10 @@ const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
 
 /**
  * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
- * posted and marked sent after. A pending row this process did not just claim is in doubt (a crash
- * between posting and recording, or a failed post): Slack's history is searched for the message's
- * metadata before posting it, so nothing is sent twice or dropped.
+ * posted, and marked sent after, together with the thread the message started or changed (one store
+ * call, one transaction). A pending row this process did not just claim is in doubt (a crash between
+ * posting and recording, or a failed post): Slack's history is searched for the message's metadata
+ * before posting it, so nothing is sent twice or dropped.
  */
 export class Deliverer {
   /** Rows claimed by this process and not yet posted: no need to look for them in Slack. */
@@ -57,7 +58,7 @@ export class Deliverer {
   }
 
   /** Records that `event` is to be posted in `channel` (once, whatever happens next). */
-  async enqueue(channel: string, repository: string, event: LogEvent): Promise<void> {
+  async enqueue(channel: string, repository: Repo, event: LogEvent): Promise<void> {
     const status = await this.deps.store.claimNotification({
       channelId: channel,
       eventId: event.id,
@@ -110,9 +111,7 @@ export class Deliverer {
           topLevel ??= await this.deps.poster.findPosted(channel, {
             oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
           });
-          const found = topLevel.get(row.eventId) ?? (await this.findInThread(row));
-          if (found) {
-            await this.recordFound(row, found);
+          if (await this.recover(row, topLevel)) {
             this.deps.metrics?.notificationsSent.inc({ kind: "recovered" });
             continue;
           }
@@ -147,70 +146,55 @@ export class Deliverer {
     }
   }
 
-  private async findInThread(row: PendingNotification): Promise<PostedMessage | undefined> {
-    if (row.pullRequest === null || isPauseEvent(row.eventType)) return undefined;
-    const thread = await this.deps.store.getThread(row.channelId, row.repository, row.pullRequest);
-    if (!thread) return undefined;
-    const replies = await this.deps.poster.findPosted(row.channelId, {
+  /**
+   * Records a row in doubt as sent if its message is in the channel: top level (a pause, or a pull
+   * request's thread parent) or a reply in its pull request's thread. Recording it records the thread
+   * too, as posting would have: the thread a parent started, or the state a reply changed.
+   */
+  private async recover(row: PendingNotification, topLevel: Map<number, PostedMessage>): Promise<boolean> {
+    const { store, poster } = this.deps;
+    const found = topLevel.get(row.eventId);
+    if (!threaded(row)) {
+      if (found) await this.record(row, found);
+      return found !== undefined;
+    }
+    if (found) {
+      const { state } = await this.stateAfter(null, row);
+      await this.record(row, found, { parentTs: found.ts, state });
+      return true;
+    }
+    const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
+    if (!thread) return false;
+    const replies = await poster.findPosted(row.channelId, {
       oldest: new Date(0),
       threadTs: thread.parentTs,
     });
-    return replies.get(row.eventId);
-  }
-
-  private async recordFound(row: PendingNotification, found: PostedMessage): Promise<void> {
-    const event = row.payload as LogEvent;
-    if (row.pullRequest !== null && !isPauseEvent(row.eventType) && found.threadTs === null) {
-      // The message found is a thread parent whose record was lost with the crash.
-      const existing = await this.deps.store.getThread(row.channelId, row.repository, row.pullRequest);
-      if (!existing) {
-        const pull = await this.pull(row.repository, row.pullRequest);
-        await this.deps.store.putThread({
-          channelId: row.channelId,
-          repository: row.repository,
-          pullRequest: row.pullRequest,
-          parentTs: found.ts,
-          state: this.deps.render.stateAfter(null, event, pull, Repo.from(row.repository)),
-          updatedAt: this.now(),
-        });
-      }
-    }
-    await this.deps.store.markNotificationSent(row.channelId, row.eventId, found, this.now());
-  }
-
-  private async pull(repository: string, number: number): Promise<PullInfo> {
-    const info = await this.deps.pullInfo(repository, number).catch(() => null);
-    return info ?? { number, title: null, url: `${this.deps.githubWebUrl}/${repository}/pull/${number}` };
+    const reply = replies.get(row.eventId);
+    if (!reply) return false;
+    const { state } = await this.stateAfter(thread, row);
+    await this.record(row, reply, { parentTs: thread.parentTs, state });
+    await this.editParent(row, thread.parentTs, state, this.context(row));
+    return true;
   }
 
   /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
   private async post(row: PendingNotification): Promise<void> {
-    const { store, poster, render, metrics, logger } = this.deps;
+    const { store, poster, render, metrics } = this.deps;
     const event = row.payload as LogEvent;
-    const ctx = { repo: Repo.from(row.repository), githubWebUrl: this.deps.githubWebUrl, now: this.now() };
+    const ctx = this.context(row);
     let posted: PostedMessage;
-    if (row.pullRequest === null || isPauseEvent(row.eventType)) {
+    if (!threaded(row)) {
       const pausedBy = isPauseEvent(row.eventType) ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
+      await this.record(row, posted);
     } else {
       const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
-      const pull =
-        (thread?.state as ThreadState | undefined)?.pull ??
-        (await this.pull(row.repository, row.pullRequest));
-      const state = render.stateAfter(
-        (thread?.state as ThreadState | undefined) ?? null,
-        event,
-        pull,
-        ctx.repo,
-      );
+      const { pull, state } = await this.stateAfter(thread, row);
       if (!thread) {
-        posted = await poster.post({
-          channel: row.channelId,
-          ...render.parent(state, ctx),
-          eventId: row.eventId,
-        });
-        await store.putThread({ ...this.threadKey(row), parentTs: posted.ts, state, updatedAt: ctx.now });
+        const parent = render.parent(state, ctx);
+        posted = await poster.post({ channel: row.channelId, ...parent, eventId: row.eventId });
+        await this.record(row, posted, { parentTs: posted.ts, state });
       } else {
         const message = render.event(event, pull, ctx);
         posted = await poster.post({
@@ -219,30 +203,73 @@ export class Deliverer {
           threadTs: thread.parentTs,
           eventId: row.eventId,
         });
-        await store.putThread({
-          ...this.threadKey(row),
-          parentTs: thread.parentTs,
-          state,
-          updatedAt: ctx.now,
-        });
-        await poster
-          .update({ channel: row.channelId, ts: thread.parentTs, ...render.parent(state, ctx) })
-          .catch((error: unknown) =>
-            logger.warn({ err: error, channel: row.channelId }, "could not edit a thread parent"),
-          );
+        await this.record(row, posted, { parentTs: thread.parentTs, state });
+        await this.editParent(row, thread.parentTs, state, ctx);
       }
     }
-    await store.markNotificationSent(row.channelId, row.eventId, posted, this.now());
     metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
     const lag = (this.now().getTime() - Date.parse(event.received_at)) / 1000;
     if (Number.isFinite(lag)) metrics?.pollerLag.observe(Math.max(0, lag));
+  }
+
+  /** The row sent, with its thread when it has one: one store call, so never one without the other. */
+  private async record(
+    row: PendingNotification,
+    message: PostedMessage,
+    thread?: { parentTs: string; state: ThreadState },
+  ): Promise<void> {
+    await this.deps.store.markNotificationSent({
+      channelId: row.channelId,
+      eventId: row.eventId,
+      message,
+      ...(thread ? { thread } : {}),
+      at: this.now(),
+    });
+  }
+
+  /**
+   * The pull request (as its thread knows it, else from GitHub) and what its thread's parent shows
+   * after the row's event.
+   */
+  private async stateAfter(
+    thread: ThreadRecord | null,
+    row: PendingNotification & { pullRequest: number },
+  ): Promise<{ pull: PullInfo; state: ThreadState }> {
+    const previous = (thread?.state as ThreadState | undefined) ?? null;
+    const pull = previous?.pull ?? (await this.pull(row.repository, row.pullRequest));
+    const state = this.deps.render.stateAfter(previous, row.payload as LogEvent, pull, row.repository);
+    return { pull, state };
+  }
+
+  /** Best effort: the reply is posted and recorded whether or not its parent shows the latest. */
+  private async editParent(
+    row: PendingNotification,
+    parentTs: string,
+    state: ThreadState,
+    ctx: NotificationContext,
+  ): Promise<void> {
+    const { poster, render, logger } = this.deps;
+    await poster
+      .update({ channel: row.channelId, ts: parentTs, ...render.parent(state, ctx) })
+      .catch((error: unknown) =>
+        logger.warn({ err: error, channel: row.channelId }, "could not edit a thread parent"),
+      );
+  }
+
+  private context(row: PendingNotification): NotificationContext {
+    return { repo: row.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
+  }
+
+  private async pull(repository: Repo, number: number): Promise<PullInfo> {
+    const info = await this.deps.pullInfo(repository, number).catch(() => null);
+    return info ?? { number, title: null, url: `${this.deps.githubWebUrl}/${repository}/pull/${number}` };
   }
 
   /**
    * Who paused or unpaused through Yardmaster, if this pause event is theirs: same action, same
    * reason, close in time. The merge queue itself records only the app's account.
    */
-  private async pausedBy(repository: string, event: LogEvent): Promise<string | undefined> {
+  private async pausedBy(repository: Repo, event: LogEvent): Promise<string | undefined> {
     const attribution = await this.deps.store.getPauseAttribution(repository);
     if (!attribution) return undefined;
     const action = event.type === "queue.pause.delete" ? "unpause" : "pause";
@@ -251,8 +278,9 @@ export class Deliverer {
     const same = attribution.action === action && (action === "unpause" || attribution.reason === reason);
     return close && same ? attribution.actor : undefined;
   }
+}
 
-  private threadKey(row: PendingNotification) {
-    return { channelId: row.channelId, repository: row.repository, pullRequest: row.pullRequest as number };
-  }
+/** A pull request's event other than a pause: it goes in the pull request's thread. */
+function threaded(row: PendingNotification): row is PendingNotification & { pullRequest: number } {
+  return row.pullRequest !== null && !isPauseEvent(row.eventType);
 }

@@ -7,7 +7,7 @@ import {
   MergeQueueError,
 } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
-import { Repo } from "../repo.js";
+import type { Repo } from "../repo.js";
 import type { PollCursor, Store, Subscription } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
@@ -84,7 +84,7 @@ export class Poller {
     const subscriptions = await store.listSubscriptions();
     const byRepo = new Map<string, Subscription[]>();
     for (const s of subscriptions) {
-      const key = s.repository.toLowerCase();
+      const key = s.repository.key;
       byRepo.set(key, [...(byRepo.get(key) ?? []), s]);
     }
     const report: TickReport = { repositories: byRepo.size, polled: 0, failed: 0, events: 0, sent: 0 };
@@ -110,11 +110,11 @@ export class Poller {
   /** Polls one repository; returns the number of new events, "skipped" or "failed". */
   private async pollRepository(subs: Subscription[]): Promise<number | "skipped" | "failed"> {
     const { store, backoffs, logger, metrics } = this.deps;
-    const repository = subs[0]?.repository as string;
-    const backoffKey = `repo:${repository.toLowerCase()}`;
+    const repository = subs[0]?.repository as Repo;
+    const backoffKey = `repo:${repository.key}`;
     const now = this.now();
     if (await backoffs.active(backoffKey, now)) return "skipped";
-    const lease = `poll:${repository.toLowerCase()}`;
+    const lease = `poll:${repository.key}`;
     if (
       !(await store.tryAcquireLease(lease, this.deps.owner, now, Math.max(60_000, this.deps.intervalMs * 2)))
     ) {
@@ -129,7 +129,7 @@ export class Poller {
         updatedAt: now,
       };
       const events: LogEvent[] = [];
-      for await (const event of this.deps.mergeQueue.iterateEvents(Repo.from(repository), {
+      for await (const event of this.deps.mergeQueue.iterateEvents(repository, {
         receivedFrom: cursor.receivedFrom,
         eventTypes: wantedEventTypes(subs),
         perPage: 100,

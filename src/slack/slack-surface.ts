@@ -6,7 +6,6 @@ import { parseSlackCommand, type SlackPlace } from "../commands/parse-slack.js";
 import type { CommandOutcome } from "../commands/result.js";
 import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
 import type { Logger } from "../logger.js";
-import { Repo } from "../repo.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
 import { ACTION_IDS, commandOfAction } from "./actions.js";
@@ -81,10 +80,10 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
   /** The repository a channel subscribed to exactly one repository may leave out. */
   const placeOf = async (channelId: string): Promise<SlackPlace> => {
     const subscriptions = await store.listSubscriptions({ channelId });
-    const repos = new Set(subscriptions.map((s) => s.repository.toLowerCase()));
+    const repos = new Set(subscriptions.map((s) => s.repository.key));
     if (repos.size !== 1) return {};
     const only = subscriptions[0];
-    return only ? { defaultRepo: Repo.from(only.repository) } : {};
+    return only ? { defaultRepo: only.repository } : {};
   };
 
   const answer = async (

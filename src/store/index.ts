@@ -1,13 +1,8 @@
-export { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations.js";
-export { type DatabaseSettings, openStore } from "./open-store.js";
-export {
-  MIGRATION_LOCK_CLASS,
-  migratePostgres,
-  openPostgresStore,
-  PostgresStore,
-  type PostgresStoreOptions,
-} from "./postgres-store.js";
-export { migrateSqlite, openSqliteStore, SqliteStore, type SqliteStoreOptions } from "./sqlite-store.js";
+export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
+export { KyselyStore } from "./kysely-store.js";
+export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
+export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
+export { openStore } from "./open-store.js";
 export {
   type Backoff,
   DELIVERY_RETENTION_MS,
@@ -18,8 +13,8 @@ export {
   type PendingNotification,
   type PollCursor,
   PRUNE_INTERVAL_MS,
-  repositoryKey,
   SENT_NOTIFICATION_RETENTION_MS,
+  type SentNotification,
   type Store,
   type Subscription,
   type ThreadRecord,

@@ -1,27 +1,31 @@
 import type { Logger } from "../logger.js";
-import { openPostgresStore } from "./postgres-store.js";
-import { openSqliteStore } from "./sqlite-store.js";
+import { type DatabaseSettings, openDatabase } from "./database.js";
+import { KyselyStore } from "./kysely-store.js";
+import { MIGRATIONS, type Migration } from "./migrations/index.js";
+import { migrate } from "./migrations/migrate.js";
 import type { Store } from "./store.js";
-
-export type DatabaseSettings =
-  | { kind: "sqlite"; path: string }
-  | {
-      kind: "postgres";
-      url: string;
-      /** Keep the tables in this schema (created if missing) instead of the connection's default. */
-      schema?: string;
-    };
 
 /**
  * Opens the configured store and applies pending schema migrations. SQLite: creates the file's directory,
  * turns on WAL, `busy_timeout` and foreign keys (`:memory:` works too). PostgreSQL: connects a pool and
  * migrates under an advisory lock (replicas starting at once are safe); rejects when unreachable.
+ * `migrations` is for tests, which add their own after the built-in ones.
  */
-export async function openStore(database: DatabaseSettings, logger?: Logger): Promise<Store> {
-  switch (database.kind) {
-    case "sqlite":
-      return openSqliteStore({ path: database.path, logger });
-    case "postgres":
-      return openPostgresStore({ url: database.url, schema: database.schema, logger });
+export async function openStore(
+  settings: DatabaseSettings,
+  logger?: Logger,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<Store> {
+  const database = openDatabase(settings, logger);
+  try {
+    const versions = await migrate(database, migrations);
+    if (versions.length > 0) {
+      const where = database.kind === "postgres" ? { schema: database.schema } : {};
+      logger?.info({ store: database.kind, ...where, versions }, "applied store migrations");
+    }
+  } catch (error) {
+    await database.db.destroy().catch(() => {});
+    throw error;
   }
+  return new KyselyStore(database);
 }

@@ -1,10 +1,12 @@
+import type { Repo } from "../repo.js";
+
 /**
  * The store: everything Yardmaster keeps between requests and across replicas.
  *
- * Two implementations share this Promise-based interface: embedded SQLite (one process) and
- * PostgreSQL (several replicas). Times that matter are passed in (`now`), so callers and tests control
- * the clock; every time comes back as a `Date`. Repository names are compared case-insensitively
- * (GitHub's are): each table keeps a lower-case key next to the name as it was given.
+ * One implementation (kysely-store.ts) over either embedded SQLite (one process) or PostgreSQL
+ * (several replicas). Times that matter are passed in (`now`), so callers and tests control the clock;
+ * every time comes back as a `Date`. Repositories are `Repo`s, compared case-insensitively as GitHub
+ * compares them: each table keeps `repo.key` next to the name as it was given.
  */
 export interface Store {
   readonly kind: "sqlite" | "postgres";
@@ -13,7 +15,7 @@ export interface Store {
   /** Idempotent. */
   close(): Promise<void>;
 
-  // Identity links: Slack user -> GitHub login (PRODUCT.md section 3)
+  // Identity links: Slack user -> GitHub login
   getLink(teamId: string, slackUserId: string): Promise<IdentityLink | null>;
   /** Upsert on (teamId, slackUserId). */
   putLink(link: IdentityLink): Promise<void>;
@@ -28,21 +30,18 @@ export interface Store {
    */
   consumeOAuthState(state: string, now: Date): Promise<OAuthState | null>;
 
-  // Subscriptions (PRODUCT.md section 5): one per (channelId, repository case-insensitively)
+  // Subscriptions: one per (channelId, repository)
   /**
    * Upsert. An update replaces the repository's spelling, teamId (when given), branchGlob and groups,
    * and keeps the original createdBy and createdAt.
    */
   putSubscription(sub: Subscription): Promise<{ created: boolean }>;
   /** True when a subscription was removed. */
-  deleteSubscription(channelId: string, repository: string): Promise<boolean>;
-  /** Ordered by repository (case-insensitively), then channel. `repository` matches case-insensitively. */
-  listSubscriptions(filter?: { channelId?: string; repository?: string }): Promise<Subscription[]>;
-  /**
-   * Distinct (case-insensitively), sorted case-insensitively; each in one of the spellings it was
-   * subscribed with (the smallest).
-   */
-  listSubscribedRepositories(): Promise<string[]>;
+  deleteSubscription(channelId: string, repository: Repo): Promise<boolean>;
+  /** Ordered by repository (by key), then channel. */
+  listSubscriptions(filter?: { channelId?: string; repository?: Repo }): Promise<Subscription[]>;
+  /** Distinct, sorted by key; each in one of the spellings it was subscribed with (the smallest). */
+  listSubscribedRepositories(): Promise<Repo[]>;
 
   // GitHub webhook deliveries handled (X-GitHub-Delivery): exactly-once command handling across replicas
   /** True the first time an id is claimed only. Deliveries older than 7 days are pruned now and then. */
@@ -54,34 +53,34 @@ export interface Store {
   /** Releases the lease if `owner` holds it; otherwise does nothing. */
   releaseLease(name: string, owner: string): Promise<void>;
 
-  // Notifier: where each repository's log was read up to (repository matched case-insensitively)
-  getPollCursor(repository: string): Promise<PollCursor | null>;
+  // Notifier: where each repository's log was read up to
+  getPollCursor(repository: Repo): Promise<PollCursor | null>;
   /** Upsert. */
   putPollCursor(cursor: PollCursor): Promise<void>;
 
-  // Notifier: the outbox that makes each (channel, event) post exactly once
+  // Notifier: the outbox that makes each (channel, event) post exactly once. Each transition of a row
+  // is one call, atomic on its own: claimed (pending), then sent (with its thread) or released.
   /**
    * Inserts a pending row (attempts 1) if none exists for (channelId, eventId) and returns "claimed".
    * Otherwise returns the existing row's status; an existing pending row has its attempts incremented
-   * (its claimedAt is kept).
+   * (its claimedAt is kept). One statement: of two concurrent claims, exactly one gets "claimed".
    */
   claimNotification(n: NotificationClaim): Promise<"claimed" | "pending" | "sent">;
-  /** Marks the row sent and records the posted message. Does nothing if there is no such row. */
-  markNotificationSent(
-    channelId: string,
-    eventId: number,
-    message: { ts: string; threadTs: string | null },
-    now: Date,
-  ): Promise<void>;
+  /**
+   * Marks the row sent and records the posted message; with `thread`, records in the same transaction
+   * the thread of the row's pull request in its channel (created or replaced), so that a message is
+   * never recorded without the thread it started or changed, nor the other way round. Does nothing
+   * (to the thread either) if there is no such row; `thread` is ignored for a row without a pull request.
+   */
+  markNotificationSent(sent: SentNotification): Promise<void>;
   /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
   releaseNotification(channelId: string, eventId: number): Promise<void>;
   /** Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first. */
   listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]>;
 
-  // Notifier: one thread per pull request per channel (repository matched case-insensitively)
-  getThread(channelId: string, repository: string, pullRequest: number): Promise<ThreadRecord | null>;
-  /** Upsert. */
-  putThread(thread: ThreadRecord): Promise<void>;
+  // Notifier: one thread per pull request per channel, written only with the notification that made or
+  // changed it (markNotificationSent)
+  getThread(channelId: string, repository: Repo, pullRequest: number): Promise<ThreadRecord | null>;
 
   // Notifier: failure backoff per repository or channel
   getBackoff(key: string): Promise<Backoff | null>;
@@ -90,10 +89,10 @@ export interface Store {
   clearBackoff(key: string): Promise<void>;
 
   // Who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
-  // the app's account, so its pause events cannot say who); repository matched case-insensitively
+  // the app's account, so its pause events cannot say who)
   /** Upsert: one record per repository, the latest. */
   putPauseAttribution(attribution: PauseAttribution): Promise<void>;
-  getPauseAttribution(repository: string): Promise<PauseAttribution | null>;
+  getPauseAttribution(repository: Repo): Promise<PauseAttribution | null>;
 }
 
 export interface IdentityLink {
@@ -116,8 +115,8 @@ export interface OAuthState {
 export interface Subscription {
   channelId: string;
   teamId: string | null;
-  /** "owner/repo"; unique per channel case-insensitively. */
-  repository: string;
+  /** Unique per channel (by key); as spelled by the latest subscribe. */
+  repository: Repo;
   branchGlob: string | null;
   groups: string[];
   createdBy: string;
@@ -125,7 +124,7 @@ export interface Subscription {
 }
 
 export interface PollCursor {
-  repository: string;
+  repository: Repo;
   receivedFrom: Date;
   /** Ids of events at or after receivedFrom already processed, to skip on overlap. */
   seenEventIds: number[];
@@ -135,7 +134,7 @@ export interface PollCursor {
 export interface NotificationClaim {
   channelId: string;
   eventId: number;
-  repository: string;
+  repository: Repo;
   pullRequest: number | null;
   eventType: string;
   /** JSON the notifier needs to re-post (stored as JSON text in SQLite, jsonb in PostgreSQL). */
@@ -148,9 +147,20 @@ export interface PendingNotification extends NotificationClaim {
   attempts: number;
 }
 
+export interface SentNotification {
+  channelId: string;
+  eventId: number;
+  /** The message posted (or found in the channel after a crash). */
+  message: { ts: string; threadTs: string | null };
+  /** The thread of the row's pull request after this message: its parent message and what it shows. */
+  thread?: { parentTs: string; state: unknown };
+  /** When it was recorded: the row's sent time and the thread's updatedAt. */
+  at: Date;
+}
+
 export interface ThreadRecord {
   channelId: string;
-  repository: string;
+  repository: Repo;
   pullRequest: number;
   parentTs: string;
   /** JSON: what the parent message shows. */
@@ -159,7 +169,7 @@ export interface ThreadRecord {
 }
 
 export interface PauseAttribution {
-  repository: string;
+  repository: Repo;
   action: "pause" | "unpause";
   /** The reason given, for a pause. */
   reason: string | null;
@@ -176,26 +186,9 @@ export interface Backoff {
   lastError: string;
 }
 
-/** The case-insensitive key a repository ("owner/repo") is stored under. */
-export function repositoryKey(repository: string): string {
-  return repository.toLowerCase();
-}
-
 /** Webhook deliveries are remembered this long. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Sent notifications are remembered this long (the poller must not read events older than this). */
 export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-
-/** A stored pause attribution, whichever dialect read it (the time already a Date). */
-export function toPauseAttribution(row: Omit<PauseAttribution, "at">, at: Date): PauseAttribution {
-  return {
-    repository: row.repository,
-    action: row.action,
-    reason: row.reason,
-    actor: row.actor,
-    surface: row.surface,
-    at,
-  };
-}

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js";
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
   await world.yardmaster.store.putSubscription({
     channelId: CHANNEL,
     teamId: "T0001",
-    repository: REPO,
+    repository: Repo.from(REPO),
     branchGlob: null,
     groups: ["queue", "checks", "pause"],
     createdBy: "alice",

@@ -10,6 +10,7 @@ import {
   SlackDeliveryErrorCode,
 } from "../../src/notifier/slack-poster.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
+import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 /** A Slack channel in memory: messages with their event metadata, threads, and failures on demand. */
@@ -68,6 +69,7 @@ const render: NotificationRenderer = {
   }),
 };
 
+const WIDGETS = Repo.of("acme", "widgets");
 let store: Store;
 let slack: FakeSlack;
 let now: Date;
@@ -117,7 +119,7 @@ describe("Deliverer", () => {
     const enter = event("action.queue.enter");
     const checks = event("action.queue.checks_start");
     const pause = event("queue.pause.create", null);
-    for (const e of [enter, checks, pause]) await d.enqueue("C1", "acme/widgets", e);
+    for (const e of [enter, checks, pause]) await d.enqueue("C1", WIDGETS, e);
     expect((await d.deliverPending()).sent).toBe(3);
     const [parent, reply, top] = slack.in("C1");
     expect(parent).toMatchObject({
@@ -136,10 +138,10 @@ describe("Deliverer", () => {
   it("posts each event once per channel, however often it is enqueued", async () => {
     const d = deliverer();
     const e = event("action.queue.enter");
-    await d.enqueue("C1", "acme/widgets", e);
-    await d.enqueue("C2", "acme/widgets", e);
+    await d.enqueue("C1", WIDGETS, e);
+    await d.enqueue("C2", WIDGETS, e);
     await d.deliverPending();
-    await d.enqueue("C1", "acme/widgets", e);
+    await d.enqueue("C1", WIDGETS, e);
     await d.deliverPending();
     expect(slack.messages.map((m) => m.channel).sort()).toEqual(["C1", "C2"]);
   });
@@ -147,7 +149,7 @@ describe("Deliverer", () => {
   it("after a crash between posting and recording, finds the message instead of posting it again", async () => {
     const first = deliverer();
     const e = event("action.queue.enter");
-    await first.enqueue("C1", "acme/widgets", e);
+    await first.enqueue("C1", WIDGETS, e);
     const markSent = store.markNotificationSent.bind(store);
     store.markNotificationSent = async () => {
       throw new Error("crash");
@@ -161,14 +163,44 @@ describe("Deliverer", () => {
     await restarted.deliverPending();
     expect(slack.messages).toHaveLength(1);
     expect(await store.listPendingNotifications(new Date(now.getTime() + 1), 10)).toEqual([]);
-    expect(await store.getThread("C1", "acme/widgets", 42)).toMatchObject({
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({
       parentTs: slack.messages[0]?.ts,
     });
   });
 
+  it("after a crash between posting a reply and recording it, records the reply with its thread's state", async () => {
+    const first = deliverer();
+    await first.enqueue("C1", WIDGETS, event("action.queue.enter"));
+    await first.deliverPending();
+    const checks = event("action.queue.checks_start");
+    await first.enqueue("C1", WIDGETS, checks);
+    const markSent = store.markNotificationSent.bind(store);
+    store.markNotificationSent = async () => {
+      throw new Error("crash");
+    };
+    await first.deliverPending();
+    store.markNotificationSent = markSent;
+    const [parent, reply] = slack.in("C1");
+    expect(reply).toMatchObject({ threadTs: parent?.ts, eventId: checks.id });
+    slack.updates = [];
+
+    const restarted = deliverer();
+    now = new Date(now.getTime() + 60_000);
+    await restarted.deliverPending();
+    expect(slack.messages).toHaveLength(2);
+    expect(await store.listPendingNotifications(new Date(now.getTime() + 1), 10)).toEqual([]);
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({
+      parentTs: parent?.ts,
+      state: { latestType: "action.queue.checks_start" },
+    });
+    expect(slack.updates).toEqual([
+      expect.objectContaining({ ts: parent?.ts, text: "parent #42: action.queue.checks_start" }),
+    ]);
+  });
+
   it("after a crash before posting, posts the message exactly once", async () => {
     const e = event("queue.pause.create", null);
-    await deliverer().enqueue("C1", "acme/widgets", e);
+    await deliverer().enqueue("C1", WIDGETS, e);
     const restarted = deliverer();
     await restarted.deliverPending();
     await restarted.deliverPending();
@@ -182,8 +214,8 @@ describe("Deliverer", () => {
       new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, "not_in_channel"),
     );
     const a = event("queue.pause.create", null);
-    await d.enqueue("C1", "acme/widgets", a);
-    await d.enqueue("C2", "acme/widgets", a);
+    await d.enqueue("C1", WIDGETS, a);
+    await d.enqueue("C2", WIDGETS, a);
     expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 1 });
     expect(await store.getBackoff("channel:C1")).toMatchObject({ failures: 1, lastError: "not_in_channel" });
     slack.failing.delete("C1");
@@ -202,8 +234,8 @@ describe("Deliverer", () => {
       return acquire(name, ...rest);
     };
     const a = event("queue.pause.create", null);
-    await d.enqueue("C1", "acme/widgets", a);
-    await d.enqueue("C2", "acme/widgets", a);
+    await d.enqueue("C1", WIDGETS, a);
+    await d.enqueue("C2", WIDGETS, a);
     expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 1 });
     expect(slack.in("C2")).toHaveLength(1);
   });
@@ -211,7 +243,7 @@ describe("Deliverer", () => {
   it("waits out Slack's Retry-After on a rate limit", async () => {
     const d = deliverer();
     slack.failing.set("C1", new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "rate limited", 30));
-    await d.enqueue("C1", "acme/widgets", event("queue.pause.create", null));
+    await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
     await d.deliverPending();
     slack.failing.delete("C1");
     now = new Date(now.getTime() + 20_000);

@@ -3,6 +3,7 @@ import type { LogEvent } from "../../src/merge-queue/index.js";
 import { matchesGlob } from "../../src/notifier/glob.js";
 import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";
+import { Repo } from "../../src/repo.js";
 import type { Subscription } from "../../src/store/index.js";
 
 const T0 = new Date("2026-01-01T10:00:00Z");
@@ -15,7 +16,7 @@ function sub(
   return {
     channelId,
     teamId: "T1",
-    repository: "acme/widgets",
+    repository: Repo.of("acme", "widgets"),
     branchGlob,
     groups,
     createdBy: "alice",
@@ -104,7 +105,12 @@ describe("routing", () => {
 });
 
 describe("the poll cursor", () => {
-  const cursor = { repository: "acme/widgets", receivedFrom: T0, seenEventIds: [], updatedAt: T0 };
+  const cursor = {
+    repository: Repo.of("acme", "widgets"),
+    receivedFrom: T0,
+    seenEventIds: [],
+    updatedAt: T0,
+  };
 
   it("moves to a little before the newest event and remembers the ids it will read again", () => {
     const now = new Date("2026-01-01T10:06:00Z");

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Repo } from "../../src/repo.js";
 import {
   type IdentityLink,
   type NotificationClaim,
@@ -8,6 +9,7 @@ import {
   openStore,
   type Store,
   type Subscription,
+  type ThreadRecord,
 } from "../../src/store/index.js";
 
 // The same contract, run against every implementation. Each PostgreSQL test gets its own fresh schema.
@@ -82,6 +84,7 @@ function postgresHarness(): Harness {
 }
 
 const T0 = new Date("2025-03-01T12:00:00.000Z");
+const r = (fullName: string): Repo => Repo.from(fullName);
 const at = (ms: number): Date => new Date(T0.getTime() + ms);
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
@@ -213,7 +216,7 @@ describe.each([
     const sub: Subscription = {
       channelId: "C1",
       teamId: "T1",
-      repository: "acme/widgets",
+      repository: r("acme/widgets"),
       branchGlob: null,
       groups: ["queue", "pause"],
       createdBy: "U1",
@@ -241,23 +244,25 @@ describe.each([
     });
 
     it("treats repository names case-insensitively", async () => {
-      await store.putSubscription({ ...sub, repository: "Acme/Widgets" });
-      expect(await store.putSubscription({ ...sub, repository: "acme/WIDGETS", groups: ["queue"] })).toEqual({
+      await store.putSubscription({ ...sub, repository: r("Acme/Widgets") });
+      expect(
+        await store.putSubscription({ ...sub, repository: r("acme/WIDGETS"), groups: ["queue"] }),
+      ).toEqual({
         created: false,
       });
-      const list = await store.listSubscriptions({ repository: "ACME/widgets" });
+      const list = await store.listSubscriptions({ repository: r("ACME/widgets") });
       expect(list).toHaveLength(1);
-      expect(list[0]).toMatchObject({ repository: "acme/WIDGETS", groups: ["queue"] });
-      expect(await store.deleteSubscription("C1", "ACME/WIDGETS")).toBe(true);
+      expect(list[0]).toMatchObject({ repository: r("acme/WIDGETS"), groups: ["queue"] });
+      expect(await store.deleteSubscription("C1", r("ACME/WIDGETS"))).toBe(true);
       expect(await store.listSubscriptions()).toEqual([]);
-      expect(await store.deleteSubscription("C1", "acme/widgets")).toBe(false);
+      expect(await store.deleteSubscription("C1", r("acme/widgets"))).toBe(false);
     });
 
     it("lists by channel and repository filters, ordered by repository then channel", async () => {
-      await store.putSubscription({ ...sub, channelId: "C2", repository: "acme/widgets" });
-      await store.putSubscription({ ...sub, channelId: "C1", repository: "zeta/app" });
-      await store.putSubscription({ ...sub, channelId: "C1", repository: "Acme/Widgets" });
-      await store.putSubscription({ ...sub, channelId: "C3", repository: "acme/gadgets" });
+      await store.putSubscription({ ...sub, channelId: "C2", repository: r("acme/widgets") });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: r("zeta/app") });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: r("Acme/Widgets") });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: r("acme/gadgets") });
 
       const pairs = (subs: Subscription[]) => subs.map((s) => `${s.repository}@${s.channelId}`);
       expect(pairs(await store.listSubscriptions())).toEqual([
@@ -270,27 +275,27 @@ describe.each([
         "Acme/Widgets@C1",
         "zeta/app@C1",
       ]);
-      expect(pairs(await store.listSubscriptions({ repository: "ACME/WIDGETS" }))).toEqual([
+      expect(pairs(await store.listSubscriptions({ repository: r("ACME/WIDGETS") }))).toEqual([
         "Acme/Widgets@C1",
         "acme/widgets@C2",
       ]);
-      expect(pairs(await store.listSubscriptions({ channelId: "C2", repository: "acme/widgets" }))).toEqual([
-        "acme/widgets@C2",
-      ]);
+      expect(
+        pairs(await store.listSubscriptions({ channelId: "C2", repository: r("acme/widgets") })),
+      ).toEqual(["acme/widgets@C2"]);
       expect(await store.listSubscriptions({ channelId: "C9" })).toEqual([]);
     });
 
     it("lists distinct subscribed repositories, sorted", async () => {
       expect(await store.listSubscribedRepositories()).toEqual([]);
-      await store.putSubscription({ ...sub, channelId: "C1", repository: "zeta/app" });
-      await store.putSubscription({ ...sub, channelId: "C1", repository: "acme/widgets" });
-      await store.putSubscription({ ...sub, channelId: "C2", repository: "acme/widgets" });
-      await store.putSubscription({ ...sub, channelId: "C3", repository: "Acme/Widgets" });
-      await store.putSubscription({ ...sub, channelId: "C3", repository: "acme/gadgets" });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: r("zeta/app") });
+      await store.putSubscription({ ...sub, channelId: "C1", repository: r("acme/widgets") });
+      await store.putSubscription({ ...sub, channelId: "C2", repository: r("acme/widgets") });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: r("Acme/Widgets") });
+      await store.putSubscription({ ...sub, channelId: "C3", repository: r("acme/gadgets") });
       const repos = await store.listSubscribedRepositories();
       expect(repos).toHaveLength(3);
-      expect(repos.map((r) => r.toLowerCase())).toEqual(["acme/gadgets", "acme/widgets", "zeta/app"]);
-      await store.deleteSubscription("C1", "zeta/app");
+      expect(repos.map((repo) => repo.key)).toEqual(["acme/gadgets", "acme/widgets", "zeta/app"]);
+      await store.deleteSubscription("C1", r("zeta/app"));
       expect(await store.listSubscribedRepositories()).toHaveLength(2);
     });
   });
@@ -356,28 +361,28 @@ describe.each([
 
   describe("poll cursors", () => {
     it("round-trips Dates and event ids, case-insensitively, and upserts", async () => {
-      expect(await store.getPollCursor("acme/widgets")).toBeNull();
+      expect(await store.getPollCursor(r("acme/widgets"))).toBeNull();
       const cursor = {
-        repository: "Acme/Widgets",
+        repository: r("Acme/Widgets"),
         receivedFrom: at(-DAY),
         seenEventIds: [101, 102, 9_007_199_254_740_991],
         updatedAt: at(0),
       };
       await store.putPollCursor(cursor);
-      const got = await store.getPollCursor("acme/widgets");
+      const got = await store.getPollCursor(r("acme/widgets"));
       expect(got).toEqual(cursor);
       expect(got?.receivedFrom).toBeInstanceOf(Date);
       expect(got?.updatedAt).toBeInstanceOf(Date);
 
       const next = {
-        repository: "acme/widgets",
+        repository: r("acme/widgets"),
         receivedFrom: at(5 * SECOND),
         seenEventIds: [],
         updatedAt: at(HOUR),
       };
       await store.putPollCursor(next);
-      expect(await store.getPollCursor("ACME/WIDGETS")).toEqual(next);
-      expect(await store.getPollCursor("acme/gadgets")).toBeNull();
+      expect(await store.getPollCursor(r("ACME/WIDGETS"))).toEqual(next);
+      expect(await store.getPollCursor(r("acme/gadgets"))).toBeNull();
     });
   });
 
@@ -385,7 +390,7 @@ describe.each([
     const claim: NotificationClaim = {
       channelId: "C1",
       eventId: 4242,
-      repository: "acme/widgets",
+      repository: r("acme/widgets"),
       pullRequest: 42,
       eventType: "action.queue.enter",
       payload: {
@@ -403,12 +408,12 @@ describe.each([
       expect(pending).toEqual([{ ...claim, attempts: 2 }]);
       expect(pending[0]?.claimedAt).toBeInstanceOf(Date);
 
-      await store.markNotificationSent(
-        "C1",
-        4242,
-        { ts: "1700000000.000100", threadTs: null },
-        at(2 * SECOND),
-      );
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 4242,
+        message: { ts: "1700000000.000100", threadTs: null },
+        at: at(2 * SECOND),
+      });
       expect(await store.claimNotification(claim)).toBe("sent");
       expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
     });
@@ -424,7 +429,12 @@ describe.each([
     it("keeps channels apart for one event", async () => {
       expect(await store.claimNotification(claim)).toBe("claimed");
       expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("claimed");
-      await store.markNotificationSent("C2", 4242, { ts: "1.2", threadTs: "1.1" }, at(SECOND));
+      await store.markNotificationSent({
+        channelId: "C2",
+        eventId: 4242,
+        message: { ts: "1.2", threadTs: "1.1" },
+        at: at(SECOND),
+      });
       expect(await store.claimNotification(claim)).toBe("pending");
       expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("sent");
     });
@@ -434,14 +444,24 @@ describe.each([
       await store.releaseNotification("C1", 4242);
       expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
       expect(await store.claimNotification(claim)).toBe("claimed");
-      await store.markNotificationSent("C1", 4242, { ts: "1.1", threadTs: null }, at(SECOND));
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 4242,
+        message: { ts: "1.1", threadTs: null },
+        at: at(SECOND),
+      });
       await store.releaseNotification("C1", 4242);
       expect(await store.claimNotification(claim)).toBe("sent");
       await store.releaseNotification("C9", 1); // unknown: nothing happens
     });
 
     it("ignores marking an unknown notification sent", async () => {
-      await store.markNotificationSent("C1", 1, { ts: "1.1", threadTs: null }, at(0));
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 1,
+        message: { ts: "1.1", threadTs: null },
+        at: at(0),
+      });
       expect(await store.claimNotification({ ...claim, eventId: 1 })).toBe("claimed");
     });
 
@@ -457,7 +477,12 @@ describe.each([
       await store.claimNotification({ ...pause, channelId: "C2", claimedAt: at(SECOND) });
       await store.claimNotification({ ...claim, eventId: 5, claimedAt: at(3 * SECOND) });
       await store.claimNotification({ ...claim, eventId: 6, claimedAt: at(0) });
-      await store.markNotificationSent("C1", 6, { ts: "1.1", threadTs: null }, at(SECOND));
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 6,
+        message: { ts: "1.1", threadTs: null },
+        at: at(SECOND),
+      });
 
       const ids = (rows: { eventId: number }[]) => rows.map((r) => r.eventId);
       expect(ids(await store.listPendingNotifications(at(3 * SECOND), 10))).toEqual([7, 3]);
@@ -474,42 +499,149 @@ describe.each([
     });
   });
 
-  describe("threads", () => {
-    const thread = {
+  describe("threads, recorded with the notification that started or changed them", () => {
+    const thread: ThreadRecord = {
       channelId: "C1",
-      repository: "Acme/Widgets",
+      repository: r("Acme/Widgets"),
       pullRequest: 42,
       parentTs: "1700000000.000100",
       state: { status: "queued", queue: "default", checks: [{ name: "ci", ok: true }] },
       updatedAt: at(0),
     };
+    let nextEventId = 1;
+
+    /** Claims a notification of the thread's pull request and marks it sent with the thread. */
+    async function recordThread(t: ThreadRecord): Promise<void> {
+      const eventId = nextEventId++;
+      await store.claimNotification({
+        channelId: t.channelId,
+        eventId,
+        repository: t.repository,
+        pullRequest: t.pullRequest,
+        eventType: "action.queue.enter",
+        payload: {},
+        claimedAt: t.updatedAt,
+      });
+      await store.markNotificationSent({
+        channelId: t.channelId,
+        eventId,
+        message: { ts: `${eventId}.0`, threadTs: null },
+        thread: { parentTs: t.parentTs, state: t.state },
+        at: t.updatedAt,
+      });
+    }
 
     it("round-trips and upserts, case-insensitively", async () => {
-      expect(await store.getThread("C1", "acme/widgets", 42)).toBeNull();
-      await store.putThread(thread);
-      const got = await store.getThread("C1", "acme/widgets", 42);
+      expect(await store.getThread("C1", r("acme/widgets"), 42)).toBeNull();
+      await recordThread(thread);
+      const got = await store.getThread("C1", r("acme/widgets"), 42);
       expect(got).toEqual(thread);
       expect(got?.updatedAt).toBeInstanceOf(Date);
 
       const next = {
         ...thread,
-        repository: "acme/widgets",
+        repository: r("acme/widgets"),
         state: { status: "merged" },
         updatedAt: at(HOUR),
       };
-      await store.putThread(next);
-      expect(await store.getThread("C1", "ACME/WIDGETS", 42)).toEqual(next);
+      await recordThread(next);
+      expect(await store.getThread("C1", r("ACME/WIDGETS"), 42)).toEqual(next);
     });
 
     it("keeps pull requests and channels apart", async () => {
-      await store.putThread(thread);
-      await store.putThread({ ...thread, pullRequest: 43, parentTs: "2.0" });
-      await store.putThread({ ...thread, channelId: "C2", parentTs: "3.0" });
-      expect((await store.getThread("C1", "acme/widgets", 42))?.parentTs).toBe(thread.parentTs);
-      expect((await store.getThread("C1", "acme/widgets", 43))?.parentTs).toBe("2.0");
-      expect((await store.getThread("C2", "acme/widgets", 42))?.parentTs).toBe("3.0");
-      expect(await store.getThread("C2", "acme/widgets", 43)).toBeNull();
+      await recordThread(thread);
+      await recordThread({ ...thread, pullRequest: 43, parentTs: "2.0" });
+      await recordThread({ ...thread, channelId: "C2", parentTs: "3.0" });
+      expect((await store.getThread("C1", r("acme/widgets"), 42))?.parentTs).toBe(thread.parentTs);
+      expect((await store.getThread("C1", r("acme/widgets"), 43))?.parentTs).toBe("2.0");
+      expect((await store.getThread("C2", r("acme/widgets"), 42))?.parentTs).toBe("3.0");
+      expect(await store.getThread("C2", r("acme/widgets"), 43)).toBeNull();
     });
+
+    it("is keyed by the notification's own repository and pull request", async () => {
+      await store.claimNotification({
+        channelId: "C1",
+        eventId: 7,
+        repository: r("acme/widgets"),
+        pullRequest: 42,
+        eventType: "action.queue.checks_start",
+        payload: {},
+        claimedAt: at(0),
+      });
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 7,
+        message: { ts: "2.0", threadTs: "1.0" },
+        thread: { parentTs: "1.0", state: { status: "checks" } },
+        at: at(SECOND),
+      });
+      expect(await store.getThread("C1", r("acme/widgets"), 42)).toEqual({
+        channelId: "C1",
+        repository: r("acme/widgets"),
+        pullRequest: 42,
+        parentTs: "1.0",
+        state: { status: "checks" },
+        updatedAt: at(SECOND),
+      });
+    });
+
+    it("records no thread for an unknown notification, nor for one without a pull request", async () => {
+      const thread = { parentTs: "1.0", state: {} };
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 1,
+        message: { ts: "1.0", threadTs: null },
+        thread,
+        at: at(0),
+      });
+      await store.claimNotification({
+        channelId: "C1",
+        eventId: 2,
+        repository: r("acme/widgets"),
+        pullRequest: null,
+        eventType: "queue.pause.create",
+        payload: {},
+        claimedAt: at(0),
+      });
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 2,
+        message: { ts: "2.0", threadTs: null },
+        thread,
+        at: at(0),
+      });
+      expect(await store.claimNotification({ ...claimOf(2), pullRequest: null })).toBe("sent");
+      expect(await store.claimNotification(claimOf(1))).toBe("claimed");
+      expect(await store.getThread("C1", r("acme/widgets"), 42)).toBeNull();
+    });
+
+    it("leaves the notification pending when its thread cannot be recorded", async () => {
+      await store.claimNotification(claimOf(3));
+      const unwritable = { parentTs: "1.0", state: { n: 1n } }; // JSON cannot hold a BigInt
+      await expect(
+        store.markNotificationSent({
+          channelId: "C1",
+          eventId: 3,
+          message: { ts: "1.0", threadTs: null },
+          thread: unwritable,
+          at: at(SECOND),
+        }),
+      ).rejects.toThrow(/BigInt/);
+      expect((await store.listPendingNotifications(at(HOUR), 10)).map((n) => n.eventId)).toEqual([3]);
+      expect(await store.getThread("C1", r("acme/widgets"), 42)).toBeNull();
+    });
+
+    function claimOf(eventId: number): NotificationClaim {
+      return {
+        channelId: "C1",
+        eventId,
+        repository: r("acme/widgets"),
+        pullRequest: 42,
+        eventType: "action.queue.enter",
+        payload: {},
+        claimedAt: at(0),
+      };
+    }
   });
 
   describe("backoff", () => {
@@ -538,9 +670,9 @@ describe.each([
 
   describe("pause attributions", () => {
     it("keeps the latest pause or unpause per repository, case-insensitively", async () => {
-      expect(await store.getPauseAttribution("acme/widgets")).toBeNull();
+      expect(await store.getPauseAttribution(r("acme/widgets"))).toBeNull();
       const paused = {
-        repository: "acme/widgets",
+        repository: r("acme/widgets"),
         action: "pause" as const,
         reason: "release freeze",
         actor: "alice",
@@ -548,12 +680,12 @@ describe.each([
         at: at(SECOND),
       };
       await store.putPauseAttribution(paused);
-      const got = await store.getPauseAttribution("ACME/Widgets");
+      const got = await store.getPauseAttribution(r("ACME/Widgets"));
       expect(got).toEqual(paused);
       expect(got?.at).toBeInstanceOf(Date);
       const resumed = {
         ...paused,
-        repository: "Acme/Widgets",
+        repository: r("Acme/Widgets"),
         action: "unpause" as const,
         reason: null,
         actor: "bob",
@@ -561,8 +693,8 @@ describe.each([
         at: at(HOUR),
       };
       await store.putPauseAttribution(resumed);
-      expect(await store.getPauseAttribution("acme/widgets")).toEqual(resumed);
-      expect(await store.getPauseAttribution("acme/gadgets")).toBeNull();
+      expect(await store.getPauseAttribution(r("acme/widgets"))).toEqual(resumed);
+      expect(await store.getPauseAttribution(r("acme/gadgets"))).toBeNull();
     });
   });
 });

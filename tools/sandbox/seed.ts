@@ -1,6 +1,7 @@
 // What the sandbox starts with, besides the simulator's demo seed: the same repository and pull requests
 // on the GitHub stand-in, the page's two people on GitHub and Slack (linked), and #merge-queue subscribed.
 
+import { Repo } from "../../src/repo.js";
 import type { Store } from "../../src/store/index.js";
 import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn } from "../stand-ins/github/index.js";
@@ -30,7 +31,7 @@ export async function seedSandbox(parts: {
   await parts.store.putSubscription({
     channelId: SANDBOX_CHANNEL.id,
     teamId: SANDBOX_TEAM_ID,
-    repository: SANDBOX_REPOSITORY,
+    repository: Repo.from(SANDBOX_REPOSITORY),
     branchGlob: null,
     groups: SUBSCRIBED_GROUPS,
     createdBy: SANDBOX_PEOPLE[0]?.login ?? "octocat",

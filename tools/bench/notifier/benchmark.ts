@@ -25,6 +25,7 @@ import { Poller } from "../../../src/notifier/poller.js";
 import { notificationRenderer } from "../../../src/notifier/render-notification.js";
 import { wantedEventTypes } from "../../../src/notifier/routing.js";
 import { webApiPoster } from "../../../src/notifier/slack-poster.js";
+import { Repo } from "../../../src/repo.js";
 import { openStore, type Store, type Subscription } from "../../../src/store/index.js";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
 import {
@@ -268,7 +269,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     {
       channelId: "x",
       teamId: null,
-      repository: "x/x",
+      repository: Repo.of("x", "x"),
       branchGlob: null,
       groups: GROUPS,
       createdBy: "bench",
@@ -314,7 +315,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       const subscription: Subscription = {
         channelId: channelOf(i),
         teamId: "T0001",
-        repository,
+        repository: Repo.from(repository),
         branchGlob: null,
         groups: GROUPS,
         createdBy: "bench",

@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
 import {
+  KyselyStore,
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   type Migration,
-  openPostgresStore,
+  openDatabase,
   openStore,
-  PostgresStore,
   type Store,
 } from "../../src/store/index.js";
 
@@ -29,7 +31,7 @@ function capturingLogger() {
   return { logger: createLogger({ level: "info" }, destination), lines };
 }
 
-describe("PostgresStore", () => {
+describe("the store on PostgreSQL", () => {
   let admin: pg.Client;
   const stores: Store[] = [];
   const schemas: string[] = [];
@@ -154,20 +156,27 @@ describe("PostgresStore", () => {
     const broken: Migration = {
       version: LATEST_SCHEMA_VERSION + 1,
       name: "broken",
-      sqlite: "",
-      postgres: "CREATE TABLE half (id integer); SELECT no_such_function();",
+      async up(db) {
+        await sql`CREATE TABLE half (id integer)`.execute(db);
+        await sql`SELECT no_such_function()`.execute(db);
+      },
     };
     await expect(
-      openPostgresStore({ url: PG_URL, schema, migrations: [...MIGRATIONS, broken] }),
+      openStore({ kind: "postgres", url: PG_URL, schema }, undefined, [...MIGRATIONS, broken]),
     ).rejects.toThrow(/no_such_function/);
     expect(await tablesIn(schema)).toEqual(expectedTables);
 
     const next: Migration = {
       ...broken,
       name: "extra",
-      postgres: "CREATE TABLE extra (id integer PRIMARY KEY)",
+      async up(db) {
+        await sql`CREATE TABLE extra (id integer PRIMARY KEY)`.execute(db);
+      },
     };
-    const store = await openPostgresStore({ url: PG_URL, schema, migrations: [...MIGRATIONS, next] });
+    const store = await openStore({ kind: "postgres", url: PG_URL, schema }, undefined, [
+      ...MIGRATIONS,
+      next,
+    ]);
     stores.push(store);
     expect((await migrationRows(schema)).map((r) => r.version)).toEqual([
       ...MIGRATIONS.map((m) => m.version),
@@ -187,9 +196,9 @@ describe("PostgresStore", () => {
   });
 
   it("refuses an unsafe schema name", async () => {
-    await expect(openPostgresStore({ url: PG_URL, schema: 'x"; DROP TABLE y; --' })).rejects.toThrow(
-      /Invalid PostgreSQL schema name/,
-    );
+    await expect(
+      openStore({ kind: "postgres", url: PG_URL, schema: 'x"; DROP TABLE y; --' }),
+    ).rejects.toThrow(/Invalid PostgreSQL schema name/);
   });
 
   it("shares state between stores (replicas) on one schema", async () => {
@@ -220,7 +229,7 @@ describe("PostgresStore", () => {
     const claim = {
       channelId: "C1",
       eventId: 1,
-      repository: "acme/widgets",
+      repository: Repo.of("acme", "widgets"),
       pullRequest: 1,
       eventType: "action.queue.enter",
       payload: {},
@@ -231,11 +240,12 @@ describe("PostgresStore", () => {
   });
 
   it("answers ping with false, not a throw, when the database is unreachable", async () => {
-    const pool = new pg.Pool({
-      connectionString: "postgres://postgres@127.0.0.1:1/test",
-      connectionTimeoutMillis: 1000,
+    const database = openDatabase({
+      kind: "postgres",
+      url: "postgres://postgres@127.0.0.1:1/test",
+      connectionTimeoutMs: 1000,
     });
-    const store = new PostgresStore(pool, 1000);
+    const store = new KyselyStore(database);
     try {
       expect(await store.ping()).toBe(false);
     } finally {
@@ -245,7 +255,7 @@ describe("PostgresStore", () => {
 
   it("fails to open when the database is unreachable", async () => {
     await expect(
-      openPostgresStore({ url: "postgres://postgres@127.0.0.1:1/test", connectionTimeoutMs: 1000 }),
+      openStore({ kind: "postgres", url: "postgres://postgres@127.0.0.1:1/test", connectionTimeoutMs: 1000 }),
     ).rejects.toThrow();
   });
 });

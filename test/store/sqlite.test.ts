@@ -3,14 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
+import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
 import {
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   type Migration,
-  migrateSqlite,
-  openSqliteStore,
+  migrate,
+  openDatabase,
   openStore,
   type Store,
 } from "../../src/store/index.js";
@@ -40,7 +42,7 @@ function migrationRows(path: string): { version: number; name: string }[] {
   }
 }
 
-describe("SqliteStore", () => {
+describe("the store on SQLite", () => {
   let dir: string;
   const open: Store[] = [];
 
@@ -52,8 +54,12 @@ describe("SqliteStore", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function openFile(path: string, logger?: ReturnType<typeof createLogger>): Promise<Store> {
-    const store = await openStore({ kind: "sqlite", path }, logger);
+  async function openFile(
+    path: string,
+    logger?: ReturnType<typeof createLogger>,
+    migrations: readonly Migration[] = MIGRATIONS,
+  ): Promise<Store> {
+    const store = await openStore({ kind: "sqlite", path }, logger, migrations);
     open.push(store);
     return store;
   }
@@ -72,7 +78,7 @@ describe("SqliteStore", () => {
     await store.putSubscription({
       channelId: "C1",
       teamId: "T1",
-      repository: "acme/widgets",
+      repository: Repo.of("acme", "widgets"),
       branchGlob: "main",
       groups: ["queue"],
       createdBy: "U1",
@@ -82,7 +88,7 @@ describe("SqliteStore", () => {
       await store.claimNotification({
         channelId: "C1",
         eventId: 1,
-        repository: "acme/widgets",
+        repository: Repo.of("acme", "widgets"),
         pullRequest: 1,
         eventType: "action.queue.enter",
         payload: { a: 1 },
@@ -98,12 +104,12 @@ describe("SqliteStore", () => {
 
     const reopened = await openFile(path);
     expect(await reopened.getLink("T1", "U1")).toMatchObject({ githubLogin: "octocat", linkedAt: T0 });
-    expect(await reopened.listSubscribedRepositories()).toEqual(["acme/widgets"]);
+    expect((await reopened.listSubscribedRepositories()).map(String)).toEqual(["acme/widgets"]);
     expect(
       await reopened.claimNotification({
         channelId: "C1",
         eventId: 1,
-        repository: "acme/widgets",
+        repository: Repo.of("acme", "widgets"),
         pullRequest: 1,
         eventType: "action.queue.enter",
         payload: { a: 1 },
@@ -128,9 +134,9 @@ describe("SqliteStore", () => {
     expect(second.lines.filter((l) => l.msg === "applied store migrations")).toEqual([]);
     expect(migrationRows(path)).toEqual(expected);
 
-    const db = new Database(path);
-    expect(migrateSqlite(db)).toEqual([]);
-    db.close();
+    const database = openDatabase({ kind: "sqlite", path });
+    expect(await migrate(database)).toEqual([]);
+    await database.db.destroy();
   });
 
   it("applies only the new migrations to an existing database", async () => {
@@ -139,11 +145,14 @@ describe("SqliteStore", () => {
     const next: Migration = {
       version: LATEST_SCHEMA_VERSION + 1,
       name: "extra",
-      sqlite: "CREATE TABLE extra (id INTEGER PRIMARY KEY)",
-      postgres: "CREATE TABLE extra (id integer PRIMARY KEY)",
+      async up(db) {
+        await db.schema
+          .createTable("extra")
+          .addColumn("id", "integer", (c) => c.primaryKey())
+          .execute();
+      },
     };
-    const store = openSqliteStore({ path, migrations: [...MIGRATIONS, next] });
-    open.push(store);
+    await openFile(path, undefined, [...MIGRATIONS, next]);
     expect(migrationRows(path).map((r) => r.version)).toEqual([
       ...MIGRATIONS.map((m) => m.version),
       next.version,
@@ -155,13 +164,13 @@ describe("SqliteStore", () => {
     const broken: Migration = {
       version: LATEST_SCHEMA_VERSION + 1,
       name: "broken",
-      sqlite: `
-        CREATE TABLE parent (id INTEGER PRIMARY KEY);
-        CREATE TABLE child (parent_id INTEGER NOT NULL REFERENCES parent (id));
-        INSERT INTO child (parent_id) VALUES (1);`,
-      postgres: "",
+      async up(db) {
+        await sql`CREATE TABLE parent (id INTEGER PRIMARY KEY)`.execute(db);
+        await sql`CREATE TABLE child (parent_id INTEGER NOT NULL REFERENCES parent (id))`.execute(db);
+        await sql`INSERT INTO child (parent_id) VALUES (1)`.execute(db);
+      },
     };
-    expect(() => openSqliteStore({ path, migrations: [...MIGRATIONS, broken] })).toThrow(/FOREIGN KEY/);
+    await expect(openFile(path, undefined, [...MIGRATIONS, broken])).rejects.toThrow(/FOREIGN KEY/);
     // Nothing of that open was kept: not even the first migration.
     const db = new Database(path, { readonly: true });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
@@ -172,10 +181,10 @@ describe("SqliteStore", () => {
     expect(await store.ping()).toBe(true);
   });
 
-  it("refuses migrations out of order", () => {
+  it("refuses migrations out of order", async () => {
     const [first] = MIGRATIONS;
     if (!first) throw new Error("no migrations");
-    expect(() => openSqliteStore({ path: ":memory:", migrations: [first, first] })).toThrow(/increasing/);
+    await expect(openFile(":memory:", undefined, [first, first])).rejects.toThrow(/increasing/);
   });
 
   it("works in memory", async () => {

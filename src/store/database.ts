@@ -1,0 +1,213 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import type { Logger } from "../logger.js";
+
+/** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
+export type DatabaseSettings =
+  | { kind: "sqlite"; path: string }
+  | {
+      kind: "postgres";
+      url: string;
+      /** Keep the tables in this schema (created if missing) instead of the connection's default. */
+      schema?: string;
+      /** How long to wait for a connection, and for `ping`. Default 5000 ms. */
+      connectionTimeoutMs?: number;
+    };
+
+/** One database, either dialect, through one query builder. `close` is idempotent. */
+export interface Database {
+  readonly kind: "sqlite" | "postgres";
+  readonly db: Kysely<Tables>;
+  /** PostgreSQL: the schema named in the settings, if any. */
+  readonly schema: string | undefined;
+  /** How long `ping` waits for an answer. */
+  readonly pingTimeoutMs: number;
+}
+
+// The tables as the queries see them. Where the dialects store a value differently, the column's type
+// says what a read may return; kysely-store.ts turns it into the record's type (its "Dialect values").
+
+/** Written as ISO-8601 UTC text, which SQLite keeps (it sorts) and PostgreSQL parses into timestamptz. */
+type Time = ColumnType<Date | string, string, string>;
+type NullableTime = ColumnType<Date | string | null, string | null, string | null>;
+/** Written as JSON text; PostgreSQL (jsonb) hands it back parsed, SQLite as the text. */
+type Json = ColumnType<unknown, string, string>;
+/** A 64-bit integer: pg hands bigint back as a string (it may not fit a number), SQLite as a number. */
+type Int8 = ColumnType<number | string, number, number>;
+type NullableInt8 = ColumnType<number | string | null, number | null, number | null>;
+/** A list of strings: text[] in PostgreSQL, JSON text in SQLite. */
+type TextList = ColumnType<string[] | string, string[] | string, string[] | string>;
+
+export interface Tables {
+  identity_links: {
+    team_id: string;
+    slack_user_id: string;
+    github_login: string;
+    github_id: Int8;
+    linked_at: Time;
+  };
+  oauth_states: {
+    state: string;
+    team_id: string;
+    slack_user_id: string;
+    channel_id: string | null;
+    response_url: string | null;
+    expires_at: Time;
+  };
+  subscriptions: {
+    channel_id: string;
+    repository_key: string;
+    repository: string;
+    team_id: string | null;
+    branch_glob: string | null;
+    groups: TextList;
+    created_by: string;
+    created_at: Time;
+  };
+  webhook_deliveries: { id: string; received_at: Time };
+  leases: { name: string; owner: string; expires_at: Time };
+  poll_cursors: {
+    repository_key: string;
+    repository: string;
+    received_from: Time;
+    seen_event_ids: Json;
+    updated_at: Time;
+  };
+  notifications: {
+    channel_id: string;
+    event_id: Int8;
+    repository: string;
+    pull_request: NullableInt8;
+    event_type: string;
+    payload: Json;
+    status: "pending" | "sent";
+    attempts: ColumnType<number, number | undefined, number>;
+    claimed_at: Time;
+    sent_at: NullableTime;
+    message_ts: string | null;
+    thread_ts: string | null;
+  };
+  threads: {
+    channel_id: string;
+    repository_key: string;
+    repository: string;
+    pull_request: Int8;
+    parent_ts: string;
+    state: Json;
+    updated_at: Time;
+  };
+  backoffs: { key: string; failures: number; next_attempt_at: Time; last_error: string };
+  pause_attributions: {
+    repository_key: string;
+    repository: string;
+    action: "pause" | "unpause";
+    reason: string | null;
+    actor: string;
+    surface: "github" | "slack";
+    at: Time;
+  };
+}
+
+const BUSY_TIMEOUT_MS = 5000;
+const CONNECTION_TIMEOUT_MS = 5000;
+const POOL_SIZE = 10;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Opens the database (no query is run yet for PostgreSQL; the migrations are the first). */
+export function openDatabase(settings: DatabaseSettings, logger?: Logger): Database {
+  return settings.kind === "sqlite" ? openSqlite(settings.path, logger) : openPostgres(settings, logger);
+}
+
+/**
+ * An SQLite file (its directory created) or `:memory:`: WAL, so that readers do not wait for the
+ * writer; `busy_timeout`, so that a second process waits for the write lock instead of failing; foreign
+ * keys on, which SQLite leaves off by default.
+ */
+function openSqlite(path: string, logger?: Logger): Database {
+  const inMemory = path === ":memory:" || path === "";
+  if (!inMemory && !path.startsWith("file:")) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new SqliteDatabase(path);
+  try {
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = sqlite.pragma("journal_mode = WAL", { simple: true });
+    if (!inMemory && String(mode).toLowerCase() !== "wal") {
+      logger?.warn({ journalMode: mode }, "SQLite did not switch to WAL journal mode");
+    }
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("foreign_keys = ON");
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { kind: "sqlite", db, schema: undefined, pingTimeoutMs: BUSY_TIMEOUT_MS };
+}
+
+function openPostgres(settings: Extract<DatabaseSettings, { kind: "postgres" }>, logger?: Logger): Database {
+  const { schema } = settings;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(
+      `Invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lower-case letters, digits and "_"`,
+    );
+  }
+  const timeout = settings.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
+  const pool = new pg.Pool(poolConfig(settings.url, schema, timeout));
+  pool.on("error", (err) => logger?.warn({ err }, "idle PostgreSQL connection failed"));
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { kind: "postgres", db, schema, pingTimeoutMs: timeout };
+}
+
+function poolConfig(url: string, schema: string | undefined, timeoutMs: number): pg.PoolConfig {
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: timeoutMs,
+    application_name: "yardmaster",
+  };
+  if (schema !== undefined) {
+    // A startup parameter, so that every connection of the pool uses the schema from its first query.
+    // Options in the URL would replace ours (pg lets the URL win), so fold them together.
+    const searchPath = `-c search_path=${schema}`;
+    config.options = searchPath;
+    try {
+      const parsed = new URL(url);
+      const existing = parsed.searchParams.get("options");
+      if (existing !== null) {
+        parsed.searchParams.delete("options");
+        config.connectionString = parsed.toString();
+        config.options = `${existing} ${searchPath}`;
+      }
+    } catch {
+      // Not a WHATWG-parsable URL: leave it to pg.
+    }
+  }
+  return config;
+}
+
+/**
+ * Runs `work` in one transaction on one connection, committed if it resolves, rolled back if it throws.
+ * SQLite's starts IMMEDIATE, taking the write lock at once: a transaction that reads before it writes
+ * could otherwise fail with SQLITE_BUSY when another process wrote in between, instead of waiting.
+ */
+export async function inTransaction<T>(
+  database: Database,
+  work: (tx: Kysely<Tables>) => Promise<T>,
+): Promise<T> {
+  return database.db.connection().execute(async (tx) => {
+    await sql.raw(database.kind === "sqlite" ? "begin immediate" : "begin").execute(tx);
+    try {
+      const result = await work(tx);
+      await sql.raw("commit").execute(tx);
+      return result;
+    } catch (error) {
+      await sql
+        .raw("rollback")
+        .execute(tx)
+        .catch(() => {});
+      throw error;
+    }
+  });
+}

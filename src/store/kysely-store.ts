@@ -1,0 +1,572 @@
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import { Repo } from "../repo.js";
+import { type Database, inTransaction, type Tables } from "./database.js";
+import {
+  type Backoff,
+  DELIVERY_RETENTION_MS,
+  type IdentityLink,
+  type NotificationClaim,
+  type OAuthState,
+  type PauseAttribution,
+  type PendingNotification,
+  type PollCursor,
+  PRUNE_INTERVAL_MS,
+  SENT_NOTIFICATION_RETENTION_MS,
+  type SentNotification,
+  type Store,
+  type Subscription,
+  type ThreadRecord,
+} from "./store.js";
+
+/**
+ * The store, written once for SQLite and PostgreSQL. Every statement is one both dialects accept; the
+ * few values they keep differently go through `DialectValues` below, and the conversions they share
+ * (times, JSON, 64-bit integers) through the functions at the end of this file.
+ */
+export class KyselyStore implements Store {
+  readonly kind: "sqlite" | "postgres";
+  readonly #database: Database;
+  readonly #db: Kysely<Tables>;
+  readonly #v: DialectValues;
+  #closed = false;
+  #lastDeliveryPrune: number | undefined;
+  #lastOAuthStatePrune: number | undefined;
+  #lastNotificationPrune: number | undefined;
+
+  /** Use `openStore`, which migrates the database first. */
+  constructor(database: Database) {
+    this.kind = database.kind;
+    this.#database = database;
+    this.#db = database.db;
+    this.#v = database.kind === "sqlite" ? SQLITE : POSTGRES;
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.#closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.#database.pingTimeoutMs);
+    });
+    try {
+      const query = sql`SELECT 1`.execute(this.#db).then(
+        () => true,
+        () => false,
+      );
+      return await Promise.race([query, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#db.destroy();
+  }
+
+  // Identity links
+
+  async getLink(teamId: string, slackUserId: string): Promise<IdentityLink | null> {
+    const row = await this.#db
+      .selectFrom("identity_links")
+      .selectAll()
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .executeTakeFirst();
+    return row ? toLink(row) : null;
+  }
+
+  async putLink(link: IdentityLink): Promise<void> {
+    const values = {
+      github_login: link.githubLogin,
+      github_id: link.githubId,
+      linked_at: time(link.linkedAt),
+    };
+    await this.#db
+      .insertInto("identity_links")
+      .values({ team_id: link.teamId, slack_user_id: link.slackUserId, ...values })
+      .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
+      .execute();
+  }
+
+  async deleteLink(teamId: string, slackUserId: string): Promise<boolean> {
+    const deleted = await this.#db
+      .deleteFrom("identity_links")
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .returning("team_id")
+      .executeTakeFirst();
+    return deleted !== undefined;
+  }
+
+  // OAuth states
+
+  async createOAuthState(state: OAuthState): Promise<void> {
+    await this.#db
+      .insertInto("oauth_states")
+      .values({
+        state: state.state,
+        team_id: state.teamId,
+        slack_user_id: state.slackUserId,
+        channel_id: state.channelId,
+        response_url: state.responseUrl,
+        expires_at: time(state.expiresAt),
+      })
+      .execute();
+  }
+
+  async consumeOAuthState(state: string, now: Date): Promise<OAuthState | null> {
+    const row = await this.#db
+      .deleteFrom("oauth_states")
+      .where("state", "=", state)
+      .returningAll()
+      .executeTakeFirst();
+    if (due(this.#lastOAuthStatePrune, now)) {
+      this.#lastOAuthStatePrune = now.getTime();
+      // Its own statement; PostgreSQL skips the rows another transaction holds: never waits, so never
+      // deadlocks with a concurrent consume.
+      const expired = this.#db
+        .selectFrom("oauth_states")
+        .select("state")
+        .where("expires_at", "<=", time(now))
+        .$if(this.kind === "postgres", (q) => q.forUpdate().skipLocked());
+      await this.#db.deleteFrom("oauth_states").where("state", "in", expired).execute();
+    }
+    if (!row || readTime(row.expires_at).getTime() <= now.getTime()) return null;
+    return toOAuthState(row);
+  }
+
+  // Subscriptions
+
+  async putSubscription(sub: Subscription): Promise<{ created: boolean }> {
+    const values = {
+      repository: sub.repository.fullName,
+      branch_glob: sub.branchGlob,
+      groups: this.#v.writeList(sub.groups),
+    };
+    // Insert, or else update: the primary key decides which, also between replicas subscribing at once.
+    const created = await inTransaction(this.#database, async (tx) => {
+      const inserted = await tx
+        .insertInto("subscriptions")
+        .values({
+          channel_id: sub.channelId,
+          repository_key: sub.repository.key,
+          team_id: sub.teamId,
+          ...values,
+          created_by: sub.createdBy,
+          created_at: time(sub.createdAt),
+        })
+        .onConflict((oc) => oc.columns(["channel_id", "repository_key"]).doNothing())
+        .returning("channel_id")
+        .executeTakeFirst();
+      if (inserted) return true;
+      await tx
+        .updateTable("subscriptions")
+        // A subscribe that does not know its team keeps the one recorded.
+        .set(sub.teamId === null ? values : { ...values, team_id: sub.teamId })
+        .where("channel_id", "=", sub.channelId)
+        .where("repository_key", "=", sub.repository.key)
+        .execute();
+      return false;
+    });
+    return { created };
+  }
+
+  async deleteSubscription(channelId: string, repository: Repo): Promise<boolean> {
+    const deleted = await this.#db
+      .deleteFrom("subscriptions")
+      .where("channel_id", "=", channelId)
+      .where("repository_key", "=", repository.key)
+      .returning("channel_id")
+      .executeTakeFirst();
+    return deleted !== undefined;
+  }
+
+  async listSubscriptions(filter: { channelId?: string; repository?: Repo } = {}): Promise<Subscription[]> {
+    const { channelId, repository } = filter;
+    const rows = await this.#db
+      .selectFrom("subscriptions")
+      .selectAll()
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
+      .$if(repository !== undefined, (q) => q.where("repository_key", "=", repository?.key as string))
+      .orderBy(this.#v.bytewise("repository_key"))
+      .orderBy(this.#v.bytewise("channel_id"))
+      .execute();
+    return rows.map((row) => toSubscription(row, this.#v));
+  }
+
+  async listSubscribedRepositories(): Promise<Repo[]> {
+    const rows = await this.#db
+      .selectFrom("subscriptions")
+      .select(sql<string>`min(${this.#v.bytewise("repository")})`.as("repository"))
+      .groupBy("repository_key")
+      .orderBy(this.#v.bytewise("repository_key"))
+      .execute();
+    return rows.map((r) => Repo.from(r.repository));
+  }
+
+  // Webhook deliveries
+
+  async claimDelivery(id: string, now: Date): Promise<boolean> {
+    if (due(this.#lastDeliveryPrune, now)) {
+      this.#lastDeliveryPrune = now.getTime();
+      await this.#db
+        .deleteFrom("webhook_deliveries")
+        .where("received_at", "<", time(new Date(now.getTime() - DELIVERY_RETENTION_MS)))
+        .execute();
+    }
+    const inserted = await this.#db
+      .insertInto("webhook_deliveries")
+      .values({ id, received_at: time(now) })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  // Leases
+
+  async tryAcquireLease(name: string, owner: string, now: Date, ttlMs: number): Promise<boolean> {
+    const expiresAt = time(new Date(now.getTime() + ttlMs));
+    const taken = await this.#db
+      .insertInto("leases")
+      .values({ name, owner, expires_at: expiresAt })
+      .onConflict((oc) =>
+        oc
+          .column("name")
+          .doUpdateSet({ owner, expires_at: expiresAt })
+          .where((eb) => eb.or([eb("leases.owner", "=", owner), eb("leases.expires_at", "<=", time(now))])),
+      )
+      .returning("name")
+      .executeTakeFirst();
+    return taken !== undefined;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.#db.deleteFrom("leases").where("name", "=", name).where("owner", "=", owner).execute();
+  }
+
+  // Poll cursors
+
+  async getPollCursor(repository: Repo): Promise<PollCursor | null> {
+    const row = await this.#db
+      .selectFrom("poll_cursors")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row ? toPollCursor(row, this.#v) : null;
+  }
+
+  async putPollCursor(cursor: PollCursor): Promise<void> {
+    const values = {
+      repository: cursor.repository.fullName,
+      received_from: time(cursor.receivedFrom),
+      seen_event_ids: json(cursor.seenEventIds),
+      updated_at: time(cursor.updatedAt),
+    };
+    await this.#db
+      .insertInto("poll_cursors")
+      .values({ repository_key: cursor.repository.key, ...values })
+      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+      .execute();
+  }
+
+  // Notification outbox
+
+  async claimNotification(n: NotificationClaim): Promise<"claimed" | "pending" | "sent"> {
+    // The conflict arm only touches a pending row, so no row back means the existing one was sent; a
+    // row inserted has 1 attempt, a pending one bumped at least 2.
+    const row = await this.#db
+      .insertInto("notifications")
+      .values({
+        channel_id: n.channelId,
+        event_id: n.eventId,
+        repository: n.repository.fullName,
+        pull_request: n.pullRequest,
+        event_type: n.eventType,
+        payload: json(n.payload),
+        status: "pending",
+        attempts: 1,
+        claimed_at: time(n.claimedAt),
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(["channel_id", "event_id"])
+          .doUpdateSet((eb) => ({ attempts: eb("notifications.attempts", "+", 1) }))
+          .where("notifications.status", "=", "pending"),
+      )
+      .returning("attempts")
+      .executeTakeFirst();
+    if (!row) return "sent";
+    return row.attempts === 1 ? "claimed" : "pending";
+  }
+
+  async markNotificationSent(sent: SentNotification): Promise<void> {
+    const at = time(sent.at);
+    await inTransaction(this.#database, async (tx) => {
+      const row = await tx
+        .updateTable("notifications")
+        .set({ status: "sent", message_ts: sent.message.ts, thread_ts: sent.message.threadTs, sent_at: at })
+        .where("channel_id", "=", sent.channelId)
+        .where("event_id", "=", sent.eventId)
+        .returning(["repository", "pull_request"])
+        .executeTakeFirst();
+      if (!row || !sent.thread || row.pull_request === null) return;
+      // The thread is keyed by the row's own repository and pull request: what the message was about.
+      const repository = Repo.from(row.repository);
+      const values = {
+        repository: repository.fullName,
+        parent_ts: sent.thread.parentTs,
+        state: json(sent.thread.state),
+        updated_at: at,
+      };
+      await tx
+        .insertInto("threads")
+        .values({
+          channel_id: sent.channelId,
+          repository_key: repository.key,
+          pull_request: int(row.pull_request),
+          ...values,
+        })
+        .onConflict((oc) => oc.columns(["channel_id", "repository_key", "pull_request"]).doUpdateSet(values))
+        .execute();
+    });
+    if (due(this.#lastNotificationPrune, sent.at)) {
+      this.#lastNotificationPrune = sent.at.getTime();
+      await this.#db
+        .deleteFrom("notifications")
+        .where("status", "=", "sent")
+        .where("sent_at", "<", time(new Date(sent.at.getTime() - SENT_NOTIFICATION_RETENTION_MS)))
+        .execute();
+    }
+  }
+
+  async releaseNotification(channelId: string, eventId: number): Promise<void> {
+    await this.#db
+      .deleteFrom("notifications")
+      .where("channel_id", "=", channelId)
+      .where("event_id", "=", eventId)
+      .where("status", "=", "pending")
+      .execute();
+  }
+
+  async listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]> {
+    const rows = await this.#db
+      .selectFrom("notifications")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("claimed_at", "<", time(olderThan))
+      .orderBy("claimed_at")
+      .orderBy(this.#v.bytewise("channel_id"))
+      .orderBy("event_id")
+      .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
+      .execute();
+    return rows.map((row) => toPendingNotification(row, this.#v));
+  }
+
+  // Threads
+
+  async getThread(channelId: string, repository: Repo, pullRequest: number): Promise<ThreadRecord | null> {
+    const row = await this.#db
+      .selectFrom("threads")
+      .selectAll()
+      .where("channel_id", "=", channelId)
+      .where("repository_key", "=", repository.key)
+      .where("pull_request", "=", pullRequest)
+      .executeTakeFirst();
+    return row ? toThread(row, this.#v) : null;
+  }
+
+  // Backoff
+
+  async getBackoff(key: string): Promise<Backoff | null> {
+    const row = await this.#db.selectFrom("backoffs").selectAll().where("key", "=", key).executeTakeFirst();
+    return row
+      ? {
+          key: row.key,
+          failures: row.failures,
+          nextAttemptAt: readTime(row.next_attempt_at),
+          lastError: row.last_error,
+        }
+      : null;
+  }
+
+  async putBackoff(backoff: Backoff): Promise<void> {
+    const values = {
+      failures: backoff.failures,
+      next_attempt_at: time(backoff.nextAttemptAt),
+      last_error: backoff.lastError,
+    };
+    await this.#db
+      .insertInto("backoffs")
+      .values({ key: backoff.key, ...values })
+      .onConflict((oc) => oc.column("key").doUpdateSet(values))
+      .execute();
+  }
+
+  async clearBackoff(key: string): Promise<void> {
+    await this.#db.deleteFrom("backoffs").where("key", "=", key).execute();
+  }
+
+  // Pause attributions
+
+  async putPauseAttribution(a: PauseAttribution): Promise<void> {
+    const values = {
+      repository: a.repository.fullName,
+      action: a.action,
+      reason: a.reason,
+      actor: a.actor,
+      surface: a.surface,
+      at: time(a.at),
+    };
+    await this.#db
+      .insertInto("pause_attributions")
+      .values({ repository_key: a.repository.key, ...values })
+      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+      .execute();
+  }
+
+  async getPauseAttribution(repository: Repo): Promise<PauseAttribution | null> {
+    const row = await this.#db
+      .selectFrom("pause_attributions")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row
+      ? {
+          repository: Repo.from(row.repository),
+          action: row.action,
+          reason: row.reason,
+          actor: row.actor,
+          surface: row.surface,
+          at: readTime(row.at),
+        }
+      : null;
+  }
+}
+
+// Dialect values: what SQLite and PostgreSQL keep differently (the migrations' ColumnTypes).
+
+interface DialectValues {
+  /** A JSON column as read: PostgreSQL's jsonb comes back parsed, SQLite's text does not. */
+  readJson(value: unknown): unknown;
+  /** A list of strings: text[] in PostgreSQL (pg writes an array as one), JSON text in SQLite. */
+  writeList(list: string[]): string[] | string;
+  readList(value: string[] | string): string[];
+  /**
+   * A column to order by, compared byte by byte as SQLite always does: PostgreSQL's default collation
+   * may follow the locale (and sort "Acme" after "acme" on one machine, before it on another).
+   */
+  bytewise(column: string): RawBuilder<unknown>;
+}
+
+const SQLITE: DialectValues = {
+  readJson: (value) => JSON.parse(value as string),
+  writeList: (list) => JSON.stringify(list),
+  readList: (value) => JSON.parse(value as string) as string[],
+  bytewise: (column) => sql.ref(column),
+};
+
+const POSTGRES: DialectValues = {
+  readJson: (value) => value,
+  writeList: (list) => list,
+  readList: (value) => value as string[],
+  bytewise: (column) => sql`${sql.ref(column)} COLLATE "C"`,
+};
+
+// Conversions both dialects share.
+
+/**
+ * A time as written: ISO-8601 UTC with milliseconds, which SQLite keeps as text (and which sorts as
+ * text) and PostgreSQL parses into timestamptz. Throws RangeError on an invalid Date.
+ */
+function time(date: Date): string {
+  return date.toISOString();
+}
+
+/** A time as read: pg's Date or SQLite's text. */
+function readTime(value: Date | string): Date {
+  return new Date(value);
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** A 64-bit integer as read: pg hands bigint back as a string, SQLite as a number. */
+function int(value: number | string): number {
+  return Number(value);
+}
+
+function due(last: number | undefined, now: Date): boolean {
+  return last === undefined || now.getTime() - last >= PRUNE_INTERVAL_MS;
+}
+
+function toLink(row: Selectable<Tables["identity_links"]>): IdentityLink {
+  return {
+    teamId: row.team_id,
+    slackUserId: row.slack_user_id,
+    githubLogin: row.github_login,
+    githubId: int(row.github_id),
+    linkedAt: readTime(row.linked_at),
+  };
+}
+
+function toOAuthState(row: Selectable<Tables["oauth_states"]>): OAuthState {
+  return {
+    state: row.state,
+    teamId: row.team_id,
+    slackUserId: row.slack_user_id,
+    channelId: row.channel_id,
+    responseUrl: row.response_url,
+    expiresAt: readTime(row.expires_at),
+  };
+}
+
+function toSubscription(row: Selectable<Tables["subscriptions"]>, v: DialectValues): Subscription {
+  return {
+    channelId: row.channel_id,
+    teamId: row.team_id,
+    repository: Repo.from(row.repository),
+    branchGlob: row.branch_glob,
+    groups: v.readList(row.groups),
+    createdBy: row.created_by,
+    createdAt: readTime(row.created_at),
+  };
+}
+
+function toPollCursor(row: Selectable<Tables["poll_cursors"]>, v: DialectValues): PollCursor {
+  return {
+    repository: Repo.from(row.repository),
+    receivedFrom: readTime(row.received_from),
+    seenEventIds: v.readJson(row.seen_event_ids) as number[],
+    updatedAt: readTime(row.updated_at),
+  };
+}
+
+function toPendingNotification(
+  row: Selectable<Tables["notifications"]>,
+  v: DialectValues,
+): PendingNotification {
+  return {
+    channelId: row.channel_id,
+    eventId: int(row.event_id),
+    repository: Repo.from(row.repository),
+    pullRequest: row.pull_request === null ? null : int(row.pull_request),
+    eventType: row.event_type,
+    payload: v.readJson(row.payload),
+    claimedAt: readTime(row.claimed_at),
+    attempts: row.attempts,
+  };
+}
+
+function toThread(row: Selectable<Tables["threads"]>, v: DialectValues): ThreadRecord {
+  return {
+    channelId: row.channel_id,
+    repository: Repo.from(row.repository),
+    pullRequest: int(row.pull_request),
+    parentTs: row.parent_ts,
+    state: v.readJson(row.state),
+    updatedAt: readTime(row.updated_at),
+  };
+}
