@@ -19,7 +19,6 @@ import { parseArgs } from "node:util";
 import { wantedEventTypes } from "../../../src/notifier/routing.js";
 import type { Subscription } from "../../../src/store/index.js";
 import type { Yardmaster } from "../../../src/yardmaster.js";
-import { startYardmaster } from "../../world.js";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
 import {
   figures,
@@ -302,7 +301,9 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       inCycle: new Histogram(1, lagLimitMs),
       attempt: new Histogram(0.1, 15_000),
     };
-    // Yardmaster as an operator runs it, on the simulator's clock, its poller ticked here.
+    // Yardmaster as an operator runs it, on the simulator's clock, its poller ticked here. Loaded only
+    // now, so that --help and a bad flag answer without loading the whole product.
+    const { startYardmaster } = await import("../../world.js");
     yardmaster = (
       await startYardmaster(
         {
