@@ -1,13 +1,41 @@
-import { defineConfig } from "vitest/config";
+import { availableParallelism } from "node:os";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/** Tests that start servers or need PostgreSQL: end to end, stores, the contract, the tools. */
+const INTEGRATION = [
+  "test/e2e/**/*.e2e.test.ts",
+  "test/store/**/*.test.ts",
+  "test/contract/**/*.test.ts",
+  "test/tools/{simulator,stand-ins,bench}/**/*.test.ts",
+];
+/** The sandbox page in headless Chromium. */
+const BROWSER = ["test/e2e/**/*.browser.test.ts"];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup.ts"],
     environment: "node",
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // End-to-end tests start real servers on ephemeral loopback ports; files run in parallel.
+    // End-to-end tests start real servers on ephemeral loopback ports; files run in parallel, at least two
+    // at once (vitest's default is one on two cores): they spend much of their time waiting on servers.
     pool: "forks",
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...INTEGRATION, ...BROWSER],
+        },
+      },
+      {
+        extends: true,
+        // TEST_DATABASE_URL for the PostgreSQL tests: given, on 127.0.0.1:5432, or embedded.
+        test: { name: "integration", include: INTEGRATION, globalSetup: ["test/global-setup/postgres.ts"] },
+      },
+      { extends: true, test: { name: "browser", include: BROWSER } },
+    ],
   },
 });

@@ -8,7 +8,7 @@ import { installationGateway, unavailableGateway } from "./github/installations.
 import { startGitHubSurface } from "./github/probot.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
-import { MergeQueueClient } from "./merge-queue/index.js";
+import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
@@ -34,6 +34,12 @@ export interface YardmasterOptions {
   slackBot?: { botId: string; botUserId: string; retries?: number };
   /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
   autoPoll?: boolean;
+  /** The notifier's clock; default the system's (the benchmark runs it on the merge-queue simulator's). */
+  now?: () => Date;
+  /** Repositories the poller reads at once; default the Poller's. */
+  pollConcurrency?: number;
+  /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */
+  onMergeQueueCall?: (call: CallRecord) => void;
 }
 
 export interface Yardmaster {
@@ -41,8 +47,9 @@ export interface Yardmaster {
   metrics: Metrics;
   store: Store;
   appSlug: string | null;
-  /** The notifier's poller; null when Slack is off (nowhere to notify). */
+  /** The notifier's poller and deliverer; null when Slack is off (nowhere to notify). */
   poller: Poller | null;
+  deliverer: Deliverer | null;
   listen(): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 }
@@ -58,6 +65,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     ...(options.mergeQueueTimeoutMs ? { timeoutMs: options.mergeQueueTimeoutMs } : {}),
     ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
     onCall: (call) => {
+      options.onMergeQueueCall?.(call);
       metrics.mergeQueueCalls.inc({ method: call.method, route: call.route, status: String(call.status) });
       metrics.mergeQueueLatency.observe(call.durationMs / 1000, { method: call.method, route: call.route });
     },
@@ -74,6 +82,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const urls = githubUrls(config.githubHost);
 
   let poller: Poller | null = null;
+  let deliverer: Deliverer | null = null;
   const handlers: Handler[] = [
     healthHandler({
       storeReachable: () => store.ping(),
@@ -127,7 +136,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       handlers.push(slack.handler);
       const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
       const backoffs = new Backoffs(store);
-      const deliverer = new Deliverer({
+      deliverer = new Deliverer({
         store,
         poster: webApiPoster({
           token: config.slack.botToken,
@@ -144,6 +153,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         owner,
         metrics,
         logger: logger.child({ name: "notifier" }),
+        now: options.now,
       });
       poller = new Poller({
         store,
@@ -154,6 +164,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         owner,
         metrics,
         logger: logger.child({ name: "notifier" }),
+        now: options.now,
+        concurrency: options.pollConcurrency,
       });
     }
   } catch (error) {
@@ -167,9 +179,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     metrics,
     store,
     appSlug,
-    get poller() {
-      return poller;
-    },
+    poller,
+    deliverer,
     async listen() {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);

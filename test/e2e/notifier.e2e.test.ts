@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient } from "../../src/merge-queue/index.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
-import { MQ_TOKEN, startWorld, type World } from "../helpers/e2e.js";
+import { startWorld, type World } from "../helpers/e2e.js";
 
 /**
  * The notifier end to end: simulator → poller → Slack stand-in, through restarts and failures.
@@ -142,7 +142,7 @@ describe("notifications, end to end", () => {
   it("sends a pause to both channels, top level, with an Unpause button", async () => {
     const client = new MergeQueueClient({
       baseUrl: world.sim.apiUrl,
-      token: MQ_TOKEN,
+      token: world.sim.token,
       retry: { retries: 0 },
     });
     world.sim.clock.advance(1_000);

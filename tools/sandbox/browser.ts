@@ -1,30 +1,29 @@
-// Headless Chromium for the sandbox's browser test and screenshot: Debian's `chromium` package driven by
-// playwright-core (which downloads no browser of its own).
+// Headless Chromium for the sandbox's browser test and screenshot, driven by playwright-core (which
+// downloads no browser): CHROMIUM_PATH, else the system's /usr/bin/chromium, else the Chromium build
+// that the registry package @sparticuz/chromium ships (unpacked into the temporary folder on first use).
 
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
-export const INSTALL_HINT =
-  "apt-get update && apt-get install -y --no-install-recommends chromium (as root; .ci/run does this)";
+/** Nothing leaves loopback: no sandbox (it needs privileges), no GPU, no background or update traffic. */
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
-export function chromiumAvailable(): boolean {
-  return existsSync(CHROMIUM_PATH);
+export async function chromiumPath(): Promise<string> {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  if (existsSync(SYSTEM_CHROMIUM)) return SYSTEM_CHROMIUM;
+  const { default: packaged } = await import("@sparticuz/chromium");
+  return packaged.executablePath();
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: await chromiumPath(), args: FLAGS, headless: true });
 }

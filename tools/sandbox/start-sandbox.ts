@@ -1,18 +1,14 @@
-// The whole product on loopback for a person: the merge-queue simulator (demo seed, real clock), the
-// GitHub and Slack stand-ins, Yardmaster wired to them, and the sandbox page that shows them side by side.
+// The whole product on loopback for a person: the world of tools/world.ts (merge-queue simulator with its
+// demo seed on a real clock, the GitHub and Slack stand-ins, Yardmaster wired to them), seeded with the
+// page's people, and the sandbox page that shows them side by side.
 
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { loadConfig } from "../../src/load-config.js";
 import { createLogger } from "../../src/logger.js";
-import { createYardmaster, type Yardmaster } from "../../src/yardmaster.js";
-import { type EngineOptions, type Simulator, startSimulator } from "../simulator/index.js";
-import { type GitHubStandIn, startGitHubStandIn } from "../stand-ins/github/index.js";
-import { type SlackStandIn, startSlackStandIn } from "../stand-ins/slack/index.js";
-import { freePort } from "./free-port.js";
+import type { EngineOptions } from "../simulator/index.js";
+import { startWorld, type World } from "../world.js";
 import { startSandboxServer } from "./sandbox-server.js";
 import { seedSandbox } from "./seed.js";
 
@@ -34,13 +30,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** The page. */
   url: string;
-  yardmasterUrl: string;
   logFile: string;
-  dataDir: string;
-  sim: Simulator;
-  github: GitHubStandIn;
-  slack: SlackStandIn;
-  yardmaster: Yardmaster;
+  world: World;
   close(): Promise<void>;
 }
 
@@ -54,76 +45,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logFile = join(dataDir, "sandbox.log");
   const destination = pino.destination({ dest: logFile, sync: true, mkdir: true });
   const logger = createLogger({ level: options.logLevel ?? "info", name: "sandbox" }, destination);
-  const secret = () => randomBytes(16).toString("hex");
-  const mqToken = secret();
-  const webhookSecret = secret();
-  const signingSecret = secret();
-  const botToken = `xoxb-sandbox-${secret()}`;
-  const oauth = { clientId: "Iv1.sandbox", clientSecret: secret() };
-
-  const stack: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const close of stack.reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        logger.error({ err: error }, "close failed");
-      }
-    }
-    stack.length = 0;
+  const done = () => {
     destination.flushSync();
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  let world: World | undefined;
   try {
-    const sim = await startSimulator({
-      token: mqToken,
+    world = await startWorld({
+      host,
       seed: "demo",
       clock: "real",
       engine: { ...SANDBOX_ENGINE, ...options.engine },
-      host,
-      logger: logger.child({ name: "simulator" }),
-    });
-    stack.push(() => sim.close());
-    const github = await startGitHubStandIn({
-      host,
-      webhookSecret,
-      mergeQueue: { url: sim.url, token: mqToken },
-      oauth,
       logger,
+      settings: {
+        DATABASE_URL: `sqlite:${join(dataDir, "yardmaster.db")}`,
+        POLL_INTERVAL_SECONDS: String(options.pollIntervalSeconds ?? 2),
+      },
     });
-    stack.push(() => github.close());
-    const slack = await startSlackStandIn({ host, signingSecret, botToken, logger });
-    stack.push(() => slack.close());
-
-    const yardmasterPort = await freePort(host);
-    const yardmasterUrl = `http://${host}:${yardmasterPort}`;
-    const config = loadConfig({
-      APP_ID: String(github.appId),
-      PRIVATE_KEY: github.privateKey,
-      WEBHOOK_SECRET: webhookSecret,
-      GHE_HOST: github.host,
-      GHE_PROTOCOL: "http",
-      GITHUB_CLIENT_ID: oauth.clientId,
-      GITHUB_CLIENT_SECRET: oauth.clientSecret,
-      SLACK_BOT_TOKEN: botToken,
-      SLACK_SIGNING_SECRET: signingSecret,
-      SLACK_API_URL: slack.apiUrl,
-      MERGE_QUEUE_API_URL: sim.apiUrl,
-      MERGE_QUEUE_API_TOKEN: mqToken,
-      DATABASE_URL: `sqlite:${join(dataDir, "yardmaster.db")}`,
-      POLL_INTERVAL_SECONDS: String(options.pollIntervalSeconds ?? 2),
-      PUBLIC_URL: yardmasterUrl,
-      PORT: String(yardmasterPort),
-      HOST: host,
-      LOG_LEVEL: options.logLevel ?? "info",
-    });
-    const yardmaster = await createYardmaster(config, { logger: logger.child({ name: "yardmaster" }) });
-    stack.push(() => yardmaster.close());
-    await yardmaster.listen();
-    github.setWebhookUrl(`${yardmasterUrl}/api/github/webhooks`);
-    slack.setEventsUrl(`${yardmasterUrl}/slack/events`);
+    const { sim, github, slack, yardmaster } = world;
     await seedSandbox({ sim, github, slack, store: yardmaster.store });
-
     const page = await startSandboxServer({
       host,
       port: options.port ?? 0,
@@ -132,21 +72,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       slack,
       logger: logger.child({ name: "page" }),
     });
-    stack.push(() => page.close());
-    logger.info({ url: page.url, yardmasterUrl }, "sandbox ready");
+    logger.info({ url: page.url, yardmasterUrl: world.url }, "sandbox ready");
+    const started = world;
     return {
       url: page.url,
-      yardmasterUrl,
       logFile,
-      dataDir,
-      sim,
-      github,
-      slack,
-      yardmaster,
-      close: closeAll,
+      world,
+      async close() {
+        try {
+          await page.close();
+          await started.close();
+        } finally {
+          done();
+        }
+      },
     };
   } catch (error) {
-    await closeAll();
+    await world?.close().catch((e: unknown) => logger.error({ err: e }, "close failed"));
+    done();
     throw error;
   }
 }

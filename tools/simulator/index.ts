@@ -50,6 +50,8 @@ export interface Simulator {
   url: string;
   /** url + "/v1": a client's base URL. */
   apiUrl: string;
+  /** The Bearer token it accepts. */
+  token: string;
   /** Programmatic access for tests and benchmarks. */
   state: SimState;
   /** now(), advance(ms): advancing runs the engine. */
@@ -103,6 +105,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   return {
     url,
     apiUrl: `${url}/v1`,
+    token: options.token,
     state,
     clock,
     faults,

@@ -1,6 +1,7 @@
 // The notifier benchmark (the issue's requirement): many subscribed repositories, mostly idle with a
-// few busy ones, polled against the merge-queue simulator with added latency; the notifier's Poller and
-// Deliverer are wired as src/yardmaster.ts wires them and driven cycle by cycle.
+// few busy ones, polled against the merge-queue simulator with added latency. Yardmaster itself runs in
+// this process, started by tools/world.ts from the settings of the servers' process (its GitHub surface
+// off), and its notifier is driven cycle by cycle.
 //
 // Time: the simulator runs on a real-time clock (its time is the wall clock plus an offset) and the
 // notifier is given the same clock. Between two cycles the benchmark does what the poller's 15 s sleep
@@ -16,17 +17,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MetricValueWithName } from "prom-client";
-import { createLogger } from "../../../src/logger.js";
-import { MergeQueueClient } from "../../../src/merge-queue/index.js";
-import { createMetrics, type Metrics } from "../../../src/metrics.js";
-import { Backoffs } from "../../../src/notifier/backoff.js";
-import { Deliverer } from "../../../src/notifier/deliverer.js";
-import { Poller } from "../../../src/notifier/poller.js";
-import { notificationRenderer } from "../../../src/notifier/render-notification.js";
+import type { Metrics } from "../../../src/metrics.js";
 import { wantedEventTypes } from "../../../src/notifier/routing.js";
-import { webApiPoster } from "../../../src/notifier/slack-poster.js";
 import { Repo } from "../../../src/repo.js";
-import { openStore, type Store, type Subscription } from "../../../src/store/index.js";
+import type { Subscription } from "../../../src/store/index.js";
+import type { Yardmaster } from "../../../src/yardmaster.js";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
 import {
   figures,
@@ -45,8 +40,6 @@ import {
 } from "../lib/report.js";
 import { type Relay, ServersClient, type Usage, type Verification } from "./protocol.js";
 
-const MQ_TOKEN = "bench-merge-queue-token";
-const SLACK_BOT_TOKEN = "xoxb-bench-bot-token";
 const OWNER = "bench";
 const GROUPS = ["queue", "checks", "pause"];
 /** Repositories per channel (one subscription each). */
@@ -293,12 +286,10 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   };
   process.once("SIGINT", interrupted);
   process.once("SIGTERM", interrupted);
-  let store: Store | undefined;
+  let yardmaster: Yardmaster | undefined;
   try {
     const started = performance.now();
     const world = await servers.call("setup", {
-      token: MQ_TOKEN,
-      botToken: SLACK_BOT_TOKEN,
       repositories,
       channels,
       latencyMs: s.latencyMs,
@@ -309,7 +300,43 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     let offsetMs = world.offsetMs;
     const simNow = () => new Date(Date.now() + offsetMs);
 
-    store = await openStore({ kind: "sqlite", path: dbPath });
+    let attempts = 0;
+    let attemptFailures = 0;
+    let warm = false;
+    // Allocated now: recording into them during the run does not grow the heap.
+    const lagLimitMs = 4 * s.intervalMs + 60_000;
+    const spread: Distributions = {
+      lag: new Histogram(1, lagLimitMs),
+      wait: new Histogram(1, lagLimitMs),
+      inCycle: new Histogram(1, lagLimitMs),
+      attempt: new Histogram(0.1, 15_000),
+    };
+    // Yardmaster as an operator runs it, on the simulator's clock, its poller ticked here. Loaded only
+    // now, so that --help and a bad flag answer without loading the whole product.
+    const { startYardmaster } = await import("../../world.js");
+    yardmaster = (
+      await startYardmaster(
+        {
+          ...world.settings,
+          DATABASE_URL: `sqlite:${dbPath}`,
+          POLL_INTERVAL_SECONDS: String(s.intervalMs / 1000),
+        },
+        {
+          autoPoll: false,
+          now: simNow,
+          pollConcurrency: s.concurrency,
+          onMergeQueueCall: (call) => {
+            attempts += 1;
+            if (warm) spread.attempt.record(call.durationMs);
+            if (typeof call.status !== "number" || call.status < 200 || call.status >= 300)
+              attemptFailures += 1;
+          },
+        },
+      )
+    ).app;
+    const { store, metrics } = yardmaster;
+    const poller = yardmaster.poller!;
+    const deliverer = yardmaster.deliverer!;
     const createdAt = simNow();
     for (const [i, repository] of repositories.entries()) {
       const subscription: Subscription = {
@@ -323,51 +350,6 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       };
       await store.putSubscription(subscription);
     }
-
-    // Wired as src/yardmaster.ts wires them, on the simulator's clock.
-    const logger = createLogger({ level: "silent" });
-    const metrics = createMetrics();
-    let attempts = 0;
-    let attemptFailures = 0;
-    let warm = false;
-    // Allocated now: recording into them during the run does not grow the heap.
-    const lagLimitMs = 4 * s.intervalMs + 60_000;
-    const spread: Distributions = {
-      lag: new Histogram(1, lagLimitMs),
-      wait: new Histogram(1, lagLimitMs),
-      inCycle: new Histogram(1, lagLimitMs),
-      attempt: new Histogram(0.1, 15_000),
-    };
-    const mergeQueue = new MergeQueueClient({
-      baseUrl: world.simApiUrl,
-      token: MQ_TOKEN,
-      onCall: (call) => {
-        attempts += 1;
-        if (warm) spread.attempt.record(call.durationMs);
-        if (typeof call.status !== "number" || call.status < 200 || call.status >= 300) attemptFailures += 1;
-        metrics.mergeQueueCalls.inc({ method: call.method, route: call.route, status: String(call.status) });
-        metrics.mergeQueueLatency.observe(call.durationMs / 1000, { method: call.method, route: call.route });
-      },
-    });
-    const owner = `bench-${process.pid}`;
-    const backoffs = new Backoffs(store);
-    const deliverer = new Deliverer({
-      store,
-      poster: webApiPoster({ token: SLACK_BOT_TOKEN, apiUrl: world.slackApiUrl }),
-      render: notificationRenderer,
-      // GitHub is not part of this benchmark: the title a GitHub lookup would give, at once.
-      pullInfo: async (repository, number) => ({
-        number,
-        title: `Benchmark change #${number}`,
-        url: `https://github.com/${repository}/pull/${number}`,
-      }),
-      backoffs,
-      githubWebUrl: "https://github.com",
-      owner,
-      metrics,
-      logger,
-      now: simNow,
-    });
     let deliverMs = 0;
     const deliverPending = deliverer.deliverPending.bind(deliverer);
     deliverer.deliverPending = async () => {
@@ -378,18 +360,6 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
         deliverMs = performance.now() - t;
       }
     };
-    const poller = new Poller({
-      store,
-      mergeQueue,
-      deliverer,
-      backoffs,
-      intervalMs: s.intervalMs,
-      owner,
-      concurrency: s.concurrency,
-      metrics,
-      logger,
-      now: simNow,
-    });
     const setupMs = performance.now() - started;
 
     out("Setup");
@@ -425,10 +395,13 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
         ["store", `SQLite in ${dir} (removed at the end)`],
         [
           "processes",
-          `notifier: this process (pid ${process.pid}); simulator + Slack stand-in: child process (pid ${world.pid})`,
+          `Yardmaster: this process (pid ${process.pid}); simulator + Slack stand-in: child process (pid ${world.pid})`,
         ],
         ["memory", context.gcNote],
-        ["GitHub", "not involved: pull-request titles for thread parents are given at once (no lookup)"],
+        [
+          "GitHub",
+          "not involved: Yardmaster's GitHub surface is off, so thread parents carry no pull-request title",
+        ],
         ["setup time", ms(setupMs)],
       ]),
     );
@@ -550,7 +523,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       pollerLagObservations: await observations(metrics, "yardmaster_notification_lag_seconds"),
     });
   } finally {
-    await store?.close();
+    await yardmaster?.close();
     await servers.close();
     rmSync(dir, { recursive: true, force: true });
     process.off("SIGINT", interrupted);
@@ -779,10 +752,11 @@ function printSummary(out: (text: string) => void, input: SummaryInput): void {
       ],
       [
         "CPU, memory",
-        "this process only: poller, deliverer, store, HTTP clients. The simulator and the Slack stand-in ran\n" +
-          `in the child process: ${ms(servedCpuMs)} CPU per cycle, RSS ${mb(servedLast?.rss ?? Number.NaN)} at the end (its event log and\n` +
-          "Slack history grow with the run). Both processes share the machine's cores. The benchmark keeps its\n" +
-          "figures in arrays allocated before the first cycle, so the heap growth is the notifier's.",
+        "this process only: Yardmaster (poller, deliverer, store, HTTP clients; its server idle). The simulator\n" +
+          `and the Slack stand-in ran in the child process: ${ms(servedCpuMs)} CPU per cycle, RSS ${mb(servedLast?.rss ?? Number.NaN)} at\n` +
+          "the end (its event log and Slack history grow with the run). Both processes share the machine's cores.\n" +
+          "The benchmark keeps its figures in arrays allocated before the first cycle, so the heap growth is\n" +
+          "Yardmaster's.",
       ],
       [
         "Slack",

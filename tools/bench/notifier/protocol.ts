@@ -6,8 +6,6 @@ import type { ChildProcess } from "node:child_process";
 import type { EngineOptions } from "../../simulator/index.js";
 
 export interface SetupParams {
-  token: string;
-  botToken: string;
   repositories: string[];
   channels: string[];
   latencyMs: number;
@@ -19,8 +17,8 @@ export interface SetupParams {
 }
 
 export interface SetupResult {
-  simApiUrl: string;
-  slackApiUrl: string;
+  /** Yardmaster's settings that point it at the servers (tools/world.ts). */
+  settings: Record<string, string>;
   /** The simulator's clock minus Date.now(), ms. */
   offsetMs: number;
   pid: number;

@@ -1,9 +1,9 @@
-// The notifier benchmark's servers' process (forked by bench/notifier/benchmark.ts): the merge-queue
-// simulator on a real-time clock and the Slack stand-in, on loopback, driven over the IPC channel.
-// Nothing here is measured as the notifier's: it is the outside world.
+// The notifier benchmark's servers' process (forked by bench/notifier/benchmark.ts): the world of
+// tools/world.ts without GitHub and without Yardmaster (the merge-queue simulator on a real-time clock and
+// the Slack stand-in), driven over the IPC channel. Nothing here is measured as the notifier's.
 
-import { type LogEvent, type Simulator, startSimulator } from "../../simulator/index.js";
-import { type SlackStandIn, startSlackStandIn } from "../../stand-ins/slack/index.js";
+import type { LogEvent } from "../../simulator/index.js";
+import { type Servers, startServers } from "../../world.js";
 import type {
   AdvanceParams,
   AdvanceResult,
@@ -20,27 +20,26 @@ import type {
 
 const METADATA_EVENT_TYPE = "yardmaster_notification";
 
-let sim: Simulator | undefined;
-let slack: SlackStandIn | undefined;
+let world: Servers | undefined;
 /** Events of the wanted types, by id. */
 const tracked = new Map<number, { receivedAt: number; type: string; repository: string }>();
 /** Times each tracked event was posted. */
 const postCounts = new Map<number, number>();
 
-function servers(): { sim: Simulator; slack: SlackStandIn } {
-  if (!sim || !slack) throw new Error("not set up");
-  return { sim, slack };
+function servers(): Servers {
+  if (!world) throw new Error("not set up");
+  return world;
 }
 
 async function setup(params: SetupParams): Promise<SetupResult> {
-  sim = await startSimulator({
-    token: params.token,
+  world = await startServers({
     seed: "empty",
     clock: "real",
     tickMs: params.tickMs,
     engine: params.engine,
+    github: false,
   });
-  slack = await startSlackStandIn({ signingSecret: "bench-signing-secret", botToken: params.botToken });
+  const { sim, slack } = world;
   const wanted = new Set(params.wantedTypes);
   sim.state.log.onAppend((event: LogEvent) => {
     if (wanted.has(event.type)) {
@@ -53,8 +52,7 @@ async function setup(params: SetupParams): Promise<SetupResult> {
   }
   for (const id of params.channels) slack.state.addChannel({ id, name: id.toLowerCase(), botIsMember: true });
   return {
-    simApiUrl: sim.apiUrl,
-    slackApiUrl: slack.apiUrl,
+    settings: world.settings,
     offsetMs: sim.clock.now() - Date.now(),
     pid: process.pid,
   };
@@ -161,10 +159,8 @@ function verify(params: { before: number }): Verification {
 }
 
 async function close(): Promise<null> {
-  await slack?.close();
-  await sim?.close();
-  slack = undefined;
-  sim = undefined;
+  await world?.close();
+  world = undefined;
   return null;
 }
 
