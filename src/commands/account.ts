@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { Store } from "../store/index.js";
 import type { AccountCommand, Actor } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import type { AccountStore } from "./ports.js";
 import type { CommandResult } from "./result.js";
 
 export const OAUTH_STATE_TTL_MINUTES = 10;
 
 export interface AccountDeps {
-  store: Store;
+  store: AccountStore;
   /** The GitHub sign-in URL for a state, or null when identity linking is off. */
   loginUrl: ((state: string) => string) | null;
   now?: () => Date;

@@ -1,11 +1,8 @@
-import type { Repo } from "../repo.js";
 import { COMMANDS, type CommandName } from "./catalog.js";
 import { type Actor, type Command, commandRepo } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { type PermissionLevel, satisfies } from "./permission-level.js";
-
-/** Asks GitHub what a login may do on a repository (GET .../collaborators/{login}/permission). */
-export type PermissionLookup = (repo: Repo, login: string) => Promise<PermissionLevel>;
+import type { PermissionLookup } from "./ports.js";
 
 /**
  * PRODUCT.md section 4: GitHub's permission, asked at the time, against the command's level (the

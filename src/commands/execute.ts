@@ -1,13 +1,12 @@
-import type { GitHubGateway } from "../github/gateway.js";
-import { type MergeQueueClient, MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
-import type { PauseAttribution } from "../store/index.js";
+import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
 import type { Actor, CommandOf, MergeQueueCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { fromMergeQueueError } from "./from-merge-queue-error.js";
+import type { GitHubGateway, MergeQueue, PauseAttribution } from "./ports.js";
 import type { CommandResult, QueueState } from "./result.js";
 
 export interface ExecuteDeps {
-  mergeQueue: MergeQueueClient;
+  mergeQueue: MergeQueue;
   github: GitHubGateway;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;

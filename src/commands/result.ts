@@ -1,8 +1,8 @@
-import type { PullRequestInfo } from "../github/gateway.js";
 import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { Surface } from "./catalog.js";
 import type { CommandError } from "./errors.js";
+import type { PullRequestInfo } from "./ports.js";
 
 /** What the merge queue says of a pull request right after a relayed command. */
 export type QueueState =
