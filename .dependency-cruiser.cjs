@@ -25,6 +25,36 @@ module.exports = {
       to: { path: "^src/commands/" },
     },
     {
+      name: "core-not-surfaces",
+      comment:
+        "The command core (src/commands) is shared by both surfaces and knows neither: not even their types. What it needs from GitHub is a port (src/commands/ports.ts).",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/(github|slack)/" },
+    },
+    {
+      name: "core-not-store",
+      comment:
+        "The command core reaches the store only through the ports it defines (src/commands/ports.ts); src/yardmaster.ts wires the store in.",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/store/" },
+    },
+    {
+      name: "surfaces-apart",
+      comment: "The GitHub and Slack surfaces meet only in the core: neither imports the other.",
+      severity: "error",
+      from: { path: "^src/(github|slack)/" },
+      to: { path: "^src/(github|slack)/", pathNot: "^src/$1/" },
+    },
+    {
+      name: "merge-queue-below-core",
+      comment: "The merge-queue client implements a port of the core; it never imports the core.",
+      severity: "error",
+      from: { path: "^src/merge-queue/" },
+      to: { path: "^src/commands/" },
+    },
+    {
       name: "no-circular",
       comment: "Modules of the product do not import each other in a circle.",
       severity: "error",

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
-import type { RunDeps } from "./commands/run-command.js";
+import type { RunDeps } from "./commands/run.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import { installationGateway, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface } from "./github/probot.js";
@@ -97,7 +97,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       const surface = await startGitHubSurface(
         config.github,
         config.githubHost,
-        { ...common, deliveries },
+        { ...common, deliveries, githubWebUrl: urls.webUrl },
         logger,
         options.Octokit,
       );

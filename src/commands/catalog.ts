@@ -1,199 +1,84 @@
-import type { PermissionLevel } from "./permission-level.js";
+import { branches } from "./branches.js";
+import type { CommandModule, CommandSpec as Spec, Surface } from "./command.js";
+import { dequeue } from "./dequeue.js";
+import { help } from "./help.js";
+import { login } from "./login.js";
+import { logout } from "./logout.js";
+import { pause } from "./pause.js";
+import { pr } from "./pr.js";
+import { queue } from "./queue.js";
+import { requeue } from "./requeue.js";
+import { status } from "./status.js";
+import { subscribe } from "./subscribe.js";
+import { subscriptions } from "./subscriptions.js";
+import { unpause } from "./unpause.js";
+import { unsubscribe } from "./unsubscribe.js";
+import { whoami } from "./whoami.js";
 
 /**
- * Every command Yardmaster knows, on which surface, and what it needs by default (PRODUCT.md sections
- * 2 to 4). Parsing, help, "did you mean", authorization and the PERMISSION_<COMMAND> settings all read
- * this one table.
+ * Every command Yardmaster knows, one module each, in the order help lists them. Parsing, help, "did
+ * you mean", authorization and the PERMISSION_<COMMAND> settings all read this list: a new command is
+ * its module and one line here.
  */
-export type Surface = "github" | "slack";
+export const COMMAND_MODULES = named({
+  queue,
+  dequeue,
+  requeue,
+  pause,
+  unpause,
+  status,
+  pr,
+  branches,
+  subscribe,
+  unsubscribe,
+  subscriptions,
+  login,
+  logout,
+  whoami,
+  help,
+});
 
-export const COMMAND_NAMES = [
-  "queue",
-  "dequeue",
-  "requeue",
-  "pause",
-  "unpause",
-  "status",
-  "pr",
-  "branches",
-  "subscribe",
-  "unsubscribe",
-  "subscriptions",
-  "login",
-  "logout",
-  "whoami",
-  "help",
-] as const;
-export type CommandName = (typeof COMMAND_NAMES)[number];
-
-export interface CommandSpec {
-  name: CommandName;
-  aliases: readonly string[];
-  surfaces: readonly Surface[];
-  /** Default permission on the repository; PERMISSION_<NAME> may raise it. */
-  permission: PermissionLevel;
-  /** On Slack: whether the person must have linked a GitHub login first. */
-  needsLink: boolean;
-  /** Whether the command changes something (its result is posted in the channel on Slack). */
-  changes: boolean;
-  usage: { github?: string; slack?: string };
-  summary: string;
+/** Each module under its own name. */
+function named<M extends { [N in keyof M]: { name: N } }>(modules: M): M {
+  return modules;
 }
 
-const spec = (s: CommandSpec): CommandSpec => s;
+export type CommandName = keyof typeof COMMAND_MODULES;
+export const COMMAND_NAMES = Object.keys(COMMAND_MODULES) as readonly CommandName[];
 
-export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
-  queue: spec({
-    name: "queue",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "write",
-    needsLink: true,
-    changes: true,
-    usage: { github: "queue [queue-name]", slack: "queue <pr> [queue-name]" },
-    summary: "add the pull request to the merge queue",
-  }),
-  dequeue: spec({
-    name: "dequeue",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "write",
-    needsLink: true,
-    changes: true,
-    usage: { github: "dequeue", slack: "dequeue <pr>" },
-    summary: "remove the pull request from the merge queue",
-  }),
-  requeue: spec({
-    name: "requeue",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "write",
-    needsLink: true,
-    changes: true,
-    usage: { github: "requeue", slack: "requeue <pr>" },
-    summary: "put a pull request that left the queue back in it",
-  }),
-  pause: spec({
-    name: "pause",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "write",
-    needsLink: true,
-    changes: true,
-    usage: { github: "pause <reason>", slack: "pause [repo] <reason>" },
-    summary: "pause the repository's merge queue",
-  }),
-  unpause: spec({
-    name: "unpause",
-    aliases: ["resume"],
-    surfaces: ["github", "slack"],
-    permission: "write",
-    needsLink: true,
-    changes: true,
-    usage: { github: "unpause", slack: "unpause [repo]" },
-    summary: "resume the repository's merge queue",
-  }),
-  status: spec({
-    name: "status",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { github: "status [branch]", slack: "status [repo] [branch]" },
-    summary: "show the merge queue: batches, waiting pull requests, pause",
-  }),
-  pr: spec({
-    name: "pr",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "pr <pr>" },
-    summary: "show a pull request's place in the merge queue",
-  }),
-  branches: spec({
-    name: "branches",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "branches [repo]" },
-    summary: "list the branches with an active merge queue",
-  }),
-  subscribe: spec({
-    name: "subscribe",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "read",
-    needsLink: true,
-    changes: true,
-    usage: { slack: "subscribe <repo> [branch=<glob>] [events=<group,...>]" },
-    summary: "post this repository's merge-queue events in this channel",
-  }),
-  unsubscribe: spec({
-    name: "unsubscribe",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: true,
-    changes: true,
-    usage: { slack: "unsubscribe <repo>" },
-    summary: "stop posting this repository's events in this channel",
-  }),
-  subscriptions: spec({
-    name: "subscriptions",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "subscriptions" },
-    summary: "list this channel's subscriptions",
-  }),
-  login: spec({
-    name: "login",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "login" },
-    summary: "link your Slack account to your GitHub login",
-  }),
-  logout: spec({
-    name: "logout",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "logout" },
-    summary: "forget the link to your GitHub login",
-  }),
-  whoami: spec({
-    name: "whoami",
-    aliases: [],
-    surfaces: ["slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { slack: "whoami" },
-    summary: "show which GitHub login you are linked to",
-  }),
-  help: spec({
-    name: "help",
-    aliases: [],
-    surfaces: ["github", "slack"],
-    permission: "none",
-    needsLink: false,
-    changes: false,
-    usage: { github: "help", slack: "help" },
-    summary: "list the commands",
-  }),
-};
+type Modules = typeof COMMAND_MODULES;
+/** A command as the core understands it, whatever surface it was typed on. */
+export type Command = { [N in CommandName]: Parameters<Modules[N]["execute"]>[0] }[CommandName];
+/** The successful outcome of each command; surfaces lay out its description. */
+export type CommandResult = { [N in CommandName]: Awaited<ReturnType<Modules[N]["execute"]>> }[CommandName];
+
+export type { Surface };
+export type CommandSpec = Spec<CommandName>;
+
+/** A module without its own types, for the code that runs any command by name. */
+export function moduleOf(name: CommandName): CommandModule<Command, CommandResult> {
+  return COMMAND_MODULES[name] as unknown as CommandModule<Command, CommandResult>;
+}
+
+function specOf(module: CommandModule<Command, CommandResult>): CommandSpec {
+  const surfaces = (["github", "slack"] as const).filter((s) => module.grammar[s]);
+  const usage: CommandSpec["usage"] = {};
+  for (const s of surfaces) usage[s] = module.grammar[s]?.usage;
+  return {
+    name: module.name,
+    aliases: module.aliases ?? [],
+    surfaces,
+    permission: module.permission,
+    needsLink: module.needsLink,
+    changes: module.changes,
+    usage,
+    summary: module.summary,
+  };
+}
+
+export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = Object.fromEntries(
+  COMMAND_NAMES.map((name) => [name, specOf(moduleOf(name))]),
+) as Record<CommandName, CommandSpec>;
 
 /** Commands whose permission an operator may set with PERMISSION_<COMMAND>. */
 export const PERMISSION_CONFIGURABLE: readonly CommandName[] = COMMAND_NAMES.filter(

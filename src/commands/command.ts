@@ -1,49 +1,15 @@
 import type { Repo } from "../repo.js";
+import type { Description, Text } from "./description.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import type { PermissionLevel } from "./permission-level.js";
+import type { AccountPorts, Ports } from "./ports.js";
 
-import type { CommandName, Surface } from "./catalog.js";
+/**
+ * What every command module provides (one file per command in this folder, listed in catalog.ts):
+ * its grammar on each surface, the permission it needs, what it does and how its result reads.
+ */
 
-/** Event groups a subscription can ask for (PRODUCT.md section 5). */
-export const EVENT_GROUPS = ["queue", "checks", "bisection", "pause"] as const;
-export type EventGroup = (typeof EVENT_GROUPS)[number];
-
-/** A command that reads or changes the merge queue (both surfaces). */
-export type MergeQueueCommand =
-  | { name: "queue"; repo: Repo; pull: number; queueName?: string }
-  | { name: "dequeue"; repo: Repo; pull: number }
-  | { name: "requeue"; repo: Repo; pull: number }
-  | { name: "pause"; repo: Repo; reason: string }
-  | { name: "unpause"; repo: Repo }
-  | { name: "status"; repo: Repo; branch?: string }
-  | { name: "pr"; repo: Repo; pull: number }
-  | { name: "branches"; repo: Repo }
-  | { name: "help" };
-
-/** A command about Slack subscriptions or the person's linked GitHub login (Slack only). */
-export type AccountCommand =
-  | { name: "subscribe"; repo: Repo; branchGlob?: string; groups: EventGroup[] }
-  | { name: "unsubscribe"; repo: Repo }
-  | { name: "subscriptions" }
-  | { name: "login" }
-  | { name: "logout" }
-  | { name: "whoami" };
-
-/** A command as the core understands it, whatever surface it was typed on. */
-export type Command = MergeQueueCommand | AccountCommand;
-
-const ACCOUNT_COMMANDS: ReadonlySet<string> = new Set<AccountCommand["name"]>([
-  "subscribe",
-  "unsubscribe",
-  "subscriptions",
-  "login",
-  "logout",
-  "whoami",
-]);
-
-export function isAccountCommand(command: Command): command is AccountCommand {
-  return ACCOUNT_COMMANDS.has(command.name);
-}
-
-export type CommandOf<N extends CommandName> = Extract<Command, { name: N }>;
+export type Surface = "github" | "slack";
 
 /** Who asked, and from where. */
 export interface Actor {
@@ -55,6 +21,104 @@ export interface Actor {
   slack?: { teamId: string; userId: string; channelId: string; responseUrl?: string };
 }
 
-export function commandRepo(command: Command): Repo | undefined {
-  return "repo" in command ? command.repo : undefined;
+/** Where a GitHub comment was written. */
+export interface CommentPlace {
+  repo: Repo;
+  /** The issue or pull request number. */
+  number: number;
+  isPullRequest: boolean;
+}
+
+/** Where a Slack command was typed. */
+export interface SlackPlace {
+  /** The repository when the channel is subscribed to exactly one; it may then be left out. */
+  defaultRepo?: Repo;
+}
+
+/** What followed the command word: split on white space, and as typed (trimmed). */
+export interface Typed {
+  words: string[];
+  text: string;
+}
+
+/** How a command is written on one surface. */
+export interface Grammar<C, P> {
+  /** What follows the invocation, e.g. "pause [repo] <reason>" (help and error messages show it). */
+  usage: string;
+  /** Reads the arguments; throws CommandError to refuse them, before anything is called. */
+  read(typed: Typed, place: P): C;
+}
+
+/** The facts about a command that help, "did you mean", authorization and settings read. */
+export interface CommandSpec<N extends string = string> {
+  name: N;
+  aliases: readonly string[];
+  surfaces: readonly Surface[];
+  /** Default permission on the repository; PERMISSION_<NAME> may raise it (docs/permissions.md). */
+  permission: PermissionLevel;
+  /** On Slack: whether the person must have linked a GitHub login first. */
+  needsLink: boolean;
+  /** Whether the command changes something (its result is posted in the channel on Slack). */
+  changes: boolean;
+  usage: { github?: string; slack?: string };
+  summary: string;
+}
+
+/** What a surface knows when it asks for a description. */
+export interface SurfaceContext {
+  surface: Surface;
+  now: Date;
+  /** e.g. "https://github.com", for links to repositories and pull requests. */
+  githubWebUrl: string;
+  /**
+   * The person who ran the command, already in the surface's markup: set when the answer is posted
+   * for others to see, so that it says who did it.
+   */
+  by?: string;
+}
+
+export interface DescribeContext extends SurfaceContext {
+  /** Every command, for help. */
+  commands: readonly CommandSpec[];
+  /** An error in words, for results that carry one (a queue state that could not be read). */
+  error(error: CommandError): Text;
+}
+
+/**
+ * A command module. Its spec's facts are fields here; its surfaces and usage are its grammar's (the
+ * catalog builds the CommandSpec from both).
+ */
+export interface CommandModule<C extends { name: string }, R extends { name: string }> {
+  name: C["name"];
+  aliases?: readonly string[];
+  summary: string;
+  permission: PermissionLevel;
+  needsLink: boolean;
+  changes: boolean;
+  grammar: { github?: Grammar<C, CommentPlace>; slack?: Grammar<C, SlackPlace> };
+  /** Runs the command once authorized; throws CommandError (or MergeQueueError) when it cannot. */
+  execute(command: C, actor: Actor, ports: Ports): Promise<R>;
+  describe(result: R, context: DescribeContext): Description;
+}
+
+/** Keeps a module's own command and result types while checking it against CommandModule. */
+export function defineCommand<C extends { name: string }, R extends { name: string }>(
+  module: CommandModule<C, R>,
+): CommandModule<C, R> {
+  return module;
+}
+
+/**
+ * The account commands (subscriptions, identity) exist only in Slack: they act on the channel and
+ * the Slack user, and keep what they know in the store.
+ */
+export function slackAccount(
+  actor: Actor,
+  ports: Ports,
+  command: string,
+): { slack: NonNullable<Actor["slack"]>; account: AccountPorts } {
+  if (!actor.slack || !ports.account) {
+    throw new CommandError(CommandErrorCode.OtherSurface, { command, surface: "github" });
+  }
+  return { slack: actor.slack, account: ports.account };
 }

@@ -1,4 +1,3 @@
-import type { CommandName } from "./catalog.js";
 import type { PermissionLevel } from "./permission-level.js";
 
 /** Why a command did not do what was asked. Surfaces render these; nobody matches on message text. */
@@ -31,7 +30,8 @@ export enum CommandErrorCode {
 }
 
 export interface CommandErrorDetails {
-  command?: CommandName;
+  /** The command's name (a CommandName: typed as a string so that command modules can use this file). */
+  command?: string;
   /** The word that was typed, for unknown commands. */
   typed?: string;
   suggestion?: string;

@@ -1,5 +1,4 @@
 import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
-import type { CommandName } from "./catalog.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
 const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
@@ -18,7 +17,7 @@ const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
 /** Turns what the merge-queue client threw into the core's error; anything else is rethrown. */
 export function fromMergeQueueError(
   error: unknown,
-  context: { command: CommandName; repository: string; pull?: number },
+  context: { command: string; repository: string; pull?: number },
 ): CommandError {
   if (error instanceof CommandError) return error;
   if (!(error instanceof MergeQueueError)) throw error;

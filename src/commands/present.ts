@@ -1,4 +1,7 @@
-/** Wording shared by every renderer (GitHub Markdown, Slack Block Kit, notifications). */
+import type { Repo } from "../repo.js";
+import type { TextFormat } from "./description.js";
+
+/** Wording and cutting shared by every description (and the notifier's messages). */
 
 const BATCH_STATUS: Record<string, string> = {
   running: "CI running",
@@ -44,4 +47,53 @@ export function formatTime(at: string | null | undefined): string {
 /** At most `max` items, and how many were left out ("and N more"). */
 export function cut<T>(items: readonly T[], max: number): { shown: T[]; more: number } {
   return { shown: items.slice(0, max), more: Math.max(0, items.length - max) };
+}
+
+/** At most `max` characters (by UTF-16 length, as Slack counts), cut on a code point, with "…". */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = "";
+  for (const ch of text) {
+    if (out.length + ch.length > max - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Titles are cut to this many characters in lists (GitHub allows 256). */
+const TITLE_MAX = 120;
+
+/** "#42 title": the number links to the pull request, the title is escaped. */
+export function pullLink(f: TextFormat, pr: { number: number; title: string; url: string }): string {
+  return `${f.link(pr.url, `#${pr.number}`)} ${f.escape(clip(pr.title, TITLE_MAX))}`;
+}
+
+/** The web address of GitHub, without a trailing slash. */
+function webBase(githubWebUrl: string): string {
+  return githubWebUrl.replace(/\/+$/, "");
+}
+
+/** Where the "…and N more" lines point: the repository's pull requests. */
+function pullsUrl(githubWebUrl: string, repo: Repo): string {
+  return `${webBase(githubWebUrl)}/${repo.fullName}/pulls`;
+}
+
+export function pullUrl(githubWebUrl: string, repo: Repo, pull: number): string {
+  return `${webBase(githubWebUrl)}/${repo.fullName}/pull/${pull}`;
+}
+
+/** "…and 3 more batches (all pull requests on GitHub)", for a list cut short. */
+export function moreOnGitHub(
+  f: TextFormat,
+  githubWebUrl: string,
+  repo: Repo,
+  n: number,
+  one: string,
+  many = `${one}s`,
+): string {
+  return `…and ${n} more ${n === 1 ? one : many} (${f.link(pullsUrl(githubWebUrl, repo), "all pull requests on GitHub")})`;
 }

@@ -1,9 +1,10 @@
 import { Repo } from "../repo.js";
-import type { CommandName } from "./catalog.js";
+import { missing } from "./arguments.js";
+import type { CommentPlace, SlackPlace } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
 /** A pull request number as typed: digits only, 0 to 2^53-1, never rounded. */
-export function pullNumber(command: CommandName, text: string): number {
+export function pullNumber(command: string, text: string): number {
   const limit = "a whole number from 0 to 9007199254740991";
   if (!/^\d{1,20}$/.test(text) || BigInt(text) > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new CommandError(CommandErrorCode.InvalidArgument, {
@@ -31,10 +32,10 @@ export interface Target {
 }
 
 /**
- * Reads a target as PRODUCT.md section 3 writes them: `owner/repo`, `owner/repo#123`, a pull request
- * URL (any GitHub host), or `#123` / `123` alone. Returns undefined when the token is none of these.
+ * Reads a target as docs/commands.md writes them: `owner/repo`, `owner/repo#123`, a pull request URL
+ * (any GitHub host), or `#123` / `123` alone. Returns undefined when the token is none of these.
  */
-export function parseTarget(command: CommandName, raw: string): Target | undefined {
+export function parseTarget(command: string, raw: string): Target | undefined {
   const token = unwrapSlackLink(raw);
   const url =
     /^https?:\/\/[^/\s]+\/([^/\s]+)\/([^/\s#?]+)(?:\/pulls?\/([^/\s#?]+)(?:\/[^\s#?]*)?)?\/?(?:[#?]\S*)?$/.exec(
@@ -54,4 +55,50 @@ export function parseTarget(command: CommandName, raw: string): Target | undefin
   const bare = /^#?(\d+)$/.exec(token);
   if (bare) return { pull: pullNumber(command, bare[1] ?? "") };
   return undefined;
+}
+
+/** On GitHub, the pull request a comment is on: queue, dequeue and requeue make no sense on an issue. */
+export function commentPull(command: string, place: CommentPlace): number {
+  if (!place.isPullRequest)
+    throw new CommandError(CommandErrorCode.WrongPlace, { command, surface: "github" });
+  return place.number;
+}
+
+/**
+ * In Slack, a repository: the first word if it is one, else the channel's default (unless the command
+ * wants it written out). Returns the words after it.
+ */
+export function repoArgument(
+  command: string,
+  args: readonly string[],
+  place: SlackPlace,
+  requireExplicit = false,
+): { repo: Repo; rest: string[] } {
+  const first = args[0];
+  const target = first === undefined ? undefined : parseTarget(command, first);
+  if (target?.repo && target.pull === undefined) return { repo: target.repo, rest: args.slice(1) };
+  if (target?.pull !== undefined) {
+    throw new CommandError(CommandErrorCode.InvalidArgument, {
+      command,
+      argument: "repository",
+      limit: "owner/repo (without a pull request number)",
+    });
+  }
+  if (!requireExplicit && place.defaultRepo) return { repo: place.defaultRepo, rest: [...args] };
+  return missing(command, "repository (owner/repo)");
+}
+
+/** In Slack, a pull request: owner/repo#123, its URL, or #123 in a channel with a default repository. */
+export function pullArgument(
+  command: string,
+  args: readonly string[],
+  place: SlackPlace,
+): { repo: Repo; pull: number; rest: string[] } {
+  const first = args[0];
+  if (first === undefined) return missing(command, "pull request (owner/repo#123 or its URL)");
+  const target = parseTarget(command, first);
+  if (target?.pull === undefined) return missing(command, "pull request (owner/repo#123 or its URL)");
+  const repo = target.repo ?? place.defaultRepo;
+  if (!repo) return missing(command, "repository: write owner/repo#123");
+  return { repo, pull: target.pull, rest: args.slice(1) };
 }

@@ -1,8 +1,7 @@
 import type { ApplicationFunction, Context } from "probot";
-import type { Actor } from "../commands/command.js";
-import { type CommentPlace, parseGitHubComment } from "../commands/parse-github.js";
-import type { CommandOutcome } from "../commands/result.js";
-import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
+import type { Actor, CommentPlace } from "../commands/command.js";
+import { parseGitHubComment } from "../commands/parse.js";
+import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { DeliveryLog } from "../delivery-log.js";
 import { Repo } from "../repo.js";
 import { markdownFormat } from "./markdown.js";
@@ -14,12 +13,14 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   /** The app's slug, read from GitHub at start (GET /app). */
   appSlug: string;
   deliveries: DeliveryLog;
+  /** GitHub's web address, for links in answers; github.com when not given. */
+  githubWebUrl?: string;
 }
 
 type CommentContext = Context<"issue_comment.created">;
 
 /**
- * The GitHub surface (PRODUCT.md section 2): a comment in, a command out, Markdown back. Reactions
+ * The GitHub surface (docs/commands.md): a comment in, a command out, Markdown back. Reactions
  * say it was seen (👀) and how it ended (👍 / 😕); one summary comment per thread carries the answer.
  */
 export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
@@ -68,18 +69,10 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
 
   const actor: Actor = { surface: "github", githubLogin: author.login, display: author.login };
   const github = octokitGateway(async () => octokit);
-  let outcome: CommandOutcome;
-  if (parsed.kind === "refused") {
-    outcome = refuse(parsed.error, actor, { ...deps, logger: log });
-  } else {
-    let command = parsed.command;
-    if (command.name === "status" && !command.branch && place.isPullRequest) {
-      // On a pull request, status defaults to the pull request's base branch.
-      const pull = await github.pullRequest(place.repo, place.number).catch(() => null);
-      if (pull) command = { ...command, branch: pull.baseRef };
-    }
-    outcome = await runCommand(command, actor, { ...deps, github, logger: log });
-  }
+  const outcome: CommandOutcome =
+    parsed.kind === "refused"
+      ? refuse(parsed.error, actor, { ...deps, logger: log })
+      : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
 
   const f = markdownFormat(deps.appSlug);
   const body = renderSummary(
@@ -90,6 +83,7 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
       commentUrl: comment.html_url,
       outcome,
       at: new Date(),
+      ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
     },
     f,
   );

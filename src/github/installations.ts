@@ -1,8 +1,8 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import type { GitHubGateway } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
-import type { GitHubGateway } from "./gateway.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
 // Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.

@@ -1,4 +1,4 @@
-import type { TextFormat } from "../commands/text-format.js";
+import type { TextFormat } from "../commands/description.js";
 
 /**
  * GitHub-flavoured Markdown that stays inert whatever a person typed: Markdown punctuation is
@@ -29,6 +29,8 @@ export function markdownFormat(appSlug: string): TextFormat {
     escape: escapeMarkdown,
     code: codeSpan,
     bold: (text) => `**${escapeMarkdown(text)}**`,
+    italic: (text) => `_${escapeMarkdown(text)}_`,
+    strong: (markup) => `**${markup}**`,
     link: (url, label) =>
       /^https?:\/\//i.test(url)
         ? `[${escapeMarkdown(label)}](${url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c))})`

@@ -1,8 +1,7 @@
 import type { ProbotOctokit } from "probot";
-import type { PermissionLevel } from "../commands/permission-level.js";
-import { PERMISSION_LEVELS } from "../commands/permission-level.js";
+import { PERMISSION_LEVELS, type PermissionLevel } from "../commands/permission-level.js";
+import type { GitHubGateway, PullRequestInfo } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
-import type { GitHubGateway, PullRequestInfo } from "./gateway.js";
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 

@@ -1,4 +1,4 @@
-import type { EventGroup } from "../commands/command.js";
+import type { EventGroup } from "../commands/subscribe.js";
 import { isKnownEventType, type LogEvent } from "../merge-queue/index.js";
 import type { Subscription } from "../store/index.js";
 import { matchesGlob } from "./glob.js";

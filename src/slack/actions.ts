@@ -1,9 +1,9 @@
-import type { MergeQueueCommand } from "../commands/command.js";
+import type { ButtonCommand } from "../commands/description.js";
 import { Repo } from "../repo.js";
 
 /**
- * The buttons of PRODUCT.md section 3. Each carries the command it runs in its `value`; clicking it
- * runs that command with the same checks as typing it.
+ * The buttons of Slack messages (docs/commands.md). Each carries the command it runs in its `value`;
+ * clicking it runs that command with the same checks as typing it.
  */
 export const ACTION_IDS = {
   unpause: "mq.unpause",
@@ -36,8 +36,20 @@ export function refreshValue(repo: Repo, branch?: string): string {
   } satisfies ActionValue);
 }
 
+/** The action id a button that runs this command carries. */
+export function actionIdOf(command: ButtonCommand): ActionId {
+  switch (command.name) {
+    case "unpause":
+      return ACTION_IDS.unpause;
+    case "requeue":
+      return ACTION_IDS.requeue;
+    case "status":
+      return ACTION_IDS.refresh;
+  }
+}
+
 /** The command a click asks for, or undefined for a value this version did not write. */
-export function commandOfAction(actionId: string, value: string): MergeQueueCommand | undefined {
+export function commandOfAction(actionId: string, value: string): ButtonCommand | undefined {
   let parsed: ActionValue;
   try {
     parsed = JSON.parse(value) as ActionValue;

@@ -1,7 +1,7 @@
-import type { TextFormat } from "../commands/text-format.js";
+import type { TextFormat } from "../commands/description.js";
 
 /**
- * Slack mrkdwn that stays inert whatever a person typed (PRODUCT.md section 7).
+ * Slack mrkdwn that stays inert whatever a person typed (docs/commands.md, "Input limits").
  *
  * Slack's own rule is that `&`, `<` and `>` become entities: that alone stops `<!channel>`, `<!here>`,
  * `<!everyone>`, `<@U…>` mentions, `<#C…>` channel links and `<url|label>` links. On top of it:
@@ -61,6 +61,8 @@ export function mrkdwnFormat(): TextFormat {
     escape: escapeMrkdwn,
     code: codeMrkdwn,
     bold: (text) => `*${escapeMrkdwn(text)}*`,
+    italic: (text) => `_${escapeMrkdwn(text)}_`,
+    strong: (markup) => `*${markup}*`,
     link: linkMrkdwn,
     invocation: "/mq",
   };
@@ -76,6 +78,8 @@ export function plainFormat(): TextFormat {
     escape: escapeMrkdwn,
     code: (text) => escapeMrkdwn(text),
     bold: (text) => escapeMrkdwn(text),
+    italic: (text) => escapeMrkdwn(text),
+    strong: (markup) => markup,
     link: (_url, label) => escapeMrkdwn(label),
     invocation: "/mq",
   };

@@ -1,253 +1,148 @@
-import { COMMANDS, type CommandSpec } from "../commands/catalog.js";
-import { EVENT_GROUPS } from "../commands/command.js";
-import { describeUnexpected } from "../commands/describe-error.js";
+import type { CommandResult } from "../commands/catalog.js";
+import { describeFailure, describeResult, describeUnexpected } from "../commands/describe.js";
+import type { BatchRow, Description, Part, TextFormat } from "../commands/description.js";
 import type { CommandError } from "../commands/errors.js";
-import { DEFAULT_EVENT_GROUPS } from "../commands/parse-slack.js";
-import { cut, formatTime } from "../commands/present.js";
-import type { CommandResult } from "../commands/result.js";
-import type { TextFormat } from "../commands/text-format.js";
-import type { PauseState } from "../merge-queue/index.js";
-import type { Repo } from "../repo.js";
+import { cut } from "../commands/present.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";
 import {
   actions,
-  byWhom,
-  clip,
+  commandButton,
   context,
-  describe,
+  fieldsSection,
   header,
   type KnownBlock,
+  mention,
   message,
   packItems,
-  plural,
   type RenderContext,
   type SlackMessage,
   section,
-  unpauseButton,
 } from "./render-kit.js";
-import { renderPullMessage, renderRelayedMessage } from "./render-pull.js";
-import { renderStatusMessage } from "./render-status.js";
 
 export type { KnownBlock, RenderContext, SlackMessage } from "./render-kit.js";
 
 /**
- * Slack renderings of the command core's results and errors (PRODUCT.md section 3): Block Kit with a
- * plain-words `text` fallback, within Slack's limits, with everything that came from outside escaped.
+ * Slack's layout of the core's descriptions: Block Kit, with the description's plain-words summary as
+ * the `text` fallback, within Slack's limits. The core wrote every word; this file only places them.
  * When `ctx.ranBy` is set (results posted in the channel), the message names who ran the command.
  */
 export function renderResultMessage(result: CommandResult, ctx: RenderContext): SlackMessage {
-  switch (result.name) {
-    case "queue":
-    case "requeue":
-    case "dequeue":
-      return renderRelayedMessage(result, ctx);
-    case "pause":
-      return renderPauseMessage(result.repo, result.pause, ctx);
-    case "unpause":
-      return simple("unpause", ctx, (f) => {
-        const by = byWhom(ctx);
-        const repo = f.code(result.repo.fullName);
-        return by
-          ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
-          : `▶️ The merge queue of ${repo} is running again.`;
-      });
-    case "status":
-      return renderStatusMessage(result.repo, result.branch, result.status, ctx);
-    case "pr":
-      return renderPullMessage(result.repo, result.pull, result.queue, ctx);
-    case "branches":
-      return renderBranchesMessage(result.repo, result.branches, ctx);
-    case "help":
-      return renderHelpMessage();
-    case "subscribe":
-      return simple("subscribe", ctx, (f) => {
-        const by = byWhom(ctx);
-        const repo = f.code(result.repo.fullName);
-        const who = by
-          ? result.created
-            ? `${by} subscribed this channel to ${repo}`
-            : `${by} updated this channel's subscription to ${repo}`
-          : result.created
-            ? `This channel is now subscribed to ${repo}`
-            : `This channel's subscription to ${repo} is updated`;
-        return `🔔 ${who}: ${subscriptionScope(f, result.groups, result.branchGlob)}.`;
-      });
-    case "unsubscribe":
-      return simple("unsubscribe", ctx, (f) => {
-        const by = byWhom(ctx);
-        const repo = f.code(result.repo.fullName);
-        return by
-          ? `🔕 ${by} unsubscribed this channel from ${repo}.`
-          : `🔕 This channel is no longer subscribed to ${repo}.`;
-      });
-    case "subscriptions":
-      return renderSubscriptionsMessage(result.subscriptions, ctx);
-    case "login":
-      return simple("login", ctx, (f, plain) => {
-        const link = f.link(result.url, "Sign in with GitHub");
-        return `🔑 ${plain ? link : `*${link}*`} to link your Slack account to your GitHub login, so that Yardmaster can check your permission on a repository when a command needs it. The link is for you only and expires in ${plural(result.expiresInMinutes, "minute")}.`;
-      });
-    case "logout":
-      return simple(
-        "logout",
-        ctx,
-        (f) =>
-          `👋 Your Slack account is no longer linked to the GitHub login ${f.code(clip(result.login, 100))}.`,
-      );
-    case "whoami":
-      return simple("whoami", ctx, (f) =>
-        result.login
-          ? `🪪 Your Slack account is linked to the GitHub login ${f.code(clip(result.login, 100))}.`
-          : `🪪 Your Slack account is not linked to a GitHub login: ${f.code("/mq login")}.`,
-      );
-  }
+  const description = describeResult(result, {
+    surface: "slack",
+    now: ctx.now,
+    githubWebUrl: ctx.githubWebUrl,
+    ...(ctx.ranBy ? { by: mention(ctx.ranBy) } : {}),
+  });
+  // Help reads the same whenever it is asked and is never updated in place: its block ids need no time.
+  return layout(description, result.name, result.name === "help" ? undefined : ctx.now);
+}
+
+/** Every Slack command with its usage, summary and what it needs; ephemeral. */
+export function renderHelpMessage(): SlackMessage {
+  return renderResultMessage({ name: "help", surface: "slack" }, { now: new Date(), githubWebUrl: "" });
+}
+
+export function renderErrorMessage(error: CommandError, ctx: RenderContext): SlackMessage {
+  return layout(describeFailure(error, "slack"), "error", ctx.now);
+}
+
+/** For errors that are not CommandErrors (bugs): nothing of their internals is shown. */
+export function renderUnexpectedMessage(): SlackMessage {
+  return layout(describeUnexpected(), "unexpected");
 }
 
 const MRKDWN = mrkdwnFormat();
 const PLAIN = plainFormat();
 
-/** One section whose sentence is also the fallback, written through each format. */
-function simple(
-  kind: string,
-  ctx: RenderContext,
-  sentence: (f: TextFormat, plain: boolean) => string,
-): SlackMessage {
-  return message(sentence(PLAIN, true), kind, [section(sentence(MRKDWN, false))], ctx.now);
+/**
+ * How much of each list one message shows (Slack allows 50 blocks in all, 3,000 characters a
+ * section): at most `items`, packed into at most `sections`; the list's "…and N more" says the rest.
+ */
+const LIST_LIMITS: Record<string, { items: number; sections: number }> = {
+  batches: { items: 15, sections: 12 },
+  waiting: { items: 25, sections: 10 },
+  scopes: { items: 20, sections: 2 },
+  checks: { items: 20, sections: 3 },
+  branches: { items: 100, sections: 5 },
+  subscriptions: { items: 50, sections: 5 },
+  commands: { items: 50, sections: 5 },
+};
+/** Within a batch: its pull requests, and its sub-batches. */
+const BATCH_LIMITS = { pulls: 5, subBatches: 5 };
+
+const INDENT = "\u2003";
+
+function layout(description: Description, kind: string, now?: Date): SlackMessage {
+  return message(description.summary(PLAIN), kind, description.parts.flatMap(blocksOf), now);
 }
 
-function pauseSentence(f: TextFormat, repo: Repo, pause: PauseState, ctx: RenderContext): string {
-  const by = byWhom(ctx);
-  const name = f.code(repo.fullName);
-  const reason = f.escape(clip(pause.reason || "no reason given", 300));
-  return by
-    ? `⏸️ ${by} paused the merge queue of ${name}: ${reason}`
-    : `⏸️ Merge queue of ${name} paused: ${reason}`;
-}
-
-function renderPauseMessage(repo: Repo, pause: PauseState, ctx: RenderContext): SlackMessage {
-  const since = pause.paused_at ? `since ${formatTime(pause.paused_at)}` : "";
-  const blocks: KnownBlock[] = [
-    section(pauseSentence(MRKDWN, repo, pause, ctx)),
-    ...(since ? [context(`Paused ${since}.`)] : []),
-    actions(unpauseButton(repo)),
-  ];
-  const text = `${pauseSentence(PLAIN, repo, pause, ctx)}${since ? ` (${since})` : ""}.`;
-  return message(text, "pause", blocks, ctx.now);
-}
-
-function renderBranchesMessage(repo: Repo, branches: readonly string[], ctx: RenderContext): SlackMessage {
-  const name = (f: TextFormat) => f.code(repo.fullName);
-  if (!branches.length) {
-    return simple("branches", ctx, (f) => `No branch of ${name(f)} has an active merge queue.`);
-  }
-  const { shown } = cut(branches, 100);
-  const texts = packItems(
-    shown.map((b) => [`• ${MRKDWN.code(clip(b, 255))}`]),
-    {
-      heading: `*Branches with an active merge queue* in ${name(MRKDWN)} (${branches.length})`,
-      total: branches.length,
-      maxSections: 5,
-      moreLine: (n) => `…and ${plural(n, "more branch", "more branches")}`,
-    },
-  );
-  const few = cut(branches, 20);
-  const text = `Branches with an active merge queue in ${name(PLAIN)}: ${few.shown.map((b) => PLAIN.code(clip(b, 255))).join(", ")}${few.more ? `, and ${few.more} more` : ""}.`;
-  return message(
-    text,
-    "branches",
-    texts.map((t) => section(t)),
-    ctx.now,
-  );
-}
-
-function subscriptionScope(f: TextFormat, groups: readonly string[], branchGlob: string | null): string {
-  const events = groups.length ? `${groups.map((g) => f.code(clip(g, 50))).join(", ")} events` : "no events";
-  return `${events} ${branchGlob ? `on branches matching ${f.code(clip(branchGlob, 255))}` : "on every branch"}`;
-}
-
-function renderSubscriptionsMessage(
-  subscriptions: { repository: string; branchGlob: string | null; groups: string[] }[],
-  ctx: RenderContext,
-): SlackMessage {
-  if (!subscriptions.length) {
-    return simple(
-      "subscriptions",
-      ctx,
-      (f) =>
-        `This channel has no subscriptions. Subscribe with ${f.code(`/mq ${COMMANDS.subscribe.usage.slack ?? "subscribe"}`)}.`,
-    );
-  }
-  const line = (f: TextFormat, s: (typeof subscriptions)[number]) =>
-    `${f.code(clip(s.repository, 141))}: ${subscriptionScope(f, s.groups, s.branchGlob)}`;
-  const { shown } = cut(subscriptions, 50);
-  const texts = packItems(
-    shown.map((s) => [`• ${line(MRKDWN, s)}`]),
-    {
-      heading: `*Subscriptions of this channel* (${subscriptions.length})`,
-      total: subscriptions.length,
-      maxSections: 5,
-      moreLine: (n) => `…and ${plural(n, "more subscription", "more subscriptions")}`,
-    },
-  );
-  const few = cut(subscriptions, 20);
-  const text = `This channel is subscribed to ${few.shown.map((s) => line(PLAIN, s)).join("; ")}${few.more ? `; and ${few.more} more` : ""}.`;
-  return message(
-    text,
-    "subscriptions",
-    texts.map((t) => section(t)),
-    ctx.now,
-  );
-}
-
-function needs(spec: CommandSpec): string {
-  const parts = [
-    ...(spec.needsLink ? ["a linked GitHub account"] : []),
-    ...(spec.permission !== "none" ? [`${spec.permission} permission on the repository`] : []),
-  ];
-  return parts.join(" and ");
-}
-
-function helpLine(f: TextFormat, spec: CommandSpec, plain: boolean): string {
-  const aliases = spec.aliases.length ? ` (or ${spec.aliases.map((a) => f.code(a)).join(", ")})` : "";
-  const need = needs(spec);
-  const usage = f.code(`${f.invocation} ${spec.usage.slack ?? spec.name}`);
-  if (plain) return `${usage}${aliases}: ${spec.summary}${need ? ` (needs ${need})` : ""}.`;
-  return `${usage}${aliases}: ${spec.summary}.${need ? ` _Needs ${need}._` : ""}`;
-}
-
-/** Every Slack command with its usage, summary and what it needs; ephemeral. */
-export function renderHelpMessage(): SlackMessage {
-  const specs = Object.values(COMMANDS).filter((c) => c.surfaces.includes("slack"));
+function blocksOf(part: Part): KnownBlock[] {
   const f = MRKDWN;
-  const texts = packItems(
-    specs.map((c) => [`• ${helpLine(f, c, false)}`]),
-    { maxSections: 5, moreLine: (n) => `…and ${plural(n, "more command", "more commands")}` },
-  );
-  const blocks: KnownBlock[] = [
-    header("Yardmaster: merge-queue commands"),
-    ...texts.map((t) => section(t)),
-    context(
-      `Targets: ${f.code("owner/repo")}, ${f.code("owner/repo#123")} or a pull-request URL. In a channel subscribed to exactly one repository, the repository may be left out.`,
-      `Event groups for ${f.code("subscribe")}: ${EVENT_GROUPS.map((g) => f.code(g)).join(", ")} (by default ${DEFAULT_EVENT_GROUPS.join(" and ")}). Buttons do what their commands do, with the same checks.`,
-    ),
-  ];
-  const text = `Yardmaster commands:\n${specs.map((c) => `• ${helpLine(PLAIN, c, true)}`).join("\n")}`;
-  return message(text, "help", blocks);
+  switch (part.kind) {
+    case "title":
+      return [header(part.text)];
+    case "sentence":
+      return [section(part.text(f), part.button && commandButton(part.button))];
+    case "note":
+      return [context(...part.texts.map((text) => text(f)))];
+    case "fields":
+      return [fieldsSection(part.fields.map(([label, value]) => [label, value(f)]))];
+    case "list": {
+      if (!part.items.length) return part.empty ? [section(part.empty(f))] : [];
+      const limits = LIST_LIMITS[part.name] ?? { items: 20, sections: 3 };
+      const texts = packItems(
+        cut(part.items, limits.items).shown.map((item) => [`• ${item(f)}`]),
+        {
+          ...(part.heading ? { heading: part.heading(f) } : {}),
+          total: part.items.length,
+          maxSections: limits.sections,
+          moreLine: (n) => part.more(n)(f),
+        },
+      );
+      return texts.map((text) => section(text));
+    }
+    case "batches": {
+      if (!part.rows.length) return [section(part.empty(f))];
+      const limits = LIST_LIMITS.batches ?? { items: 15, sections: 12 };
+      const texts = packItems(
+        cut(part.rows, limits.items).shown.map((row) => batchItem(f, part, row)),
+        {
+          heading: part.heading(f),
+          total: part.rows.length,
+          maxSections: limits.sections,
+          moreLine: (n) => part.more(n)(f),
+        },
+      );
+      return texts.map((text) => section(text));
+    }
+    case "buttons":
+      return [actions(...part.buttons.map(commandButton))];
+    case "divider":
+      return [{ type: "divider" }];
+  }
 }
 
-/** An error as one sentence: 🚫 when the command was refused before anything was called, ⚠️ otherwise. */
-export function renderErrorMessage(error: CommandError, ctx: RenderContext): SlackMessage {
-  const mark = error.isRefusal ? "🚫" : "⚠️";
-  return message(
-    `${mark} ${describe(error, PLAIN)}`,
-    "error",
-    [section(`${mark} ${describe(error, MRKDWN)}`)],
-    ctx.now,
-  );
+type Batches = Extract<Part, { kind: "batches" }>;
+
+function batchLine(f: TextFormat, batch: BatchRow): string {
+  const checks = `checks ${batch.checks.passed}/${batch.checks.total}`;
+  return `${f.bold(batch.name)} — ${f.escape(batch.status)} · ${checks} · ETA ${batch.eta}`;
 }
 
-/** For errors that are not CommandErrors (bugs): nothing of their internals is shown. */
-export function renderUnexpectedMessage(): SlackMessage {
-  const text = `⚠️ ${describeUnexpected()}`;
-  return message(text, "unexpected", [section(text)]);
+function pullLines(f: TextFormat, part: Batches, batch: BatchRow, indent: string): string[] {
+  const { shown, more } = cut(batch.pulls, BATCH_LIMITS.pulls);
+  const lines = shown.map((pull) => `${indent}• ${pull(f)}`);
+  if (more) lines.push(`${indent}${part.morePulls(more)(f)}`);
+  return lines;
+}
+
+/** A batch with its pull requests and its sub-batches (indented): kept together in one section. */
+function batchItem(f: TextFormat, part: Batches, batch: BatchRow): string[] {
+  const lines = [batchLine(f, batch), ...pullLines(f, part, batch, INDENT)];
+  const { shown, more } = cut(batch.subBatches, BATCH_LIMITS.subBatches);
+  for (const sub of shown) {
+    lines.push(`${INDENT}↳ ${batchLine(f, sub)}`, ...pullLines(f, part, sub, INDENT.repeat(3)));
+  }
+  if (more) lines.push(`${INDENT}↳ ${part.moreSubBatches(more)(f)}`);
+  return lines;
 }

@@ -1,10 +1,16 @@
 import type { types as slack } from "@slack/bolt";
-import { describeError } from "../commands/describe-error.js";
-import { CommandError, type CommandErrorDetails } from "../commands/errors.js";
-import type { TextFormat } from "../commands/text-format.js";
+import type { Button as CommandButton } from "../commands/description.js";
+import { clip } from "../commands/present.js";
 import type { Repo } from "../repo.js";
 
-import { ACTION_IDS, type ActionId, refreshValue, requeueValue, unpauseValue } from "./actions.js";
+import {
+  ACTION_IDS,
+  type ActionId,
+  actionIdOf,
+  refreshValue,
+  requeueValue,
+  unpauseValue,
+} from "./actions.js";
 import { escapeMrkdwn } from "./mrkdwn.js";
 
 /** Block Kit types, from @slack/types (re-exported by @slack/bolt). */
@@ -123,6 +129,14 @@ export function refreshButton(repo: Repo, branch?: string): Button {
   );
 }
 
+/** A button of a command's description: the command it runs goes in its value. */
+export function commandButton(b: CommandButton): Button {
+  const runs = b.runs;
+  if (runs.name === "status") return refreshButton(runs.repo, runs.branch);
+  const value = runs.name === "unpause" ? unpauseValue(runs.repo) : requeueValue(runs.repo, runs.pull);
+  return button(actionIdOf(runs), b.label, value, b.style);
+}
+
 /** Gives every block a unique id; a new one for each rendering (Slack asks for it when a message is updated). */
 export function withBlockIds(kind: string, blocks: KnownBlock[], now?: Date): KnownBlock[] {
   const suffix = now ? `.${now.getTime().toString(36)}` : "";
@@ -137,17 +151,6 @@ export function message(text: string, kind: string, blocks: KnownBlock[], now?: 
     fitted = [...fitted.slice(0, SLACK_LIMITS.blocks - 1), ...(last ? [last] : [])];
   }
   return { text: clip(text, SLACK_LIMITS.messageText), blocks: withBlockIds(kind, fitted, now) };
-}
-
-/** At most `max` characters (by UTF-16 length, as Slack counts), cut on a code point, with "…". */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let out = "";
-  for (const ch of text) {
-    if (out.length + ch.length > max - 1) break;
-    out += ch;
-  }
-  return `${out}…`;
 }
 
 /**
@@ -228,53 +231,4 @@ function place(state: Packing, item: readonly string[], room: number): Packing {
 /** `<@U123>` for a Slack user id; anything else is escaped text (never a mention). */
 export function mention(userId: string): string {
   return /^[UWB][A-Z0-9]{2,40}$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-/** The web address of GitHub, without a trailing slash. */
-export function webBase(ctx: RenderContext): string {
-  return ctx.githubWebUrl.replace(/\/+$/, "");
-}
-
-/** Where the "…and N more" lines point: the repository's pull requests. */
-export function pullsUrl(ctx: RenderContext, repo: Repo): string {
-  return `${webBase(ctx)}/${repo.fullName}/pulls`;
-}
-
-export function pullUrl(ctx: RenderContext, repo: Repo, pull: number): string {
-  return `${webBase(ctx)}/${repo.fullName}/pull/${pull}`;
-}
-
-/** Titles are cut to this many characters in lists (GitHub allows 256). */
-export const TITLE_MAX = 120;
-
-/** "<url|#42> title": the number links to the pull request, the title is escaped. */
-export function pullLink(f: TextFormat, pr: { number: number; title: string; url: string }): string {
-  return `${f.link(pr.url, `#${pr.number}`)} ${f.escape(clip(pr.title, TITLE_MAX))}`;
-}
-
-export function moreLine(f: TextFormat, ctx: RenderContext, repo: Repo, n: number, what: string): string {
-  return `…and ${n} more ${what} (${f.link(pullsUrl(ctx, repo), "all pull requests on GitHub")})`;
-}
-
-/**
- * describeError, with what came from outside cut to a readable length first (the merge queue's
- * `detail` is unbounded), so that the sentence fits in a section.
- */
-export function describe(error: CommandError, f: TextFormat): string {
-  const d = error.details;
-  const details: CommandErrorDetails = { ...d };
-  for (const key of ["typed", "suggestion", "argument", "limit", "login", "repository", "detail"] as const) {
-    const value = d[key];
-    if (value !== undefined) details[key] = clip(value, key === "detail" ? 500 : 200);
-  }
-  return describeError(new CommandError(error.code, details, error.message), f, "slack");
-}
-
-/** The Slack user who ran the command, as a mention, when known. */
-export function byWhom(ctx: RenderContext): string | undefined {
-  return ctx.ranBy ? mention(ctx.ranBy) : undefined;
 }

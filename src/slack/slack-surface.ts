@@ -1,10 +1,8 @@
 import { App, type BlockAction, type ButtonAction, HTTPReceiver, type RespondFn } from "@slack/bolt";
-import type { Surface } from "../commands/catalog.js";
-import { COMMANDS } from "../commands/catalog.js";
-import type { Actor, Command } from "../commands/command.js";
-import { parseSlackCommand, type SlackPlace } from "../commands/parse-slack.js";
-import type { CommandOutcome } from "../commands/result.js";
-import { type RunDeps, refuse, runCommand } from "../commands/run-command.js";
+import { COMMANDS, type Command } from "../commands/catalog.js";
+import type { Actor, SlackPlace, Surface } from "../commands/command.js";
+import { parseSlackCommand } from "../commands/parse.js";
+import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
@@ -37,7 +35,7 @@ export interface SlackSurfaceOptions {
 const SURFACE: Surface = "slack";
 
 /**
- * The Slack surface (PRODUCT.md section 3) on Bolt's HTTPReceiver: every slash command and button is
+ * The Slack surface (docs/commands.md) on Bolt's HTTPReceiver: every slash command and button is
  * acknowledged at once, then answered through `response_url`. Errors and help are ephemeral; results
  * that change something are posted in the channel and name who ran them.
  */

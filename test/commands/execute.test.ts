@@ -2,8 +2,8 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../../src/commands/command.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
-import { execute } from "../../src/commands/execute.js";
-import type { GitHubGateway, PullRequestInfo } from "../../src/github/gateway.js";
+import type { GitHubGateway, PullRequestInfo } from "../../src/commands/ports.js";
+import { execute } from "../../src/commands/run.js";
 import { Repo } from "../../src/repo.js";
 import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../merge-queue/fixtures.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { CommentPlace } from "../../src/commands/command.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
-import { type CommentPlace, parseGitHubComment } from "../../src/commands/parse-github.js";
+import { parseGitHubComment } from "../../src/commands/parse.js";
 import { Repo } from "../../src/repo.js";
 
 const repo = Repo.of("acme", "widgets");
@@ -35,7 +36,13 @@ describe("parseGitHubComment", () => {
     });
     expect(parse("@yardmaster unpause")).toMatchObject({ command: { name: "unpause" } });
     expect(parse("@yardmaster resume")).toMatchObject({ command: { name: "unpause" } });
+    // On a pull request, status without a branch means the pull request's base branch.
     expect(parse("@yardmaster status")).toEqual({
+      kind: "command",
+      command: { name: "status", repo, baseOf: 42 },
+      typed: "status",
+    });
+    expect(parse("@yardmaster status", onIssue)).toEqual({
       kind: "command",
       command: { name: "status", repo },
       typed: "status",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { SlackPlace } from "../../src/commands/command.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
-import { parseSlackCommand, type SlackPlace } from "../../src/commands/parse-slack.js";
+import { parseSlackCommand } from "../../src/commands/parse.js";
 import { Repo } from "../../src/repo.js";
 
 const widgets = Repo.of("acme", "widgets");

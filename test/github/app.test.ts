@@ -162,7 +162,7 @@ describe("GitHub comment commands", () => {
     nock(MQ).get(`${MQ_REPO}/merge-queue/pull/42`).reply(404, { detail: "Pull request not found" });
     const { receive } = await setup();
     await receive("@yardmaster queue");
-    expect(gh.summary()[0]?.body).toContain("it has not picked #42 up yet");
+    expect(gh.summary()[0]?.body).toContain("the merge queue has not picked it up yet");
   });
 
   it("edits the summary comment in place instead of writing a new one", async () => {
@@ -185,7 +185,7 @@ describe("GitHub comment commands", () => {
     const { receive } = await setup();
     await receive("@yardmaster status release/1.x");
     expect(gh.written).toEqual([]);
-    expect(edited).toContain("#### Merge queue of `acme/widgets (release/1.x)`");
+    expect(edited).toContain("#### Merge queue of acme/widgets\n\nbranch `release/1.x`");
     expect(edited).toContain("| Batch 1 | CI running |");
   });
 

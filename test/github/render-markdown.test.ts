@@ -1,18 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { describeError } from "../../src/commands/describe-error.js";
+import type { CommandResult } from "../../src/commands/catalog.js";
+import { describeError, describeResult } from "../../src/commands/describe.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import { markdownFormat } from "../../src/github/markdown.js";
-import {
-  MAX_COMMENT_LENGTH,
-  renderHelp,
-  renderStatus,
-  renderSummary,
-} from "../../src/github/render-markdown.js";
+import { MAX_COMMENT_LENGTH, renderMarkdown, renderSummary } from "../../src/github/render-markdown.js";
 import type { QueueStatus } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
 import { queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
 
 const f = markdownFormat("yardmaster");
+const REPO = Repo.of("acme", "widgets");
+
+/** A result as the GitHub summary comment lays it out. */
+function render(result: CommandResult, now = new Date()): string {
+  return renderMarkdown(
+    describeResult(result, { surface: "github", now, githubWebUrl: "https://github.com" }),
+    f,
+  );
+}
 
 describe("GitHub rendering", () => {
   it("has a sentence for every error code, without placeholders", () => {
@@ -33,12 +38,12 @@ describe("GitHub rendering", () => {
   });
 
   it("lists every GitHub command in help, with what it needs", () => {
-    const help = renderHelp(f);
+    const help = render({ name: "help", surface: "github" });
     for (const word of ["queue", "dequeue", "requeue", "pause", "unpause", "status", "help"]) {
       expect(help).toContain(`\`@yardmaster ${word}`);
     }
     expect(help).toContain("`resume`");
-    expect(help).toContain("needs write");
+    expect(help).toContain("Needs write");
     expect(help).not.toContain("subscribe");
   });
 
@@ -46,13 +51,16 @@ describe("GitHub rendering", () => {
     const status = queueStatus() as unknown as QueueStatus;
     status.pause = { paused: true, reason: "deploy", paused_at: "2025-11-05T13:00:00Z" };
     status.scope_queues = { __default__: ["a"], frontend: ["b", "c"] };
-    const text = renderStatus(status, f, "acme/widgets (main)", new Date("2025-11-05T13:40:00Z"));
+    const text = render(
+      { name: "status", repo: REPO, branch: "main", status },
+      new Date("2025-11-05T13:40:00Z"),
+    );
     expect(text).toContain("⏸️ **Paused** since 2025-11-05 13:00 UTC: deploy");
     expect(text).toContain("| Batch 1 | CI running | [\\#1421](https://github.com/acme/widgets/pull/1421)");
     expect(text).toContain("| 45/67 | in 10 min |");
     expect(text).toMatch(/\| ↳ .* \|/);
     expect(text).toContain("**Waiting**");
-    expect(text).toContain("**Scope queues:** `__default__` 1 batch, `frontend` 2 batches");
+    expect(text).toContain("**Scope queues**\n\n- `__default__` 1 batch\n- `frontend` 2 batches");
   });
 
   it("cuts long queues with 'and N more' and stays under GitHub's comment limit", () => {
@@ -61,8 +69,8 @@ describe("GitHub rendering", () => {
       ...queuedPullRequest(i + 1),
       title: "x".repeat(300),
     })) as QueueStatus["waiting_pull_requests"];
-    const text = renderStatus(status, f, "acme/widgets");
-    expect(text).toContain("**Waiting** (500):");
+    const text = render({ name: "status", repo: REPO, status });
+    expect(text).toContain("**Waiting** (500)");
     expect(text).toContain("- …and 470 more");
     const summary = renderSummary(
       {
@@ -70,7 +78,7 @@ describe("GitHub rendering", () => {
         typed: "status",
         author: "alice",
         commentUrl: "https://github.com/acme/widgets/pull/1#c",
-        outcome: { ok: true, result: { name: "status", repo: Repo.of("acme", "widgets"), status } },
+        outcome: { ok: true, result: { name: "status", repo: REPO, status } },
         at: new Date(),
       },
       f,

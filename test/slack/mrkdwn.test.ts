@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { clip } from "../../src/commands/present.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn, mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
-import { clampMrkdwn, clip, jsonSafe, mention } from "../../src/slack/render-kit.js";
+import { clampMrkdwn, jsonSafe, mention } from "../../src/slack/render-kit.js";
 
 const ZWSP = "\u200b";
 

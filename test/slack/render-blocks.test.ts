@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/commands/catalog.js";
+import { COMMANDS, type CommandResult } from "../../src/commands/catalog.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
-import type { CommandResult, QueueState } from "../../src/commands/result.js";
-import type { PullRequestInfo } from "../../src/github/gateway.js";
+import type { PullRequestInfo } from "../../src/commands/ports.js";
+import type { QueueState } from "../../src/commands/queue-state.js";
 import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, commandOfAction } from "../../src/slack/actions.js";

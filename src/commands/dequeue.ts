@@ -1,0 +1,62 @@
+import { noArguments, unexpected } from "./arguments.js";
+import { defineCommand } from "./command.js";
+import type { Button, Text } from "./description.js";
+import { pullLink } from "./present.js";
+import { queuePlace } from "./queue-state.js";
+import {
+  describeRelay,
+  type RelayCommand,
+  type RelayResult,
+  relay,
+  relayedSentence,
+  unknownState,
+} from "./relay.js";
+import { commentPull, pullArgument } from "./targets.js";
+
+/** dequeue: relays `dequeue`; a pull request that left without merging can be requeued at a click. */
+export const dequeue = defineCommand<RelayCommand<"dequeue">, RelayResult<"dequeue">>({
+  name: "dequeue",
+  summary: "remove the pull request from the merge queue",
+  permission: "write",
+  needsLink: true,
+  changes: true,
+  grammar: {
+    github: {
+      usage: "dequeue",
+      read: ({ text }, place) => {
+        const pull = commentPull("dequeue", place);
+        noArguments("dequeue", text);
+        return { name: "dequeue", repo: place.repo, pull };
+      },
+    },
+    slack: {
+      usage: "dequeue <pr>",
+      read: ({ words }, place) => {
+        const { repo, pull, rest } = pullArgument("dequeue", words, place);
+        unexpected("dequeue", rest);
+        return { name: "dequeue", repo, pull };
+      },
+    },
+  },
+  execute: (command, actor, ports) => relay(command, "dequeue", actor, ports),
+  describe(result, context) {
+    const { by } = context;
+    const text: Text = (f) => {
+      const state = result.queue;
+      const pr = pullLink(f, result.pull);
+      if (state.state === "unknown") return unknownState(result, state.error, f, context);
+      if (state.state === "not_queued") {
+        return by
+          ? `✅ ${by} dequeued ${pr}: it is not in the merge queue any more.`
+          : `✅ ${pr} is not in the merge queue any more.`;
+      }
+      return `${relayedSentence(result, f, context)}; it is still listed ${queuePlace(f, state.details, null)} until the merge queue processes the command.`;
+    };
+    const { pull, repo } = result;
+    const leftWithoutMerging = result.queue.state === "not_queued" && !pull.merged && pull.state === "open";
+    const buttons: Button[] = leftWithoutMerging
+      ? [{ label: `Requeue #${pull.number}`, runs: { name: "requeue", repo, pull: pull.number } }]
+      : [];
+    return describeRelay(result, text, buttons);
+  },
+});

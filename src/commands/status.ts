@@ -1,0 +1,214 @@
+import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import { branchName, unexpected } from "./arguments.js";
+import { defineCommand } from "./command.js";
+import type { BatchRow, Part, Text, TextFormat } from "./description.js";
+import { unpauseButton } from "./pause.js";
+import {
+  batchStatusLabel,
+  clip,
+  cut,
+  formatEta,
+  formatTime,
+  moreOnGitHub,
+  plural,
+  pullLink,
+} from "./present.js";
+import { parseTarget, repoArgument } from "./targets.js";
+
+export interface StatusCommand {
+  name: "status";
+  repo: Repo;
+  branch?: string;
+  /** On GitHub without a branch: the pull request the comment is on, whose base branch is meant. */
+  baseOf?: number;
+}
+
+export interface StatusResult {
+  name: "status";
+  repo: Repo;
+  branch?: string;
+  status: QueueStatus;
+}
+
+/** Names from the service (batches, scopes) are cut to this many characters. */
+const NAME_MAX = 80;
+
+/** status: the merge queue of a repository (or one branch): pause, batches, waiting pull requests. */
+export const status = defineCommand<StatusCommand, StatusResult>({
+  name: "status",
+  summary: "show the merge queue: batches, waiting pull requests, pause",
+  permission: "none",
+  needsLink: false,
+  changes: false,
+  grammar: {
+    github: {
+      usage: "status [branch]",
+      read: ({ words }, place) => {
+        const [branch, ...extra] = words;
+        unexpected("status", extra);
+        if (branch) return { name: "status", repo: place.repo, branch: branchName("status", branch) };
+        return place.isPullRequest
+          ? { name: "status", repo: place.repo, baseOf: place.number }
+          : { name: "status", repo: place.repo };
+      },
+    },
+    slack: {
+      usage: "status [repo] [branch]",
+      read: ({ words }, place) => {
+        if (words.length >= 2) {
+          const { repo, rest } = repoArgument("status", words, place, true);
+          const [branch, ...extra] = rest;
+          unexpected("status", extra);
+          return { name: "status", repo, branch: branchName("status", branch ?? "") };
+        }
+        const [word] = words;
+        if (word !== undefined && place.defaultRepo && !namesRepository(word, place.defaultRepo)) {
+          return { name: "status", repo: place.defaultRepo, branch: branchName("status", word) };
+        }
+        const { repo, rest } = repoArgument("status", words, place);
+        unexpected("status", rest);
+        return { name: "status", repo };
+      },
+    },
+  },
+  async execute(command, _actor, ports) {
+    let branch = command.branch;
+    if (!branch && command.baseOf !== undefined) {
+      // On a pull request, status shows its base branch's queue; if GitHub cannot say, every branch's.
+      const pull = await ports.github.pullRequest(command.repo, command.baseOf).catch(() => null);
+      branch = pull?.baseRef;
+    }
+    const options = branch ? { branch } : {};
+    const status = await ports.mergeQueue.getStatus(command.repo, options);
+    return { name: "status", repo: command.repo, ...options, status };
+  },
+  describe({ repo, branch, status }, { by, now, githubWebUrl }) {
+    const more =
+      (one: string, many?: string) =>
+      (n: number): Text =>
+      (f) =>
+        moreOnGitHub(f, githubWebUrl, repo, n, one, many);
+    const facts: Text = (f) =>
+      [
+        ...(branch ? [`branch ${f.code(clip(branch, NAME_MAX * 2))}`] : []),
+        plural(status.batches.length, "batch", "batches"),
+        `${status.waiting_pull_requests.length} waiting`,
+        `as of ${formatTime(now.toISOString())}`,
+        ...(by ? [`asked by ${by}`] : []),
+      ].join(" · ");
+    const parts: Part[] = [
+      { kind: "title", text: `Merge queue of ${repo.fullName}` },
+      { kind: "note", texts: [facts] },
+    ];
+    const pause = status.pause;
+    if (pause?.paused) {
+      const since = pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : "";
+      parts.push({
+        kind: "sentence",
+        text: (f) =>
+          `⏸️ ${f.bold("Paused")}${since}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}`,
+        button: unpauseButton(repo),
+      });
+    }
+    parts.push(
+      { kind: "divider" },
+      {
+        kind: "batches",
+        heading: (f) => `${f.bold("Batches")} (${status.batches.length})`,
+        rows: status.batches.map((b) => batchRow(b, now)),
+        more: more("batch", "batches"),
+        morePulls: (n) => () => `…and ${plural(n, "more pull request", "more pull requests")}`,
+        moreSubBatches: (n) => () => `…and ${plural(n, "more sub-batch", "more sub-batches")}`,
+        empty: () => "No batch is running.",
+      },
+      {
+        kind: "list",
+        name: "waiting",
+        heading: (f) => `${f.bold("Waiting")} (${status.waiting_pull_requests.length})`,
+        items: status.waiting_pull_requests.map((p) => (f) => waitingLine(f, p, now)),
+        more: more("pull request"),
+        empty: () => "No pull request is waiting.",
+      },
+    );
+    const scopes = Object.entries(status.scope_queues ?? {});
+    // A lone scope queue named by the service ("__default__") is the queue itself: not worth a list.
+    if (scopes.length > 1 || (scopes.length === 1 && !scopes[0]?.[0].startsWith("__"))) {
+      parts.push({
+        kind: "list",
+        name: "scopes",
+        heading: (f) => f.bold("Scope queues"),
+        items: scopes.map(
+          ([name, ids]) =>
+            (f) =>
+              `${f.code(clip(name, NAME_MAX))} ${plural(ids.length, "batch", "batches")}`,
+        ),
+        more: (n) => () => `…and ${plural(n, "more scope queue", "more scope queues")}`,
+      });
+    }
+    parts.push({
+      kind: "buttons",
+      buttons: [{ label: "Refresh", runs: { name: "status", repo, ...(branch ? { branch } : {}) } }],
+    });
+    return { parts, summary: (f) => summary(f, repo, branch, status, by) };
+  },
+});
+
+/**
+ * Whether one word after `status`, in a channel with a default repository, names a repository rather
+ * than a branch: a URL, or `owner/repo` whose owner is the default repository's (branches such as
+ * `release/1.x` rarely start with the organization's name).
+ */
+function namesRepository(word: string, defaultRepo: Repo): boolean {
+  if (/^<|^https?:/.test(word)) return true;
+  const target = parseTarget("status", word);
+  return target?.repo?.owner.toLowerCase() === defaultRepo.owner.toLowerCase();
+}
+
+function batchRow(batch: Batch | SubBatch, now: Date): BatchRow {
+  return {
+    name: clip(batch.name, NAME_MAX),
+    status: batchStatusLabel(batch.status.code),
+    checks: { passed: batch.checks_summary.passed, total: batch.checks_summary.total },
+    eta: formatEta(batch.estimated_merge_at, now),
+    pulls: batch.pull_requests.map((p) => (f) => pullLink(f, p)),
+    // Only a top-level batch has sub-batches.
+    subBatches: ((batch as Batch).sub_batches ?? []).map((sub) => batchRow(sub, now)),
+  };
+}
+
+function waitingLine(f: TextFormat, p: QueuedPullRequest, now: Date): string {
+  const { shown, more } = cut(p.scopes, 5);
+  const scopes = shown.length
+    ? ` · scopes ${shown.map((s) => f.code(clip(s, NAME_MAX))).join(", ")}${more ? ` and ${more} more` : ""}`
+    : "";
+  return `${pullLink(f, p)} — queued ${formatTime(p.queued_at)}, ETA ${formatEta(p.estimated_merge_at, now)}${scopes}`;
+}
+
+/** The same facts in plain words, without the lists. */
+function summary(
+  f: TextFormat,
+  repo: Repo,
+  branch: string | undefined,
+  status: QueueStatus,
+  by: string | undefined,
+): string {
+  const parts = [`Merge queue of ${repo.fullName}${branch ? ` (branch ${f.code(clip(branch, 160))})` : ""}`];
+  const pause = status.pause;
+  if (pause?.paused) {
+    parts.push(
+      `paused${pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : ""}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}`,
+    );
+  }
+  const { shown, more } = cut(status.batches, 5);
+  const batches = shown.map(
+    (b) => `${f.escape(clip(b.name, NAME_MAX))} ${f.escape(batchStatusLabel(b.status.code))}`,
+  );
+  parts.push(
+    status.batches.length
+      ? `${plural(status.batches.length, "batch", "batches")} (${batches.join(", ")}${more ? `, and ${more} more` : ""})`
+      : "no batch running",
+  );
+  parts.push(`${plural(status.waiting_pull_requests.length, "pull request")} waiting`);
+  return `${parts.join("; ")}.${by ? ` Asked by ${by}.` : ""}`;
+}

@@ -1,0 +1,66 @@
+import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import { noArguments, unexpected } from "./arguments.js";
+import { defineCommand } from "./command.js";
+import { sentence } from "./description.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import { attributePause } from "./pause.js";
+import { repoArgument } from "./targets.js";
+
+export interface UnpauseCommand {
+  name: "unpause";
+  repo: Repo;
+}
+
+/** unpause (or resume): lets the repository's merge queue run again. */
+export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
+  name: "unpause",
+  aliases: ["resume"],
+  summary: "resume the repository's merge queue",
+  permission: "write",
+  needsLink: true,
+  changes: true,
+  grammar: {
+    github: {
+      usage: "unpause",
+      read: ({ text }, place) => {
+        noArguments("unpause", text);
+        return { name: "unpause", repo: place.repo };
+      },
+    },
+    slack: {
+      usage: "unpause [repo]",
+      read: ({ words }, place) => {
+        const { repo, rest } = repoArgument("unpause", words, place);
+        unexpected("unpause", rest);
+        return { name: "unpause", repo };
+      },
+    },
+  },
+  async execute(command, actor, ports) {
+    try {
+      await ports.mergeQueue.unpause(command.repo);
+    } catch (error) {
+      // The service answers 404 when there is no pause to delete; say that rather than "not found".
+      if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotFound) {
+        const state = await ports.mergeQueue.getPause(command.repo);
+        if (!state.paused) {
+          throw new CommandError(CommandErrorCode.NotPaused, {
+            command: "unpause",
+            repository: command.repo.fullName,
+          });
+        }
+      }
+      throw error;
+    }
+    await attributePause(ports, actor, command.repo, "unpause", null);
+    return { name: "unpause", repo: command.repo };
+  },
+  describe: (result, { by }) =>
+    sentence((f) => {
+      const repo = f.code(result.repo.fullName);
+      return by
+        ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
+        : `▶️ The merge queue of ${repo} is running again.`;
+    }),
+});
