@@ -4,12 +4,12 @@ import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js";
+import { PG_URL as DATABASE } from "../helpers/postgres.js";
 
 /**
  * Several replicas on one PostgreSQL (PRODUCT.md section 8): commands are served by any replica and
  * the poller's work is shared, so nothing is polled or notified twice.
  */
-const DATABASE = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCHEMA = `ym_replicas_${Math.random().toString(36).slice(2, 10)}`;
 const REPO = "acme/sprockets";
 const CHANNEL = "C0REPL";

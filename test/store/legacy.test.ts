@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { PG_URL, usePostgres } from "../helpers/postgres.js";
 import { migrateLegacyPostgres, migrateLegacySqlite } from "./fixtures/legacy-schema.js";
-import { PG_URL, usePostgres } from "./postgres-harness.js";
 
 // A database made and written by the releases before the store moved to Kysely opens with the new
 // code as it is: nothing migrated again, every row read back, and new writes land beside the old ones.

@@ -5,8 +5,8 @@ import Database from "better-sqlite3";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrate, openDatabase } from "../../src/store/index.js";
+import { PG_URL, usePostgres } from "../helpers/postgres.js";
 import { migrateLegacyPostgres, migrateLegacySqlite } from "./fixtures/legacy-schema.js";
-import { PG_URL, usePostgres } from "./postgres-harness.js";
 
 // The migrations written with Kysely's schema builder make the schema the hand-written SQL made:
 // the same tables, columns, types, nullability, defaults, keys, checks and indexes, in both dialects.

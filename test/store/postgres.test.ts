@@ -14,10 +14,10 @@ import {
   openStore,
   type Store,
 } from "../../src/store/index.js";
+import { PG_URL } from "../helpers/postgres.js";
 
 // PostgreSQL-specific behaviour. Each test works in its own fresh schema, dropped afterwards.
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const T0 = new Date("2025-03-01T12:00:00.000Z");
 
 function capturingLogger() {

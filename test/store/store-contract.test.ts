@@ -11,10 +11,9 @@ import {
   type Subscription,
   type ThreadRecord,
 } from "../../src/store/index.js";
+import { PG_URL } from "../helpers/postgres.js";
 
 // The same contract, run against every implementation. Each PostgreSQL test gets its own fresh schema.
-
-const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 interface Harness {
   /** A fresh, empty, migrated store. */

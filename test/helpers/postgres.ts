@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
 
+/** Set by test/global-setup/postgres.ts (given, found on 127.0.0.1:5432, or embedded). */
 export const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /**
