@@ -54,7 +54,7 @@ export interface Yardmaster {
   close(): Promise<void>;
 }
 
-/** The composition root: every surface on one HTTP server (PRODUCT.md section 6). */
+/** The composition root: every surface on one HTTP server (docs/architecture.md). */
 export async function createYardmaster(config: Config, options: YardmasterOptions): Promise<Yardmaster> {
   const { logger } = options;
   const metrics = createMetrics();

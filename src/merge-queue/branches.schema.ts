@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lenientMode, type SchemaMode } from "./schema-mode.js";
 
-/** MergeQueueBranches (spec 4.1). */
+/** MergeQueueBranches (docs/merge-queue-api.md). */
 export function buildBranchesSchema(_mode: SchemaMode) {
   return z.looseObject({ branches: z.array(z.string()) });
 }

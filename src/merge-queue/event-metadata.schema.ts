@@ -68,7 +68,7 @@ export const CHECKS_CONCLUSIONS = [
 /**
  * Metadata of the queue, pause and command events, from the reference's `Event*Metadata` schemas.
  * The spec shows no metadata, so when lenient every field is optional (but typed when present);
- * strict requires what the real service always sends. Nested check objects follow QueueCheck (spec 2.5).
+ * strict requires what the real service always sends. Nested check objects follow QueueCheck (docs/merge-queue-api.md).
  */
 export function buildEventMetadataSchemas(mode: SchemaMode) {
   const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);

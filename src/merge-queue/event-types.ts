@@ -1,4 +1,4 @@
-/** Event types of the event log (spec section 6), by group. */
+/** Event types of the event log (docs/merge-queue-api.md, "The event log"), by group. */
 
 export const ACTION_EVENT_TYPES = [
   "action.assign",

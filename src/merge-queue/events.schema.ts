@@ -13,7 +13,7 @@ import { lenientMode, type SchemaMode } from "./schema-mode.js";
 export const EVENT_OUTCOMES = ["success", "failure", "pending", "neutral"] as const;
 
 /**
- * The event log's answer (spec 2.6 and 4.7).
+ * The event log's answer (docs/merge-queue-api.md).
  * Lenient: `metadata` is kept raw (unknown) and `type` is any string, so no single event can fail a page
  * because of its type or metadata; `parseEventMetadata` types the metadata afterwards.
  * Strict: `type` must be known, and events of a typed type must carry their full metadata.

@@ -3,7 +3,7 @@ import { OWNER_MAX_LENGTH, REPO_NAME_MAX_LENGTH } from "../repo.js";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 
 /**
- * Input limits of the merge-queue interface (spec section 8, PRODUCT.md section 7), in one place.
+ * Input limits of the merge-queue interface (docs/merge-queue-api.md, "Limits"), in one place.
  * Every schema's error message names the field and the limit, so any layer can show it as is.
  * Lengths count characters (Unicode code points), as the service does, not UTF-16 units.
  */

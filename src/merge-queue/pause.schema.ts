@@ -2,7 +2,7 @@ import { z } from "zod";
 import { dateTimeSchema } from "./primitives.schema.js";
 import { lenientMode, type SchemaMode } from "./schema-mode.js";
 
-/** MergeQueuePauseResponse (spec 2.1): the answer of GET/PUT pause, and `pause` in the status. */
+/** MergeQueuePauseResponse (docs/merge-queue-api.md): the answer of GET/PUT pause, and `pause` in the status. */
 export function buildPauseSchema(_mode: SchemaMode) {
   return z.looseObject({
     paused: z.boolean(),

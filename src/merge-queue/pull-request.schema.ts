@@ -3,12 +3,12 @@ import { dateTimeSchema, pullNumberValueSchema } from "./primitives.schema.js";
 import { buildQueueCheckSchema } from "./queue-check.schema.js";
 import { lenientMode, type SchemaMode } from "./schema-mode.js";
 
-/** Check types (spec 3.4), plus `trusted` which the real service also has. */
+/** Check types (docs/merge-queue-api.md), plus `trusted` which the real service also has. */
 export const CHECK_TYPES = ["in_place", "draft_pr", "trusted"] as const;
-/** CI states (spec 3.3). */
+/** CI states (docs/merge-queue-api.md). */
 export const CI_STATES = ["pending", "success", "failed"] as const;
 
-/** QueueConditionEvaluationJsonSerialized (spec 2.5): a node of the queue rule's condition tree. */
+/** QueueConditionEvaluationJsonSerialized (docs/merge-queue-api.md): a node of the queue rule's condition tree. */
 export interface ConditionEvaluation {
   match: boolean;
   label: string;
@@ -31,7 +31,7 @@ export interface ConditionEvaluationResult {
   [key: string]: unknown;
 }
 
-/** The single-pull-request endpoint's answer (spec 2.5). */
+/** The single-pull-request endpoint's answer (docs/merge-queue-api.md). */
 export function buildPullRequestSchemas(mode: SchemaMode) {
   const nullableDateTime = dateTimeSchema.nullable();
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { SchemaMode } from "./schema-mode.js";
 
-/** Check states (spec 3.2). */
+/** Check states (docs/merge-queue-api.md). */
 export const CHECK_STATES = [
   "failure",
   "error",
@@ -16,7 +16,7 @@ export const CHECK_STATES = [
 ] as const;
 export type CheckState = (typeof CHECK_STATES)[number];
 
-/** QueueCheck (spec 2.5) and QueueCheck_Serialized (event metadata): one check of a pull request. */
+/** QueueCheck (docs/merge-queue-api.md) and QueueCheck_Serialized (event metadata): one check of a pull request. */
 export function buildQueueCheckSchema(mode: SchemaMode) {
   return z.looseObject({
     name: z.string(),

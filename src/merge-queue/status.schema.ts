@@ -3,7 +3,7 @@ import { buildPauseSchema } from "./pause.schema.js";
 import { dateTimeSchema, pullNumberValueSchema, uuidSchema } from "./primitives.schema.js";
 import { lenientMode, type SchemaMode } from "./schema-mode.js";
 
-/** Batch status codes: spec 3.1, plus `waiting_for_checks_slot` which the real service also has. */
+/** Batch status codes (docs/merge-queue-api.md, "Codes"), plus `waiting_for_checks_slot` which the real service also has. */
 export const BATCH_STATUS_CODES = [
   "running",
   "bisecting",
@@ -24,7 +24,7 @@ export type BatchStatusCode = (typeof BATCH_STATUS_CODES)[number];
 export const QUEUE_MODES = ["serial", "parallel", "isolated"] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];
 
-/** The status endpoint's answer (spec 2.2 to 2.4). */
+/** The status endpoint's answer (docs/merge-queue-api.md). */
 export function buildStatusSchemas(mode: SchemaMode) {
   const nullableDateTime = dateTimeSchema.nullable();
 

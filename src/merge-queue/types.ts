@@ -1,6 +1,6 @@
 import type { LogEvent } from "./events.schema.js";
 
-/** Filters of the event log (spec 4.7). The cursor is never built: pages come from the Link header. */
+/** Filters of the event log (docs/merge-queue-api.md). The cursor is never built: pages come from the Link header. */
 export interface EventQuery {
   pullRequests?: number[];
   eventTypes?: string[];

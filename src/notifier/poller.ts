@@ -45,7 +45,7 @@ export interface TickReport {
 }
 
 /**
- * The notifier's poller (PRODUCT.md section 5): each tick reads every subscribed repository's event
+ * The notifier's poller (docs/notifications.md, "Reading the log"): each tick reads every subscribed repository's event
  * log since its cursor (one request for an idle repository), routes new events to the subscribed
  * channels through the outbox, then delivers. Replicas share the work through leases.
  */

@@ -56,7 +56,7 @@ interface Described {
   unpause?: boolean;
 }
 
-/** What one event says, in words (PRODUCT.md section 5). */
+/** What one event says, in words (docs/notifications.md). */
 export function describeEvent(event: LogEvent, ctx: NotificationContext): Described {
   const typed = parseEventMetadata(event);
   const repoName = ctx.repo.fullName;

@@ -4,7 +4,7 @@ import type { Subscription } from "../store/index.js";
 import { matchesGlob } from "./glob.js";
 
 /**
- * The event types of each subscription group (PRODUCT.md section 5). PRODUCT.md writes the checks
+ * The event types of each subscription group (docs/notifications.md). The contract first wrote the checks
  * change type `action.queue.checks_change`; the service's real name is `action.queue.checks.change`
  * (its OpenAPI description). Both are routed; only types the service knows are asked for (it answers
  * 422 to an unknown `event_type`).

@@ -7,7 +7,7 @@ import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js
 import { PG_URL as DATABASE } from "../helpers/postgres.js";
 
 /**
- * Several replicas on one PostgreSQL (PRODUCT.md section 8): commands are served by any replica and
+ * Several replicas on one PostgreSQL (docs/operations.md, "Several replicas"): commands are served by any replica and
  * the poller's work is shared, so nothing is polled or notified twice.
  */
 const SCHEMA = `ym_replicas_${Math.random().toString(36).slice(2, 10)}`;

@@ -1,4 +1,4 @@
-// The served interface (spec section 4), under /v1. Errors behave like the real service: 422 with
+// The served interface (docs/merge-queue-api.md, "Endpoints"), under /v1. Errors behave like the real service: 422 with
 // FastAPI-style details (checked before the repository is looked up), 404 {"detail"} for an unknown
 // repository or a pull request in no queue.
 
