@@ -62,6 +62,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: "tools-and-tests-declared",
+      comment:
+        "The tools and the tests import only packages the project declares (dependencies or devDependencies).",
+      severity: "error",
+      from: { path: "^(tools|test)/" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown"] },
+    },
+    {
       name: "declared-dependencies",
       comment: "The product imports only packages it declares in dependencies (not devDependencies).",
       severity: "error",
