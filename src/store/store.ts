@@ -1,4 +1,8 @@
+import type { OAuthState, PauseAttribution, Subscription } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
+
+// The records the command core keeps are the core's own (its ports); the store keeps them as they are.
+export type { OAuthState, PauseAttribution, Subscription };
 
 /**
  * The store: everything Yardmaster keeps between requests and across replicas.
@@ -103,26 +107,6 @@ export interface IdentityLink {
   linkedAt: Date;
 }
 
-export interface OAuthState {
-  state: string;
-  teamId: string;
-  slackUserId: string;
-  channelId: string | null;
-  responseUrl: string | null;
-  expiresAt: Date;
-}
-
-export interface Subscription {
-  channelId: string;
-  teamId: string | null;
-  /** Unique per channel (by key); as spelled by the latest subscribe. */
-  repository: Repo;
-  branchGlob: string | null;
-  groups: string[];
-  createdBy: string;
-  createdAt: Date;
-}
-
 export interface PollCursor {
   repository: Repo;
   receivedFrom: Date;
@@ -166,17 +150,6 @@ export interface ThreadRecord {
   /** JSON: what the parent message shows. */
   state: unknown;
   updatedAt: Date;
-}
-
-export interface PauseAttribution {
-  repository: Repo;
-  action: "pause" | "unpause";
-  /** The reason given, for a pause. */
-  reason: string | null;
-  /** The GitHub login of the person who asked. */
-  actor: string;
-  surface: "github" | "slack";
-  at: Date;
 }
 
 export interface Backoff {
