@@ -15,6 +15,7 @@ import {
   renderUnexpectedMessage,
   type SlackMessage,
 } from "./render-blocks.js";
+import { guardSlackRequests } from "./request-verification.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -168,9 +169,18 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     },
   );
 
-  const handler: Handler = (req, res) => {
+  // Timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts).
+  const guarded = guardSlackRequests(
+    {
+      signingSecret: options.signingSecret,
+      claim: (signature, now) => store.claimSlackSignature(signature, now),
+      logger,
+    },
+    receiver.requestListener,
+  );
+  const handler: Handler = async (req, res) => {
     if (pathOf(req) !== SLACK_EVENTS_PATH) return false;
-    receiver.requestListener(req, res);
+    await guarded(req, res);
     return true;
   };
   return { handler, app };

@@ -135,6 +135,38 @@ describe("Slack /mq, end to end", () => {
     }
   });
 
+  it("refuses a correctly signed request dated 400 s ahead, and nothing runs", async () => {
+    const before = world.sim.state.events(REPO).length;
+    const ahead = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} from the future`,
+      userId: ALICE,
+      channelId: CHANNEL,
+      timestamp: Math.floor(Date.now() / 1000) + 400,
+    });
+    // Refused before Bolt: no acknowledgement, so nothing was started.
+    expect(ahead.status).toBe(401);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+    expect(world.sim.state.events(REPO).length).toBe(before);
+  });
+
+  it("refuses the same signed request sent again: the queue is paused once", async () => {
+    const pauses = () => world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length;
+    const before = pauses();
+    const sent = await slash(`pause ${REPO} replayed`);
+    expect(sent.status).toBe(200);
+    await answerTo(sent.responseUrl);
+    expect(pauses()).toBe(before + 1);
+
+    const replay = await world.slack.resend(sent);
+    expect(replay.status).toBe(401);
+    expect(pauses()).toBe(before + 1);
+
+    // A new request with the same words is not a replay.
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
   it("rejects a bad signature and a stale timestamp, and nothing runs", async () => {
     const before = world.sim.state.events(REPO).length;
     const bad = await world.slack.sendSlashCommand({
