@@ -7,6 +7,8 @@ import {
   ACTION_IDS,
   type ActionId,
   actionIdOf,
+  buttonValue,
+  jsonSafe,
   refreshValue,
   requeueValue,
   unpauseValue,
@@ -99,14 +101,6 @@ export function button(
   };
 }
 
-/**
- * The JSON of an action value with `<`, `>`, `&` and `@` written as `\u003c`... : the same JSON once
- * parsed, but a branch name such as `<!channel>` never appears raw anywhere in a message's payload.
- */
-export function jsonSafe(json: string): string {
-  return json.replace(/[<>&@]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 export function actions(...elements: Button[]): ActionsBlock {
   return { type: "actions", elements };
 }
@@ -121,11 +115,11 @@ export function requeueButton(repo: Repo, pull: number): Button {
 
 /** Refresh of a status; without the branch if it would not fit in a value (it cannot, at 255 characters). */
 export function refreshButton(repo: Repo, branch?: string): Button {
-  const value = jsonSafe(refreshValue(repo, branch));
+  const value = refreshValue(repo, branch);
   return button(
     ACTION_IDS.refresh,
     "Refresh",
-    value.length <= SLACK_LIMITS.buttonValue ? refreshValue(repo, branch) : refreshValue(repo),
+    value.length <= SLACK_LIMITS.buttonValue ? value : refreshValue(repo),
   );
 }
 
@@ -133,8 +127,7 @@ export function refreshButton(repo: Repo, branch?: string): Button {
 export function commandButton(b: CommandButton): Button {
   const runs = b.runs;
   if (runs.name === "status") return refreshButton(runs.repo, runs.branch);
-  const value = runs.name === "unpause" ? unpauseValue(runs.repo) : requeueValue(runs.repo, runs.pull);
-  return button(actionIdOf(runs), b.label, value, b.style);
+  return button(actionIdOf(runs), b.label, buttonValue(runs), b.style);
 }
 
 /** Gives every block a unique id; a new one for each rendering (Slack asks for it when a message is updated). */

@@ -6,7 +6,7 @@ import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../comman
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
-import { ACTION_IDS, commandOfAction } from "./actions.js";
+import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
 import {
   type RenderContext,
@@ -152,16 +152,16 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
           channelId,
           body.response_url,
         );
-        const command = commandOfAction(action.action_id, action.value ?? "");
-        if (!command) {
-          logger.warn({ action: action.action_id }, "button with an unreadable value");
-          await respond({
-            response_type: "ephemeral",
-            replace_original: false,
-            ...renderUnexpectedMessage(),
-          });
+        const read = readAction(action.action_id, action.value ?? "");
+        if (read.kind === "refused") {
+          logger.warn(
+            { action: action.action_id },
+            "button with a value this version did not write: refused",
+          );
+          await answer(respond, undefined, refuse(read.error, actor, { ...options.run, logger }), actor);
           return;
         }
+        const { command } = read;
         const outcome = await runCommand(command, actor, options.run);
         // Refresh replaces the status it belongs to; the others answer like the typed command.
         await answer(respond, command, outcome, actor, action.action_id === ACTION_IDS.refresh && outcome.ok);

@@ -122,6 +122,24 @@ describe("Slack /mq, end to end", () => {
     );
   });
 
+  it("refuses a button value this version did not write, says so only to the person, and nothing runs", async () => {
+    const comments = world.github.state.comments(REPO, 103).length;
+    const events = world.sim.state.events(REPO).length;
+    const click = await world.slack.clickButton({
+      actionId: ACTION_IDS.requeue,
+      value: '{"r":"acme/widgets","p":103,"x":1}',
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    expect(click.status).toBe(200);
+    const answer = await answerTo(click.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(textOf(answer)).toContain("does not hold a command this version of Yardmaster wrote");
+    expect(textOf(answer)).toContain("/mq requeue &lt;pr&gt;");
+    expect(world.github.state.comments(REPO, 103).length).toBe(comments);
+    expect(world.sim.state.events(REPO).length).toBe(events);
+  });
+
   it("acknowledges at once even while the merge queue answers slowly", async () => {
     world.sim.faults.set(REPO, { latencyMs: 4_000 });
     try {
