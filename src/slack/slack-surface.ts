@@ -78,11 +78,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
 
   /** The repository a channel subscribed to exactly one repository may leave out. */
   const placeOf = async (channelId: string): Promise<SlackPlace> => {
+    const githubWebUrl = options.githubWebUrl;
     const subscriptions = await store.listSubscriptions({ channelId });
     const repos = new Set(subscriptions.map((s) => s.repository.key));
-    if (repos.size !== 1) return {};
+    if (repos.size !== 1) return { githubWebUrl };
     const only = subscriptions[0];
-    return only ? { defaultRepo: only.repository } : {};
+    return only ? { defaultRepo: only.repository, githubWebUrl } : { githubWebUrl };
   };
 
   const answer = async (

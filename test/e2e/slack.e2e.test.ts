@@ -140,6 +140,21 @@ describe("Slack /mq, end to end", () => {
     expect(world.sim.state.events(REPO).length).toBe(events);
   });
 
+  it("reads pull request URLs of the configured GitHub only, and names it when refusing another", async () => {
+    const github = `http://${world.settings.GHE_HOST}`;
+    const mergeQueueCalls = world.sim.requests.snapshot().total;
+    const evil = await slash("pr https://evil.example/acme/widgets/pull/103", NOBODY);
+    const refused = await answerTo(evil.responseUrl);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(textOf(refused)).toContain(`The URL must be on ${github}, the GitHub this Yardmaster serves`);
+    expect(world.sim.requests.snapshot().total).toBe(mergeQueueCalls);
+
+    const ours = await slash(`pr ${github}/acme/widgets/pull/103`, NOBODY);
+    const read = await answerTo(ours.responseUrl);
+    expect(textOf(read)).toContain(`${github}/acme/widgets/pull/103|#103`);
+    expect(textOf(read)).not.toContain("must be on");
+  });
+
   it("acknowledges at once even while the merge queue answers slowly", async () => {
     world.sim.faults.set(REPO, { latencyMs: 4_000 });
     try {
