@@ -1,6 +1,6 @@
 import type { types as slack } from "@slack/bolt";
 import type { Button as CommandButton } from "../commands/description.js";
-import { clip } from "../commands/present.js";
+import { clip, withoutBidiControls } from "../commands/present.js";
 import type { Repo } from "../repo.js";
 
 import {
@@ -78,11 +78,11 @@ export function context(...texts: string[]): ContextBlock {
   return { type: "context", elements: texts.slice(0, SLACK_LIMITS.contextElements).map(mrkdwn) };
 }
 
-/** A header: plain text, so only our own words and validated names (`owner/repo`) go in it. */
+/** A header: plain text, so only our own words and validated names (`owner/repo`) go in it (no bidirectional controls). */
 export function header(text: string): HeaderBlock {
   return {
     type: "header",
-    text: { type: "plain_text", text: clip(text, SLACK_LIMITS.headerText), emoji: true },
+    text: { type: "plain_text", text: clip(withoutBidiControls(text), SLACK_LIMITS.headerText), emoji: true },
   };
 }
 
@@ -95,7 +95,7 @@ export function button(
   return {
     type: "button",
     action_id: actionId,
-    text: { type: "plain_text", text: clip(text, SLACK_LIMITS.buttonText), emoji: true },
+    text: { type: "plain_text", text: clip(withoutBidiControls(text), SLACK_LIMITS.buttonText), emoji: true },
     value: jsonSafe(value),
     ...(style ? { style } : {}),
   };

@@ -99,6 +99,19 @@ describe("Slack /mq, end to end", () => {
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
   });
 
+  it("removes a right-to-left override typed in a reason from the answer posted in the channel", async () => {
+    const sent = await slash(`pause ${REPO} release \u202efreeze, back at 5`);
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("in_channel");
+    expect(textOf(answer)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(answer.text).toContain(
+      `<@${ALICE}> paused the merge queue of acme/widgets: release freeze, back at 5`,
+    );
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
   it("refuses a read-only or unlinked user, and nothing changes", async () => {
     const before = world.sim.state.events(REPO).length;
     const byReader = await slash(`pause ${REPO} nope`, RITA);
