@@ -29,10 +29,15 @@ export interface CommentPlace {
   isPullRequest: boolean;
 }
 
-/** Where a Slack command was typed. */
+/** Where a Slack command was typed, and what its grammar must know of the installation. */
 export interface SlackPlace {
   /** The repository when the channel is subscribed to exactly one; it may then be left out. */
   defaultRepo?: Repo;
+  /**
+   * The web address of the GitHub Yardmaster serves (https://github.com, or GHE_HOST with its
+   * protocol): the only one whose pull request and repository URLs are accepted.
+   */
+  githubWebUrl: string;
 }
 
 /** What followed the command word: split on white space, and as typed (trimmed). */

@@ -12,6 +12,8 @@ export enum CommandErrorCode {
   WrongPlace = "wrong_place",
   NotLinked = "not_linked",
   PermissionDenied = "permission_denied",
+  /** A Slack button whose value is not exactly what this version writes. */
+  UnreadableButton = "unreadable_button",
   // Failures: something was called and said no, or could not be reached.
   MergeQueueForbidden = "merge_queue_forbidden",
   MergeQueueNotFound = "merge_queue_not_found",
@@ -75,4 +77,5 @@ const REFUSALS = new Set<CommandErrorCode>([
   CommandErrorCode.WrongPlace,
   CommandErrorCode.NotLinked,
   CommandErrorCode.PermissionDenied,
+  CommandErrorCode.UnreadableButton,
 ]);

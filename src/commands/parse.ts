@@ -47,7 +47,7 @@ export function parseGitHubComment(body: string, appSlug: string, place: Comment
 }
 
 /** `/mq <command> [arguments]`; an empty text is `help`. */
-export function parseSlackCommand(text: string, place: SlackPlace = {}): SlackParse {
+export function parseSlackCommand(text: string, place: SlackPlace): SlackParse {
   try {
     const [word, ...rest] = words(text);
     if (!word) return { kind: "command", command: { name: "help" } };

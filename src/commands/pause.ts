@@ -34,7 +34,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     slack: {
       usage: "pause [repo] <reason>",
       read: ({ words, text }, place) => {
-        const first = words[0] ? parseTarget("pause", words[0]) : undefined;
+        const first = words[0] ? parseTarget("pause", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined) {
           return {
             name: "pause",

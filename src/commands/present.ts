@@ -3,6 +3,24 @@ import type { TextFormat } from "./description.js";
 
 /** Wording and cutting shared by every description (and the notifier's messages). */
 
+/**
+ * Unicode's bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). Typed
+ * into a reason or a title, U+202E (right-to-left override) shows the rest of the line reversed. Every
+ * escape of every surface's format (GitHub Markdown, Slack mrkdwn and plain text, and so notices)
+ * removes them first: docs/commands.md, "Input limits".
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** The text without bidirectional controls: what every escape starts with. */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, "");
+}
+
+/** A URL with its bidirectional controls percent-encoded: the same address, shown in order. */
+export function encodeBidiControls(url: string): string {
+  return url.replace(BIDI_CONTROLS, (c) => encodeURIComponent(c));
+}
+
 const BATCH_STATUS: Record<string, string> = {
   running: "CI running",
   bisecting: "bisecting",

@@ -1,7 +1,7 @@
 import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import { branchName, unexpected } from "./arguments.js";
-import { defineCommand } from "./command.js";
+import { defineCommand, type SlackPlace } from "./command.js";
 import type { BatchRow, Part, Text, TextFormat } from "./description.js";
 import { unpauseButton } from "./pause.js";
 import {
@@ -63,7 +63,7 @@ export const status = defineCommand<StatusCommand, StatusResult>({
           return { name: "status", repo, branch: branchName("status", branch ?? "") };
         }
         const [word] = words;
-        if (word !== undefined && place.defaultRepo && !namesRepository(word, place.defaultRepo)) {
+        if (word !== undefined && place.defaultRepo && !namesRepository(word, place.defaultRepo, place)) {
           return { name: "status", repo: place.defaultRepo, branch: branchName("status", word) };
         }
         const { repo, rest } = repoArgument("status", words, place);
@@ -159,9 +159,9 @@ export const status = defineCommand<StatusCommand, StatusResult>({
  * than a branch: a URL, or `owner/repo` whose owner is the default repository's (branches such as
  * `release/1.x` rarely start with the organization's name).
  */
-function namesRepository(word: string, defaultRepo: Repo): boolean {
+function namesRepository(word: string, defaultRepo: Repo, place: SlackPlace): boolean {
   if (/^<|^https?:/.test(word)) return true;
-  const target = parseTarget("status", word);
+  const target = parseTarget("status", word, place);
   return target?.repo?.owner.toLowerCase() === defaultRepo.owner.toLowerCase();
 }
 

@@ -31,17 +31,35 @@ export interface Target {
   pull?: number;
 }
 
+/** `https://host[:port]`, then `/owner/repo`, then `/pull/123` with anything under it, `#…` or `?…`. */
+const URL_TARGET =
+  /^https?:\/\/[^/?#\s]+\/([^/\s]+)\/([^/\s#?]+)(?:\/pulls?\/([^/\s#?]+)(?:\/[^\s#?]*)?)?\/?(?:[#?]\S*)?$/i;
+
 /**
- * Reads a target as docs/commands.md writes them: `owner/repo`, `owner/repo#123`, a pull request URL
- * (any GitHub host), or `#123` / `123` alone. Returns undefined when the token is none of these.
+ * Reads a target as docs/commands.md writes them: `owner/repo`, `owner/repo#123`, a pull request or
+ * repository URL of the configured GitHub (`place.githubWebUrl`), or `#123` / `123` alone. Returns
+ * undefined when the token is none of these; throws InvalidArgument, naming the expected host, for a
+ * URL anywhere else (another host, port or protocol, or with a user name).
  */
-export function parseTarget(command: string, raw: string): Target | undefined {
+export function parseTarget(
+  command: string,
+  raw: string,
+  place: Pick<SlackPlace, "githubWebUrl">,
+): Target | undefined {
   const token = unwrapSlackLink(raw);
-  const url =
-    /^https?:\/\/[^/\s]+\/([^/\s]+)\/([^/\s#?]+)(?:\/pulls?\/([^/\s#?]+)(?:\/[^\s#?]*)?)?\/?(?:[#?]\S*)?$/.exec(
-      token,
-    );
-  if (url) {
+  if (/^https?:\/\//i.test(token)) {
+    const expected = originOf(place.githubWebUrl);
+    if (!isOn(token, expected)) {
+      throw new CommandError(CommandErrorCode.InvalidArgument, {
+        command,
+        argument: "URL",
+        limit: expected
+          ? `on ${expected}, the GitHub this Yardmaster serves`
+          : "on the GitHub this Yardmaster serves",
+      });
+    }
+    const url = URL_TARGET.exec(token);
+    if (!url) return undefined;
     const repo = repoOf(url[1] ?? "", url[2] ?? "");
     if (!repo) return undefined;
     return url[3] === undefined ? { repo } : { repo, pull: pullNumber(command, url[3]) };
@@ -55,6 +73,26 @@ export function parseTarget(command: string, raw: string): Target | undefined {
   const bare = /^#?(\d+)$/.exec(token);
   if (bare) return { pull: pullNumber(command, bare[1] ?? "") };
   return undefined;
+}
+
+/** `https://github.com`, `http://ghe.local:8080`: what a URL must start with; undefined if unreadable. */
+function originOf(webUrl: string): string | undefined {
+  try {
+    return new URL(webUrl).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a URL is on `origin` (protocol, host and port), read as a browser reads it, without a user. */
+function isOn(token: string, origin: string | undefined): boolean {
+  if (origin === undefined) return false;
+  try {
+    const url = new URL(token);
+    return url.origin === origin && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
 }
 
 /** On GitHub, the pull request a comment is on: queue, dequeue and requeue make no sense on an issue. */
@@ -75,7 +113,7 @@ export function repoArgument(
   requireExplicit = false,
 ): { repo: Repo; rest: string[] } {
   const first = args[0];
-  const target = first === undefined ? undefined : parseTarget(command, first);
+  const target = first === undefined ? undefined : parseTarget(command, first, place);
   if (target?.repo && target.pull === undefined) return { repo: target.repo, rest: args.slice(1) };
   if (target?.pull !== undefined) {
     throw new CommandError(CommandErrorCode.InvalidArgument, {
@@ -96,7 +134,7 @@ export function pullArgument(
 ): { repo: Repo; pull: number; rest: string[] } {
   const first = args[0];
   if (first === undefined) return missing(command, "pull request (owner/repo#123 or its URL)");
-  const target = parseTarget(command, first);
+  const target = parseTarget(command, first, place);
   if (target?.pull === undefined) return missing(command, "pull request (owner/repo#123 or its URL)");
   const repo = target.repo ?? place.defaultRepo;
   if (!repo) return missing(command, "repository: write owner/repo#123");

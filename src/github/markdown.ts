@@ -1,12 +1,14 @@
 import type { TextFormat } from "../commands/description.js";
+import { encodeBidiControls, withoutBidiControls } from "../commands/present.js";
 
 /**
- * GitHub-flavoured Markdown that stays inert whatever a person typed: Markdown punctuation is
- * backslash-escaped, HTML characters become entities, and `@` is followed by a zero-width space so no
- * login or team is mentioned. Line breaks become spaces (the text is always shown inline).
+ * GitHub-flavoured Markdown that stays inert whatever a person typed: bidirectional controls are
+ * removed, Markdown punctuation is backslash-escaped, HTML characters become entities, and `@` is
+ * followed by a zero-width space so no login or team is mentioned. Line breaks become spaces (the text
+ * is always shown inline).
  */
 export function escapeMarkdown(text: string): string {
-  return text
+  return withoutBidiControls(text)
     .replace(/[\r\n]+/g, " ")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
@@ -15,9 +17,9 @@ export function escapeMarkdown(text: string): string {
     .replace(/@/g, "@\u200b");
 }
 
-/** An inline code span that no backtick inside the text can close early. */
+/** An inline code span that no backtick inside the text can close early (no bidirectional controls). */
 export function codeSpan(text: string): string {
-  const clean = text.replace(/[\r\n]+/g, " ");
+  const clean = withoutBidiControls(text).replace(/[\r\n]+/g, " ");
   const runs = clean.match(/`+/g) ?? [];
   const fence = "`".repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
   const pad = clean.startsWith("`") || clean.endsWith("`") ? " " : "";
@@ -33,7 +35,7 @@ export function markdownFormat(appSlug: string): TextFormat {
     strong: (markup) => `**${markup}**`,
     link: (url, label) =>
       /^https?:\/\//i.test(url)
-        ? `[${escapeMarkdown(label)}](${url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c))})`
+        ? `[${escapeMarkdown(label)}](${encodeBidiControls(url).replace(/[\s()<>]/g, (c) => encodeURIComponent(c))})`
         : escapeMarkdown(label),
     invocation: `@${appSlug}`,
   };

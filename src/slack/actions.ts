@@ -1,9 +1,13 @@
+import { z } from "zod";
 import type { ButtonCommand } from "../commands/description.js";
+import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import { branchSchema } from "../merge-queue/index.js";
 import { Repo } from "../repo.js";
 
 /**
  * The buttons of Slack messages (docs/commands.md). Each carries the command it runs in its `value`;
- * clicking it runs that command with the same checks as typing it.
+ * clicking it runs that command with the same checks as typing it. A value is read back only if it is
+ * exactly what this version writes: anything else is refused, never repaired.
  */
 export const ACTION_IDS = {
   unpause: "mq.unpause",
@@ -12,28 +16,43 @@ export const ACTION_IDS = {
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
-interface ActionValue {
-  /** "owner/repo" */
-  r: string;
-  /** pull request number (requeue) */
-  p?: number;
-  /** branch (refresh of a status) */
-  b?: string;
+/** "owner/repo", exactly as Repo writes it. */
+const repoField = z.string().refine((r) => Repo.parse(r) !== null);
+/** A pull request number as JSON writes it: a whole number from 0 to 2^53-1. */
+const pullField = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** What each button's value holds, and nothing else. */
+const VALUE_SCHEMAS = {
+  [ACTION_IDS.unpause]: z.strictObject({ r: repoField }),
+  [ACTION_IDS.requeue]: z.strictObject({ r: repoField, p: pullField }),
+  [ACTION_IDS.refresh]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
+} as const;
+
+/** The command each button stands for, for the message that refuses a value. */
+const COMMAND_OF: Record<ActionId, ButtonCommand["name"]> = {
+  [ACTION_IDS.unpause]: "unpause",
+  [ACTION_IDS.requeue]: "requeue",
+  [ACTION_IDS.refresh]: "status",
+};
+
+/**
+ * JSON with `<`, `>`, `&` and `@` written as `\u003c`...: the same JSON once parsed, but a branch name
+ * such as `<!channel>` never appears raw anywhere in a message's payload.
+ */
+export function jsonSafe(json: string): string {
+  return json.replace(/[<>&@]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export function unpauseValue(repo: Repo): string {
-  return JSON.stringify({ r: repo.fullName } satisfies ActionValue);
+  return jsonSafe(JSON.stringify({ r: repo.fullName }));
 }
 
 export function requeueValue(repo: Repo, pull: number): string {
-  return JSON.stringify({ r: repo.fullName, p: pull } satisfies ActionValue);
+  return jsonSafe(JSON.stringify({ r: repo.fullName, p: pull }));
 }
 
 export function refreshValue(repo: Repo, branch?: string): string {
-  return JSON.stringify({
-    r: repo.fullName,
-    ...(branch ? { b: branch } : {}),
-  } satisfies ActionValue);
+  return jsonSafe(JSON.stringify({ r: repo.fullName, ...(branch ? { b: branch } : {}) }));
 }
 
 /** The action id a button that runs this command carries. */
@@ -48,28 +67,60 @@ export function actionIdOf(command: ButtonCommand): ActionId {
   }
 }
 
-/** The command a click asks for, or undefined for a value this version did not write. */
-export function commandOfAction(actionId: string, value: string): ButtonCommand | undefined {
-  let parsed: ActionValue;
+/** The value a button that runs this command carries. */
+export function buttonValue(command: ButtonCommand): string {
+  switch (command.name) {
+    case "unpause":
+      return unpauseValue(command.repo);
+    case "requeue":
+      return requeueValue(command.repo, command.pull);
+    case "status":
+      return refreshValue(command.repo, command.branch);
+  }
+}
+
+export type ButtonRead =
+  | { kind: "command"; command: ButtonCommand }
+  | { kind: "refused"; error: CommandError };
+
+/**
+ * The command a click asks for. The value must parse with its button's strict schema (no other key,
+ * no other type, a repository written exactly `owner/repo`, a number within 2^53-1) and be, byte for
+ * byte, the value this version writes for that command (so `1.0`, a repeated key or another key order
+ * are refused too). Refused: an UnreadableButton error, before anything runs.
+ */
+export function readAction(actionId: string, value: string): ButtonRead {
+  if (!isActionId(actionId)) return refused(undefined);
+  const command = COMMAND_OF[actionId];
+  let json: unknown;
   try {
-    parsed = JSON.parse(value) as ActionValue;
+    json = JSON.parse(value);
   } catch {
-    return undefined;
+    return refused(command);
   }
-  const repo = typeof parsed.r === "string" ? Repo.parse(parsed.r) : null;
-  if (!repo) return undefined;
-  switch (actionId) {
-    case ACTION_IDS.unpause:
-      return { name: "unpause", repo };
-    case ACTION_IDS.requeue:
-      return Number.isSafeInteger(parsed.p) && (parsed.p ?? -1) >= 0
-        ? { name: "requeue", repo, pull: parsed.p as number }
-        : undefined;
-    case ACTION_IDS.refresh:
-      return typeof parsed.b === "string"
-        ? { name: "status", repo, branch: parsed.b }
-        : { name: "status", repo };
-    default:
-      return undefined;
-  }
+  const parsed = VALUE_SCHEMAS[actionId].safeParse(json);
+  if (!parsed.success) return refused(command);
+  const data: { r: string; p?: number; b?: string | undefined } = parsed.data;
+  const repo = Repo.from(data.r);
+  const read: ButtonCommand =
+    command === "requeue"
+      ? { name: "requeue", repo, pull: data.p as number }
+      : command === "unpause"
+        ? { name: "unpause", repo }
+        : data.b === undefined
+          ? { name: "status", repo }
+          : { name: "status", repo, branch: data.b };
+  if (buttonValue(read) !== value) return refused(command);
+  return { kind: "command", command: read };
+}
+
+function isActionId(actionId: string): actionId is ActionId {
+  return (Object.values(ACTION_IDS) as string[]).includes(actionId);
+}
+
+function refused(command: ButtonCommand["name"] | undefined): ButtonRead {
+  return {
+    kind: "refused",
+    error: new CommandError(CommandErrorCode.UnreadableButton, command ? { command, surface: "slack" } : {}),
+  };
 }

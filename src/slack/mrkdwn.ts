@@ -1,10 +1,13 @@
 import type { TextFormat } from "../commands/description.js";
+import { encodeBidiControls, withoutBidiControls } from "../commands/present.js";
 
 /**
  * Slack mrkdwn that stays inert whatever a person typed (docs/commands.md, "Input limits").
  *
  * Slack's own rule is that `&`, `<` and `>` become entities: that alone stops `<!channel>`, `<!here>`,
  * `<!everyone>`, `<@U…>` mentions, `<#C…>` channel links and `<url|label>` links. On top of it:
+ * - bidirectional controls (U+202A–U+202E, U+2066–U+2069) are removed, so that nothing typed can
+ *   reverse the rest of a line;
  * - line breaks and other control characters become spaces (the text is always shown inline, so it
  *   cannot start a `>` quote or a list, or push our own markup onto another line);
  * - `@` is followed by a zero-width space, so `@channel` / `@here` are never parsed as mentions even
@@ -29,10 +32,10 @@ function escapeEntities(text: string): string {
 const FORMATTING_AT_BOUNDARY = /(?<![\p{L}\p{N}])[*_~]|[*_~](?![\p{L}\p{N}])/gu;
 const LINE_BREAKS = /(?:\r\n|[\n\r\u0085\u2028\u2029])+/g;
 
-/** Line breaks and control characters become spaces. */
+/** Line breaks and control characters become spaces; bidirectional controls go. */
 function singleLine(text: string): string {
   let out = "";
-  for (const ch of text.replace(LINE_BREAKS, " ")) {
+  for (const ch of withoutBidiControls(text).replace(LINE_BREAKS, " ")) {
     const code = ch.codePointAt(0) ?? 0;
     out += code < 0x20 || code === 0x7f ? " " : ch;
   }
@@ -52,7 +55,9 @@ export function codeMrkdwn(text: string): string {
 export function linkMrkdwn(url: string, label: string): string {
   const text = escapeMrkdwn(label.replace(/\|/g, ""));
   if (!/^https?:\/\/[^\s/]/i.test(url)) return text;
-  const safeUrl = url.replace(/[\s<>|"]/g, (c) => encodeURIComponent(c)).replace(/&/g, "&amp;");
+  const safeUrl = encodeBidiControls(url)
+    .replace(/[\s<>|"]/g, (c) => encodeURIComponent(c))
+    .replace(/&/g, "&amp;");
   return text.trim() ? `<${safeUrl}|${text}>` : `<${safeUrl}>`;
 }
 

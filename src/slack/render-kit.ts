@@ -1,12 +1,14 @@
 import type { types as slack } from "@slack/bolt";
 import type { Button as CommandButton } from "../commands/description.js";
-import { clip } from "../commands/present.js";
+import { clip, withoutBidiControls } from "../commands/present.js";
 import type { Repo } from "../repo.js";
 
 import {
   ACTION_IDS,
   type ActionId,
   actionIdOf,
+  buttonValue,
+  jsonSafe,
   refreshValue,
   requeueValue,
   unpauseValue,
@@ -76,11 +78,11 @@ export function context(...texts: string[]): ContextBlock {
   return { type: "context", elements: texts.slice(0, SLACK_LIMITS.contextElements).map(mrkdwn) };
 }
 
-/** A header: plain text, so only our own words and validated names (`owner/repo`) go in it. */
+/** A header: plain text, so only our own words and validated names (`owner/repo`) go in it (no bidirectional controls). */
 export function header(text: string): HeaderBlock {
   return {
     type: "header",
-    text: { type: "plain_text", text: clip(text, SLACK_LIMITS.headerText), emoji: true },
+    text: { type: "plain_text", text: clip(withoutBidiControls(text), SLACK_LIMITS.headerText), emoji: true },
   };
 }
 
@@ -93,18 +95,10 @@ export function button(
   return {
     type: "button",
     action_id: actionId,
-    text: { type: "plain_text", text: clip(text, SLACK_LIMITS.buttonText), emoji: true },
+    text: { type: "plain_text", text: clip(withoutBidiControls(text), SLACK_LIMITS.buttonText), emoji: true },
     value: jsonSafe(value),
     ...(style ? { style } : {}),
   };
-}
-
-/**
- * The JSON of an action value with `<`, `>`, `&` and `@` written as `\u003c`... : the same JSON once
- * parsed, but a branch name such as `<!channel>` never appears raw anywhere in a message's payload.
- */
-export function jsonSafe(json: string): string {
-  return json.replace(/[<>&@]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export function actions(...elements: Button[]): ActionsBlock {
@@ -121,11 +115,11 @@ export function requeueButton(repo: Repo, pull: number): Button {
 
 /** Refresh of a status; without the branch if it would not fit in a value (it cannot, at 255 characters). */
 export function refreshButton(repo: Repo, branch?: string): Button {
-  const value = jsonSafe(refreshValue(repo, branch));
+  const value = refreshValue(repo, branch);
   return button(
     ACTION_IDS.refresh,
     "Refresh",
-    value.length <= SLACK_LIMITS.buttonValue ? refreshValue(repo, branch) : refreshValue(repo),
+    value.length <= SLACK_LIMITS.buttonValue ? value : refreshValue(repo),
   );
 }
 
@@ -133,8 +127,7 @@ export function refreshButton(repo: Repo, branch?: string): Button {
 export function commandButton(b: CommandButton): Button {
   const runs = b.runs;
   if (runs.name === "status") return refreshButton(runs.repo, runs.branch);
-  const value = runs.name === "unpause" ? unpauseValue(runs.repo) : requeueValue(runs.repo, runs.pull);
-  return button(actionIdOf(runs), b.label, value, b.style);
+  return button(actionIdOf(runs), b.label, buttonValue(runs), b.style);
 }
 
 /** Gives every block a unique id; a new one for each rendering (Slack asks for it when a message is updated). */

@@ -6,7 +6,7 @@ import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../comman
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
-import { ACTION_IDS, commandOfAction } from "./actions.js";
+import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
 import {
   type RenderContext,
@@ -15,6 +15,7 @@ import {
   renderUnexpectedMessage,
   type SlackMessage,
 } from "./render-blocks.js";
+import { guardSlackRequests } from "./request-verification.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -77,11 +78,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
 
   /** The repository a channel subscribed to exactly one repository may leave out. */
   const placeOf = async (channelId: string): Promise<SlackPlace> => {
+    const githubWebUrl = options.githubWebUrl;
     const subscriptions = await store.listSubscriptions({ channelId });
     const repos = new Set(subscriptions.map((s) => s.repository.key));
-    if (repos.size !== 1) return {};
+    if (repos.size !== 1) return { githubWebUrl };
     const only = subscriptions[0];
-    return only ? { defaultRepo: only.repository } : {};
+    return only ? { defaultRepo: only.repository, githubWebUrl } : { githubWebUrl };
   };
 
   const answer = async (
@@ -151,16 +153,16 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
           channelId,
           body.response_url,
         );
-        const command = commandOfAction(action.action_id, action.value ?? "");
-        if (!command) {
-          logger.warn({ action: action.action_id }, "button with an unreadable value");
-          await respond({
-            response_type: "ephemeral",
-            replace_original: false,
-            ...renderUnexpectedMessage(),
-          });
+        const read = readAction(action.action_id, action.value ?? "");
+        if (read.kind === "refused") {
+          logger.warn(
+            { action: action.action_id },
+            "button with a value this version did not write: refused",
+          );
+          await answer(respond, undefined, refuse(read.error, actor, { ...options.run, logger }), actor);
           return;
         }
+        const { command } = read;
         const outcome = await runCommand(command, actor, options.run);
         // Refresh replaces the status it belongs to; the others answer like the typed command.
         await answer(respond, command, outcome, actor, action.action_id === ACTION_IDS.refresh && outcome.ok);
@@ -168,9 +170,18 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     },
   );
 
-  const handler: Handler = (req, res) => {
+  // Timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts).
+  const guarded = guardSlackRequests(
+    {
+      signingSecret: options.signingSecret,
+      claim: (signature, now) => store.claimSlackSignature(signature, now),
+      logger,
+    },
+    receiver.requestListener,
+  );
+  const handler: Handler = async (req, res) => {
     if (pathOf(req) !== SLACK_EVENTS_PATH) return false;
-    receiver.requestListener(req, res);
+    await guarded(req, res);
     return true;
   };
   return { handler, app };

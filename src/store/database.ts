@@ -109,6 +109,7 @@ export interface Tables {
     surface: "github" | "slack";
     at: Time;
   };
+  slack_signatures: { signature: string; seen_at: Time };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

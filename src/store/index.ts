@@ -15,6 +15,7 @@ export {
   PRUNE_INTERVAL_MS,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
+  SLACK_SIGNATURE_RETENTION_MS,
   type Store,
   type Subscription,
   type ThreadRecord,

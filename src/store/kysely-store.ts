@@ -13,6 +13,7 @@ import {
   PRUNE_INTERVAL_MS,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
+  SLACK_SIGNATURE_RETENTION_MS,
   type Store,
   type Subscription,
   type ThreadRecord,
@@ -32,6 +33,7 @@ export class KyselyStore implements Store {
   #lastDeliveryPrune: number | undefined;
   #lastOAuthStatePrune: number | undefined;
   #lastNotificationPrune: number | undefined;
+  #lastSignaturePrune: number | undefined;
 
   /** Use `openStore`, which migrates the database first. */
   constructor(database: Database) {
@@ -222,6 +224,30 @@ export class KyselyStore implements Store {
       .returning("id")
       .executeTakeFirst();
     return inserted !== undefined;
+  }
+
+  // Slack request signatures
+
+  async claimSlackSignature(signature: string, now: Date): Promise<boolean> {
+    const forgotten = time(new Date(now.getTime() - SLACK_SIGNATURE_RETENTION_MS));
+    if (due(this.#lastSignaturePrune, now, SLACK_SIGNATURE_RETENTION_MS)) {
+      this.#lastSignaturePrune = now.getTime();
+      await this.#db.deleteFrom("slack_signatures").where("seen_at", "<=", forgotten).execute();
+    }
+    // A row older than the retention that pruning has not removed yet counts as forgotten: the claim
+    // takes it over. Otherwise the conflict leaves the row as it is and returns nothing.
+    const claimed = await this.#db
+      .insertInto("slack_signatures")
+      .values({ signature, seen_at: time(now) })
+      .onConflict((oc) =>
+        oc
+          .column("signature")
+          .doUpdateSet({ seen_at: time(now) })
+          .where("slack_signatures.seen_at", "<=", forgotten),
+      )
+      .returning("signature")
+      .executeTakeFirst();
+    return claimed !== undefined;
   }
 
   // Leases
@@ -498,8 +524,8 @@ function int(value: number | string): number {
   return Number(value);
 }
 
-function due(last: number | undefined, now: Date): boolean {
-  return last === undefined || now.getTime() - last >= PRUNE_INTERVAL_MS;
+function due(last: number | undefined, now: Date, interval = PRUNE_INTERVAL_MS): boolean {
+  return last === undefined || now.getTime() - last >= interval;
 }
 
 function toLink(row: Selectable<Tables["identity_links"]>): IdentityLink {

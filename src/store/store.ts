@@ -51,6 +51,14 @@ export interface Store {
   /** True the first time an id is claimed only. Deliveries older than 7 days are pruned now and then. */
   claimDelivery(id: string, now: Date): Promise<boolean>;
 
+  // Slack request signatures accepted (X-Slack-Signature): a signed request runs once across replicas
+  /**
+   * True the first time a signature is claimed, or when it was last claimed at least
+   * SLACK_SIGNATURE_RETENTION_MS before `now`; false otherwise. One statement: of two concurrent
+   * claims of one signature, exactly one gets true. Older signatures are pruned now and then.
+   */
+  claimSlackSignature(signature: string, now: Date): Promise<boolean>;
+
   // Leases: shared work across replicas (the poller takes one lease per repository per tick)
   /** True if the lease was free, expired (`expiresAt <= now`), or already ours (then extended to now + ttl). */
   tryAcquireLease(name: string, owner: string, now: Date, ttlMs: number): Promise<boolean>;
@@ -161,6 +169,12 @@ export interface Backoff {
 
 /** Webhook deliveries are remembered this long. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * Slack request signatures are remembered this long. A request is accepted while its timestamp is
+ * within 5 minutes of the clock either way, so its signature can come back at most 10 minutes after it
+ * was first seen; 5 more minutes cover replicas whose clocks disagree.
+ */
+export const SLACK_SIGNATURE_RETENTION_MS = 15 * 60 * 1000;
 /** Sent notifications are remembered this long (the poller must not read events older than this). */
 export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */

@@ -5,13 +5,15 @@ import { parseSlackCommand } from "../../src/commands/parse.js";
 import { Repo } from "../../src/repo.js";
 
 const widgets = Repo.of("acme", "widgets");
-const subscribed: SlackPlace = { defaultRepo: widgets };
-const command = (text: string, place: SlackPlace = {}) => {
+/** A channel subscribed to no repository, or to more than one, on github.com. */
+const anywhere: SlackPlace = { githubWebUrl: "https://github.com" };
+const subscribed: SlackPlace = { defaultRepo: widgets, githubWebUrl: "https://github.com" };
+const command = (text: string, place: SlackPlace = anywhere) => {
   const parsed = parseSlackCommand(text, place);
   if (parsed.kind !== "command") throw new Error(`refused: ${parsed.error.code}`);
   return parsed.command;
 };
-const refusal = (text: string, place: SlackPlace = {}) => {
+const refusal = (text: string, place: SlackPlace = anywhere) => {
   const parsed = parseSlackCommand(text, place);
   if (parsed.kind !== "refused") throw new Error("expected a refusal");
   return parsed.error;
@@ -30,7 +32,16 @@ describe("parseSlackCommand", () => {
       repo: widgets,
       pull: 42,
     });
-    expect(command("pr https://ghe.example.com/acme/widgets/pull/42/files")).toMatchObject({ pull: 42 });
+    expect(command("pr https://github.com/acme/widgets/pull/42/files#diff-1")).toMatchObject({ pull: 42 });
+    expect(command("pr https://GitHub.com:443/acme/widgets/pull/42?w=1")).toMatchObject({ pull: 42 });
+    const ghe: SlackPlace = { githubWebUrl: "http://ghe.example.com:8080" };
+    expect(command("pr http://ghe.example.com:8080/acme/widgets/pull/42/files", ghe)).toMatchObject({
+      pull: 42,
+    });
+    expect(command("status http://ghe.example.com:8080/acme/widgets", ghe)).toEqual({
+      name: "status",
+      repo: widgets,
+    });
     expect(command("pr #42", subscribed)).toEqual({ name: "pr", repo: widgets, pull: 42 });
     expect(command("dequeue 42", subscribed)).toEqual({ name: "dequeue", repo: widgets, pull: 42 });
   });
@@ -92,6 +103,48 @@ describe("parseSlackCommand", () => {
     expect(refusal("pause deploy").code).toBe(CommandErrorCode.MissingArgument);
     expect(refusal("queue #42").code).toBe(CommandErrorCode.MissingArgument);
     expect(refusal("subscribe", subscribed).code).toBe(CommandErrorCode.MissingArgument);
+  });
+
+  it("accepts URLs of the configured GitHub only, and names it when refusing another", () => {
+    const refusedUrl = (text: string, place: SlackPlace = anywhere) => {
+      const error = refusal(text, place);
+      expect(error.code, text).toBe(CommandErrorCode.InvalidArgument);
+      expect(error.details, text).toMatchObject({ argument: "URL" });
+      return error.details.limit;
+    };
+    expect(refusedUrl("pr https://evil.example/acme/widgets/pull/1")).toBe(
+      "on https://github.com, the GitHub this Yardmaster serves",
+    );
+    for (const text of [
+      "pr <https://evil.example/acme/widgets/pull/1|acme/widgets#1>",
+      "pr http://github.com/acme/widgets/pull/1",
+      "pr https://github.com:8443/acme/widgets/pull/1",
+      "pr https://www.github.com/acme/widgets/pull/1",
+      "pr https://github.com.evil.example/acme/widgets/pull/1",
+      "pr https://github.com@evil.example/acme/widgets/pull/1",
+      "pr https://octocat@github.com/acme/widgets/pull/1",
+      "queue https://evil.example/acme/widgets/pull/1",
+      "status https://evil.example/acme/widgets",
+      "pause https://evil.example/acme/widgets freeze",
+      "subscribe https://evil.example/acme/widgets",
+    ]) {
+      refusedUrl(text);
+    }
+    // In a channel with a default repository, a URL is never read as a branch or a reason.
+    refusedUrl("status https://evil.example/acme/widgets", subscribed);
+    refusedUrl("pause https://evil.example/acme/widgets freeze", subscribed);
+    // On GitHub Enterprise Server, github.com is another host.
+    const ghe: SlackPlace = { githubWebUrl: "https://ghe.example.com" };
+    expect(refusedUrl("pr https://github.com/acme/widgets/pull/1", ghe)).toBe(
+      "on https://ghe.example.com, the GitHub this Yardmaster serves",
+    );
+    // A URL of the right host that is not a repository or pull request is no target.
+    expect(refusal("pr https://github.com/acme/widgets/../../x/pull/1").code).toBe(
+      CommandErrorCode.MissingArgument,
+    );
+    expect(refusal("pr https://github.com/acme/widgets/issues/1").code).toBe(
+      CommandErrorCode.MissingArgument,
+    );
   });
 
   it("refuses pull request numbers beyond 2^53-1 instead of rounding them", () => {

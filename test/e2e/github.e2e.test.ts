@@ -103,4 +103,15 @@ describe("GitHub comment commands, end to end", () => {
     );
     expect(metrics).toMatch(/yardmaster_merge_queue_requests_total\{method="PUT",/);
   });
+
+  it("removes a right-to-left override typed in a reason from the summary comment", async () => {
+    await comment(101, "@yardmaster pause release \u202efreeze, back at 5");
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true });
+    const body = summary(101);
+    expect(body).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(body).toContain("`@yardmaster pause release freeze, back at 5`");
+    expect(body).toContain("is **paused**: release freeze, back at 5");
+    await comment(101, "@yardmaster unpause");
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
 });

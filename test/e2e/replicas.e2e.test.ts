@@ -13,6 +13,7 @@ import { PG_URL as DATABASE } from "../helpers/postgres.js";
 const SCHEMA = `ym_replicas_${Math.random().toString(36).slice(2, 10)}`;
 const REPO = "acme/sprockets";
 const CHANNEL = "C0REPL";
+const ALICE = "U0ALICE";
 let world: World;
 let second: { app: Yardmaster; url: string };
 let admin: pg.Client;
@@ -42,6 +43,14 @@ beforeAll(async () => {
     base: "main",
   });
   world.slack.state.addChannel({ id: CHANNEL, name: "replicas", botIsMember: true });
+  world.slack.state.addUser({ id: ALICE, name: "alice" });
+  await world.yardmaster.store.putLink({
+    teamId: "T0001",
+    slackUserId: ALICE,
+    githubLogin: "alice",
+    githubId: 1,
+    linkedAt: new Date(),
+  });
   await world.yardmaster.store.putSubscription({
     channelId: CHANNEL,
     teamId: "T0001",
@@ -95,5 +104,27 @@ describe("replicas on one PostgreSQL", () => {
     expect(world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length).toBe(
       before + 1,
     );
+  });
+
+  it("refuse a signed Slack request replayed to another replica: it ran once", async () => {
+    const pauses = () => world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length;
+    const before = pauses();
+    world.slack.setEventsUrl(`${world.url}/slack/events`);
+    const sent = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} once from Slack`,
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    expect(sent.status).toBe(200);
+    await world.slack.waitFor(
+      () => world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+      10_000,
+    );
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "once from Slack" });
+    expect(pauses()).toBe(before + 1);
+
+    const replay = await world.slack.resend(sent, { url: `${second.url}/slack/events` });
+    expect(replay.status).toBe(401);
+    expect(pauses()).toBe(before + 1);
   });
 });

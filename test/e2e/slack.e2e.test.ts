@@ -99,6 +99,19 @@ describe("Slack /mq, end to end", () => {
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
   });
 
+  it("removes a right-to-left override typed in a reason from the answer posted in the channel", async () => {
+    const sent = await slash(`pause ${REPO} release \u202efreeze, back at 5`);
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("in_channel");
+    expect(textOf(answer)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(answer.text).toContain(
+      `<@${ALICE}> paused the merge queue of acme/widgets: release freeze, back at 5`,
+    );
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
   it("refuses a read-only or unlinked user, and nothing changes", async () => {
     const before = world.sim.state.events(REPO).length;
     const byReader = await slash(`pause ${REPO} nope`, RITA);
@@ -122,6 +135,39 @@ describe("Slack /mq, end to end", () => {
     );
   });
 
+  it("refuses a button value this version did not write, says so only to the person, and nothing runs", async () => {
+    const comments = world.github.state.comments(REPO, 103).length;
+    const events = world.sim.state.events(REPO).length;
+    const click = await world.slack.clickButton({
+      actionId: ACTION_IDS.requeue,
+      value: '{"r":"acme/widgets","p":103,"x":1}',
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    expect(click.status).toBe(200);
+    const answer = await answerTo(click.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(textOf(answer)).toContain("does not hold a command this version of Yardmaster wrote");
+    expect(textOf(answer)).toContain("/mq requeue &lt;pr&gt;");
+    expect(world.github.state.comments(REPO, 103).length).toBe(comments);
+    expect(world.sim.state.events(REPO).length).toBe(events);
+  });
+
+  it("reads pull request URLs of the configured GitHub only, and names it when refusing another", async () => {
+    const github = `http://${world.settings.GHE_HOST}`;
+    const mergeQueueCalls = world.sim.requests.snapshot().total;
+    const evil = await slash("pr https://evil.example/acme/widgets/pull/103", NOBODY);
+    const refused = await answerTo(evil.responseUrl);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(textOf(refused)).toContain(`The URL must be on ${github}, the GitHub this Yardmaster serves`);
+    expect(world.sim.requests.snapshot().total).toBe(mergeQueueCalls);
+
+    const ours = await slash(`pr ${github}/acme/widgets/pull/103`, NOBODY);
+    const read = await answerTo(ours.responseUrl);
+    expect(textOf(read)).toContain(`${github}/acme/widgets/pull/103|#103`);
+    expect(textOf(read)).not.toContain("must be on");
+  });
+
   it("acknowledges at once even while the merge queue answers slowly", async () => {
     world.sim.faults.set(REPO, { latencyMs: 4_000 });
     try {
@@ -133,6 +179,38 @@ describe("Slack /mq, end to end", () => {
     } finally {
       world.sim.faults.clear(REPO);
     }
+  });
+
+  it("refuses a correctly signed request dated 400 s ahead, and nothing runs", async () => {
+    const before = world.sim.state.events(REPO).length;
+    const ahead = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} from the future`,
+      userId: ALICE,
+      channelId: CHANNEL,
+      timestamp: Math.floor(Date.now() / 1000) + 400,
+    });
+    // Refused before Bolt: no acknowledgement, so nothing was started.
+    expect(ahead.status).toBe(401);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+    expect(world.sim.state.events(REPO).length).toBe(before);
+  });
+
+  it("refuses the same signed request sent again: the queue is paused once", async () => {
+    const pauses = () => world.sim.state.events(REPO).filter((e) => e.type.startsWith("queue.pause")).length;
+    const before = pauses();
+    const sent = await slash(`pause ${REPO} replayed`);
+    expect(sent.status).toBe(200);
+    await answerTo(sent.responseUrl);
+    expect(pauses()).toBe(before + 1);
+
+    const replay = await world.slack.resend(sent);
+    expect(replay.status).toBe(401);
+    expect(pauses()).toBe(before + 1);
+
+    // A new request with the same words is not a replay.
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
   });
 
   it("rejects a bad signature and a stale timestamp, and nothing runs", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { clip } from "../../src/commands/present.js";
+import { jsonSafe } from "../../src/slack/actions.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn, mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
-import { clampMrkdwn, jsonSafe, mention } from "../../src/slack/render-kit.js";
+import { clampMrkdwn, mention } from "../../src/slack/render-kit.js";
 
 const ZWSP = "\u200b";
 

@@ -5,7 +5,7 @@ import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
-import { ACTION_IDS, commandOfAction } from "../../src/slack/actions.js";
+import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
 import {
   type RenderContext,
   renderErrorMessage,
@@ -16,6 +16,12 @@ import {
 } from "../../src/slack/render-blocks.js";
 import { validateBlocks } from "../../tools/stand-ins/slack/block-kit-limits.js";
 import { pauseState, pullRequestDetails, queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
+
+/** The command a button's value runs, or the code of its refusal. */
+function commandOfAction(actionId: string, value: string) {
+  const read = readAction(actionId, value);
+  return read.kind === "command" ? read.command : read.error.code;
+}
 
 const REPO = Repo.of("acme", "widgets");
 const NOW = new Date("2025-11-05T13:40:00Z");
@@ -878,7 +884,7 @@ describe("escaping what people typed", () => {
     }
     // The only mention is ours, of the person who ran the command.
     expect(all.replace(/<@U999>/g, "")).not.toContain("<@");
-    // What is shown (button values are data, read back by commandOfAction, never displayed).
+    // What is shown (button values are data, read back by readAction, never displayed).
     const shown = JSON.stringify(message, (key, value) => (key === "value" ? undefined : value));
     for (const bare of ["```", "`code`", "line two\\n", "\\n&gt; quote"]) expect(shown).not.toContain(bare);
     // Inside our code spans nothing is formatted; outside them, typed markers cannot pair.
@@ -888,12 +894,15 @@ describe("escaping what people typed", () => {
   });
 
   it("keeps a typed branch intact in the Refresh button's value", () => {
-    const message = renderResultMessage({ name: "status", repo: REPO, branch: NASTY, status: status() }, ctx);
+    // A branch may hold anything but white space and control characters: the worst of it here.
+    const branch = "<!channel>@here<@U123><#C1|general>&*bold*_it_~del~`code`\\\"'\u202e";
+    const message = renderResultMessage({ name: "status", repo: REPO, branch, status: status() }, ctx);
     const refresh = buttons(message).find((b) => b.action_id === ACTION_IDS.refresh);
+    expect(refresh?.value).not.toMatch(/[<>&@]/);
     expect(commandOfAction(ACTION_IDS.refresh, refresh?.value ?? "")).toEqual({
       name: "status",
       repo: REPO,
-      branch: NASTY,
+      branch,
     });
   });
 });

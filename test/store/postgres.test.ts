@@ -102,6 +102,7 @@ describe("the store on PostgreSQL", () => {
     "pause_attributions",
     "poll_cursors",
     "schema_migrations",
+    "slack_signatures",
     "subscriptions",
     "threads",
     "webhook_deliveries",
@@ -220,6 +221,10 @@ describe("the store on PostgreSQL", () => {
     const delivered = await Promise.all([a.claimDelivery("d-1", T0), b.claimDelivery("d-1", T0)]);
     expect(delivered.filter(Boolean)).toHaveLength(1);
 
+    const signed = await Promise.all([a.claimSlackSignature("v0=1", T0), b.claimSlackSignature("v0=1", T0)]);
+    expect(signed.sort()).toEqual([false, true]);
+    expect(await b.claimSlackSignature("v0=1", new Date(T0.getTime() + 60_000))).toBe(false);
+
     const leased = await Promise.all([
       a.tryAcquireLease("poll:acme/widgets", "a", T0, 10_000),
       b.tryAcquireLease("poll:acme/widgets", "b", T0, 10_000),
@@ -237,6 +242,19 @@ describe("the store on PostgreSQL", () => {
     };
     const claims = await Promise.all([a.claimNotification(claim), b.claimNotification(claim)]);
     expect(claims.sort()).toEqual(["claimed", "pending"]);
+  });
+
+  it("prunes the Slack signatures it no longer needs", async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+    expect(await store.claimSlackSignature("v0=old", minutes(0))).toBe(true);
+    expect(await store.claimSlackSignature("v0=recent", minutes(10))).toBe(true);
+    expect(await store.claimSlackSignature("v0=new", minutes(20))).toBe(true);
+    const { rows } = await admin.query(
+      `SELECT signature FROM "${schema}".slack_signatures ORDER BY signature`,
+    );
+    expect(rows.map((r: { signature: string }) => r.signature)).toEqual(["v0=new", "v0=recent"]);
   });
 
   it("answers ping with false, not a throw, when the database is unreachable", async () => {

@@ -194,6 +194,24 @@ describe("the store on SQLite", () => {
     expect(await store.claimDelivery("d-1", T0)).toBe(false);
   });
 
+  it("prunes the Slack signatures it no longer needs", async () => {
+    const path = join(dir, "ym.db");
+    const store = await openFile(path);
+    const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+    expect(await store.claimSlackSignature("v0=old", minutes(0))).toBe(true);
+    expect(await store.claimSlackSignature("v0=recent", minutes(10))).toBe(true);
+    expect(await store.claimSlackSignature("v0=new", minutes(20))).toBe(true);
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare("SELECT signature FROM slack_signatures ORDER BY signature").pluck().all()).toEqual([
+        "v0=new",
+        "v0=recent",
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it("shares one file between two open stores", async () => {
     const path = join(dir, "shared.db");
     const a = await openFile(path);
@@ -202,6 +220,8 @@ describe("the store on SQLite", () => {
     expect(await b.getBackoff("k")).toEqual({ key: "k", failures: 1, nextAttemptAt: T0, lastError: "boom" });
     expect(await a.claimDelivery("d-1", T0)).toBe(true);
     expect(await b.claimDelivery("d-1", T0)).toBe(false);
+    expect(await a.claimSlackSignature("v0=1", T0)).toBe(true);
+    expect(await b.claimSlackSignature("v0=1", T0)).toBe(false);
     expect(await a.tryAcquireLease("poll:acme/widgets", "a", T0, 1000)).toBe(true);
     expect(await b.tryAcquireLease("poll:acme/widgets", "b", T0, 1000)).toBe(false);
   });

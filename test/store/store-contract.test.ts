@@ -323,6 +323,47 @@ describe.each([
     });
   });
 
+  describe("Slack request signatures", () => {
+    const MINUTE = 60 * SECOND;
+
+    it("claims a signature the first time only", async () => {
+      expect(await store.claimSlackSignature("v0=aa", at(0))).toBe(true);
+      expect(await store.claimSlackSignature("v0=aa", at(SECOND))).toBe(false);
+      expect(await store.claimSlackSignature("v0=bb", at(SECOND))).toBe(true);
+      expect(await store.claimSlackSignature("v0=aa", at(2 * SECOND))).toBe(false);
+    });
+
+    it("lets exactly one of two concurrent claims win", async () => {
+      const results = await Promise.all([
+        store.claimSlackSignature("v0=race", at(0)),
+        store.claimSlackSignature("v0=race", at(0)),
+      ]);
+      expect(results.sort()).toEqual([false, true]);
+    });
+
+    it("remembers a signature for 15 minutes, then takes a new claim of it", async () => {
+      expect(await store.claimSlackSignature("v0=aa", at(0))).toBe(true);
+      expect(await store.claimSlackSignature("v0=aa", at(10 * MINUTE))).toBe(false);
+      expect(await store.claimSlackSignature("v0=aa", at(15 * MINUTE - 1))).toBe(false);
+      expect(await store.claimSlackSignature("v0=aa", at(15 * MINUTE))).toBe(true);
+      // The new claim starts a new 15 minutes.
+      expect(await store.claimSlackSignature("v0=aa", at(20 * MINUTE))).toBe(false);
+    });
+
+    it("forgets signatures older than 15 minutes when it prunes", async () => {
+      expect(await store.claimSlackSignature("v0=old", at(0))).toBe(true);
+      expect(await store.claimSlackSignature("v0=recent", at(10 * MINUTE))).toBe(true);
+      expect(await store.claimSlackSignature("v0=new", at(20 * MINUTE))).toBe(true); // prunes
+      expect(await store.claimSlackSignature("v0=old", at(20 * MINUTE))).toBe(true);
+      expect(await store.claimSlackSignature("v0=recent", at(20 * MINUTE))).toBe(false);
+    });
+
+    it("keeps signatures apart from webhook deliveries", async () => {
+      expect(await store.claimDelivery("same", at(0))).toBe(true);
+      expect(await store.claimSlackSignature("same", at(0))).toBe(true);
+    });
+  });
+
   describe("leases", () => {
     const lease = "poll:acme/widgets";
 

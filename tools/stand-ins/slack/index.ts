@@ -1,7 +1,7 @@
 export { LIMITS as BLOCK_KIT_LIMITS, validateBlocks } from "./block-kit-limits.js";
 export { type FaultOutcome, SlackFaults } from "./faults.js";
 export { RESPONSE_URL_LIFETIME_MS, RESPONSE_URL_MAX_USES } from "./response-urls.js";
-export type { ButtonClickArgs, DeliveryResult, SlashCommandArgs } from "./sender.js";
+export type { ButtonClickArgs, DeliveryResult, ResendArgs, SlashCommandArgs } from "./sender.js";
 export { type SlackStandIn, type SlackStandInOptions, startSlackStandIn } from "./server.js";
 export { isValidSlackSignature, signSlackRequest } from "./signing.js";
 export { type BotIdentity, SlackState } from "./state.js";

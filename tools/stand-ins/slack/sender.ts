@@ -73,6 +73,15 @@ export interface DeliveryResult {
   responseUrl: string;
   /** The signed body that was sent. */
   sentBody: string;
+  /** Its signature headers (`x-slack-request-timestamp`, `x-slack-signature`), as sent. */
+  sentHeaders: Record<string, string>;
+}
+
+export interface ResendArgs {
+  /** Where to send it; default the events URL (another replica's, say). */
+  url?: string;
+  /** Headers to add, e.g. Slack's `x-slack-retry-num` and `x-slack-retry-reason` on a retry. */
+  headers?: Record<string, string>;
 }
 
 export async function sendSlashCommand(ctx: SenderContext, args: SlashCommandArgs): Promise<DeliveryResult> {
@@ -153,6 +162,36 @@ export async function clickButton(ctx: SenderContext, args: ButtonClickArgs): Pr
   return deliver(ctx, entry, body, args);
 }
 
+/**
+ * Sends a request delivered before again, byte for byte with its signature headers: what an attacker
+ * who captured it would send, or (with `x-slack-retry-num`) what a retry of it looks like.
+ */
+export async function resend(
+  ctx: SenderContext,
+  delivery: DeliveryResult,
+  args: ResendArgs = {},
+): Promise<DeliveryResult> {
+  const eventsUrl = args.url ?? ctx.eventsUrl();
+  if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
+  const started = performance.now();
+  const answer = await postForm(
+    eventsUrl,
+    delivery.sentBody,
+    { ...delivery.sentHeaders, ...args.headers },
+    ctx.timeoutMs,
+  );
+  const json = parseJson(answer.body);
+  return {
+    status: answer.status,
+    body: answer.body,
+    ...(json !== undefined ? { json } : {}),
+    durationMs: performance.now() - started,
+    responseUrl: delivery.responseUrl,
+    sentBody: delivery.sentBody,
+    sentHeaders: delivery.sentHeaders,
+  };
+}
+
 async function deliver(
   ctx: SenderContext,
   entry: ResponseUrlEntry,
@@ -163,16 +202,12 @@ async function deliver(
   if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
   const signature = overrides.signature ?? signSlackRequest(ctx.signingSecret, timestamp, body);
+  const sentHeaders = {
+    "x-slack-request-timestamp": String(timestamp),
+    "x-slack-signature": signature,
+  };
   const started = performance.now();
-  const answer = await postForm(
-    eventsUrl,
-    body,
-    {
-      "x-slack-request-timestamp": String(timestamp),
-      "x-slack-signature": signature,
-    },
-    ctx.timeoutMs,
-  );
+  const answer = await postForm(eventsUrl, body, sentHeaders, ctx.timeoutMs);
   const durationMs = performance.now() - started;
   const json = parseJson(answer.body);
   ctx.logger?.debug(
@@ -187,6 +222,7 @@ async function deliver(
     durationMs,
     responseUrl: entry.url,
     sentBody: body,
+    sentHeaders,
   };
 }
 

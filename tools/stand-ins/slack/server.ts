@@ -8,6 +8,8 @@ import {
   type ButtonClickArgs,
   clickButton,
   type DeliveryResult,
+  type ResendArgs,
+  resend,
   type SenderContext,
   type SlashCommandArgs,
   sendSlashCommand,
@@ -56,6 +58,8 @@ export interface SlackStandIn {
   faults: SlackFaults;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
   clickButton(args: ButtonClickArgs): Promise<DeliveryResult>;
+  /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
+  resend(delivery: DeliveryResult, args?: ResendArgs): Promise<DeliveryResult>;
   /** Polls until `predicate` returns a value (default 5 s). */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   setEventsUrl(url: string): void;
@@ -172,6 +176,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     faults,
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
+    resend: (delivery, args) => resend(sender, delivery, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),
     setEventsUrl(url) {
       eventsUrl = url;

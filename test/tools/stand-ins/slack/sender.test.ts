@@ -95,6 +95,23 @@ describe("sendSlashCommand", () => {
     expect(receiver.received[1]?.headers["x-slack-signature"]).toBe("v0=deadbeef");
   });
 
+  it("sends a delivered request again byte for byte, with the headers given (a replay or a retry)", async () => {
+    const first = await slack.sendSlashCommand({ text: "help", userId: "U0ALICE", channelId: "C0MERGE" });
+    expect(first.sentHeaders).toEqual({
+      "x-slack-request-timestamp": receiver.received[0]?.headers["x-slack-request-timestamp"],
+      "x-slack-signature": receiver.received[0]?.headers["x-slack-signature"],
+    });
+    const again = await slack.resend(first, { headers: { "x-slack-retry-num": "1" } });
+    expect(again).toMatchObject({ status: 200, responseUrl: first.responseUrl, sentBody: first.sentBody });
+    expect(receiver.received).toHaveLength(2);
+    const [sent, resent] = receiver.received;
+    expect(resent?.rawBody).toBe(sent?.rawBody);
+    expect(resent?.headers["x-slack-signature"]).toBe(sent?.headers["x-slack-signature"]);
+    expect(resent?.headers["x-slack-request-timestamp"]).toBe(sent?.headers["x-slack-request-timestamp"]);
+    expect(resent?.headers["x-slack-retry-num"]).toBe("1");
+    expect(resent?.signatureValid).toBe(true);
+  });
+
   it("records an immediate JSON response as an ephemeral response", async () => {
     reply = () => ({ contentType: "application/json", body: JSON.stringify({ text: "Usage: /mq help" }) });
     const result = await slack.sendSlashCommand({ text: "bogus", userId: "U0ALICE", channelId: "C0MERGE" });
