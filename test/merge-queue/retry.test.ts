@@ -115,11 +115,12 @@ describe("client retries", () => {
       .get(STATUS_PATH)
       .replyWithError("socket hang up")
       .get(STATUS_PATH)
-      .delay(200)
+      .delay(5_000)
       .reply(200, queueStatus())
       .get(STATUS_PATH)
       .reply(200, queueStatus());
-    await makeClient({ onCall, timeoutMs: 40 }).getStatus(REPO);
+    // Wide margins both ways: a loaded machine may take tens of milliseconds to answer at all.
+    await makeClient({ onCall, timeoutMs: 500 }).getStatus(REPO);
     expect(calls.map((c) => c.status)).toEqual(["network", "timeout", 200]);
   });
 
