@@ -34,6 +34,23 @@ export interface SlackSurfaceOptions {
 
 const SURFACE: Surface = "slack";
 
+const MALFORMED_COMMAND =
+  "Yardmaster could not read this command (Slack sent it without some of its usual fields), so nothing was run. Try again.";
+
+/** The named fields of a Slack payload that are not non-empty strings (Slack always sends them). */
+function missingFields(payload: object, names: string[]): string[] {
+  return names.filter((name) => {
+    const value = (payload as Record<string, unknown>)[name];
+    // `text` is sent empty when nothing follows the command.
+    return typeof value !== "string" || (value === "" && name !== "text");
+  });
+}
+
+function fieldOf(payload: object, name: string): string | undefined {
+  const value = (payload as Record<string, unknown>)[name];
+  return typeof value === "string" ? value.slice(0, 100) : undefined;
+}
+
 /**
  * The Slack surface (docs/commands.md) on Bolt's HTTPReceiver: every slash command and button is
  * acknowledged at once, then answered through `response_url`. Errors and help are ephemeral; results
@@ -58,6 +75,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     ...(options.botId
       ? { botId: options.botId, botUserId: options.botUserId, tokenVerificationEnabled: false }
       : {}),
+  });
+
+  // What Bolt could not process (a payload it cannot read): logged with its reason, then answered by Bolt.
+  app.error(async (error) => {
+    logger.warn({ err: error }, "Slack request refused: Bolt could not process it");
+    throw error;
   });
 
   const actorFor = async (
@@ -112,22 +135,40 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     });
   };
 
-  const safely = async (respond: RespondFn, work: () => Promise<void>) => {
-    try {
-      await work();
-    } catch (error) {
-      logger.error({ err: error }, "Slack command failed unexpectedly");
-      await respond({
-        response_type: "ephemeral",
-        replace_original: false,
-        ...renderUnexpectedMessage(),
-      }).catch((e: unknown) => logger.warn({ err: e }, "could not answer on response_url"));
-    }
+  /** Runs a command's work after its acknowledgement; never rejects, whatever the work or the answer does. */
+  const safely = (respond: RespondFn, work: () => Promise<void>): void => {
+    const run = async () => {
+      try {
+        await work();
+      } catch (error) {
+        logger.error({ err: error }, "Slack command failed unexpectedly");
+        try {
+          await respond({
+            response_type: "ephemeral",
+            replace_original: false,
+            ...renderUnexpectedMessage(),
+          });
+        } catch (e) {
+          logger.warn({ err: e }, "could not answer on response_url");
+        }
+      }
+    };
+    void run();
   };
 
   app.command(/.*/, async ({ command: slash, ack, respond }) => {
+    const missing = missingFields(slash, ["team_id", "user_id", "channel_id", "response_url", "text"]);
+    if (missing.length > 0 || !respond) {
+      logger.warn(
+        { kind: "slash_command", missing, team: fieldOf(slash, "team_id"), user: fieldOf(slash, "user_id") },
+        "Slack request refused: a signed slash command without the fields Slack always sends",
+      );
+      // Slack shows a slash command's acknowledgement to the person who typed it.
+      await ack({ response_type: "ephemeral", text: MALFORMED_COMMAND });
+      return;
+    }
     await ack();
-    void safely(respond, async () => {
+    safely(respond, async () => {
       const actor = await actorFor(slash.team_id, slash.user_id, slash.channel_id, slash.response_url);
       const parsed = parseSlackCommand(slash.text, await placeOf(slash.channel_id));
       if (parsed.kind === "refused") {
@@ -143,7 +184,21 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     new RegExp(`^(${Object.values(ACTION_IDS).join("|").replace(/\./g, "\\.")})$`),
     async ({ ack, body, action, respond }) => {
       await ack();
-      void safely(respond, async () => {
+      const user = typeof body.user === "object" && body.user !== null ? body.user : undefined;
+      const missing = [
+        ...missingFields(body, ["response_url"]),
+        ...(typeof user?.id === "string" && user.id !== "" ? [] : ["user.id"]),
+        ...(typeof action?.action_id === "string" ? [] : ["actions[0].action_id"]),
+      ];
+      if (missing.length > 0 || !respond) {
+        // A click has nowhere to be answered but its response_url: the refusal is only logged.
+        logger.warn(
+          { kind: "block_actions", missing, team: body.team?.id, user: user?.id },
+          "Slack request refused: a signed button click without the fields Slack always sends",
+        );
+        return;
+      }
+      safely(respond, async () => {
         const channelId = body.channel?.id ?? body.container?.channel_id ?? "";
         const actor = await actorFor(
           body.team?.id ?? body.user.team_id ?? "",
