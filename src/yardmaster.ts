@@ -5,7 +5,7 @@ import type { ProbotOctokit } from "probot";
 import type { RunDeps } from "./commands/run.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import { installationGateway, unavailableGateway } from "./github/installations.js";
-import { startGitHubSurface } from "./github/probot.js";
+import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
 import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
@@ -19,8 +19,8 @@ import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
 import { githubUrls } from "./settings/read-settings.js";
 import { describeSurfaces } from "./settings/start-log.js";
-import { loginUrl, oauthCallbackHandler } from "./slack/identity-linking.js";
-import { createSlackSurface } from "./slack/slack-surface.js";
+import { loginUrl, OAUTH_CALLBACK_PATH, oauthCallbackHandler } from "./slack/identity-linking.js";
+import { createSlackSurface, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "./slack/slack-surface.js";
 import { openStore, type PauseAttribution, type Store } from "./store/index.js";
 
 export interface YardmasterOptions {
@@ -41,6 +41,17 @@ export interface YardmasterOptions {
   /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */
   onMergeQueueCall?: (call: CallRecord) => void;
 }
+
+/**
+ * The endpoints that take a body and the most each reads; every other path takes none (the HTTP server
+ * refuses a larger body, or one of unknown length, before reading it).
+ */
+export const BODY_LIMITS: Readonly<Record<string, number>> = {
+  /** GitHub caps webhook payloads at 25 MB. */
+  [WEBHOOKS_PATH]: 25 * 1024 * 1024,
+  [SLACK_EVENTS_PATH]: SLACK_MAX_BODY_BYTES,
+  [OAUTH_CALLBACK_PATH]: 0,
+};
 
 export interface Yardmaster {
   config: Config;
@@ -173,7 +184,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     throw error;
   }
 
-  const server = createHttpServer(handlers, logger);
+  const server = createHttpServer(handlers, logger, { bodyLimits: BODY_LIMITS });
   return {
     config,
     metrics,

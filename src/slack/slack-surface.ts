@@ -17,6 +17,8 @@ import {
 } from "./render-blocks.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
+/** The largest request body Slack sends (Bolt's limit); the HTTP server refuses a larger one before reading it. */
+export const SLACK_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface SlackSurfaceOptions {
   botToken: string;
@@ -62,6 +64,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     signingSecret: options.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
     processBeforeResponse: false,
+    bodyLimit: SLACK_MAX_BODY_BYTES,
     logger: boltLogger(logger),
   });
   const app = new App({
