@@ -1,4 +1,5 @@
 import "dotenv/config";
+import { installLastResortHandlers } from "./last-resort.js";
 import { loadConfig } from "./load-config.js";
 import { createLogger } from "./logger.js";
 import { ConfigError } from "./settings/read-settings.js";
@@ -20,12 +21,16 @@ async function main(): Promise<number> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  let app: Awaited<ReturnType<typeof createYardmaster>> | undefined;
+  installLastResortHandlers(process, logger, () => {
+    void (app?.close() ?? Promise.resolve()).finally(() => process.exit(1));
+  });
   try {
-    const app = await createYardmaster(config, { logger });
+    app = await createYardmaster(config, { logger });
     await app.listen();
     const stop = async (signal: string) => {
       logger.info(`${signal}: shutting down`);
-      await app.close();
+      await app?.close();
       process.exit(0);
     };
     process.once("SIGINT", () => void stop("SIGINT"));
