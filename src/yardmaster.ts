@@ -17,6 +17,7 @@ import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiPoster } from "./notifier/slack-poster.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
+import { InFlight } from "./server/in-flight.js";
 import { githubUrls } from "./settings/read-settings.js";
 import { describeSurfaces } from "./settings/start-log.js";
 import { loginUrl, OAUTH_CALLBACK_PATH, oauthCallbackHandler } from "./slack/identity-linking.js";
@@ -53,6 +54,11 @@ export const BODY_LIMITS: Readonly<Record<string, number>> = {
   [OAUTH_CALLBACK_PATH]: 0,
 };
 
+/** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
+export interface CloseReport {
+  abandoned: number;
+}
+
 export interface Yardmaster {
   config: Config;
   metrics: Metrics;
@@ -62,7 +68,12 @@ export interface Yardmaster {
   poller: Poller | null;
   deliverer: Deliverer | null;
   listen(): Promise<{ url: string; port: number }>;
-  close(): Promise<void>;
+  /**
+   * Stops: no new connection or request is accepted; requests in flight, commands still running after
+   * their answer and the poller's tick get `timeoutMs` (default 0) to finish, then are abandoned; the
+   * store is closed. Calling it again returns the same stop.
+   */
+  close(options?: { timeoutMs?: number }): Promise<CloseReport>;
 }
 
 /** The composition root: every surface on one HTTP server (PRODUCT.md section 6). */
@@ -91,6 +102,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   };
   const deliveries: DeliveryLog = { claim: (id) => store.claimDelivery(id, new Date()) };
   const urls = githubUrls(config.githubHost);
+  const inFlight = new InFlight();
+  let stopping = false;
 
   let poller: Poller | null = null;
   let deliverer: Deliverer | null = null;
@@ -128,6 +141,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         store,
         githubWebUrl: urls.webUrl,
         logger,
+        track: (work) => inFlight.track(work),
         run: {
           ...common,
           github,
@@ -184,7 +198,12 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     throw error;
   }
 
-  const server = createHttpServer(handlers, logger, { bodyLimits: BODY_LIMITS });
+  const server = createHttpServer(handlers, logger, {
+    bodyLimits: BODY_LIMITS,
+    inFlight,
+    stopping: () => stopping,
+  });
+  let closing: Promise<CloseReport> | undefined;
   return {
     config,
     metrics,
@@ -209,13 +228,42 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       }
       return { url, port };
     },
-    async close() {
-      await poller?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    close({ timeoutMs = 0 } = {}) {
+      closing ??= (async () => {
+        stopping = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const deadline = AbortSignal.timeout(timeoutMs);
+        const [finished, pollerStopped] = await Promise.all([
+          inFlight.idle(deadline),
+          poller ? before(poller.stop(), deadline) : true,
+        ]);
+        const abandoned = (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1);
         server.closeAllConnections();
-      });
-      await store.close();
+        await closed;
+        await store.close();
+        return { abandoned };
+      })();
+      return closing;
     },
   };
+}
+
+/** True once `work` is done, false if `signal` aborts first. */
+function before(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const abort = () => resolve(false);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener("abort", abort);
+        resolve(true);
+      },
+      () => {
+        signal.removeEventListener("abort", abort);
+        resolve(true);
+      },
+    );
+  });
 }

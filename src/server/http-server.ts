@@ -7,6 +7,7 @@ import {
   STATUS_CODES,
 } from "node:http";
 import type { Logger } from "../logger.js";
+import type { InFlight } from "./in-flight.js";
 
 /** Answers a request and returns true, or returns false to let the next handler try. */
 export type Handler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
@@ -64,6 +65,10 @@ export interface HttpServerOptions {
    * without a Content-Length 411, before any of its body is read, and its connection is closed.
    */
   bodyLimits?: Readonly<Record<string, number>>;
+  /** Counts each request the handlers take until its response is done (a graceful stop waits for them). */
+  inFlight?: InFlight;
+  /** True once a graceful stop began: a request that still arrives is answered 503. */
+  stopping?: () => boolean;
 }
 
 interface RequestScope {
@@ -110,13 +115,17 @@ export function createHttpServer(
     answerUnread(req, status, reason);
   };
 
-  /** Whether a request goes on to the handlers; if not, it was refused (its body is refused). */
+  /** Whether a request goes on to the handlers; if not, it was refused (the server stops, or its body is refused). */
   const screen = (req: IncomingMessage, res: ServerResponse): boolean => {
     let path: string;
     try {
       path = pathOf(req);
     } catch {
       refuse(req, 400, "unreadable request target");
+      return false;
+    }
+    if (options.stopping?.()) {
+      refuse(req, 503, "shutting down");
       return false;
     }
     const limit = Object.hasOwn(limits, path) ? (limits[path] as number) : 0;
@@ -144,6 +153,8 @@ export function createHttpServer(
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const end = options.inFlight?.begin();
+    if (end) res.once("close", end);
     scope.run({ req, res }, () => {
       void (async () => {
         for (const handler of handlers) {

@@ -28,6 +28,8 @@ export interface SlackSurfaceOptions {
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;
+  /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */
+  track?: <T>(work: Promise<T>) => Promise<T>;
   /** Tests: skip Bolt's auth.test and its retries. */
   botId?: string;
   botUserId?: string;
@@ -156,7 +158,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
         }
       }
     };
-    void run();
+    const running = run();
+    void (options.track ? options.track(running) : running);
   };
 
   app.command(/.*/, async ({ command: slash, ack, respond }) => {

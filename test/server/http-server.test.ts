@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { createHttpServer, currentRequest, type Handler, sendJson } from "../../src/server/http-server.js";
+import { InFlight } from "../../src/server/in-flight.js";
 
 const LIMITS = { "/hooks": 1000, "/callback": 0 };
 
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 /** A server with the limits above; every request that reaches the handlers is answered 200 with its body's size. */
-async function serve(options: { handler?: Handler } = {}) {
+async function serve(options: { stopping?: () => boolean; inFlight?: InFlight; handler?: Handler } = {}) {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger(
     { level: "info" },
@@ -34,6 +35,7 @@ async function serve(options: { handler?: Handler } = {}) {
   };
   const server = createHttpServer(options.handler ? [options.handler] : [echo], logger, {
     bodyLimits: LIMITS,
+    ...options,
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -166,6 +168,36 @@ describe("body limits", () => {
 });
 
 describe("the server's life", () => {
+  it("answers 503 once stopping", async () => {
+    let stopping = false;
+    const { port } = await serve({ stopping: () => stopping });
+    stopping = true;
+    const { text, closed } = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(closed).toBe(true);
+  });
+
+  it("counts a request in flight until its response is done", async () => {
+    const inFlight = new InFlight();
+    let release = () => {};
+    const { port } = await serve({
+      inFlight,
+      handler: async (_req, res) => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return sendJson(res, 200, {});
+      },
+    });
+    const answered = exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(inFlight.size).toBe(1);
+    release();
+    expect((await answered).text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await inFlight.idle()).toBe(true);
+    expect(inFlight.size).toBe(0);
+  });
+
   it("knows, in whatever a request's handling started, which request it is", async () => {
     let seen: unknown;
     const { port } = await serve({
