@@ -21,6 +21,7 @@ import { InFlight } from "./server/in-flight.js";
 import { githubUrls } from "./settings/read-settings.js";
 import { describeSurfaces } from "./settings/start-log.js";
 import { loginUrl, OAUTH_CALLBACK_PATH, oauthCallbackHandler } from "./slack/identity-linking.js";
+import { slackNamesFromWebApi } from "./slack/names.js";
 import { createSlackSurface, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "./slack/slack-surface.js";
 import { openStore, type PauseAttribution, type Store } from "./store/index.js";
 
@@ -130,8 +131,24 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       handlers.push(surface.handler);
     }
     if (config.oauth) {
+      const slackConfig = config.slack;
       handlers.push(
-        oauthCallbackHandler({ ...config.oauth, ...urls, publicUrl: config.publicUrl, store, logger }),
+        oauthCallbackHandler({
+          ...config.oauth,
+          ...urls,
+          publicUrl: config.publicUrl,
+          store,
+          logger,
+          ...(slackConfig
+            ? {
+                slackNames: slackNamesFromWebApi({
+                  token: slackConfig.botToken,
+                  apiUrl: slackConfig.apiUrl,
+                  logger,
+                }),
+              }
+            : {}),
+        }),
       );
     }
     if (config.slack) {
