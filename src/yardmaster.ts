@@ -5,7 +5,7 @@ import type { ProbotOctokit } from "probot";
 import type { RunDeps } from "./commands/run.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import { installationGateway, unavailableGateway } from "./github/installations.js";
-import { startGitHubSurface } from "./github/probot.js";
+import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
 import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
@@ -17,10 +17,12 @@ import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiPoster } from "./notifier/slack-poster.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
+import { InFlight } from "./server/in-flight.js";
 import { githubUrls } from "./settings/read-settings.js";
 import { describeSurfaces } from "./settings/start-log.js";
-import { loginUrl, oauthCallbackHandler } from "./slack/identity-linking.js";
-import { createSlackSurface } from "./slack/slack-surface.js";
+import { loginUrl, OAUTH_CALLBACK_PATH, oauthCallbackHandler } from "./slack/identity-linking.js";
+import { slackNamesFromWebApi } from "./slack/names.js";
+import { createSlackSurface, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "./slack/slack-surface.js";
 import { openStore, type PauseAttribution, type Store } from "./store/index.js";
 
 export interface YardmasterOptions {
@@ -42,6 +44,22 @@ export interface YardmasterOptions {
   onMergeQueueCall?: (call: CallRecord) => void;
 }
 
+/**
+ * The endpoints that take a body and the most each reads; every other path takes none (the HTTP server
+ * refuses a larger body, or one of unknown length, before reading it).
+ */
+export const BODY_LIMITS: Readonly<Record<string, number>> = {
+  /** GitHub caps webhook payloads at 25 MB. */
+  [WEBHOOKS_PATH]: 25 * 1024 * 1024,
+  [SLACK_EVENTS_PATH]: SLACK_MAX_BODY_BYTES,
+  [OAUTH_CALLBACK_PATH]: 0,
+};
+
+/** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
+export interface CloseReport {
+  abandoned: number;
+}
+
 export interface Yardmaster {
   config: Config;
   metrics: Metrics;
@@ -51,7 +69,12 @@ export interface Yardmaster {
   poller: Poller | null;
   deliverer: Deliverer | null;
   listen(): Promise<{ url: string; port: number }>;
-  close(): Promise<void>;
+  /**
+   * Stops: no new connection or request is accepted; requests in flight, commands still running after
+   * their answer and the poller's tick get `timeoutMs` (default 0) to finish, then are abandoned; the
+   * store is closed. Calling it again returns the same stop.
+   */
+  close(options?: { timeoutMs?: number }): Promise<CloseReport>;
 }
 
 /** The composition root: every surface on one HTTP server (docs/architecture.md). */
@@ -80,6 +103,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   };
   const deliveries: DeliveryLog = { claim: (id) => store.claimDelivery(id, new Date()) };
   const urls = githubUrls(config.githubHost);
+  const inFlight = new InFlight();
+  let stopping = false;
 
   let poller: Poller | null = null;
   let deliverer: Deliverer | null = null;
@@ -106,8 +131,24 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       handlers.push(surface.handler);
     }
     if (config.oauth) {
+      const slackConfig = config.slack;
       handlers.push(
-        oauthCallbackHandler({ ...config.oauth, ...urls, publicUrl: config.publicUrl, store, logger }),
+        oauthCallbackHandler({
+          ...config.oauth,
+          ...urls,
+          publicUrl: config.publicUrl,
+          store,
+          logger,
+          ...(slackConfig
+            ? {
+                slackNames: slackNamesFromWebApi({
+                  token: slackConfig.botToken,
+                  apiUrl: slackConfig.apiUrl,
+                  logger,
+                }),
+              }
+            : {}),
+        }),
       );
     }
     if (config.slack) {
@@ -117,6 +158,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         store,
         githubWebUrl: urls.webUrl,
         logger,
+        track: (work) => inFlight.track(work),
         run: {
           ...common,
           github,
@@ -173,7 +215,12 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     throw error;
   }
 
-  const server = createHttpServer(handlers, logger);
+  const server = createHttpServer(handlers, logger, {
+    bodyLimits: BODY_LIMITS,
+    inFlight,
+    stopping: () => stopping,
+  });
+  let closing: Promise<CloseReport> | undefined;
   return {
     config,
     metrics,
@@ -198,13 +245,42 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       }
       return { url, port };
     },
-    async close() {
-      await poller?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    close({ timeoutMs = 0 } = {}) {
+      closing ??= (async () => {
+        stopping = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const deadline = AbortSignal.timeout(timeoutMs);
+        const [finished, pollerStopped] = await Promise.all([
+          inFlight.idle(deadline),
+          poller ? before(poller.stop(), deadline) : true,
+        ]);
+        const abandoned = (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1);
         server.closeAllConnections();
-      });
-      await store.close();
+        await closed;
+        await store.close();
+        return { abandoned };
+      })();
+      return closing;
     },
   };
+}
+
+/** True once `work` is done, false if `signal` aborts first. */
+function before(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const abort = () => resolve(false);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener("abort", abort);
+        resolve(true);
+      },
+      () => {
+        signal.removeEventListener("abort", abort);
+        resolve(true);
+      },
+    );
+  });
 }

@@ -43,6 +43,7 @@ describe("loadConfig", () => {
       port: 3000,
       host: "0.0.0.0",
       logLevel: "info",
+      shutdownTimeoutSeconds: 10,
     });
     expect(config.permissions).toMatchObject({
       queue: "write",
@@ -97,6 +98,7 @@ describe("loadConfig", () => {
       ...base,
       MERGE_QUEUE_API_URL: "not a url",
       POLL_INTERVAL_SECONDS: "soon",
+      SHUTDOWN_TIMEOUT_SECONDS: "0",
       PORT: "70000",
       PUBLIC_URL: "ftp://x",
       LOG_LEVEL: "loud",
@@ -109,6 +111,7 @@ describe("loadConfig", () => {
     for (const name of [
       "MERGE_QUEUE_API_URL",
       "POLL_INTERVAL_SECONDS",
+      "SHUTDOWN_TIMEOUT_SECONDS",
       "PORT",
       "PUBLIC_URL",
       "LOG_LEVEL",

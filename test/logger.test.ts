@@ -61,3 +61,52 @@ describe("logger redaction", () => {
     expect(line).toMatchObject({ repository: "acme/widgets", status: 200, msg: "call done" });
   });
 });
+
+describe("logged errors", () => {
+  /** What @octokit/webhooks throws for a webhook whose signature does not match: the webhook hangs on it. */
+  function signatureError(payload: string) {
+    const error = Object.assign(
+      new Error("[@octokit/webhooks] signature does not match event payload and secret"),
+      {
+        event: { id: "d-1", name: "issue_comment", payload, signature: "sha256=00" },
+        status: 400,
+      },
+    );
+    return Object.assign(new AggregateError([error], error.message), { event: error.event });
+  }
+
+  it("keep a webhook's delivery id, event name and size, never its body or signature", () => {
+    const { logger, text } = capture();
+    const payload = JSON.stringify({ filler: "BODY-MARKER ".repeat(100_000) });
+    const aggregate = signatureError(payload);
+    logger.error(aggregate);
+    logger.error({ err: aggregate.errors[0] }, "as Probot's error handler logs it");
+    const out = text();
+    expect(out).not.toContain("BODY-MARKER");
+    expect(out).not.toContain("sha256=00");
+    expect(out.length).toBeLessThan(8_000);
+    const [first, second] = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const event = { id: "d-1", name: "issue_comment", bytes: Buffer.byteLength(payload) };
+    expect(first.err).toMatchObject({
+      type: "AggregateError",
+      event,
+      aggregateErrors: [{ event, status: 400 }],
+    });
+    expect(second.err).toMatchObject({ type: "Error", status: 400, event });
+  });
+
+  it("replace any other long text an error carries by its length", () => {
+    const { logger, text } = capture();
+    logger.error(
+      { err: Object.assign(new Error("x".repeat(10_000)), { body: "y".repeat(10_000), code: "E1" }) },
+      "big",
+    );
+    const { err } = JSON.parse(text());
+    expect(err.body).toBe("[10000 characters]");
+    expect(err.code).toBe("E1");
+    expect(err.message).toMatch(/^x{4096}… \(10000 characters\)$/);
+  });
+});

@@ -70,7 +70,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const apps: Yardmaster[] = [];
   const closeAll = async () => {
     await github.settle();
-    await closeInOrder([...apps.splice(0).map((app) => () => app.close()), servers.close]);
+    await closeInOrder([
+      ...apps.splice(0).map((app) => async () => {
+        await app.close();
+      }),
+      servers.close,
+    ]);
   };
   try {
     const host = options.host ?? "127.0.0.1";

@@ -48,6 +48,6 @@ export const login = defineCommand<{ name: "login" }, LoginResult>({
   describe: ({ url, expiresInMinutes }) =>
     sentence(
       (f) =>
-        `🔑 ${f.strong(f.link(url, "Sign in with GitHub"))} to link your Slack account to your GitHub login, so that Yardmaster can check your permission on a repository when a command needs it. The link is for you only and expires in ${plural(expiresInMinutes, "minute")}.`,
+        `🔑 ${f.strong(f.link(url, "Sign in with GitHub"))} to link your Slack account to your GitHub login, so that Yardmaster can check your permission on a repository when a command needs it. The link is for your Slack account only and must not be passed on: whoever opens it links their GitHub login to your Slack account (so never open one someone else sent you). It expires in ${plural(expiresInMinutes, "minute")}.`,
     ),
 });

@@ -34,6 +34,8 @@ export interface Settings {
   port: number;
   host: string;
   logLevel: LogLevel;
+  /** How long a graceful stop waits for in-flight work (SHUTDOWN_TIMEOUT_SECONDS). */
+  shutdownTimeoutSeconds: number;
 }
 
 /** One PERMISSION_<COMMAND> as set: which variable, the command it names (lower case), the level asked. */
@@ -155,6 +157,7 @@ export function readSettings(
       port: e.PORT,
       host: e.HOST,
       logLevel: e.LOG_LEVEL,
+      shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     },
     permissionOverrides: overrides,
     problems,

@@ -229,6 +229,19 @@ export const SETTINGS = {
     secret: false,
     meaning: `how much is logged: ${LOG_LEVELS.join(", ")}`,
   }),
+  SHUTDOWN_TIMEOUT_SECONDS: setting({
+    ...defaulted(
+      "10",
+      z.coerce
+        .number({ error: "must be a number" })
+        .positive({ error: "must be a positive number of seconds" })
+        .max(600, { error: "must be at most 600" }),
+    ),
+    group: "server",
+    secret: false,
+    meaning:
+      "on SIGTERM or SIGINT, how long in-flight requests and commands may take to finish before they are abandoned (the exit status is then 1)",
+  }),
 };
 
 export type SettingName = keyof typeof SETTINGS;

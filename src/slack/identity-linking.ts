@@ -3,6 +3,7 @@ import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf, sendText } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
+import type { SlackNames, SlackNamesLookup } from "./names.js";
 
 export const OAUTH_CALLBACK_PATH = "/github/oauth/callback";
 
@@ -17,6 +18,8 @@ export interface IdentityLinkingOptions {
   publicUrl: string;
   store: Store;
   logger: Logger;
+  /** What the linked Slack user and workspace are called (Slack's Web API); their ids without it. */
+  slackNames?: SlackNamesLookup;
   now?: () => Date;
 }
 
@@ -136,11 +139,15 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
           options.logger.warn({ err: error }, "could not tell Slack about the link"),
         );
       }
+      const names: SlackNames = options.slackNames
+        ? await options.slackNames(state.teamId, state.slackUserId)
+        : { user: state.slackUserId, team: state.teamId };
       return page(
         res,
         200,
         "Linked",
-        `Your Slack account is now linked to the GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.`,
+        `Slack user <strong>${escapeHtml(names.user)}</strong> in workspace <strong>${escapeHtml(names.team)}</strong> is now linked to GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.</p>
+<p>Not your Slack account? Then someone sent you their own sign-in link, and that account can now act with your GitHub permissions in Yardmaster: tell your Slack workspace's administrators.`,
       );
     } catch (error) {
       options.logger.warn({ err: error }, "identity linking failed");

@@ -18,6 +18,8 @@ import {
 import { guardSlackRequests } from "./request-verification.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
+/** The largest request body Slack sends (Bolt's limit); the HTTP server refuses a larger one before reading it. */
+export const SLACK_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface SlackSurfaceOptions {
   botToken: string;
@@ -27,6 +29,8 @@ export interface SlackSurfaceOptions {
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;
+  /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */
+  track?: <T>(work: Promise<T>) => Promise<T>;
   /** Tests: skip Bolt's auth.test and its retries. */
   botId?: string;
   botUserId?: string;
@@ -34,6 +38,23 @@ export interface SlackSurfaceOptions {
 }
 
 const SURFACE: Surface = "slack";
+
+const MALFORMED_COMMAND =
+  "Yardmaster could not read this command (Slack sent it without some of its usual fields), so nothing was run. Try again.";
+
+/** The named fields of a Slack payload that are not non-empty strings (Slack always sends them). */
+function missingFields(payload: object, names: string[]): string[] {
+  return names.filter((name) => {
+    const value = (payload as Record<string, unknown>)[name];
+    // `text` is sent empty when nothing follows the command.
+    return typeof value !== "string" || (value === "" && name !== "text");
+  });
+}
+
+function fieldOf(payload: object, name: string): string | undefined {
+  const value = (payload as Record<string, unknown>)[name];
+  return typeof value === "string" ? value.slice(0, 100) : undefined;
+}
 
 /**
  * The Slack surface (docs/commands.md) on Bolt's HTTPReceiver: every slash command and button is
@@ -46,6 +67,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     signingSecret: options.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
     processBeforeResponse: false,
+    bodyLimit: SLACK_MAX_BODY_BYTES,
     logger: boltLogger(logger),
   });
   const app = new App({
@@ -59,6 +81,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     ...(options.botId
       ? { botId: options.botId, botUserId: options.botUserId, tokenVerificationEnabled: false }
       : {}),
+  });
+
+  // What Bolt could not process (a payload it cannot read): logged with its reason, then answered by Bolt.
+  app.error(async (error) => {
+    logger.warn({ err: error }, "Slack request refused: Bolt could not process it");
+    throw error;
   });
 
   const actorFor = async (
@@ -114,22 +142,41 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     });
   };
 
-  const safely = async (respond: RespondFn, work: () => Promise<void>) => {
-    try {
-      await work();
-    } catch (error) {
-      logger.error({ err: error }, "Slack command failed unexpectedly");
-      await respond({
-        response_type: "ephemeral",
-        replace_original: false,
-        ...renderUnexpectedMessage(),
-      }).catch((e: unknown) => logger.warn({ err: e }, "could not answer on response_url"));
-    }
+  /** Runs a command's work after its acknowledgement; never rejects, whatever the work or the answer does. */
+  const safely = (respond: RespondFn, work: () => Promise<void>): void => {
+    const run = async () => {
+      try {
+        await work();
+      } catch (error) {
+        logger.error({ err: error }, "Slack command failed unexpectedly");
+        try {
+          await respond({
+            response_type: "ephemeral",
+            replace_original: false,
+            ...renderUnexpectedMessage(),
+          });
+        } catch (e) {
+          logger.warn({ err: e }, "could not answer on response_url");
+        }
+      }
+    };
+    const running = run();
+    void (options.track ? options.track(running) : running);
   };
 
   app.command(/.*/, async ({ command: slash, ack, respond }) => {
+    const missing = missingFields(slash, ["team_id", "user_id", "channel_id", "response_url", "text"]);
+    if (missing.length > 0 || !respond) {
+      logger.warn(
+        { kind: "slash_command", missing, team: fieldOf(slash, "team_id"), user: fieldOf(slash, "user_id") },
+        "Slack request refused: a signed slash command without the fields Slack always sends",
+      );
+      // Slack shows a slash command's acknowledgement to the person who typed it.
+      await ack({ response_type: "ephemeral", text: MALFORMED_COMMAND });
+      return;
+    }
     await ack();
-    void safely(respond, async () => {
+    safely(respond, async () => {
       const actor = await actorFor(slash.team_id, slash.user_id, slash.channel_id, slash.response_url);
       const parsed = parseSlackCommand(slash.text, await placeOf(slash.channel_id));
       if (parsed.kind === "refused") {
@@ -145,7 +192,21 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     new RegExp(`^(${Object.values(ACTION_IDS).join("|").replace(/\./g, "\\.")})$`),
     async ({ ack, body, action, respond }) => {
       await ack();
-      void safely(respond, async () => {
+      const user = typeof body.user === "object" && body.user !== null ? body.user : undefined;
+      const missing = [
+        ...missingFields(body, ["response_url"]),
+        ...(typeof user?.id === "string" && user.id !== "" ? [] : ["user.id"]),
+        ...(typeof action?.action_id === "string" ? [] : ["actions[0].action_id"]),
+      ];
+      if (missing.length > 0 || !respond) {
+        // A click has nowhere to be answered but its response_url: the refusal is only logged.
+        logger.warn(
+          { kind: "block_actions", missing, team: body.team?.id, user: user?.id },
+          "Slack request refused: a signed button click without the fields Slack always sends",
+        );
+        return;
+      }
+      safely(respond, async () => {
         const channelId = body.channel?.id ?? body.container?.channel_id ?? "";
         const actor = await actorFor(
           body.team?.id ?? body.user.team_id ?? "",

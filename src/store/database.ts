@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
@@ -25,6 +25,11 @@ export interface Database {
   readonly schema: string | undefined;
   /** How long `ping` waits for an answer. */
   readonly pingTimeoutMs: number;
+  /**
+   * SQLite: throws when the database file is no longer the one opened (deleted or replaced under the
+   * process, which would go on writing to the unlinked file) or cannot be written. Otherwise does nothing.
+   */
+  checkFile(): void;
 }
 
 // The tables as the queries see them. Where the dialects store a value differently, the column's type
@@ -129,9 +134,21 @@ export function openDatabase(settings: DatabaseSettings, logger?: Logger): Datab
  */
 function openSqlite(path: string, logger?: Logger): Database {
   const inMemory = path === ":memory:" || path === "";
-  if (!inMemory && !path.startsWith("file:")) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const file = inMemory || path.startsWith("file:") ? undefined : resolve(path);
+  if (file) mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(path);
+  let checkFile = () => {};
   try {
+    if (file) {
+      const opened = statSync(file);
+      checkFile = () => {
+        const now = statSync(file);
+        if (now.ino !== opened.ino || now.dev !== opened.dev) {
+          throw new Error(`${file} is not the file that was opened`);
+        }
+        accessSync(file, constants.W_OK);
+      };
+    }
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const mode = sqlite.pragma("journal_mode = WAL", { simple: true });
     if (!inMemory && String(mode).toLowerCase() !== "wal") {
@@ -144,7 +161,7 @@ function openSqlite(path: string, logger?: Logger): Database {
     throw error;
   }
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { kind: "sqlite", db, schema: undefined, pingTimeoutMs: BUSY_TIMEOUT_MS };
+  return { kind: "sqlite", db, schema: undefined, pingTimeoutMs: BUSY_TIMEOUT_MS, checkFile };
 }
 
 function openPostgres(settings: Extract<DatabaseSettings, { kind: "postgres" }>, logger?: Logger): Database {
@@ -158,7 +175,7 @@ function openPostgres(settings: Extract<DatabaseSettings, { kind: "postgres" }>,
   const pool = new pg.Pool(poolConfig(settings.url, schema, timeout));
   pool.on("error", (err) => logger?.warn({ err }, "idle PostgreSQL connection failed"));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { kind: "postgres", db, schema, pingTimeoutMs: timeout };
+  return { kind: "postgres", db, schema, pingTimeoutMs: timeout, checkFile: () => {} };
 }
 
 function poolConfig(url: string, schema: string | undefined, timeoutMs: number): pg.PoolConfig {

@@ -50,7 +50,7 @@ export class KyselyStore implements Store {
       timer = setTimeout(() => resolve(false), this.#database.pingTimeoutMs);
     });
     try {
-      const query = sql`SELECT 1`.execute(this.#db).then(
+      const query = this.#check().then(
         () => true,
         () => false,
       );
@@ -58,6 +58,16 @@ export class KyselyStore implements Store {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * What `ping` asks: SQLite's file is still the one opened and writable; the schema's bookkeeping table
+   * answers a query; a write transaction can begin (SQLite takes its write lock) and end.
+   */
+  async #check(): Promise<void> {
+    this.#database.checkFile();
+    await sql`SELECT max(version) FROM schema_migrations`.execute(this.#db);
+    await inTransaction(this.#database, async () => {});
   }
 
   async close(): Promise<void> {

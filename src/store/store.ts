@@ -14,7 +14,10 @@ export type { OAuthState, PauseAttribution, Subscription };
  */
 export interface Store {
   readonly kind: "sqlite" | "postgres";
-  /** A trivial query: false (never a throw) when the database cannot be reached or the store is closed. */
+  /**
+   * A real query and an empty write transaction (SQLite: also that its file is still there and writable):
+   * false (never a throw) when the database cannot be reached or written, or the store is closed.
+   */
   ping(): Promise<boolean>;
   /** Idempotent. */
   close(): Promise<void>;

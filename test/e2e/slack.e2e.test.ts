@@ -56,6 +56,7 @@ describe("Slack /mq, end to end", () => {
     expect(login.status).toBe(200);
     const answer = await answerTo(login.responseUrl);
     expect(answer.response_type).toBe("ephemeral");
+    expect(textOf(answer)).toContain("for your Slack account only and must not be passed on");
     const url = /https?:\/\/[^\s|>"]+\/login\/oauth\/authorize\?[^\s|>"]+/.exec(textOf(answer))?.[0];
     expect(url).toBeDefined();
     const authorize = await fetch(`${url!.replace(/&amp;/g, "&")}&login=alice`, { redirect: "manual" });
@@ -63,7 +64,10 @@ describe("Slack /mq, end to end", () => {
     const callback = new URL(authorize.headers.get("location") ?? "");
     const page = await fetch(`${world.url}${callback.pathname}${callback.search}`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("linked to the GitHub account <strong>alice</strong>");
+    // Both sides, by the names Slack gives them, so that a person who completes someone else's link can tell.
+    expect(await page.text()).toContain(
+      "Slack user <strong>@alice</strong> in workspace <strong>Yardmaster Sandbox</strong> is now linked to GitHub account <strong>alice</strong>",
+    );
     expect(await world.yardmaster.store.getLink("T0001", ALICE)).toMatchObject({ githubLogin: "alice" });
     const again = await fetch(`${world.url}${callback.pathname}${callback.search}`);
     expect(again.status).toBe(400);

@@ -4,6 +4,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { loginUrl, oauthCallbackHandler } from "../../src/slack/identity-linking.js";
+import { type SlackNamesLookup, slackNamesFromWebApi } from "../../src/slack/names.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 const options = {
@@ -18,11 +19,15 @@ let server: Server | undefined;
 let base: string;
 const now = new Date("2026-01-01T10:00:00Z");
 
-async function serve(github: { webUrl: string; apiUrl: string }): Promise<void> {
+async function serve(
+  github: { webUrl: string; apiUrl: string },
+  slackNames?: SlackNamesLookup,
+): Promise<void> {
   await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
   const handler = oauthCallbackHandler({
     ...options,
     ...github,
+    ...(slackNames ? { slackNames } : {}),
     store,
     logger: createLogger({ level: "silent" }),
     now: () => now,
@@ -53,6 +58,63 @@ afterEach(async () => {
   await new Promise((resolve) => server?.close(resolve));
   server = undefined;
   await store.close();
+});
+
+/** GitHub's answers to a sign-in as `login`. */
+function githubSignsIn(login: string) {
+  nock("https://github.com")
+    .post("/login/oauth/access_token")
+    .reply(200, { access_token: "ghu_x", token_type: "bearer", scope: "" });
+  nock("https://api.github.com").get("/user").reply(200, { login, id: 7 });
+}
+
+describe("the page after a link names both sides", () => {
+  const slackNames = () =>
+    slackNamesFromWebApi({
+      token: "xoxb-test",
+      apiUrl: "https://slack.test/api/",
+      logger: createLogger({ level: "silent" }),
+    });
+
+  it("by the names Slack gives the user and the workspace, escaped", async () => {
+    await serve(options, slackNames());
+    githubSignsIn("alice");
+    nock("https://slack.test")
+      .post("/api/users.info", (body) => body.user === "U1")
+      .reply(200, { ok: true, user: { id: "U1", name: "alice", profile: { display_name: "<i>alice</i>" } } })
+      .post("/api/team.info", (body) => body.team === "T1")
+      .reply(200, { ok: true, team: { id: "T1", name: "Acme & <Co>" } });
+    const page = await fetch(`${base}/github/oauth/callback?code=c1&state=s1`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(
+      "Slack user <strong>@&lt;i&gt;alice&lt;/i&gt;</strong> in workspace <strong>Acme &amp; &lt;Co&gt;</strong> is now linked to GitHub account <strong>alice</strong>",
+    );
+    expect(html).toContain("Not your Slack account?");
+  });
+
+  it("by the user name when there is no display name, and by ids when Slack does not answer", async () => {
+    await serve(options, slackNames());
+    githubSignsIn("alice");
+    nock("https://slack.test")
+      .post("/api/users.info")
+      .reply(200, { ok: true, user: { id: "U1", name: "ally", profile: { display_name: "" } } })
+      .post("/api/team.info")
+      .reply(200, { ok: false, error: "missing_scope" });
+    const page = await fetch(`${base}/github/oauth/callback?code=c1&state=s1`);
+    expect(await page.text()).toContain(
+      "Slack user <strong>@ally</strong> in workspace <strong>T1</strong> is now linked",
+    );
+    expect(await store.getLink("T1", "U1")).toMatchObject({ githubLogin: "alice" });
+  });
+
+  it("by ids when Slack is off", async () => {
+    githubSignsIn("alice");
+    const page = await fetch(`${base}/github/oauth/callback?code=c1&state=s1`);
+    expect(await page.text()).toContain(
+      "Slack user <strong>U1</strong> in workspace <strong>T1</strong> is now linked to GitHub account <strong>alice</strong>",
+    );
+  });
 });
 
 describe("identity linking", () => {

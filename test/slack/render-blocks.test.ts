@@ -603,6 +603,8 @@ describe("subscriptions and identity", () => {
     );
     expect(text).toContain("link your Slack account to your GitHub login");
     expect(text).toContain("expires in 10 minutes");
+    // The link is someone's own: passed on, it links another GitHub login to them.
+    expect(text).toContain("for your Slack account only and must not be passed on");
     expect(message.text).not.toContain("state=xyz");
     expect(renderResultMessage({ name: "login", url, expiresInMinutes: 1 }, QUIET).text).toContain(
       "expires in 1 minute.",

@@ -187,6 +187,23 @@ describe("the store on SQLite", () => {
     await expect(openFile(":memory:", undefined, [first, first])).rejects.toThrow(/increasing/);
   });
 
+  it("answers ping false once its file is deleted or replaced under it, true while it is there", async () => {
+    const path = join(dir, "yardmaster.db");
+    const store = await openFile(path);
+    expect(await store.ping()).toBe(true);
+    // SQLite goes on reading and writing the unlinked file: a plain query still succeeds.
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    expect(await store.ping()).toBe(false);
+
+    const other = join(dir, "other.db");
+    const replaced = await openFile(other);
+    expect(await replaced.ping()).toBe(true);
+    rmSync(other);
+    new Database(other).close();
+    expect(existsSync(other)).toBe(true);
+    expect(await replaced.ping()).toBe(false);
+  });
+
   it("works in memory", async () => {
     const store = await openFile(":memory:");
     expect(await store.ping()).toBe(true);

@@ -34,6 +34,8 @@ export interface SlackStandInOptions {
   teamId?: string;
   /** Default "yardmaster-sandbox" (permalinks, `auth.test` url, `team_domain`). */
   teamDomain?: string;
+  /** The workspace's name (`auth.test`, `team.info`). Default "Yardmaster Sandbox". */
+  teamName?: string;
   /** Default "U0BOT". */
   botUserId?: string;
   /** Default "B0BOT". */
@@ -90,7 +92,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     faults,
     calls,
     botToken: options.botToken,
-    teamName: "Yardmaster Sandbox",
+    teamName: options.teamName ?? "Yardmaster Sandbox",
     teamDomain,
     logger,
   };

@@ -413,6 +413,13 @@ const usersInfo: Handler = (args, ctx) => {
   };
 };
 
+const teamInfo: Handler = (args, ctx) => {
+  const { teamId } = ctx.state.identity;
+  const team = argText(args, "team");
+  if (team !== undefined && team !== teamId) throw new SlackApiError("team_not_found");
+  return { team: { id: teamId, name: ctx.teamName, domain: ctx.teamDomain } };
+};
+
 const getPermalink: Handler = (args, ctx) => {
   const channel = requireChannel(ctx, args, { member: false });
   const ts = argText(args, "message_ts");
@@ -435,6 +442,7 @@ const HANDLERS: Record<string, Handler | undefined> = {
   "conversations.info": conversationsInfo,
   "conversations.join": conversationsJoin,
   "users.info": usersInfo,
+  "team.info": teamInfo,
 };
 
 export const SUPPORTED_METHODS = Object.keys(HANDLERS);

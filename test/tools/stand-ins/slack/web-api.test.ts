@@ -310,6 +310,14 @@ describe("conversations.history and conversations.replies", () => {
 });
 
 describe("info methods", () => {
+  it("answers team.info with the workspace's name, and team_not_found for another team", async () => {
+    expect((await client.team.info({})).team).toMatchObject({ id: "T0001", name: "Yardmaster Sandbox" });
+    expect((await client.team.info({ team: "T0001" })).team).toMatchObject({ name: "Yardmaster Sandbox" });
+    expect(await slackError(client.team.info({ team: "T0OTHER" }))).toMatchObject({
+      error: "team_not_found",
+    });
+  });
+
   it("answers conversations.info, users.info and chat.getPermalink", async () => {
     expect((await client.conversations.info({ channel: "C0OUT" })).channel).toMatchObject({
       id: "C0OUT",
