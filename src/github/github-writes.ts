@@ -215,9 +215,11 @@ export class GitHubWrites {
     });
   }
 
-  /** Writes waiting (not the one in flight). */
-  get pending(): number {
-    return this.queue.length;
+  /** Writes waiting (not the one in flight), by priority. */
+  get pending(): Record<WritePriority, number> {
+    const counts: Record<WritePriority, number> = { answer: 0, seen: 0, outcome: 0 };
+    for (const job of this.queue) counts[job.write.priority] += 1;
+    return counts;
   }
 
   get stats(): WriteStats {

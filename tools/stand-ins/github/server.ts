@@ -193,10 +193,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const faults = new GitHubFaults();
 
   /** The app's own writes (installation tokens) wait while held, then count against its limits. */
-  async function admit(method: string, fullPath: string, routePath: string, req: IncomingMessage) {
+  async function admit(method: string, fullPath: string, routePath: string, request: RouteRequest) {
     const { write, content } = classifyRequest(method, routePath);
-    const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+    const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
     if (write && credential !== undefined && ctx.installationTokens.find(credential)) {
+      request.auth = "installation";
       await faults.writeGate();
       limits?.admit(method, routePath, content);
     }
@@ -234,7 +235,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       const routePath = isApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
       const match = (isApi ? api : web).match(method, routePath);
       if (!match) throw notFound();
-      if (isApi) await admit(method, url.pathname, routePath, req);
+      if (isApi) await admit(method, url.pathname, routePath, routeRequest);
       routeRequest.params = match.params;
       await match.handler(routeRequest, res);
     } catch (error) {
