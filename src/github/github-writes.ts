@@ -6,8 +6,9 @@ import type { Logger } from "../logger.js";
  * (docs.github.com: "Best practices for using the REST API", "Rate limits for the REST API"):
  *
  * - one write at a time, each started at least `intervalMs` (1 s) after the one before;
- * - content-creating writes (a comment, a reaction) at most 80 in any minute and 500 in any hour;
- *   edits and deletions create nothing and are only paced by the second;
+ * - content-creating writes (a comment, a reaction) at most 80 in any minute and 500 in any hour
+ *   (with a second a minute to spare); edits and deletions create nothing and are only paced by the
+ *   second;
  * - on a secondary (or primary) rate-limit answer, 403 or 429: no write at all until its
  *   `retry-after` (exactly), else until `x-ratelimit-reset`, else a minute; then the same write again;
  * - a write GitHub answered 5xx (or never answered) is tried again after 1 s, 4 s, 9 s (as Octokit's
@@ -257,13 +258,20 @@ export class GitHubWrites {
     }
   }
 
-  /** When the next content-creating write fits every window. */
+  /**
+   * When the next content-creating write fits every window. Each window is kept a sixtieth longer
+   * (a second a minute): a request reaches GitHub a moment after it starts, and GitHub counts arrivals.
+   */
   private contentFreeAt(now: number): number {
-    const longest = Math.max(0, ...this.limits.content.map((w) => w.windowMs));
+    const windows = this.limits.content.map((w) => ({
+      limit: w.limit,
+      windowMs: w.windowMs + Math.ceil(w.windowMs / 60),
+    }));
+    const longest = Math.max(0, ...windows.map((w) => w.windowMs));
     while (this.contentStarts.length > 0 && this.contentStarts[0]! <= now - longest)
       this.contentStarts.shift();
     let at = now;
-    for (const { limit, windowMs } of this.limits.content) {
+    for (const { limit, windowMs } of windows) {
       const inWindow = this.contentStarts.filter((t) => t > now - windowMs);
       if (inWindow.length >= limit) at = Math.max(at, inWindow[inWindow.length - limit]! + windowMs);
     }
