@@ -52,23 +52,6 @@ describe("npm run bench", () => {
     }
   });
 
-  it("runs a tiny GitHub-load benchmark (GitHub's limits, faster) and prints its figures", {
-    timeout: 60_000,
-  }, async () => {
-    const result = await bench(["github", "--comments", "4", "--pace", "0.02"]);
-    expect(result.code, result.stderr).toBe(0);
-    for (const section of [
-      "Setup",
-      "4 simultaneous comments",
-      "median answer",
-      "last answer",
-      "secondary limits hit",
-      "Notes",
-    ]) {
-      expect(result.stdout).toContain(section);
-    }
-  });
-
   it("explains a bad flag", { timeout: 30_000 }, async () => {
     const result = await bench(["notifier", "--repos", "many"]);
     expect(result.code).toBe(2);
