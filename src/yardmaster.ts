@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
 import type { RunDeps } from "./commands/run.js";
 import type { DeliveryLog } from "./delivery-log.js";
+import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { installationGateway, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import type { Config } from "./load-config.js";
@@ -42,6 +43,17 @@ export interface YardmasterOptions {
   pollConcurrency?: number;
   /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */
   onMergeQueueCall?: (call: CallRecord) => void;
+  /**
+   * The GitHub surface's answers (src/github): the write queue's limits and retries (default GitHub's
+   * figures), when 👀 is sent, when an answer GitHub answered 5xx is tried again. Tests run the same
+   * rules faster.
+   */
+  githubAnswers?: {
+    limits?: WriteLimits;
+    retry?: Partial<WriteRetry>;
+    seenAfterMs?: number;
+    answerRetryDelayMs?: number;
+  };
 }
 
 /**
@@ -65,6 +77,8 @@ export interface Yardmaster {
   metrics: Metrics;
   store: Store;
   appSlug: string | null;
+  /** The app's GitHub write queue; null when the GitHub surface is off. */
+  githubWrites: GitHubWrites | null;
   /** The notifier's poller and deliverer; null when Slack is off (nowhere to notify). */
   poller: Poller | null;
   deliverer: Deliverer | null;
@@ -117,17 +131,34 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   ];
   let appSlug: string | null = null;
   let github: RunDeps["github"] = unavailableGateway();
+  let githubWrites: GitHubWrites | null = null;
   try {
     if (config.github) {
+      const answers = options.githubAnswers ?? {};
+      const writes = new GitHubWrites({
+        logger: logger.child({ name: "github-writes" }),
+        ...(answers.limits ? { limits: answers.limits } : {}),
+        ...(answers.retry ? { retry: answers.retry } : {}),
+      });
+      githubWrites = writes;
       const surface = await startGitHubSurface(
         config.github,
         config.githubHost,
-        { ...common, deliveries, githubWebUrl: urls.webUrl },
+        {
+          ...common,
+          deliveries,
+          writes,
+          githubWebUrl: urls.webUrl,
+          ...(answers.seenAfterMs !== undefined ? { seenAfterMs: answers.seenAfterMs } : {}),
+          ...(answers.answerRetryDelayMs !== undefined
+            ? { answerRetryDelayMs: answers.answerRetryDelayMs }
+            : {}),
+        },
         logger,
         options.Octokit,
       );
       appSlug = surface.appSlug;
-      github = installationGateway(surface.probot);
+      github = installationGateway(surface.probot, writes);
       handlers.push(surface.handler);
     }
     if (config.oauth) {
@@ -226,6 +257,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     metrics,
     store,
     appSlug,
+    githubWrites,
     poller,
     deliverer,
     async listen() {

@@ -9,7 +9,12 @@ import { loadConfig } from "../src/load-config.js";
 import { createLogger, type Logger } from "../src/logger.js";
 import { createYardmaster, type Yardmaster, type YardmasterOptions } from "../src/yardmaster.js";
 import { type EngineOptions, type Simulator, startSimulator } from "./simulator/index.js";
-import { type GitHubStandIn, generateAppKeyPair, startGitHubStandIn } from "./stand-ins/github/index.js";
+import {
+  type GitHubStandIn,
+  generateAppKeyPair,
+  type SecondaryLimitOptions,
+  startGitHubStandIn,
+} from "./stand-ins/github/index.js";
 import { type SlackStandIn, startSlackStandIn } from "./stand-ins/slack/index.js";
 
 /** Yardmaster's environment variables, as an operator sets them in `.env`. */
@@ -27,6 +32,8 @@ export interface ServersOptions {
   engine?: Partial<EngineOptions>;
   /** The GitHub stand-in, and with it Yardmaster's GitHub surface and `/mq login`; default true. */
   github?: boolean;
+  /** The GitHub stand-in's secondary rate limits on the app's writes; default GitHub's figures. */
+  githubLimits?: SecondaryLimitOptions | false;
   /** Every server logs here; default nowhere. */
   logger?: Logger;
 }
@@ -161,6 +168,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
         privateKey: await appPrivateKey(),
         mergeQueue: { url: sim.url, token },
         oauth,
+        ...(options.githubLimits !== undefined ? { secondaryLimits: options.githubLimits } : {}),
         logger: logger.child({ name: "github" }),
       });
       closers.push(() => started.close());

@@ -1,37 +1,58 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ApplicationFunction, Context } from "probot";
 import type { Actor, CommentPlace } from "../commands/command.js";
 import { parseGitHubComment } from "../commands/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { DeliveryLog } from "../delivery-log.js";
+import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
+import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
-import { octokitGateway } from "./octokit-gateway.js";
+import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
-import { SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
+import { KeyedLock, SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
+
+/** 👀 is sent only for a command whose answer is not written within this long. */
+export const SEEN_AFTER_MS = 1_000;
+/** An answer GitHub refused with a 5xx (after the write queue's own retries) is tried once more, this much later. */
+export const ANSWER_RETRY_DELAY_MS = 60_000;
 
 export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   /** The app's slug, read from GitHub at start (GET /app). */
   appSlug: string;
   deliveries: DeliveryLog;
+  /** The app's one write queue (src/github/github-writes.ts). */
+  writes: GitHubWrites;
   /** GitHub's web address, for links in answers; github.com when not given. */
   githubWebUrl?: string;
+  /** Default SEEN_AFTER_MS. */
+  seenAfterMs?: number;
+  /** Default ANSWER_RETRY_DELAY_MS. */
+  answerRetryDelayMs?: number;
 }
 
 type CommentContext = Context<"issue_comment.created">;
+type Reaction = "eyes" | "+1" | "confused";
 
 /**
- * The GitHub surface (docs/commands.md): a comment in, a command out, Markdown back. Reactions
- * say it was seen (👀) and how it ended (👍 / 😕); one summary comment per thread carries the answer.
+ * The GitHub surface (docs/commands.md): a comment in, a command out, Markdown back. One summary
+ * comment per thread carries the answer; reactions say it was seen while it runs (👀, only when the
+ * answer takes longer than a second) and how it ended (👍 / 😕).
  */
 export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
+  const summaries = new KeyedLock();
   return (app) => {
     app.on("issue_comment.created", async (context) => {
-      await handleComment(context, deps);
+      await handleComment(context, deps, summaries);
     });
   };
 }
 
-export async function handleComment(context: CommentContext, deps: GitHubSurfaceDeps): Promise<void> {
+export async function handleComment(
+  context: CommentContext,
+  deps: GitHubSurfaceDeps,
+  summaries = new KeyedLock(),
+): Promise<void> {
   const { comment, issue, repository } = context.payload;
   const author = comment.user;
   if (!author || author.type === "Bot" || author.login.endsWith("[bot]")) return;
@@ -53,44 +74,144 @@ export async function handleComment(context: CommentContext, deps: GitHubSurface
     issue: issue.number,
   });
   const octokit = context.octokit;
-  const react = async (content: "eyes" | "+1" | "confused") => {
-    try {
-      await octokit.rest.reactions.createForIssueComment({
-        owner: place.repo.owner,
-        repo: place.repo.name,
-        comment_id: comment.id,
-        content,
-      });
-    } catch (error) {
-      log.warn({ err: error, content }, "could not add a reaction");
-    }
-  };
-  await react("eyes");
+  const reactions = reactionsOn(octokit, deps.writes, place.repo, comment.id, log);
 
-  const actor: Actor = { surface: "github", githubLogin: author.login, display: author.login };
-  const github = octokitGateway(async () => octokit);
-  const outcome: CommandOutcome =
-    parsed.kind === "refused"
-      ? refuse(parsed.error, actor, { ...deps, logger: log })
-      : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
+  // 👀 only if the answer is not written within about a second; queued behind every answer, and
+  // dropped if the answer gets written before it goes.
+  const answered = new AbortController();
+  let seen: Promise<unknown> | undefined;
+  const seenTimer = setTimeout(() => {
+    seen = reactions.add("eyes", "seen", answered.signal);
+  }, deps.seenAfterMs ?? SEEN_AFTER_MS);
 
-  const f = markdownFormat(deps.appSlug);
-  const body = renderSummary(
-    {
-      marker: SUMMARY_MARKER,
-      typed: parsed.typed,
-      author: actor.display,
-      commentUrl: comment.html_url,
-      outcome,
-      at: new Date(),
-      ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
-    },
-    f,
-  );
+  let outcome: CommandOutcome;
+  let body: string;
+  let delivery: Delivery;
+  const deliver = () =>
+    attemptDelivery(() =>
+      summaries.run(`${place.repo.key}#${place.number}`, () =>
+        upsertSummaryComment(octokit, deps.writes, place.repo, place.number, `${deps.appSlug}[bot]`, body),
+      ),
+    );
   try {
-    await upsertSummaryComment(octokit, place.repo, place.number, `${deps.appSlug}[bot]`, body);
-  } catch (error) {
-    log.error({ err: error }, "could not write the summary comment");
+    const actor: Actor = { surface: "github", githubLogin: author.login, display: author.login };
+    const github = octokitGateway(async () => octokit, deps.writes);
+    outcome =
+      parsed.kind === "refused"
+        ? refuse(parsed.error, actor, { ...deps, logger: log })
+        : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
+    body = renderSummary(
+      {
+        marker: SUMMARY_MARKER,
+        typed: parsed.typed,
+        author: actor.display,
+        commentUrl: comment.html_url,
+        outcome,
+        at: new Date(),
+        ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
+      },
+      markdownFormat(deps.appSlug),
+    );
+    delivery = await deliver();
+  } finally {
+    clearTimeout(seenTimer);
+    answered.abort();
   }
-  await react(outcome.ok ? "+1" : "confused");
+  await seen;
+
+  if (delivery.ok) {
+    await reactions.add(outcome.ok ? "+1" : "confused");
+    return;
+  }
+  // The command ran (or was refused) but nobody can read its answer: say so, and why, in the log.
+  const retry = isServerError(delivery.error);
+  log.error(
+    { err: delivery.error, status: errorStatus(delivery.error), command: parsed.typed },
+    `could not write the answer (the summary comment): ${reason(delivery.error)}${
+      retry ? "; trying once more later" : ""
+    }`,
+  );
+  const confused = await reactions.add("confused");
+  if (!retry) return;
+
+  await sleep(deps.answerRetryDelayMs ?? ANSWER_RETRY_DELAY_MS);
+  const later = await deliver();
+  if (!later.ok) {
+    log.error(
+      { err: later.error, status: errorStatus(later.error), command: parsed.typed },
+      `could not write the answer on the later try either: ${reason(later.error)}`,
+    );
+    return;
+  }
+  log.info({ command: parsed.typed }, "the answer was written on the later try");
+  if (!outcome.ok) return;
+  await reactions.add("+1");
+  if (confused !== null) await reactions.remove(confused);
+}
+
+type Delivery = { ok: true } | { ok: false; error: unknown };
+
+async function attemptDelivery(write: () => Promise<unknown>): Promise<Delivery> {
+  try {
+    await write();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+function reason(error: unknown): string {
+  const status = errorStatus(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return status === undefined ? message : `GitHub answered ${status} (${message})`;
+}
+
+/** Reactions on the command comment, through the write queue; a failure is logged, never thrown. */
+function reactionsOn(octokit: Octokit, writes: GitHubWrites, repo: Repo, commentId: number, log: Logger) {
+  const what = (content: string) => `${content} reaction on comment ${commentId} in ${repo.fullName}`;
+  return {
+    /** The reaction's id, or null when it could not be added (or was cancelled). */
+    async add(content: Reaction, priority: WritePriority = "outcome", signal?: AbortSignal) {
+      try {
+        return await writes.run({
+          kind: "reaction",
+          priority,
+          what: what(content),
+          ...(signal ? { signal } : {}),
+          send: async (request) => {
+            const { data } = await octokit.rest.reactions.createForIssueComment({
+              owner: repo.owner,
+              repo: repo.name,
+              comment_id: commentId,
+              content,
+              request,
+            });
+            return data.id;
+          },
+        });
+      } catch (error) {
+        if (!signal?.aborted) log.warn({ err: error, content }, "could not add a reaction");
+        return null;
+      }
+    },
+    async remove(reactionId: number) {
+      try {
+        await writes.run({
+          kind: "delete",
+          priority: "outcome",
+          what: `removal of reaction ${reactionId} on comment ${commentId} in ${repo.fullName}`,
+          send: (request) =>
+            octokit.rest.reactions.deleteForIssueComment({
+              owner: repo.owner,
+              repo: repo.name,
+              comment_id: commentId,
+              reaction_id: reactionId,
+              request,
+            }),
+        });
+      } catch (error) {
+        log.warn({ err: error, reactionId }, "could not remove a reaction");
+      }
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
+import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
 // Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
@@ -12,7 +13,7 @@ const INSTALLATION_CACHE_MS = 10 * 60_000;
  * The GitHub calls of commands that do not come from a webhook (Slack): the repository's
  * installation is looked up as the app (GET /repos/{owner}/{repo}/installation), cached a while.
  */
-export function installationGateway(probot: Probot): GitHubGateway {
+export function installationGateway(probot: Probot, writes: GitHubWrites): GitHubGateway {
   const cache = new Map<string, { id: number; until: number }>();
   return octokitGateway(async (repo: Repo): Promise<Octokit> => {
     const key = repo.key;
@@ -32,7 +33,7 @@ export function installationGateway(probot: Probot): GitHubGateway {
       cache.set(key, { id, until: Date.now() + INSTALLATION_CACHE_MS });
     }
     return probot.auth(id);
-  });
+  }, writes);
 }
 
 /** Used when the GitHub surface is off: reads still work, anything needing GitHub is refused clearly. */

@@ -2,6 +2,7 @@ import type { ProbotOctokit } from "probot";
 import { PERMISSION_LEVELS, type PermissionLevel } from "../commands/permission-level.js";
 import type { GitHubGateway, PullRequestInfo } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
+import type { GitHubWrites } from "./github-writes.js";
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -10,8 +11,13 @@ const status = (error: unknown) => (error as { status?: number }).status;
 /**
  * The GitHub calls of the command core, made with an installation's Octokit. `octokitFor` gives the
  * Octokit for a repository: the webhook's own on the GitHub surface, the installation's on Slack.
+ * Reads go at once; the one write (a relayed command) goes through the app's write queue as part of
+ * an answer.
  */
-export function octokitGateway(octokitFor: (repo: Repo) => Promise<Octokit>): GitHubGateway {
+export function octokitGateway(
+  octokitFor: (repo: Repo) => Promise<Octokit>,
+  writes: GitHubWrites,
+): GitHubGateway {
   return {
     async permission(repo, login) {
       const octokit = await octokitFor(repo);
@@ -54,13 +60,21 @@ export function octokitGateway(octokitFor: (repo: Repo) => Promise<Octokit>): Gi
     },
     async comment(repo, issueNumber, body) {
       const octokit = await octokitFor(repo);
-      const { data } = await octokit.rest.issues.createComment({
-        owner: repo.owner,
-        repo: repo.name,
-        issue_number: issueNumber,
-        body,
+      return writes.run({
+        kind: "comment",
+        priority: "answer",
+        what: `relayed command on ${repo.fullName}#${issueNumber}`,
+        send: async (request) => {
+          const { data } = await octokit.rest.issues.createComment({
+            owner: repo.owner,
+            repo: repo.name,
+            issue_number: issueNumber,
+            body,
+            request,
+          });
+          return { id: data.id, url: data.html_url };
+        },
       });
-      return { id: data.id, url: data.html_url };
     },
   };
 }

@@ -13,6 +13,31 @@ export interface GitHubSurface {
 }
 
 /**
+ * A stand-in for a Bottleneck group of @octokit/plugin-throttling that lets every request through at
+ * once. Its `write` group spaces writes a second apart and its `notifications` group spaces comment
+ * creations three seconds apart, for the whole process: the app's write queue (github-writes.ts) paces
+ * writes instead, so the throttle keeps only its part for reads (concurrency, primary rate limit).
+ */
+const UNPACED = {
+  key: () => ({
+    schedule: <A extends unknown[], R>(_options: unknown, task: (...args: A) => R, ...args: A): R =>
+      task(...args),
+  }),
+};
+
+/** Probot's Octokit with its throttle's write pacing taken out (see UNPACED). */
+export function withoutWritePacing(Octokit: typeof ProbotOctokit): typeof ProbotOctokit {
+  return Octokit.defaults((options: Record<string, unknown>) => ({
+    ...options,
+    throttle: {
+      ...(options.throttle as Record<string, unknown> | undefined),
+      write: UNPACED,
+      notifications: UNPACED,
+    },
+  }));
+}
+
+/**
  * Starts the GitHub surface: a Probot for the app, its slug read from GitHub (GET /app), and the
  * webhook middleware at POST /api/github/webhooks (signature checked by Probot before anything runs).
  */
@@ -28,7 +53,7 @@ export async function startGitHubSurface(
     privateKey: app.privateKey,
     secret: app.webhookSecret,
     log: logger.child({ name: "probot" }),
-    Octokit,
+    Octokit: withoutWritePacing(Octokit),
     ...(host ? { baseUrl: host.apiUrl } : {}),
   });
   let appSlug: string;

@@ -49,14 +49,14 @@ describe("GitHub comment commands, end to end", () => {
     expect(summary(101)).toContain(
       `#101 is in the merge queue \`default\` at position ${details.position + 1}`,
     );
-    expect(reactions(commentId)).toEqual(["eyes", "+1"]);
+    expect(reactions(commentId)).toEqual(["+1"]);
   });
 
   it("pauses and unpauses the simulator's queue, editing one summary comment", async () => {
     const paused = await comment(101, "@yardmaster pause release freeze");
     expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "release freeze" });
     expect(summary(101)).toContain("is **paused**: release freeze");
-    expect(reactions(paused.commentId)).toEqual(["eyes", "+1"]);
+    expect(reactions(paused.commentId)).toEqual(["+1"]);
 
     await comment(101, "@yardmaster unpause");
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
@@ -71,7 +71,7 @@ describe("GitHub comment commands, end to end", () => {
     expect(summary(102)).toContain(
       "`pause` needs **write** permission on `acme/widgets`; rita has **read**.",
     );
-    expect(reactions(commentId)).toEqual(["eyes", "confused"]);
+    expect(reactions(commentId)).toEqual(["confused"]);
   });
 
   it("explains an unknown command and a missing argument", async () => {

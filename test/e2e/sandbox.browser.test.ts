@@ -59,7 +59,7 @@ describe("the sandbox page, in a real browser", () => {
   );
 
   it(
-    "queues the pull request from a comment: 👀 then 👍, and the summary says where it is",
+    "queues the pull request from a comment: 👍, and the summary says where it is",
     async () => {
       await page.getByRole("textbox", { name: "Comment" }).fill("@yardmaster queue");
       await page.getByRole("button", { name: "Comment" }).click();
@@ -70,7 +70,9 @@ describe("the sandbox page, in a real browser", () => {
         .filter({ hasText: "@yardmaster queue" });
       await visible(command.locator('.reaction[data-content="+1"]'));
       const reactions = await command.locator(".reaction").allTextContents();
-      expect(reactions).toEqual(["👀 1", "👍 1"]);
+      // 👀 only if the answer took more than a second (the sandbox paces writes as GitHub asks).
+      expect(reactions.at(-1)).toBe("👍 1");
+      expect(reactions.filter((r) => r !== "👀 1" && r !== "👍 1")).toEqual([]);
 
       const summary = page.locator("article.gh-comment.bot", { hasText: "latest command" });
       await visible(summary.getByText(/#101 is in the merge queue default at position \d+/));

@@ -4,7 +4,7 @@ import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
-import { DEFAULT_PERMISSIONS, memoryDeliveryLog, testProbot } from "../helpers/github-app.js";
+import { DEFAULT_PERMISSIONS, memoryDeliveryLog, testProbot, testWrites } from "../helpers/github-app.js";
 import {
   ORIGIN as MQ,
   makeClient,
@@ -39,11 +39,16 @@ function payload(body: string, options: { login?: string; type?: string; pull?: 
   };
 }
 
-async function setup() {
-  const probot = testProbot();
+async function setup(
+  options: { seenAfterMs?: number; answerRetryDelayMs?: number; writeRetries?: number } = {},
+) {
+  const lines: string[] = [];
+  const probot = testProbot(createLogger({ level: "info" }, { write: (line: string) => lines.push(line) }));
   const metrics = createMetrics();
   await probot.load(
     githubApp({
+      ...(options.seenAfterMs !== undefined ? { seenAfterMs: options.seenAfterMs } : {}),
+      answerRetryDelayMs: options.answerRetryDelayMs ?? 10,
       appSlug: "yardmaster",
       mergeQueue: makeClient({ retry: { retries: 0 } }),
       permissions: DEFAULT_PERMISSIONS,
@@ -51,12 +56,14 @@ async function setup() {
       metrics,
       logger: createLogger({ level: "silent" }),
       deliveries: memoryDeliveryLog(),
+      writes: testWrites({ retries: options.writeRetries ?? 0 }),
     }),
   );
   let delivery = 0;
   const receive = (body: string, options?: Parameters<typeof payload>[1], id = `d-${++delivery}`) =>
     probot.receive({ id, name: "issue_comment", payload: payload(body, options) } as never);
-  return { probot, metrics, receive };
+  const logs = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
+  return { probot, metrics, receive, logs };
 }
 
 /** GitHub as seen by the app: installation token, reactions, and the summary comment. */
@@ -69,8 +76,16 @@ function github(permission = "write") {
     .persist()
     .post(`${REPO}/issues/comments/900/reactions`)
     .reply(201, (_uri, body) => {
-      reactions.push((body as { content: string }).content);
-      return { id: reactions.length, content: (body as { content: string }).content };
+      const { content } = body as { content: string };
+      reactions.push(content);
+      return { id: 500 + reactions.length, content };
+    })
+    .delete(/\/issues\/comments\/900\/reactions\/\d+$/)
+    .reply(204, (uri) => {
+      const id = Number(uri.split("/").pop());
+      const content = reactions[id - 501];
+      reactions.splice(reactions.indexOf(content ?? ""), 1);
+      return "";
     })
     .get(`${REPO}/collaborators/alice/permission`)
     .reply(200, { permission, role_name: permission, user: { login: "alice" } })
@@ -105,7 +120,7 @@ function pullReply(base = "main", title = "Add widgets") {
 describe("GitHub comment commands", () => {
   beforeEach(() => nock.cleanAll());
 
-  it("pauses the queue for a writer, reacts 👀 then 👍, and says so in the summary", async () => {
+  it("pauses the queue for a writer, reacts 👍 (no 👀: answered at once), and says so in the summary", async () => {
     const gh = github("write");
     const mq = nock(MQ)
       .put(`${MQ_REPO}/merge-queue/pause`, { reason: "release freeze" })
@@ -113,7 +128,7 @@ describe("GitHub comment commands", () => {
     const { receive, metrics } = await setup();
     await receive("@yardmaster pause release freeze");
     expect(mq.isDone()).toBe(true);
-    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    expect(gh.reactions).toEqual(["+1"]);
     const [summary] = gh.summary();
     expect(summary?.body).toContain("is **paused**: release freeze");
     expect(summary?.body).toContain("by **alice**");
@@ -126,7 +141,7 @@ describe("GitHub comment commands", () => {
     const gh = github("read");
     const { receive } = await setup();
     await receive("@yardmaster pause release freeze");
-    expect(gh.reactions).toEqual(["eyes", "confused"]);
+    expect(gh.reactions).toEqual(["confused"]);
     expect(gh.summary()[0]?.body).toContain(
       "`pause` needs **write** permission on `acme/widgets`; alice has **read**.",
     );
@@ -136,7 +151,7 @@ describe("GitHub comment commands", () => {
     const gh = github();
     const { receive } = await setup();
     await receive("@yardmaster qeue");
-    expect(gh.reactions).toEqual(["eyes", "confused"]);
+    expect(gh.reactions).toEqual(["confused"]);
     expect(gh.summary()[0]?.body).toContain("`qeue` is not a command. Did you mean `queue`?");
     expect(gh.scope.pendingMocks()).toContain(`GET ${GH}:443${REPO}/collaborators/alice/permission`);
   });
@@ -153,7 +168,7 @@ describe("GitHub comment commands", () => {
     expect(relay?.body.split("\n")[0]).toBe("@mergifyio queue urgent");
     expect(relay?.body).toContain("Requested by **alice**");
     expect(gh.summary()[0]?.body).toContain("#42 is in the merge queue `urgent` at position 3");
-    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    expect(gh.reactions).toEqual(["+1"]);
   });
 
   it("says truthfully when the merge queue has not picked a relayed command up yet", async () => {
@@ -195,7 +210,7 @@ describe("GitHub comment commands", () => {
     const { receive } = await setup();
     await receive("@yardmaster pause deploy");
     expect(gh.summary()[0]?.body).toContain("its API token has no access to this repository");
-    expect(gh.reactions).toEqual(["eyes", "confused"]);
+    expect(gh.reactions).toEqual(["confused"]);
 
     nock.cleanAll();
     const gh2 = github();
@@ -237,7 +252,7 @@ describe("GitHub comment commands", () => {
     nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).once().reply(200, pauseState());
     await receive("@yardmaster pause x", undefined, "same-delivery");
     await receive("@yardmaster pause x", undefined, "same-delivery");
-    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    expect(gh.reactions).toEqual(["+1"]);
     nock.emitter.removeAllListeners("no match");
   });
 
@@ -262,5 +277,116 @@ describe("GitHub comment commands", () => {
     await receive("@yardmaster status");
     expect(mq.isDone()).toBe(true);
     expect(gh.summary()[0]?.body).toContain("⏸️ **Paused** since 2025-11-05 13:00 UTC: freeze");
+  });
+});
+
+describe("GitHub answers: when 👀 is sent, and an answer GitHub would not take", () => {
+  beforeEach(() => nock.cleanAll());
+
+  it("sends 👀 for a command still running after the threshold, before its answer", async () => {
+    const gh = github();
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply());
+    let eyesSeen: () => void = () => undefined;
+    const seen = new Promise<void>((resolve) => {
+      eyesSeen = resolve;
+    });
+    // The merge queue answers only once 👀 is on the comment: the command is slower than the threshold.
+    const timer = setInterval(() => gh.reactions.includes("eyes") && eyesSeen(), 5);
+    nock(MQ)
+      .get(`${MQ_REPO}/merge-queue/status`)
+      .query(true)
+      .reply(async () => {
+        await seen;
+        return [200, queueStatus()];
+      });
+    const { receive } = await setup({ seenAfterMs: 20 });
+    try {
+      await receive("@yardmaster status");
+    } finally {
+      clearInterval(timer);
+    }
+    expect(gh.reactions).toEqual(["eyes", "+1"]);
+    expect(gh.summary()).toHaveLength(1);
+  });
+
+  it("sends no 👀 for a command answered within the threshold", async () => {
+    const gh = github();
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply());
+    nock(MQ).get(`${MQ_REPO}/merge-queue/status`).query(true).reply(200, queueStatus());
+    const { receive } = await setup();
+    await receive("@yardmaster status");
+    expect(gh.reactions).toEqual(["+1"]);
+  });
+
+  it("ends with 😕 when GitHub answers 500 to the summary, logs why, and writes it once more later: then 👍", async () => {
+    let attempts = 0;
+    nock(GH)
+      .post(`${REPO}/issues/42/comments`)
+      .times(2)
+      .reply(() => {
+        attempts += 1;
+        return [500, { message: "Server Error" }];
+      });
+    const gh = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).reply(200, pauseState());
+    const { receive, logs } = await setup({ writeRetries: 1 });
+    await receive("@yardmaster pause deploy");
+    expect(attempts).toBe(2);
+    expect(gh.summary()).toHaveLength(1);
+    expect(gh.reactions).toEqual(["+1"]);
+    const errors = logs().filter((l) => l.level === 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      status: 500,
+      msg: "could not write the answer (the summary comment): GitHub answered 500 (Server Error); trying once more later",
+    });
+    expect(logs().some((l) => l.msg === "the answer was written on the later try")).toBe(true);
+  });
+
+  it("keeps 😕 when the later try fails too, and tries no more", async () => {
+    let attempts = 0;
+    nock(GH)
+      .post(`${REPO}/issues/42/comments`)
+      .times(4)
+      .reply(() => {
+        attempts += 1;
+        return [502, { message: "Bad Gateway" }];
+      });
+    const gh = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).reply(200, pauseState());
+    const { receive, logs } = await setup({ writeRetries: 1 });
+    await receive("@yardmaster pause deploy");
+    expect(attempts).toBe(4);
+    expect(gh.summary()).toHaveLength(0);
+    expect(gh.reactions).toEqual(["confused"]);
+    expect(
+      logs()
+        .filter((l) => l.level === 50)
+        .map((l) => l.msg),
+    ).toEqual([
+      "could not write the answer (the summary comment): GitHub answered 502 (Bad Gateway); trying once more later",
+      "could not write the answer on the later try either: GitHub answered 502 (Bad Gateway)",
+    ]);
+  });
+
+  it("does not try again later when GitHub refused the summary for good (422)", async () => {
+    let attempts = 0;
+    nock(GH)
+      .post(`${REPO}/issues/42/comments`)
+      .reply(() => {
+        attempts += 1;
+        return [422, { message: "Validation Failed" }];
+      });
+    const gh = github();
+    nock(MQ).put(`${MQ_REPO}/merge-queue/pause`).reply(200, pauseState());
+    const { receive, logs } = await setup({ writeRetries: 1 });
+    await receive("@yardmaster pause deploy");
+    expect(attempts).toBe(1);
+    expect(gh.reactions).toEqual(["confused"]);
+    expect(
+      logs()
+        .filter((l) => l.level === 50)
+        .map((l) => l.msg),
+    ).toEqual(["could not write the answer (the summary comment): GitHub answered 422 (Validation Failed)"]);
   });
 });

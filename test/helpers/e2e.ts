@@ -1,21 +1,44 @@
+import { GITHUB_WRITE_LIMITS, scaleWriteLimits } from "../../src/github/github-writes.js";
+import type { YardmasterOptions } from "../../src/yardmaster.js";
+import { GITHUB_SECONDARY_LIMITS, scaleSecondaryLimits } from "../../tools/stand-ins/github/index.js";
 import { type Settings, startWorld as startWholeWorld, type World } from "../../tools/world.js";
 import { TestOctokit } from "./github-app.js";
 
 export type { World };
 
 /**
+ * GitHub's pace in the end-to-end tests: its rules (a write a second, 80 creations a minute, ...)
+ * 20 times faster, in the stand-in and in Yardmaster alike. `npm run bench -- github` runs them at
+ * GitHub's own figures.
+ */
+export const GITHUB_PACE = 0.05;
+
+/**
  * The world of the end-to-end tests (tools/world.ts): the merge-queue simulator with its demo seed on a
  * manual clock, the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
- * once), its poller ticked by hand. `settings` adds to or overrides Yardmaster's (DATABASE_URL, ...).
+ * once; GitHub writes are tried once), its poller ticked by hand. The GitHub stand-in enforces GitHub's
+ * secondary rate limits at GITHUB_PACE, and Yardmaster paces its writes the same. `settings` adds to or
+ * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options.
  */
-export function startWorld(settings: Settings = {}): Promise<World> {
+export function startWorld(
+  settings: Settings = {},
+  yardmaster: Partial<YardmasterOptions> = {},
+): Promise<World> {
   return startWholeWorld({
     settings,
+    githubLimits: scaleSecondaryLimits(GITHUB_SECONDARY_LIMITS, GITHUB_PACE),
     yardmaster: {
       Octokit: TestOctokit,
       mergeQueueRetries: 0,
       slackBot: { botId: "B0BOT", botUserId: "U0BOT", retries: 0 },
       autoPoll: false,
+      ...yardmaster,
+      githubAnswers: {
+        limits: scaleWriteLimits(GITHUB_WRITE_LIMITS, GITHUB_PACE),
+        retry: { retries: 0 },
+        answerRetryDelayMs: 100,
+        ...yardmaster.githubAnswers,
+      },
     },
   });
 }

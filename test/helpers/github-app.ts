@@ -3,7 +3,8 @@ import { Probot, ProbotOctokit } from "probot";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
 import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { DeliveryLog } from "../../src/delivery-log.js";
-import { createLogger } from "../../src/logger.js";
+import { GitHubWrites, type WriteRetry } from "../../src/github/github-writes.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 
 /** Probot's Octokit without retries or throttling: tests stay fast and see every call once. */
 export const TestOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
@@ -23,13 +24,22 @@ export function testPrivateKey(): string {
   return key;
 }
 
-export function testProbot(): Probot {
+export function testProbot(log: Logger = createLogger({ level: "silent" })): Probot {
   return new Probot({
     appId: 1,
     privateKey: testPrivateKey(),
     secret: "webhook-secret",
     Octokit: TestOctokit,
-    log: createLogger({ level: "silent" }),
+    log,
+  });
+}
+
+/** The app's write queue without pacing or waits: the order of writes is kept, their timing is not. */
+export function testWrites(retry: Partial<WriteRetry> = {}): GitHubWrites {
+  return new GitHubWrites({
+    logger: createLogger({ level: "silent" }),
+    limits: { intervalMs: 0, content: [] },
+    retry: { retries: 0, backoffMs: () => 0, ...retry },
   });
 }
 

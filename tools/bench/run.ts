@@ -9,10 +9,11 @@
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { githubBenchmark } from "./github/benchmark.js";
 import { type Benchmark, UsageError } from "./lib/benchmark.js";
 import { notifierBenchmark } from "./notifier/benchmark.js";
 
-const BENCHMARKS: readonly Benchmark[] = [notifierBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [notifierBenchmark, githubBenchmark];
 
 const GC_ENV = "YARDMASTER_BENCH_EXPOSE_GC";
 

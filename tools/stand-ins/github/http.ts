@@ -3,18 +3,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 export const DOCS_URL = "https://docs.github.com/enterprise-server@3.14/rest";
 
-/** An error answered the way GitHub answers: `{message, documentation_url, ...extra}`. */
+/** An error answered the way GitHub answers: `{message, documentation_url, ...extra}`, with `headers`. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 
   toJSON(): Record<string, unknown> {
-    return { message: this.message, ...this.extra, documentation_url: DOCS_URL };
+    return { message: this.message, documentation_url: DOCS_URL, ...this.extra };
   }
 }
 

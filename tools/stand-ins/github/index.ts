@@ -3,7 +3,16 @@
  * end-to-end tests and the local sandbox.
  */
 export { generateAppKeyPair, importAppPrivateKey, verifyAppJwt } from "./app-auth.js";
+export type { FailureFault, RequestMatch } from "./faults.js";
+export { GitHubFaults } from "./faults.js";
 export type { ForwardRecord, MergeQueueOptions } from "./merge-queue-forwarder.js";
+export type { ContentLimit, SecondaryLimitHit, SecondaryLimitOptions } from "./secondary-limits.js";
+export {
+  CONTENT_MESSAGE,
+  GITHUB_SECONDARY_LIMITS,
+  scaleSecondaryLimits,
+  WRITE_PACE_MESSAGE,
+} from "./secondary-limits.js";
 export type {
   DeliverIssueCommentArgs,
   GitHubStandIn,

@@ -6,6 +6,7 @@ import { addAppRoutes } from "./app-routes.js";
 import { createComment, emitCreated, issueCommentPayload } from "./comment-flow.js";
 import { addCommentRoutes } from "./comment-routes.js";
 import type { StandInContext } from "./context.js";
+import { GitHubFaults } from "./faults.js";
 import {
   HttpError,
   notFound,
@@ -18,6 +19,13 @@ import {
 import { type ForwardRecord, MergeQueueForwarder, type MergeQueueOptions } from "./merge-queue-forwarder.js";
 import { addOAuthWebRoutes, addUserRoutes, UserTokens } from "./oauth.js";
 import { addRepoRoutes } from "./repo-routes.js";
+import {
+  classifyRequest,
+  GITHUB_SECONDARY_LIMITS,
+  type SecondaryLimitHit,
+  type SecondaryLimitOptions,
+  SecondaryLimits,
+} from "./secondary-limits.js";
 import { GitHubState, timestamp } from "./state.js";
 import { type DeliverOptions, type DeliveryRecord, WebhookSender } from "./webhooks.js";
 
@@ -47,6 +55,11 @@ export interface GitHubStandInOptions {
    * through the REST API and for the merge queue's replies, as GitHub does. Default true.
    */
   apiEvents?: boolean;
+  /**
+   * GitHub's secondary rate limits on the app's writes (secondary-limits.ts): GitHub's figures by
+   * default; other figures (tests drive the same rules faster), or false for none.
+   */
+  secondaryLimits?: Partial<SecondaryLimitOptions> | false;
   logger?: Logger;
 }
 
@@ -101,6 +114,12 @@ export interface GitHubStandIn {
   deliveries: DeliveryRecord[];
   /** Every comment forwarded to the merge queue's command hook, oldest first. */
   forwards: ForwardRecord[];
+  /** The limits in force (null: none). */
+  secondaryLimits: SecondaryLimitOptions | null;
+  /** Every secondary-rate-limit answer (403 with retry-after) given, oldest first. */
+  secondaryLimitHits: SecondaryLimitHit[];
+  /** Failures to answer and writes to hold, for tests. */
+  faults: GitHubFaults;
   /** The installation id for a repository (the installation on its owner account). */
   installationId(repository: string): number;
   /** A user access token for `login`, as if the person had gone through the OAuth flow. */
@@ -167,6 +186,23 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   addOAuthWebRoutes(web, ctx);
 
   const requests: RecordedRequest[] = [];
+  const limits =
+    options.secondaryLimits === false
+      ? null
+      : new SecondaryLimits({ ...GITHUB_SECONDARY_LIMITS, ...options.secondaryLimits });
+  const faults = new GitHubFaults();
+
+  /** The app's own writes (installation tokens) wait while held, then count against its limits. */
+  async function admit(method: string, fullPath: string, routePath: string, request: RouteRequest) {
+    const { write, content } = classifyRequest(method, routePath);
+    const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
+    if (write && credential !== undefined && ctx.installationTokens.find(credential)) {
+      request.auth = "installation";
+      await faults.writeGate();
+      limits?.admit(method, routePath, content);
+    }
+    faults.apply(method, fullPath);
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://stand-in");
@@ -199,13 +235,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       const routePath = isApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
       const match = (isApi ? api : web).match(method, routePath);
       if (!match) throw notFound();
+      if (isApi) await admit(method, url.pathname, routePath, routeRequest);
       routeRequest.params = match.params;
       await match.handler(routeRequest, res);
     } catch (error) {
       if (res.headersSent) {
         logger.error({ err: error, method, path: url.pathname }, "error after answering");
       } else if (error instanceof HttpError) {
-        sendJson(res, error.status, error.toJSON());
+        sendJson(res, error.status, error.toJSON(), error.headers);
       } else {
         logger.error({ err: error, method, path: url.pathname }, "stand-in error");
         sendJson(res, 500, { message: "Server Error", error: String(error) });
@@ -248,6 +285,9 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     findRequests: (filter = {}) => requests.filter((r) => matches(r, filter)),
     deliveries: ctx.webhooks.deliveries,
     forwards: ctx.forwarder?.records ?? [],
+    secondaryLimits: limits?.options ?? null,
+    secondaryLimitHits: limits?.hits ?? [],
+    faults,
     installationId: (repository) => state.installationFor(repository).id,
     userToken: (login) => ctx.userTokens.issue(login),
 

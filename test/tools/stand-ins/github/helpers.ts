@@ -28,13 +28,15 @@ export type TestOctokit = InstanceType<typeof TestOctokit>;
 
 /**
  * A stand-in with acme/widgets (private), users alice (write), bob (read), carol (no role),
- * pull request #1 by alice and issue #2 by bob.
+ * pull request #1 by alice and issue #2 by bob. Its secondary rate limits are off unless `extra`
+ * sets them (secondary-limits.test.ts): the other tests write as fast as they like.
  */
 export async function startSeededStandIn(extra: Partial<GitHubStandInOptions> = {}): Promise<GitHubStandIn> {
   const standIn = await startGitHubStandIn({
     webhookSecret: WEBHOOK_SECRET,
     appId: 4242,
     privateKey: await sharedAppKey(),
+    secondaryLimits: false,
     ...extra,
   });
   const { state } = standIn;

@@ -1,0 +1,336 @@
+import type { Logger } from "../logger.js";
+
+/**
+ * The app's writes to GitHub, one queue for the whole app (every installation's writes are the app
+ * bot's, and GitHub's secondary limits count per account), kept within GitHub's guidance
+ * (docs.github.com: "Best practices for using the REST API", "Rate limits for the REST API"):
+ *
+ * - one write at a time, each started at least `intervalMs` (1 s) after the one before;
+ * - content-creating writes (a comment, a reaction) at most 80 in any minute and 500 in any hour
+ *   (with a second a minute to spare); edits and deletions create nothing and are only paced by the
+ *   second;
+ * - on a secondary (or primary) rate-limit answer, 403 or 429: no write at all until its
+ *   `retry-after` (exactly), else until `x-ratelimit-reset`, else a minute; then the same write again;
+ * - a write GitHub answered 5xx (or never answered) is tried again after 1 s, 4 s, 9 s (as Octokit's
+ *   retry plugin would), without holding up the others meanwhile.
+ *
+ * What goes first is what a person waits for: the answer (the summary comment, a relayed command),
+ * then 👀 for a command still running, then the final 👍/😕. Octokit's own throttle and retries are off
+ * for these requests (src/github/probot.ts, `request` below), so nothing is paced or retried twice.
+ */
+
+export interface ContentWindow {
+  limit: number;
+  windowMs: number;
+}
+
+export interface WriteLimits {
+  /** Least time between the starts of two writes. */
+  intervalMs: number;
+  /** Content-creating writes allowed in any window of `windowMs`. */
+  content: readonly ContentWindow[];
+}
+
+/** GitHub's published figures. */
+export const GITHUB_WRITE_LIMITS: WriteLimits = {
+  intervalMs: 1_000,
+  content: [
+    { limit: 80, windowMs: 60_000 },
+    { limit: 500, windowMs: 3_600_000 },
+  ],
+};
+
+/** The same rules on a faster clock (tests): every duration times `factor`. */
+export function scaleWriteLimits(limits: WriteLimits, factor: number): WriteLimits {
+  return {
+    intervalMs: limits.intervalMs * factor,
+    content: limits.content.map((w) => ({ limit: w.limit, windowMs: w.windowMs * factor })),
+  };
+}
+
+export interface WriteRetry {
+  /** Further attempts of a write answered 5xx or not answered at all. Default 3. */
+  retries: number;
+  /** The wait before further attempt n (1-based). Default n² seconds. */
+  backoffMs: (retry: number) => number;
+  /** Rate-limit answers waited out for one write before it fails. Default 5. */
+  limitWaits: number;
+  /** The wait after a rate-limit answer that says neither retry-after nor x-ratelimit-reset. Default 60 s. */
+  fallbackLimitWaitMs: number;
+  /** One attempt's time limit. Default 30 s. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_WRITE_RETRY: WriteRetry = {
+  retries: 3,
+  backoffMs: (retry) => retry * retry * 1_000,
+  limitWaits: 5,
+  fallbackLimitWaitMs: 60_000,
+  timeoutMs: 30_000,
+};
+
+/** In the order they go: the answer, then 👀, then the final reaction. */
+export const WRITE_PRIORITIES = ["answer", "seen", "outcome"] as const;
+export type WritePriority = (typeof WRITE_PRIORITIES)[number];
+
+/** `comment` and `reaction` create content; `edit` and `delete` do not. */
+export type WriteKind = "comment" | "edit" | "reaction" | "delete";
+
+/** Octokit's per-request options for a scheduled write: no retries of its own, a time limit. */
+export interface WriteRequestOptions {
+  retries: 0;
+  signal: AbortSignal;
+}
+
+export interface Write<T> {
+  kind: WriteKind;
+  priority: WritePriority;
+  /** For the log, e.g. "summary comment on acme/widgets#42". */
+  what: string;
+  /** Makes the request; `request` goes into Octokit's parameters. `attempt` counts from 1. */
+  send: (request: WriteRequestOptions, attempt: number) => Promise<T>;
+  /** Aborted before it starts, the write is never sent and rejects with WriteCancelled. */
+  signal?: AbortSignal;
+}
+
+export class WriteCancelled extends Error {
+  override name = "WriteCancelled";
+}
+
+export interface GitHubWritesOptions {
+  logger: Logger;
+  limits?: WriteLimits;
+  retry?: Partial<WriteRetry>;
+}
+
+export interface WriteStats {
+  /** Writes GitHub accepted. */
+  sent: number;
+  /** Rate-limit answers met (each stopped every write for its wait). */
+  rateLimited: number;
+  /** Writes given up (their callers got the error). */
+  failed: number;
+  /** Writes cancelled before they went. */
+  cancelled: number;
+}
+
+interface Job {
+  write: Write<unknown>;
+  seq: number;
+  rank: number;
+  notBefore: number;
+  attempts: number;
+  retries: number;
+  limitWaits: number;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const isContent = (kind: WriteKind) => kind === "comment" || kind === "reaction";
+
+interface HttpLikeError {
+  status?: number;
+  message?: string;
+  response?: { headers?: Record<string, string | number | undefined> };
+}
+
+export function errorStatus(error: unknown): number | undefined {
+  const status = (error as HttpLikeError | undefined)?.status;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** A 5xx, or no answer at all (Octokit says 500 for a network failure or a timeout). */
+export function isServerError(error: unknown): boolean {
+  const status = errorStatus(error);
+  return status === undefined || status >= 500;
+}
+
+/**
+ * How long GitHub asks to wait after a 403 or 429 rate-limit answer, in ms; null when the answer is
+ * not about a rate limit (a 403 for a missing permission).
+ */
+export function rateLimitWaitMs(error: unknown, now: number, fallbackMs: number): number | null {
+  const status = errorStatus(error);
+  if (status !== 403 && status !== 429) return null;
+  const headers = (error as HttpLikeError).response?.headers ?? {};
+  const header = (name: string) => {
+    const value = headers[name];
+    return value === undefined ? undefined : String(value);
+  };
+  const retryAfter = header("retry-after");
+  if (retryAfter !== undefined) {
+    if (/^\d+$/.test(retryAfter.trim())) return Number(retryAfter) * 1_000;
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const reset = header("x-ratelimit-reset");
+  if (header("x-ratelimit-remaining") === "0" && reset !== undefined && /^\d+$/.test(reset)) {
+    return Math.max(0, Number(reset) * 1_000 - now);
+  }
+  const message = (error as HttpLikeError).message ?? "";
+  if (status === 429 || /secondary rate limit|abuse/i.test(message)) return fallbackMs;
+  return null;
+}
+
+export class GitHubWrites {
+  readonly limits: WriteLimits;
+  private readonly retry: WriteRetry;
+  private readonly logger: Logger;
+  private readonly queue: Job[] = [];
+  private seq = 0;
+  private inFlight = false;
+  private lastStart = Number.NEGATIVE_INFINITY;
+  private blockedUntil = 0;
+  /** Start times of content-creating writes within the longest window. */
+  private contentStarts: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly counts: WriteStats = { sent: 0, rateLimited: 0, failed: 0, cancelled: 0 };
+
+  constructor(options: GitHubWritesOptions) {
+    this.limits = options.limits ?? GITHUB_WRITE_LIMITS;
+    this.retry = { ...DEFAULT_WRITE_RETRY, ...options.retry };
+    this.logger = options.logger;
+  }
+
+  /** Queues a write; resolves with its result once sent, or rejects with why it could not be. */
+  run<T>(write: Write<T>): Promise<T> {
+    if (write.signal?.aborted) {
+      this.counts.cancelled += 1;
+      return Promise.reject(new WriteCancelled(`${write.what}: cancelled`));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = {
+        write: write as Write<unknown>,
+        seq: this.seq++,
+        rank: WRITE_PRIORITIES.indexOf(write.priority),
+        notBefore: 0,
+        attempts: 0,
+        retries: 0,
+        limitWaits: 0,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
+      this.queue.push(job);
+      write.signal?.addEventListener("abort", () => this.pump(), { once: true });
+      this.pump();
+    });
+  }
+
+  /** Writes waiting (not the one in flight), by priority. */
+  get pending(): Record<WritePriority, number> {
+    const counts: Record<WritePriority, number> = { answer: 0, seen: 0, outcome: 0 };
+    for (const job of this.queue) counts[job.write.priority] += 1;
+    return counts;
+  }
+
+  get stats(): WriteStats {
+    return { ...this.counts };
+  }
+
+  private pump(): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const job = this.queue[i]!;
+      if (job.write.signal?.aborted) {
+        this.queue.splice(i, 1);
+        this.counts.cancelled += 1;
+        job.reject(new WriteCancelled(`${job.write.what}: cancelled`));
+      }
+    }
+    if (this.inFlight) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queue.length === 0) return;
+    const now = Date.now();
+    const paced = Math.max(this.lastStart + this.limits.intervalMs, this.blockedUntil);
+    const contentAt = this.contentFreeAt(now);
+    let best: Job | undefined;
+    let wake = Number.POSITIVE_INFINITY;
+    for (const job of this.queue) {
+      const at = Math.max(paced, job.notBefore, isContent(job.write.kind) ? contentAt : 0);
+      if (at > now) wake = Math.min(wake, at);
+      else if (!best || job.rank < best.rank || (job.rank === best.rank && job.seq < best.seq)) best = job;
+    }
+    if (best) {
+      this.start(best, now);
+    } else {
+      this.timer = setTimeout(() => this.pump(), Math.max(1, wake - now));
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * When the next content-creating write fits every window. Each window is kept a sixtieth longer
+   * (a second a minute): a request reaches GitHub a moment after it starts, and GitHub counts arrivals.
+   */
+  private contentFreeAt(now: number): number {
+    const windows = this.limits.content.map((w) => ({
+      limit: w.limit,
+      windowMs: w.windowMs + Math.ceil(w.windowMs / 60),
+    }));
+    const longest = Math.max(0, ...windows.map((w) => w.windowMs));
+    while (this.contentStarts.length > 0 && this.contentStarts[0]! <= now - longest)
+      this.contentStarts.shift();
+    let at = now;
+    for (const { limit, windowMs } of windows) {
+      const inWindow = this.contentStarts.filter((t) => t > now - windowMs);
+      if (inWindow.length >= limit) at = Math.max(at, inWindow[inWindow.length - limit]! + windowMs);
+    }
+    return at;
+  }
+
+  private start(job: Job, now: number): void {
+    this.queue.splice(this.queue.indexOf(job), 1);
+    this.inFlight = true;
+    this.lastStart = now;
+    if (isContent(job.write.kind)) this.contentStarts.push(now);
+    job.attempts += 1;
+    const request: WriteRequestOptions = { retries: 0, signal: AbortSignal.timeout(this.retry.timeoutMs) };
+    let sent: Promise<unknown>;
+    try {
+      sent = job.write.send(request, job.attempts);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent
+      .then(
+        (value) => {
+          this.counts.sent += 1;
+          job.resolve(value);
+        },
+        (error: unknown) => this.failed(job, error),
+      )
+      .finally(() => {
+        this.inFlight = false;
+        this.pump();
+      });
+  }
+
+  private failed(job: Job, error: unknown): void {
+    const now = Date.now();
+    const { what } = job.write;
+    const status = errorStatus(error);
+    const waitMs = rateLimitWaitMs(error, now, this.retry.fallbackLimitWaitMs);
+    if (waitMs !== null) {
+      this.counts.rateLimited += 1;
+      this.blockedUntil = Math.max(this.blockedUntil, now + waitMs);
+      if (job.limitWaits < this.retry.limitWaits) {
+        job.limitWaits += 1;
+        this.logger.warn({ what, status, waitMs }, "GitHub's rate limit: no write until it has passed");
+        this.queue.push(job);
+        return;
+      }
+    } else if (isServerError(error) && job.retries < this.retry.retries) {
+      job.retries += 1;
+      const backoffMs = this.retry.backoffMs(job.retries);
+      job.notBefore = now + backoffMs;
+      this.logger.warn(
+        { what, status, err: error, attempt: job.attempts, backoffMs },
+        "GitHub write failed; trying again",
+      );
+      this.queue.push(job);
+      return;
+    }
+    this.counts.failed += 1;
+    job.reject(error);
+  }
+}
