@@ -91,6 +91,18 @@ export function createMetrics() {
       LAG_BUCKETS,
     ),
     pollerLastTick: { set: (value: number) => lastTick.set(value) },
+    logRequests: counter(
+      registry,
+      "yardmaster_notifier_log_requests_total",
+      "Merge-queue event-log requests of the notifier, by why the repository was read (new, interval, idle, doorbell, retry).",
+      ["reason"],
+    ),
+    doorbellRings: counter(
+      registry,
+      "yardmaster_notifier_doorbell_total",
+      "GitHub events on subscribed repositories that asked for an early read (the doorbell).",
+      [],
+    ),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ProbotOctokit } from "probot";
 import type { RunDeps } from "./commands/run.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
-import { installationGateway, unavailableGateway } from "./github/installations.js";
+import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
@@ -13,7 +13,7 @@ import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
-import { Poller } from "./notifier/poller.js";
+import { currentReadReason, Poller } from "./notifier/poller.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiPoster } from "./notifier/slack-poster.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
@@ -103,6 +103,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
     onCall: (call) => {
       options.onMergeQueueCall?.(call);
+      const reason = currentReadReason();
+      if (reason) metrics.logRequests.inc({ reason });
       metrics.mergeQueueCalls.inc({ method: call.method, route: call.route, status: String(call.status) });
       metrics.mergeQueueLatency.observe(call.durationMs / 1000, { method: call.method, route: call.route });
     },
@@ -131,6 +133,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   ];
   let appSlug: string | null = null;
   let github: RunDeps["github"] = unavailableGateway();
+  let installations: Installations | null = null;
   let githubWrites: GitHubWrites | null = null;
   try {
     if (config.github) {
@@ -153,12 +156,17 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           ...(answers.answerRetryDelayMs !== undefined
             ? { answerRetryDelayMs: answers.answerRetryDelayMs }
             : {}),
+          // The poller exists once Slack is configured (below); GitHub's events ring it from then on.
+          onRepositoryActivity: async (repository) => {
+            await poller?.ring(repository);
+          },
         },
         logger,
         options.Octokit,
       );
       appSlug = surface.appSlug;
-      github = installationGateway(surface.probot, writes);
+      installations = new Installations(surface.probot);
+      github = installations.gateway(writes);
       handlers.push(surface.handler);
     }
     if (config.oauth) {
@@ -228,12 +236,14 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         logger: logger.child({ name: "notifier" }),
         now: options.now,
       });
+      const announced = installations;
       poller = new Poller({
         store,
         mergeQueue,
         deliverer,
-        backoffs,
         intervalMs: config.pollIntervalSeconds * 1000,
+        idleMs: config.pollIdleSeconds * 1000,
+        ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
         owner,
         metrics,
         logger: logger.child({ name: "notifier" }),
@@ -273,7 +283,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       logger.info({ url }, `Yardmaster listening on ${url}`);
       if (poller && options.autoPoll !== false) {
         poller.start();
-        logger.info(`notifier polling every ${config.pollIntervalSeconds} s`);
+        logger.info(
+          `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}`,
+        );
       }
       return { url, port };
     },

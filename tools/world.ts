@@ -53,6 +53,11 @@ export interface WorldOptions extends Omit<ServersOptions, "github"> {
   settings?: Settings;
   /** createYardmaster's options: tests turn retries off and tick the poller by hand. */
   yardmaster?: Partial<YardmasterOptions>;
+  /**
+   * The notifier's clock: the system's (default), or the simulator's, so that a test moving the merge
+   * queue's time by hand also makes repositories due for their next read.
+   */
+  notifierClock?: "system" | "simulator";
 }
 
 export interface World {
@@ -100,6 +105,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         { ...settings, ...overrides },
         {
           ...(options.logger ? { logger: options.logger.child({ name: "yardmaster" }) } : {}),
+          ...(options.notifierClock === "simulator" ? { now: () => new Date(sim.clock.now()) } : {}),
           ...options.yardmaster,
         },
       );

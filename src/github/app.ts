@@ -6,6 +6,7 @@ import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../comman
 import type { DeliveryLog } from "../delivery-log.js";
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
+import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
@@ -29,6 +30,8 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   seenAfterMs?: number;
   /** Default ANSWER_RETRY_DELAY_MS. */
   answerRetryDelayMs?: number;
+  /** GitHub announced activity on a repository (src/github/doorbell.ts): the notifier reads its log early. */
+  onRepositoryActivity?: (repository: Repo) => Promise<void>;
 }
 
 type CommentContext = Context<"issue_comment.created">;
@@ -45,6 +48,7 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
     app.on("issue_comment.created", async (context) => {
       await handleComment(context, deps, summaries);
     });
+    if (deps.onRepositoryActivity) registerDoorbell(app, deps.onRepositoryActivity);
   };
 }
 

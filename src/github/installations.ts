@@ -3,37 +3,63 @@ import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
+import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
 // Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
 const INSTALLATION_CACHE_MS = 10 * 60_000;
 
+interface Installation {
+  id: number;
+  /** The webhook events the installation receives. */
+  events: readonly string[];
+}
+
 /**
- * The GitHub calls of commands that do not come from a webhook (Slack): the repository's
- * installation is looked up as the app (GET /repos/{owner}/{repo}/installation), cached a while.
+ * The app's installation on each repository, looked up as the app (GET /repos/{owner}/{repo}/installation)
+ * and cached a while: for the GitHub calls of commands that do not come from a webhook (Slack), and to
+ * know whether GitHub announces a repository's activity to the app (the notifier's doorbell).
  */
-export function installationGateway(probot: Probot, writes: GitHubWrites): GitHubGateway {
-  const cache = new Map<string, { id: number; until: number }>();
-  return octokitGateway(async (repo: Repo): Promise<Octokit> => {
-    const key = repo.key;
-    const hit = cache.get(key);
-    let id = hit && hit.until > Date.now() ? hit.id : undefined;
-    if (id === undefined) {
-      const app = await probot.auth();
-      try {
-        const { data } = await app.rest.apps.getRepoInstallation({ owner: repo.owner, repo: repo.name });
-        id = data.id;
-      } catch (error) {
-        if ((error as { status?: number }).status === 404) {
-          throw new Error(`the GitHub App is not installed on ${repo.fullName}`);
-        }
-        throw error;
+export class Installations {
+  private readonly cache = new Map<string, { installation: Installation; until: number }>();
+
+  constructor(private readonly probot: Probot) {}
+
+  async of(repo: Repo): Promise<Installation> {
+    const hit = this.cache.get(repo.key);
+    if (hit && hit.until > Date.now()) return hit.installation;
+    const app = await this.probot.auth();
+    let installation: Installation;
+    try {
+      const { data } = await app.rest.apps.getRepoInstallation({ owner: repo.owner, repo: repo.name });
+      installation = { id: data.id, events: data.events ?? [] };
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) {
+        throw new Error(`the GitHub App is not installed on ${repo.fullName}`);
       }
-      cache.set(key, { id, until: Date.now() + INSTALLATION_CACHE_MS });
+      throw error;
     }
-    return probot.auth(id);
-  }, writes);
+    this.cache.set(repo.key, { installation, until: Date.now() + INSTALLATION_CACHE_MS });
+    return installation;
+  }
+
+  /**
+   * Whether GitHub tells the app when the repository's merge queue acts: the installation receives the
+   * events the merge queue always causes (ANNOUNCING_EVENTS).
+   */
+  async announcesActivity(repo: Repo): Promise<boolean> {
+    const { events } = await this.of(repo);
+    return ANNOUNCING_EVENTS.every((e) => events.includes(e));
+  }
+
+  /** The commands' GitHub gateway, acting as the repository's installation. */
+  gateway(writes: GitHubWrites): GitHubGateway {
+    return octokitGateway(
+      async (repo: Repo): Promise<Octokit> => this.probot.auth((await this.of(repo)).id),
+      writes,
+    );
+  }
 }
 
 /** Used when the GitHub surface is off: reads still work, anything needing GitHub is refused clearly. */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import {
@@ -8,8 +9,8 @@ import {
 } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type { PollCursor, Store, Subscription } from "../store/index.js";
-import type { Backoffs } from "./backoff.js";
+import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
+import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
 import { groupOf, route, wantedEventTypes } from "./routing.js";
 
@@ -17,12 +18,21 @@ export interface PollerDeps {
   store: Store;
   mergeQueue: MergeQueueClient;
   deliverer: Deliverer;
-  backoffs: Backoffs;
+  /** Between two reads of a repository while it is active, or always without the doorbell. */
   intervalMs: number;
-  /** Which replica this is, for leases. */
+  /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
+  idleMs?: number;
+  /**
+   * Whether GitHub announces the repository's queue activity to the app (the doorbell): only then may an
+   * idle repository wait `idleMs`. Default: never (every repository is read at the interval).
+   */
+  doorbellServes?: (repository: Repo) => Promise<boolean>;
+  /** Which replica this is: its claims on repositories and channels. */
   owner: string;
-  /** Repositories polled at once. */
+  /** Repositories read at once. */
   concurrency?: number;
+  /** How often the loop looks for due repositories (a doorbell rung here wakes it at once); default 1 s. */
+  wakeMs?: number;
   metrics?: Metrics;
   logger: Logger;
   now?: () => Date;
@@ -35,8 +45,15 @@ export interface PollerDeps {
 export const LATE_MS = 60_000;
 /** How far behind our clock an idle repository's cursor stays, for a service clock a little off ours. */
 export const OVERLAP_MS = 5 * 60_000;
+/** A doorbell reads the log this soon: the events GitHub sends in a burst are read together. */
+export const DOORBELL_DELAY_MS = 300;
+/** And once more this long after the last event, for a merge queue that writes its log after GitHub's event. */
+export const RECHECK_MS = 5_000;
+/** A repository is active (read at the interval) this long after GitHub's last event or the log's last new event. */
+export const ACTIVE_MS = 10 * 60_000;
 
 export interface TickReport {
+  /** Repositories claimed (due) in this pass. */
   repositories: number;
   polled: number;
   failed: number;
@@ -44,15 +61,26 @@ export interface TickReport {
   sent: number;
 }
 
+/** Why the merge-queue request being made is made, for its metrics; undefined outside the poller. */
+const readReason = new AsyncLocalStorage<PollReason>();
+export const currentReadReason = (): PollReason | undefined => readReason.getStore();
+
 /**
- * The notifier's poller (docs/notifications.md, "Reading the log"): each tick reads every subscribed repository's event
+ * The notifier's poller (docs/notifications.md, "When a repository is read"). The store keeps when each
+ * subscribed repository is due; a pass claims the due ones (each by one replica), reads each one's event
  * log since its cursor (one request for an idle repository), routes new events to the subscribed
- * channels through the outbox, then delivers. Replicas share the work through leases.
+ * channels through the outbox, schedules the next read, then delivers. GitHub's events on a repository
+ * (`ring`) make it due within DOORBELL_DELAY_MS, whichever replica received them.
  */
 export class Poller {
   private timer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
   private running: Promise<unknown> | undefined;
   private stopped = true;
+  /** Set by stop(): a pass under way claims no more repositories. */
+  private halted = false;
+  private delivering: Promise<number> | undefined;
+  private deliverAgain = false;
   lastSuccessfulTick: Date | null = null;
 
   constructor(private readonly deps: PollerDeps) {}
@@ -61,112 +89,221 @@ export class Poller {
     return this.deps.now?.() ?? new Date();
   }
 
+  private get wakeMs(): number {
+    return this.deps.wakeMs ?? Math.min(1_000, this.deps.intervalMs);
+  }
+
+  /** How long a claim on a repository lasts: a killed replica's repositories are read again within an interval. */
+  private get leaseMs(): number {
+    return Math.min(60_000, Math.max(10_000, this.deps.intervalMs));
+  }
+
   start(): void {
     this.stopped = false;
-    const loop = async () => {
-      this.running = this.tick().catch((error: unknown) =>
-        this.deps.logger.error({ err: error }, "poller tick failed"),
-      );
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(loop, this.deps.intervalMs);
-    };
-    this.timer = setTimeout(loop, 0);
+    this.wake(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halted = true;
     clearTimeout(this.timer);
     await this.running;
   }
 
-  async tick(): Promise<TickReport> {
-    const { store, logger } = this.deps;
-    const subscriptions = await store.listSubscriptions();
-    const byRepo = new Map<string, Subscription[]>();
-    for (const s of subscriptions) {
-      const key = s.repository.key;
-      byRepo.set(key, [...(byRepo.get(key) ?? []), s]);
+  /** The loop runs again `ms` from now (or sooner, if it was due sooner); never two passes at once. */
+  private wake(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (at >= this.wakeAt) return;
+    clearTimeout(this.timer);
+    this.wakeAt = at;
+    this.timer = setTimeout(() => void this.loop(), ms);
+  }
+
+  private async loop(): Promise<void> {
+    this.wakeAt = Number.POSITIVE_INFINITY;
+    if (this.running) {
+      // A pass is under way: this wake-up is for after it.
+      await this.running;
+      return this.wake(0);
     }
-    const report: TickReport = { repositories: byRepo.size, polled: 0, failed: 0, events: 0, sent: 0 };
-    await pLimit(this.deps.concurrency ?? 16).map(byRepo.values(), async (subs) => {
-      const result = await this.pollRepository(subs).catch((error: unknown) => {
-        // Polling errors are handled inside; this is the store failing around them (backoff, lease).
-        logger.warn({ repository: subs[0]?.repository, err: error }, "could not poll a repository");
-        return "failed" as const;
-      });
-      if (result === "failed") report.failed += 1;
-      else if (result !== "skipped") {
-        report.polled += 1;
-        report.events += result;
-      }
+    this.running = this.tick().catch((error: unknown) =>
+      this.deps.logger.error({ err: error }, "poller pass failed"),
+    );
+    await this.running;
+    this.running = undefined;
+    this.wake(this.wakeMs);
+  }
+
+  /**
+   * GitHub announced activity on `repository` (the doorbell): it is read within DOORBELL_DELAY_MS and
+   * again RECHECK_MS later, by whichever replica claims it. Nothing happens for a repository nobody
+   * subscribed to.
+   */
+  async ring(repository: Repo): Promise<void> {
+    const now = this.now().getTime();
+    const subscribed = await this.deps.store.ringDoorbell(repository, {
+      pollAt: new Date(now + DOORBELL_DELAY_MS),
+      recheckAt: new Date(now + RECHECK_MS),
+      activeUntil: new Date(now + ACTIVE_MS),
     });
-    report.sent = (await this.deps.deliverer.deliverPending()).sent;
+    if (!subscribed) return;
+    this.deps.metrics?.doorbellRings.inc({});
+    this.wake(DOORBELL_DELAY_MS);
+    this.wake(RECHECK_MS);
+  }
+
+  /** One pass: reads every repository due now (claimed batch by batch), then delivers what is pending. */
+  async tick(): Promise<TickReport> {
+    const { store, logger, metrics } = this.deps;
+    const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
+    const limit = this.deps.concurrency ?? 16;
+    for (;;) {
+      const claimed = await store.claimPolls({
+        owner: this.deps.owner,
+        now: this.now(),
+        leaseMs: this.leaseMs,
+        limit,
+      });
+      if (claimed.length === 0) break;
+      report.repositories += claimed.length;
+      await pLimit(limit).map(claimed, async (poll) => {
+        const result = await this.pollRepository(poll).catch((error: unknown) => {
+          // Reading errors are handled inside; this is the store failing around them.
+          logger.warn({ repository: poll.repository, err: error }, "could not poll a repository");
+          return "failed" as const;
+        });
+        if (result === "failed") report.failed += 1;
+        else {
+          report.polled += 1;
+          report.events += result;
+        }
+      });
+      // What this batch routed is posted while the next batch is read.
+      if (report.events > 0) void this.deliverSoon();
+      if (this.halted) break;
+    }
+    report.sent = await this.deliverSoon();
     this.lastSuccessfulTick = this.now();
-    this.deps.metrics?.pollerLastTick.set(this.lastSuccessfulTick.getTime() / 1000);
-    if (report.events || report.failed) logger.debug(report, "poller tick");
+    metrics?.pollerLastTick.set(this.lastSuccessfulTick.getTime() / 1000);
+    if (report.events || report.failed) logger.debug(report, "poller pass");
     return report;
   }
 
-  /** Polls one repository; returns the number of new events, "skipped" or "failed". */
-  private async pollRepository(subs: Subscription[]): Promise<number | "skipped" | "failed"> {
-    const { store, backoffs, logger, metrics } = this.deps;
-    const repository = subs[0]?.repository as Repo;
-    const backoffKey = `repo:${repository.key}`;
-    const now = this.now();
-    if (await backoffs.active(backoffKey, now)) return "skipped";
-    const lease = `poll:${repository.key}`;
-    if (
-      !(await store.tryAcquireLease(lease, this.deps.owner, now, Math.max(60_000, this.deps.intervalMs * 2)))
-    ) {
-      return "skipped";
+  /**
+   * Delivers what is pending, one delivery at a time: asked again while one runs, it runs once more
+   * after. Resolves with the notices sent by the delivery that covers this call.
+   */
+  private deliverSoon(): Promise<number> {
+    if (this.delivering) {
+      this.deliverAgain = true;
+      return this.delivering;
     }
+    const run = async (): Promise<number> => {
+      let sent = 0;
+      do {
+        this.deliverAgain = false;
+        sent += (await this.deps.deliverer.deliverPending()).sent;
+      } while (this.deliverAgain);
+      return sent;
+    };
+    this.delivering = run().finally(() => {
+      this.delivering = undefined;
+    });
+    return this.delivering;
+  }
+
+  /** Reads one claimed repository and schedules its next read; returns the number of new events, or "failed". */
+  private async pollRepository(poll: ClaimedPoll): Promise<number | "failed"> {
+    const { store, logger, metrics, owner } = this.deps;
+    const { repository } = poll;
+    const renew = setInterval(() => {
+      void store
+        .renewPollClaim(repository, owner, new Date(this.now().getTime() + this.leaseMs))
+        .catch(() => {});
+    }, this.leaseMs / 3);
     try {
-      const cursor: PollCursor = (await store.getPollCursor(repository)) ?? {
-        repository,
-        // A new subscription starts at the moment it was made: no backfill.
-        receivedFrom: new Date(Math.min(...subs.map((s) => s.createdAt.getTime()))),
-        seenEventIds: [],
-        updatedAt: now,
-      };
-      const events: LogEvent[] = [];
-      for await (const event of this.deps.mergeQueue.iterateEvents(repository, {
-        receivedFrom: cursor.receivedFrom,
-        eventTypes: wantedEventTypes(subs),
-        perPage: 100,
-      })) {
-        events.push(event);
-      }
-      events.sort(compareLogEvents);
-      const seen = new Set(cursor.seenEventIds);
-      let fresh = 0;
-      for (const event of events) {
-        if (seen.has(event.id)) continue;
-        fresh += 1;
-        metrics?.eventsPolled.inc({ type: event.type });
-        if (!groupOf(event.type)) {
-          metrics?.eventsSkipped.inc({ reason: "unknown_type" });
-          continue;
-        }
-        for (const channel of route(event, subs))
-          await this.deps.deliverer.enqueue(channel, repository, event);
-      }
-      await store.putPollCursor(advance(cursor, events, now));
-      await backoffs.succeed(backoffKey);
+      const fresh = await readReason.run(poll.reason, () => this.read(repository));
+      const now = this.now();
+      const activeUntil = fresh > 0 ? new Date(now.getTime() + ACTIVE_MS) : undefined;
+      const active = Math.max(poll.activeUntil?.getTime() ?? 0, activeUntil?.getTime() ?? 0) > now.getTime();
+      const idle = !active && (await this.servedByDoorbell(repository));
+      await store.finishPoll(repository, owner, {
+        nextPollAt: new Date(now.getTime() + (idle ? this.idleMs : this.deps.intervalMs)),
+        cadence: idle ? "idle" : "interval",
+        failures: 0,
+        lastError: null,
+        ...(activeUntil ? { activeUntil } : {}),
+      });
       return fresh;
     } catch (error) {
       metrics?.notificationFailures.inc({
         stage: "poll",
         reason: error instanceof MergeQueueError ? error.code : "error",
       });
-      const b = await backoffs.fail(backoffKey, (error as Error).message, this.now());
+      const failures = poll.failures + 1;
+      const retryAt = new Date(this.now().getTime() + nextDelayMs(failures, DEFAULT_BACKOFF));
+      await store.finishPoll(repository, owner, {
+        nextPollAt: retryAt,
+        cadence: "retry",
+        failures,
+        lastError: (error as Error).message,
+      });
       logger.warn(
-        { repository, err: error, retryAt: b.nextAttemptAt.toISOString() },
+        { repository, err: error, failures, retryAt: retryAt.toISOString() },
         `could not read the event log of ${repository}: retried with backoff`,
       );
       return "failed";
     } finally {
-      await store.releaseLease(lease, this.deps.owner);
+      clearInterval(renew);
     }
+  }
+
+  private get idleMs(): number {
+    return Math.max(this.deps.idleMs ?? this.deps.intervalMs, this.deps.intervalMs);
+  }
+
+  private async servedByDoorbell(repository: Repo): Promise<boolean> {
+    if (!this.deps.doorbellServes || this.idleMs === this.deps.intervalMs) return false;
+    return this.deps.doorbellServes(repository).catch(() => false);
+  }
+
+  /** Reads the repository's log since its cursor and hands the new events to the outbox. */
+  private async read(repository: Repo): Promise<number> {
+    const { store, metrics, deliverer } = this.deps;
+    const subs = await store.listSubscriptions({ repository });
+    if (subs.length === 0) return 0;
+    const now = this.now();
+    const cursor: PollCursor = (await store.getPollCursor(repository)) ?? {
+      repository,
+      // A new subscription starts at the moment it was made: no backfill.
+      receivedFrom: new Date(Math.min(...subs.map((s) => s.createdAt.getTime()))),
+      seenEventIds: [],
+      updatedAt: now,
+    };
+    const events: LogEvent[] = [];
+    for await (const event of this.deps.mergeQueue.iterateEvents(repository, {
+      receivedFrom: cursor.receivedFrom,
+      eventTypes: wantedEventTypes(subs),
+      perPage: 100,
+    })) {
+      events.push(event);
+    }
+    events.sort(compareLogEvents);
+    const seen = new Set(cursor.seenEventIds);
+    let fresh = 0;
+    for (const event of events) {
+      if (seen.has(event.id)) continue;
+      fresh += 1;
+      metrics?.eventsPolled.inc({ type: event.type });
+      if (!groupOf(event.type)) {
+        metrics?.eventsSkipped.inc({ reason: "unknown_type" });
+        continue;
+      }
+      for (const channel of route(event, subs)) await deliverer.enqueue(channel, repository, event);
+    }
+    await store.putPollCursor(advance(cursor, events, now));
+    return fresh;
   }
 }
 

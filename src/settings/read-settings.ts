@@ -30,6 +30,8 @@ export interface Settings {
   mergeQueue: { apiUrl: string; token: string; commandPrefix: string };
   database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
   pollIntervalSeconds: number;
+  /** Seconds between two reads of an idle repository whose activity GitHub announces (the doorbell). */
+  pollIdleSeconds: number;
   publicUrl: string;
   port: number;
   host: string;
@@ -118,6 +120,16 @@ export function readSettings(
     problems.push("PRIVATE_KEY is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)");
   }
 
+  if (
+    parsed.success &&
+    isSet("POLL_IDLE_SECONDS") &&
+    parsed.data.POLL_IDLE_SECONDS < parsed.data.POLL_INTERVAL_SECONDS
+  ) {
+    problems.push(
+      "POLL_IDLE_SECONDS must be at least POLL_INTERVAL_SECONDS (an idle repository is read less often)",
+    );
+  }
+
   if (problems.length > 0 || !parsed.success)
     return { settings: null, permissionOverrides: overrides, problems };
   const e = parsed.data;
@@ -153,6 +165,8 @@ export function readSettings(
         ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }
         : { kind: "postgres", url: e.DATABASE_URL },
       pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
+      // Only the default can be below the interval (checked above): it then follows the interval.
+      pollIdleSeconds: Math.max(e.POLL_IDLE_SECONDS, e.POLL_INTERVAL_SECONDS),
       publicUrl: e.PUBLIC_URL,
       port: e.PORT,
       host: e.HOST,

@@ -201,7 +201,21 @@ export const SETTINGS = {
     ),
     group: "notifier",
     secret: false,
-    meaning: "seconds between two reads of each subscribed repository's event log",
+    meaning:
+      "seconds between two reads of each subscribed repository's event log (while it is active, when GitHub announces its activity)",
+  }),
+  POLL_IDLE_SECONDS: setting({
+    ...defaulted(
+      "300",
+      z.coerce
+        .number({ error: "must be a number" })
+        .positive({ error: "must be a positive number of seconds" })
+        .max(3600, { error: "must be at most 3600" }),
+    ),
+    group: "notifier",
+    secret: false,
+    meaning:
+      "seconds between two reads of a repository with no activity in 10 minutes, when GitHub announces its activity to the app (check_run and pull_request events); never less often than POLL_INTERVAL_SECONDS otherwise",
   }),
   PUBLIC_URL: setting({
     ...defaulted("http://localhost:3000", httpUrl),

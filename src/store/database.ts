@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import type { PollCadence, PollReason } from "./store.js";
 
 /** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
 export type DatabaseSettings =
@@ -115,6 +116,20 @@ export interface Tables {
     at: Time;
   };
   slack_signatures: { signature: string; seen_at: Time };
+  poll_schedule: {
+    repository_key: string;
+    repository: string;
+    next_poll_at: Time;
+    cadence: PollCadence;
+    doorbell_at: NullableTime;
+    recheck_at: NullableTime;
+    active_until: NullableTime;
+    failures: ColumnType<number, number | undefined, number>;
+    last_error: string | null;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    claim_reason: PollReason | null;
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

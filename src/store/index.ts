@@ -5,13 +5,17 @@ export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
 export { openStore } from "./open-store.js";
 export {
   type Backoff,
+  type ClaimedPoll,
   DELIVERY_RETENTION_MS,
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
   type PauseAttribution,
   type PendingNotification,
+  type PollCadence,
   type PollCursor,
+  type PollReason,
+  type PollSchedule,
   PRUNE_INTERVAL_MS,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,

@@ -1,15 +1,19 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import { type Database, inTransaction, type Tables } from "./database.js";
+import { EPOCH } from "./migrations/004-poll-schedule.js";
 import {
   type Backoff,
+  type ClaimedPoll,
   DELIVERY_RETENTION_MS,
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
   type PauseAttribution,
   type PendingNotification,
+  type PollCadence,
   type PollCursor,
+  type PollSchedule,
   PRUNE_INTERVAL_MS,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
@@ -171,6 +175,17 @@ export class KyselyStore implements Store {
         .onConflict((oc) => oc.columns(["channel_id", "repository_key"]).doNothing())
         .returning("channel_id")
         .executeTakeFirst();
+      // The repository's read schedule, due at once if it is new.
+      await tx
+        .insertInto("poll_schedule")
+        .values({
+          repository_key: sub.repository.key,
+          repository: sub.repository.fullName,
+          next_poll_at: EPOCH,
+          cadence: "new",
+        })
+        .onConflict((oc) => oc.column("repository_key").doNothing())
+        .execute();
       if (inserted) return true;
       await tx
         .updateTable("subscriptions")
@@ -185,13 +200,30 @@ export class KyselyStore implements Store {
   }
 
   async deleteSubscription(channelId: string, repository: Repo): Promise<boolean> {
-    const deleted = await this.#db
-      .deleteFrom("subscriptions")
-      .where("channel_id", "=", channelId)
-      .where("repository_key", "=", repository.key)
-      .returning("channel_id")
-      .executeTakeFirst();
-    return deleted !== undefined;
+    return inTransaction(this.#database, async (tx) => {
+      const deleted = await tx
+        .deleteFrom("subscriptions")
+        .where("channel_id", "=", channelId)
+        .where("repository_key", "=", repository.key)
+        .returning("channel_id")
+        .executeTakeFirst();
+      // The last subscription to a repository takes its read schedule with it.
+      await tx
+        .deleteFrom("poll_schedule")
+        .where("repository_key", "=", repository.key)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("subscriptions")
+                .select("channel_id")
+                .where("repository_key", "=", repository.key),
+            ),
+          ),
+        )
+        .execute();
+      return deleted !== undefined;
+    });
   }
 
   async listSubscriptions(filter: { channelId?: string; repository?: Repo } = {}): Promise<Subscription[]> {
@@ -280,6 +312,121 @@ export class KyselyStore implements Store {
 
   async releaseLease(name: string, owner: string): Promise<void> {
     await this.#db.deleteFrom("leases").where("name", "=", name).where("owner", "=", owner).execute();
+  }
+
+  // Poll schedule
+
+  async claimPolls(claim: {
+    owner: string;
+    now: Date;
+    leaseMs: number;
+    limit: number;
+  }): Promise<ClaimedPoll[]> {
+    const now = time(claim.now);
+    const came = (column: "next_poll_at" | "doorbell_at" | "recheck_at") =>
+      sql<boolean>`${sql.ref(column)} <= ${now}`;
+    const rung = sql<boolean>`(${came("doorbell_at")} OR ${came("recheck_at")})`;
+    const due = sql<boolean>`(${came("next_poll_at")} OR ${rung})`;
+    const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
+    const candidates = this.#db
+      .selectFrom("poll_schedule")
+      .select("repository_key")
+      .where(due)
+      .where(free)
+      .orderBy(sql`CASE WHEN ${rung} THEN 0 ELSE 1 END`)
+      .orderBy("next_poll_at")
+      .limit(claim.limit)
+      .$if(this.kind === "postgres", (q) => q.forUpdate().skipLocked());
+    // Every SET expression reads the row as it was: the reason is decided before the times are cleared.
+    const rows = await this.#db
+      .updateTable("poll_schedule")
+      .set({
+        claimed_by: claim.owner,
+        claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)),
+        claim_reason: sql`CASE WHEN ${rung} THEN 'doorbell' ELSE cadence END`,
+        doorbell_at: sql`CASE WHEN ${came("doorbell_at")} THEN NULL ELSE doorbell_at END`,
+        recheck_at: sql`CASE WHEN ${came("recheck_at")} THEN NULL ELSE recheck_at END`,
+      })
+      .where("repository_key", "in", candidates)
+      .where(due)
+      .where(free)
+      .returningAll()
+      .execute();
+    return rows
+      .map((row) => ({ ...toPollSchedule(row), reason: row.claim_reason ?? row.cadence }))
+      .sort((a, b) => (a.reason === "doorbell" ? 0 : 1) - (b.reason === "doorbell" ? 0 : 1));
+  }
+
+  async renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
+    const row = await this.#db
+      .updateTable("poll_schedule")
+      .set({ claimed_until: time(until) })
+      .where("repository_key", "=", repository.key)
+      .where("claimed_by", "=", owner)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async finishPoll(
+    repository: Repo,
+    owner: string,
+    next: {
+      nextPollAt: Date;
+      cadence: PollCadence;
+      failures: number;
+      lastError: string | null;
+      activeUntil?: Date;
+    },
+  ): Promise<void> {
+    const activeUntil = next.activeUntil ? time(next.activeUntil) : undefined;
+    await this.#db
+      .updateTable("poll_schedule")
+      .set({
+        next_poll_at: time(next.nextPollAt),
+        cadence: next.cadence,
+        failures: next.failures,
+        last_error: next.lastError,
+        claimed_by: null,
+        claimed_until: null,
+        claim_reason: null,
+        ...(activeUntil
+          ? {
+              active_until: sql`CASE WHEN active_until IS NULL OR active_until < ${activeUntil} THEN ${activeUntil} ELSE active_until END`,
+            }
+          : {}),
+      })
+      .where("repository_key", "=", repository.key)
+      .where("claimed_by", "=", owner)
+      .execute();
+  }
+
+  async ringDoorbell(
+    repository: Repo,
+    at: { pollAt: Date; recheckAt: Date; activeUntil: Date },
+  ): Promise<boolean> {
+    const pollAt = time(at.pollAt);
+    // Debounced: a read already asked for sooner stays; later events in the meantime are read by it.
+    const row = await this.#db
+      .updateTable("poll_schedule")
+      .set({
+        doorbell_at: sql`CASE WHEN doorbell_at IS NULL OR doorbell_at > ${pollAt} THEN ${pollAt} ELSE doorbell_at END`,
+        recheck_at: time(at.recheckAt),
+        active_until: time(at.activeUntil),
+      })
+      .where("repository_key", "=", repository.key)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async getPollSchedule(repository: Repo): Promise<PollSchedule | null> {
+    const row = await this.#db
+      .selectFrom("poll_schedule")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row ? toPollSchedule(row) : null;
   }
 
   // Poll cursors
@@ -577,6 +724,22 @@ function toPollCursor(row: Selectable<Tables["poll_cursors"]>, v: DialectValues)
     receivedFrom: readTime(row.received_from),
     seenEventIds: v.readJson(row.seen_event_ids) as number[],
     updatedAt: readTime(row.updated_at),
+  };
+}
+
+function toPollSchedule(row: Selectable<Tables["poll_schedule"]>): PollSchedule {
+  const maybe = (value: Date | string | null) => (value === null ? null : readTime(value));
+  return {
+    repository: Repo.from(row.repository),
+    nextPollAt: readTime(row.next_poll_at),
+    cadence: row.cadence,
+    doorbellAt: maybe(row.doorbell_at),
+    recheckAt: maybe(row.recheck_at),
+    activeUntil: maybe(row.active_until),
+    failures: row.failures,
+    lastError: row.last_error,
+    claimedBy: row.claimed_by,
+    claimedUntil: maybe(row.claimed_until),
   };
 }
 

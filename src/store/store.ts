@@ -68,6 +68,42 @@ export interface Store {
   /** Releases the lease if `owner` holds it; otherwise does nothing. */
   releaseLease(name: string, owner: string): Promise<void>;
 
+  // Notifier: when each subscribed repository's log is read next, and by which replica (one row per
+  // repository, kept with its subscriptions: made due at once by the first, removed with the last)
+  /**
+   * Claims up to `limit` repositories that are due at `now` (their cadence, doorbell or recheck time has
+   * come) and not claimed by a live replica: each is `owner`'s until `now + leaseMs`. One statement
+   * (PostgreSQL skips the rows another replica is claiming): of two concurrent claims, each row goes to
+   * one. A doorbell or recheck time that has come is cleared by the claim, which reads for it.
+   * Repositories asked for by the doorbell come first.
+   */
+  claimPolls(claim: { owner: string; now: Date; leaseMs: number; limit: number }): Promise<ClaimedPoll[]>;
+  /** Extends `owner`'s claim of a repository; false if it is not (or no longer) theirs. */
+  renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
+  /**
+   * Ends `owner`'s claim of a repository with its next cadence read; does nothing if the claim is not
+   * theirs any more. Doorbell and recheck times set meanwhile are kept. `activeUntil`, when given, is
+   * recorded if later than the one recorded.
+   */
+  finishPoll(
+    repository: Repo,
+    owner: string,
+    next: {
+      nextPollAt: Date;
+      cadence: PollCadence;
+      failures: number;
+      lastError: string | null;
+      activeUntil?: Date;
+    },
+  ): Promise<void>;
+  /**
+   * GitHub announced activity on a repository: it is read at `pollAt` (or earlier, if a read was already
+   * asked for), once more at `recheckAt`, and counts as active until `activeUntil`. False when the
+   * repository is not subscribed (nothing to read).
+   */
+  ringDoorbell(repository: Repo, at: { pollAt: Date; recheckAt: Date; activeUntil: Date }): Promise<boolean>;
+  getPollSchedule(repository: Repo): Promise<PollSchedule | null>;
+
   // Notifier: where each repository's log was read up to
   getPollCursor(repository: Repo): Promise<PollCursor | null>;
   /** Upsert. */
@@ -116,6 +152,30 @@ export interface IdentityLink {
   githubLogin: string;
   githubId: number;
   linkedAt: Date;
+}
+
+/** Why a repository's next read is scheduled when it is: first read, the interval, the idle period, a retry. */
+export type PollCadence = "new" | "interval" | "idle" | "retry";
+/** Why a read happens: its cadence, or GitHub's doorbell (an event, or the read a few seconds after it). */
+export type PollReason = PollCadence | "doorbell";
+
+export interface PollSchedule {
+  repository: Repo;
+  nextPollAt: Date;
+  cadence: PollCadence;
+  doorbellAt: Date | null;
+  recheckAt: Date | null;
+  /** Read at the interval (not the idle period) until then: GitHub announced activity, or the log had events. */
+  activeUntil: Date | null;
+  /** Reads failed in a row, and the last failure. */
+  failures: number;
+  lastError: string | null;
+  claimedBy: string | null;
+  claimedUntil: Date | null;
+}
+
+export interface ClaimedPoll extends PollSchedule {
+  reason: PollReason;
 }
 
 export interface PollCursor {

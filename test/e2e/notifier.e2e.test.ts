@@ -81,6 +81,13 @@ function posted(channel: string) {
 }
 
 const tick = () => world.yardmaster.poller!.tick();
+/** Each repository is read once per POLL_INTERVAL_SECONDS (15 s by default) of the notifier's clock. */
+const INTERVAL_MS = 15_000;
+/** The merge queue's clock, which the notifier runs on here, moved to the next read and ticked. */
+const nextRead = () => {
+  world.sim.clock.advance(INTERVAL_MS);
+  return tick();
+};
 
 /** A pull request opened on GitHub and queued in the merge queue, a second after the last event. */
 function openAndQueue(number: number, title: string) {
@@ -147,7 +154,7 @@ describe("notifications, end to end", () => {
     });
     world.sim.clock.advance(1_000);
     await client.pause(Repo.of("acme", "gadgets"), "release <!channel> freeze");
-    await tick();
+    await nextRead();
     for (const channel of [EVERYTHING, PAUSES]) {
       const pauses = posted(channel).filter((m) => m.text.includes("paused"));
       expect(pauses, channel).toHaveLength(1);
@@ -173,7 +180,7 @@ describe("notifications, end to end", () => {
       }
       return original(...args);
     };
-    await tick();
+    await nextRead();
     expect(crashed).toBe(true);
     const afterCrash = posted(EVERYTHING);
     expect(afterCrash.length).toBe(before + 1);
@@ -206,10 +213,13 @@ describe("notifications, end to end", () => {
   it("keeps notifying a healthy repository while another one fails, and backs the failing one off", async () => {
     world.sim.faults.set(BROKEN, { forbidden: true });
     openAndQueue(9, "Oil");
-    const report = await tick();
+    const report = await nextRead();
     expect(report.failed).toBe(1);
     expect(posted(EVERYTHING).some((m) => m.text.includes("#9"))).toBe(true);
-    expect(await world.yardmaster.store.getBackoff("repo:acme/broken")).toMatchObject({ failures: 1 });
+    const schedule = await world.yardmaster.store.getPollSchedule(Repo.parse(BROKEN)!);
+    expect(schedule).toMatchObject({ cadence: "retry", failures: 1 });
+    // Retried after a backoff (15 s, less up to 20% jitter), not at the next interval.
+    expect(schedule!.nextPollAt.getTime() - world.sim.clock.now()).toBeGreaterThanOrEqual(12_000);
     const health = (await (await fetch(`${world.url}/healthz`)).json()) as {
       poller: { lastSuccessfulTick: string };
     };
@@ -227,12 +237,12 @@ describe("notifications, end to end", () => {
     await world.slack.waitFor(() =>
       world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
     );
-    await tick();
+    await nextRead();
     const notice = posted(PAUSES).find((m) => m.text.includes("deploy window"));
     expect(notice?.text).toContain("paused by alice (through Yardmaster): deploy window");
     await world.slack.sendSlashCommand({ text: `unpause ${REPO}`, userId: ALICE, channelId: PAUSES });
     await world.slack.waitFor(() => (world.sim.state.pauseData(REPO).paused ? undefined : true));
-    await tick();
+    await nextRead();
     expect(posted(PAUSES).some((m) => m.text.includes("resumed by alice (through Yardmaster)"))).toBe(true);
   });
 });

@@ -16,7 +16,7 @@ export const GITHUB_PACE = 0.05;
 /**
  * The world of the end-to-end tests (tools/world.ts): the merge-queue simulator with its demo seed on a
  * manual clock, the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
- * once; GitHub writes are tried once), its poller ticked by hand. The GitHub stand-in enforces GitHub's
+ * once; GitHub writes are tried once), its poller ticked by hand on the simulator's clock. The GitHub stand-in enforces GitHub's
  * secondary rate limits at GITHUB_PACE, and Yardmaster paces its writes the same. `settings` adds to or
  * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options.
  */
@@ -26,6 +26,7 @@ export function startWorld(
 ): Promise<World> {
   return startWholeWorld({
     settings,
+    notifierClock: "simulator",
     githubLimits: scaleSecondaryLimits(GITHUB_SECONDARY_LIMITS, GITHUB_PACE),
     yardmaster: {
       Octokit: TestOctokit,

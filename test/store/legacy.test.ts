@@ -180,6 +180,10 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
     },
   ]);
   expect(await store.listSubscribedRepositories()).toEqual([spelled]);
+  // Its subscribed repository got a read schedule with the migration, due at once.
+  expect(await store.claimPolls({ owner: "new-replica", now: T0, leaseMs: 1000, limit: 10 })).toEqual([
+    expect.objectContaining({ repository: spelled, reason: "new", failures: 0, claimedBy: "new-replica" }),
+  ]);
   expect(await store.claimDelivery("d-1", at(MINUTE))).toBe(false);
   expect(await store.tryAcquireLease("poll:acme/widgets", "new-replica", at(MINUTE / 2), 1000)).toBe(false);
   expect(await store.getPollCursor(widgets)).toEqual({

@@ -101,6 +101,7 @@ describe("the store on PostgreSQL", () => {
     "oauth_states",
     "pause_attributions",
     "poll_cursors",
+    "poll_schedule",
     "schema_migrations",
     "slack_signatures",
     "subscriptions",

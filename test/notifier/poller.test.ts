@@ -1,0 +1,241 @@
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import type { LogEvent } from "../../src/merge-queue/index.js";
+import { createMetrics, type Metrics } from "../../src/metrics.js";
+import type { Deliverer } from "../../src/notifier/deliverer.js";
+import {
+  ACTIVE_MS,
+  currentReadReason,
+  DOORBELL_DELAY_MS,
+  Poller,
+  RECHECK_MS,
+} from "../../src/notifier/poller.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { eventsBody, makeClient, ORIGIN, queueEnterEvent, REPO, REPO_PATH } from "../merge-queue/fixtures.js";
+
+const T0 = new Date("2025-11-05T13:00:00.000Z");
+const INTERVAL = 15_000;
+const IDLE = 300_000;
+const LOGS = `${REPO_PATH}/logs`;
+
+/** Stands for the outbox: what the poller routed, and how often it asked for delivery. */
+function recordingDeliverer() {
+  const enqueued: Array<{ channel: string; id: number }> = [];
+  let deliveries = 0;
+  const deliverer = {
+    async enqueue(channel: string, _repo: Repo, event: LogEvent) {
+      enqueued.push({ channel, id: event.id });
+    },
+    async deliverPending() {
+      deliveries += 1;
+      return { sent: 0, failedChannels: 0 };
+    },
+  } as unknown as Deliverer;
+  return { deliverer, enqueued, deliveries: () => deliveries };
+}
+
+describe("the poller's schedule", () => {
+  let store: Store;
+  let now: Date;
+  let metrics: Metrics;
+  let reasons: string[];
+  const logger = createLogger({ level: "silent" });
+
+  const poller = (owner: string, options: { announced?: boolean } = {}) => {
+    const { deliverer, enqueued } = recordingDeliverer();
+    const p = new Poller({
+      store,
+      mergeQueue: makeClient({
+        retry: { retries: 0 },
+        onCall: () => reasons.push(currentReadReason() ?? "none"),
+      }),
+      deliverer,
+      intervalMs: INTERVAL,
+      idleMs: IDLE,
+      ...(options.announced !== undefined
+        ? { doorbellServes: async () => options.announced as boolean }
+        : {}),
+      owner,
+      metrics,
+      logger,
+      now: () => now,
+    });
+    return Object.assign(p, { enqueued });
+  };
+  const later = (ms: number) => {
+    now = new Date(now.getTime() + ms);
+  };
+  /** The log answers `events` to each read, as many times as `times`. */
+  const log = (events: LogEvent[] = [], times = 1) =>
+    nock(ORIGIN).get(LOGS).query(true).times(times).reply(200, eventsBody(events, events.length));
+
+  beforeEach(async () => {
+    store = await openStore({ kind: "sqlite", path: ":memory:" });
+    now = T0;
+    metrics = createMetrics();
+    reasons = [];
+    await store.putSubscription({
+      channelId: "C1",
+      teamId: "T1",
+      repository: REPO,
+      branchGlob: null,
+      groups: ["queue"],
+      createdBy: "U1",
+      createdAt: new Date(T0.getTime() - 60_000),
+    });
+  });
+  afterEach(async () => {
+    nock.cleanAll();
+    await store.close();
+  });
+
+  it("reads a new repository at once, then every interval, not in between", async () => {
+    const p = poller("a");
+    log();
+    expect(await p.tick()).toMatchObject({ repositories: 1, polled: 1 });
+    later(INTERVAL - 1);
+    expect(await p.tick()).toMatchObject({ repositories: 0, polled: 0 });
+    later(1);
+    log();
+    expect(await p.tick()).toMatchObject({ repositories: 1, polled: 1 });
+    expect(reasons).toEqual(["new", "interval"]);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it("reads an idle repository whose activity GitHub announces every idle period", async () => {
+    const p = poller("a", { announced: true });
+    log();
+    await p.tick();
+    expect(await store.getPollSchedule(REPO)).toMatchObject({
+      cadence: "idle",
+      nextPollAt: new Date(T0.getTime() + IDLE),
+    });
+  });
+
+  it("keeps the interval without the doorbell, and while the repository is active", async () => {
+    const silent = poller("a", { announced: false });
+    log();
+    await silent.tick();
+    expect(await store.getPollSchedule(REPO)).toMatchObject({ cadence: "interval" });
+
+    // Events in the log make it active: the interval holds for ACTIVE_MS after them.
+    const announced = poller("b", { announced: true });
+    later(INTERVAL);
+    log([queueEnterEvent(1)]);
+    await announced.tick();
+    expect(announced.enqueued).toEqual([{ channel: "C1", id: 1 }]);
+    expect(await store.getPollSchedule(REPO)).toMatchObject({
+      cadence: "interval",
+      activeUntil: new Date(now.getTime() + ACTIVE_MS),
+    });
+    later(ACTIVE_MS);
+    log();
+    await announced.tick();
+    expect(await store.getPollSchedule(REPO)).toMatchObject({ cadence: "idle" });
+  });
+
+  it("reads a rung repository within the doorbell delay, and once more a few seconds later", async () => {
+    const p = poller("a", { announced: true });
+    log();
+    await p.tick();
+    later(60_000);
+    await p.ring(REPO);
+    await p.ring(REPO); // a burst of GitHub events: one read
+    expect(await p.tick()).toMatchObject({ repositories: 0 });
+    later(DOORBELL_DELAY_MS);
+    log([queueEnterEvent(2)]);
+    expect(await p.tick()).toMatchObject({ repositories: 1, events: 1 });
+    later(RECHECK_MS - DOORBELL_DELAY_MS);
+    log();
+    expect(await p.tick()).toMatchObject({ repositories: 1, events: 0 });
+    later(1_000);
+    expect(await p.tick()).toMatchObject({ repositories: 0 });
+    expect(reasons).toEqual(["new", "doorbell", "doorbell"]);
+    // Rung, it counts as active: read at the interval, not the idle period.
+    expect(await store.getPollSchedule(REPO)).toMatchObject({ cadence: "interval" });
+  });
+
+  it("counts log requests by reason, and doorbells", async () => {
+    const p = poller("a", { announced: true });
+    log();
+    await p.tick();
+    await p.ring(REPO);
+    later(DOORBELL_DELAY_MS);
+    log();
+    await p.tick();
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("yardmaster_notifier_doorbell_total 1");
+    // The request metric is counted by the composition root (src/yardmaster.ts) from currentReadReason.
+    expect(reasons).toEqual(["new", "doorbell"]);
+  });
+
+  it("ignores a doorbell for a repository nobody subscribed to", async () => {
+    const p = poller("a");
+    log();
+    await p.tick();
+    await p.ring(Repo.of("acme", "other"));
+    later(DOORBELL_DELAY_MS);
+    expect(await p.tick()).toMatchObject({ repositories: 0 });
+    expect(await metrics.registry.metrics()).toContain("yardmaster_notifier_doorbell_total 0");
+  });
+
+  it("retries a failing repository with a growing backoff, and forgets it after a success", async () => {
+    const p = poller("a");
+    nock(ORIGIN).get(LOGS).query(true).reply(503, { message: "unavailable" });
+    expect(await p.tick()).toMatchObject({ failed: 1 });
+    const first = await store.getPollSchedule(REPO);
+    expect(first).toMatchObject({ cadence: "retry", failures: 1 });
+    const wait = (first?.nextPollAt.getTime() ?? 0) - now.getTime();
+    expect(wait).toBeGreaterThanOrEqual(12_000);
+    expect(wait).toBeLessThanOrEqual(15_000);
+    now = first?.nextPollAt as Date;
+    nock(ORIGIN).get(LOGS).query(true).reply(503, { message: "unavailable" });
+    await p.tick();
+    const second = await store.getPollSchedule(REPO);
+    expect(second).toMatchObject({ failures: 2, lastError: expect.stringContaining("503") });
+    expect((second?.nextPollAt.getTime() ?? 0) - now.getTime()).toBeGreaterThanOrEqual(24_000);
+    now = second?.nextPollAt as Date;
+    log();
+    await p.tick();
+    expect(await store.getPollSchedule(REPO)).toMatchObject({
+      failures: 0,
+      lastError: null,
+      cadence: "interval",
+    });
+    expect(reasons).toEqual(["new", "retry", "retry"]);
+  });
+
+  it("shares the reads among replicas: each due repository is read once per interval", async () => {
+    const repos = ["a", "b", "c", "d", "e", "f"].map((n) => Repo.of("acme", n));
+    for (const repository of repos) {
+      await store.putSubscription({
+        channelId: "C1",
+        teamId: "T1",
+        repository,
+        branchGlob: null,
+        groups: ["queue"],
+        createdBy: "U1",
+        createdAt: T0,
+      });
+    }
+    const reads = new Map<string, number>();
+    nock(ORIGIN)
+      .persist()
+      .get(/\/v1\/repos\/acme\/[a-z]+\/logs/)
+      .query(true)
+      .reply(function () {
+        const name = this.req.path.split("/")[4] as string;
+        reads.set(name, (reads.get(name) ?? 0) + 1);
+        return [200, eventsBody([], 0)];
+      });
+    const replicas = [poller("r1"), poller("r2"), poller("r3")];
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(replicas.map((r) => r.tick()));
+      await Promise.all(replicas.map((r) => r.tick()));
+      later(INTERVAL);
+    }
+    expect(Object.fromEntries(reads)).toEqual({ a: 4, b: 4, c: 4, d: 4, e: 4, f: 4, widgets: 4 });
+  });
+});
