@@ -93,6 +93,18 @@ describe("loadConfig", () => {
     expect(problemsOf({ ...slack })).toContain("MERGE_QUEUE_API_TOKEN is required (the merge-queue API key)");
   });
 
+  it("reads idle repositories no more often than active ones", () => {
+    expect(problemsOf({ ...base, POLL_INTERVAL_SECONDS: "60", POLL_IDLE_SECONDS: "30" })).toContain(
+      "POLL_IDLE_SECONDS must be at least POLL_INTERVAL_SECONDS (an idle repository is read less often)",
+    );
+    expect(problemsOf({ ...base, POLL_IDLE_SECONDS: "0" })).toContain(
+      "POLL_IDLE_SECONDS must be a positive number of seconds",
+    );
+    // Left unset, the idle period follows a long interval instead of refusing it.
+    expect(loadConfig({ ...base, POLL_INTERVAL_SECONDS: "600" }).pollIdleSeconds).toBe(600);
+    expect(loadConfig(base)).toMatchObject({ pollIntervalSeconds: 15, pollIdleSeconds: 300 });
+  });
+
   it("refuses bad values, naming the variable", () => {
     const problems = problemsOf({
       ...base,
