@@ -36,10 +36,15 @@ export interface ChildServer {
 /**
  * Yardmaster as `npm start` runs it, in a process of its own (`node --import tsx src/index.ts`), with the
  * environment an operator would give it: the settings of tools/world.ts's stand-ins, an SQLite file in a
- * temporary folder, and `settings` on top.
+ * temporary folder, and `settings` on top. With `attach`, it is a replica of a world already running:
+ * it uses that world's simulator and stand-ins (left pointed at the world, and open at close).
  */
-export async function startChildServer(settings: Settings = {}): Promise<ChildServer> {
-  const servers = await startServers({ seed: "demo" });
+export async function startChildServer(
+  settings: Settings = {},
+  attach?: { servers: Servers },
+): Promise<ChildServer> {
+  const servers = attach?.servers ?? (await startServers({ seed: "demo" }));
+  const closeServers = attach ? async () => {} : () => servers.close();
   const dataDir = mkdtempSync(join(tmpdir(), "yardmaster-child-"));
   let child: ChildProcess | undefined;
   try {
@@ -101,8 +106,10 @@ export async function startChildServer(settings: Settings = {}): Promise<ChildSe
     };
     const listening = await waitForLog((line) => typeof line.url === "string", 30_000);
     const url = listening.url as string;
-    servers.slack.setEventsUrl(`${url}/slack/events`);
-    servers.github?.setWebhookUrl(`${url}/api/github/webhooks`);
+    if (!attach) {
+      servers.slack.setEventsUrl(`${url}/slack/events`);
+      servers.github?.setWebhookUrl(`${url}/api/github/webhooks`);
+    }
     const pid = running.pid as number;
     return {
       servers,
@@ -127,14 +134,14 @@ export async function startChildServer(settings: Settings = {}): Promise<ChildSe
           running.kill("SIGKILL");
           await exited;
         }
-        await servers.github?.settle();
-        await servers.close();
+        if (!attach) await servers.github?.settle();
+        await closeServers();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
     child?.kill("SIGKILL");
-    await servers.close();
+    await closeServers();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }

@@ -1,0 +1,143 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { Repo } from "../../src/repo.js";
+import { type ChildServer, startChildServer } from "../helpers/child-server.js";
+import { startWorld, type World } from "../helpers/e2e.js";
+import { PG_URL } from "../helpers/postgres.js";
+
+/**
+ * Two replicas on one PostgreSQL, each running its notifier by itself on the real clock
+ * (docs/notifications.md, "When a repository is read"): the merge queue is read no more often than by
+ * one, a burst across three repositories is posted once each, and when one replica is killed (SIGKILL,
+ * mid-burst) the other finishes its work.
+ */
+const SCHEMA = `ym_scale_${Math.random().toString(36).slice(2, 10)}`;
+const REPOS = ["acme/r1", "acme/r2", "acme/r3"];
+const CHANNEL = "C0BURST";
+const INTERVAL_S = 1;
+let world: World;
+let child: ChildServer;
+let admin: pg.Client;
+
+/** Every notice posted in the channel (top level and replies), by the event id its metadata carries. */
+function postedIds(): number[] {
+  return world.slack.state
+    .messages(CHANNEL)
+    .flatMap((m) => [m, ...m.replies])
+    .filter((m) => m.metadata?.event_type === METADATA_EVENT_TYPE)
+    .map((m) => Number(m.metadata?.event_payload.event_id));
+}
+
+/** The log events the channel's subscription ("queue" group) asks for, in the three repositories. */
+function queueEvents() {
+  return REPOS.flatMap((repo) =>
+    world.sim.state
+      .events(repo)
+      .filter((e) => e.type.startsWith("action.queue.") && !e.type.includes("checks")),
+  );
+}
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set("options", `-c search_path=${SCHEMA}`);
+  const settings = { DATABASE_URL: url.toString(), POLL_INTERVAL_SECONDS: String(INTERVAL_S) };
+  world = await startWorld(
+    settings,
+    { autoPoll: true },
+    // Long checks: after the burst the queue stays still, so reads are the schedule's alone.
+    {
+      clock: "real",
+      notifierClock: "system",
+      engine: { checksDurationMs: 600_000, batchMaxWaitMs: 600_000 },
+    },
+  );
+  for (const repo of REPOS) {
+    world.sim.state.addRepository(repo, { branches: ["main"] });
+    world.github.state.addRepository(repo);
+    await world.yardmaster.store.putSubscription({
+      channelId: CHANNEL,
+      teamId: "T0001",
+      repository: Repo.from(repo),
+      branchGlob: null,
+      groups: ["queue"],
+      createdBy: "alice",
+      createdAt: new Date(),
+    });
+  }
+  world.slack.state.addChannel({ id: CHANNEL, name: "burst", botIsMember: true });
+  child = await startChildServer(
+    { ...world.settings, ...settings, PORT: "0", LOG_LEVEL: "info" },
+    { servers: { ...world, github: world.github, close: async () => {} } },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await child?.close();
+  await world?.close();
+  await admin?.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await admin?.end();
+});
+
+describe("the notifier on two replicas", () => {
+  it("reads each repository once per interval between them, not once each", async () => {
+    // Both replicas are reading by now: each repository's first read is done.
+    await world.slack.waitFor(
+      () => REPOS.every((r) => world.sim.requests.snapshot().repositories[r]),
+      10_000,
+    );
+    world.sim.requests.reset();
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const elapsedIntervals = (Date.now() - started) / (INTERVAL_S * 1000);
+    const counts = world.sim.requests.snapshot().repositories;
+    for (const repo of REPOS) {
+      const reads = Object.entries(counts[repo]?.routes ?? {})
+        .filter(([route]) => route.endsWith("/logs"))
+        .reduce((sum, [, n]) => sum + n, 0);
+      // One replica alone reads about once per interval; two uncoordinated ones would read twice as often.
+      expect(reads, repo).toBeGreaterThanOrEqual(1);
+      expect(reads, repo).toBeLessThanOrEqual(Math.ceil(elapsedIntervals) + 1);
+    }
+  });
+
+  it("posts a burst across three repositories once each, and finishes it when a replica is killed", async () => {
+    const before = new Set(queueEvents().map((e) => e.id));
+    let number = 100;
+    for (let i = 0; i < 20; i++) {
+      const repo = REPOS[i % REPOS.length] as string;
+      number += 1;
+      world.sim.state.relayCommand(repo, {
+        body: "@mergifyio queue",
+        pull_request: {
+          number,
+          title: `Burst ${number}`,
+          base_ref: "main",
+          author: { id: 1, login: "alice" },
+        },
+      });
+    }
+    const burst = () => queueEvents().filter((e) => !before.has(e.id));
+    expect(burst().length).toBeGreaterThanOrEqual(20);
+    // Mid-burst: some notices are out, not all.
+    await world.slack.waitFor(() => postedIds().length >= 3, 20_000);
+    child.signal("SIGKILL");
+    await child.exited;
+    const wanted = burst().map((e) => e.id);
+    // The survivor takes over the killed replica's claims once they lapse (at most a minute).
+    await world.slack.waitFor(() => {
+      const posted = new Set(postedIds());
+      return wanted.every((id) => posted.has(id));
+    }, 90_000);
+    const ids = postedIds();
+    expect(ids.length).toBe(new Set(ids).size);
+    for (const id of wanted)
+      expect(
+        ids.filter((x) => x === id),
+        `event ${id}`,
+      ).toHaveLength(1);
+  }, 120_000);
+});
