@@ -34,6 +34,14 @@ export interface ServersOptions {
   github?: boolean;
   /** The GitHub stand-in's secondary rate limits on the app's writes; default GitHub's figures. */
   githubLimits?: SecondaryLimitOptions | false;
+  /**
+   * The webhook events the GitHub stand-in's installations are subscribed to; default issue_comment,
+   * check_run, check_suite, pull_request and status. `["issue_comment"]`: an installation without the
+   * doorbell's events (the merge queue's moves then cause no webhooks).
+   */
+  githubEvents?: string[];
+  /** How long after the merge queue's log append GitHub's webhooks about it go out, ms; default 0. */
+  githubWebhookDelayMs?: number;
   /** Every server logs here; default nowhere. */
   logger?: Logger;
 }
@@ -175,10 +183,20 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
         mergeQueue: { url: sim.url, token },
         oauth,
         ...(options.githubLimits !== undefined ? { secondaryLimits: options.githubLimits } : {}),
+        ...(options.githubEvents !== undefined ? { installationEvents: options.githubEvents } : {}),
+        ...(options.githubWebhookDelayMs !== undefined
+          ? { mergeQueueWebhookDelayMs: options.githubWebhookDelayMs }
+          : {}),
         logger: logger.child({ name: "github" }),
       });
       closers.push(() => started.close());
       github = started;
+      // The merge queue acts through GitHub: its moves become check_run / pull_request webhooks.
+      const unfollow = started.followMergeQueue({
+        onAppend: (listener) => sim.state.log.onAppend(listener),
+        pullRequest: (repository, number) => sim.state.getPullRequest(repository, number),
+      });
+      closers.push(async () => unfollow());
     }
     const slack = await startSlackStandIn({
       host,

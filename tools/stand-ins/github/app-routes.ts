@@ -1,18 +1,18 @@
 import type { StandInContext } from "./context.js";
 import { intParam, requireApp, requireToken, selfUrl } from "./context.js";
 import { bodyFields, HttpError, notFound, paginate, type Router, sendEmpty, sendJson } from "./http.js";
-import { APP_PERMISSIONS, appJson, installationJson, repositoryJson } from "./payloads.js";
+import { appJson, installationJson, repositoryJson } from "./payloads.js";
 import type { Installation } from "./state.js";
 
 const LEVELS = ["read", "write", "admin"];
 
-/** The permissions a token asks for, which must be within the app's. */
-function requestedPermissions(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return { ...APP_PERMISSIONS };
+/** The permissions a token asks for, which must be within the installation's. */
+function requestedPermissions(value: unknown, installation: Installation): Record<string, string> {
+  if (value === undefined || value === null) return { ...installation.permissions };
   if (typeof value !== "object" || Array.isArray(value)) throw new HttpError(422, "Invalid permissions");
   const out: Record<string, string> = {};
   for (const [name, level] of Object.entries(value)) {
-    const granted = APP_PERMISSIONS[name];
+    const granted = installation.permissions[name];
     if (typeof level !== "string" || !granted || LEVELS.indexOf(level) > LEVELS.indexOf(granted)) {
       throw new HttpError(422, "The permissions requested are not granted to this installation.");
     }
@@ -66,7 +66,7 @@ export function addAppRoutes(router: Router, ctx: StandInContext): void {
       requireApp(ctx, req);
       const installation = installationOr404(state.getInstallation(intParam(req.params.id)));
       const fields = bodyFields(req.body);
-      const permissions = requestedPermissions(fields.permissions);
+      const permissions = requestedPermissions(fields.permissions, installation);
       const repositories = state.repositoriesOf(installation);
       let selected: typeof repositories | null = null;
       const names = fields.repositories;

@@ -1,4 +1,4 @@
-import type { StandInContext } from "./context.js";
+import { type StandInContext, subscribed } from "./context.js";
 import { issueCommentEventJson } from "./payloads.js";
 import type { Account, Comment, Issue } from "./state.js";
 
@@ -48,11 +48,12 @@ export function issueCommentPayload(
 
 /**
  * Queues `issue_comment.created` webhooks for comments created by API calls or by the merge queue
- * (unless the stand-in was started with `apiEvents: false`).
+ * (unless the stand-in was started with `apiEvents: false`, or the installation is not subscribed).
  */
 export function emitCreated(ctx: StandInContext, comments: Comment[]): void {
   if (!ctx.apiEvents) return;
   for (const comment of comments) {
+    if (!subscribed(ctx, comment.repository.fullName, "issue_comment")) continue;
     ctx.webhooks.enqueue("issue_comment", issueCommentPayload(ctx, "created", comment));
   }
 }

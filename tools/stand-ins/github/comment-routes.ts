@@ -1,6 +1,6 @@
 import { createComment, emitCreated, issueCommentPayload, MAX_COMMENT_LENGTH } from "./comment-flow.js";
 import type { StandInContext } from "./context.js";
-import { intParam, requireRepository, selfUrl } from "./context.js";
+import { intParam, requireRepository, selfUrl, subscribed } from "./context.js";
 import {
   bodyFields,
   notFound,
@@ -79,7 +79,11 @@ export function addCommentRoutes(router: Router, ctx: StandInContext): void {
       const previous = comment.body;
       state.updateComment(comment, body);
       sendJson(res, 200, json(comment));
-      if (ctx.apiEvents && previous !== body) {
+      if (
+        ctx.apiEvents &&
+        previous !== body &&
+        subscribed(ctx, comment.repository.fullName, "issue_comment")
+      ) {
         ctx.webhooks.enqueue(
           "issue_comment",
           issueCommentPayload(ctx, "edited", comment, {
@@ -91,9 +95,10 @@ export function addCommentRoutes(router: Router, ctx: StandInContext): void {
     })
     .add("DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}", (req, res) => {
       const { caller, comment } = findComment(req);
-      const payload = ctx.apiEvents
-        ? issueCommentPayload(ctx, "deleted", comment, { sender: caller.actor })
-        : null;
+      const payload =
+        ctx.apiEvents && subscribed(ctx, comment.repository.fullName, "issue_comment")
+          ? issueCommentPayload(ctx, "deleted", comment, { sender: caller.actor })
+          : null;
       state.deleteComment(comment);
       sendEmpty(res, 204);
       if (payload) ctx.webhooks.enqueue("issue_comment", payload);

@@ -25,6 +25,14 @@ export interface StandInContext {
   logger: Logger;
 }
 
+/**
+ * Whether GitHub sends `event` about this repository to the app: only when the app is installed on it and
+ * the installation is subscribed to the event.
+ */
+export function subscribed(ctx: StandInContext, repository: string, event: string): boolean {
+  return ctx.state.installationOf(repository)?.events.includes(event) ?? false;
+}
+
 /** Who is calling a token-authenticated endpoint. */
 export type Caller =
   | { kind: "installation"; actor: Account; installation: Installation; token: InstallationToken }

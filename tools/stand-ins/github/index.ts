@@ -6,6 +6,15 @@ export { generateAppKeyPair, importAppPrivateKey, verifyAppJwt } from "./app-aut
 export type { FailureFault, RequestMatch } from "./faults.js";
 export { GitHubFaults } from "./faults.js";
 export type { ForwardRecord, MergeQueueOptions } from "./merge-queue-forwarder.js";
+export type {
+  MergeQueueLogEvent,
+  MergeQueuePullInfo,
+  MergeQueueSource,
+  SendCheckRunOptions,
+} from "./merge-queue-webhooks.js";
+export { QUEUE_CHECK_NAME, ruleCheckName } from "./merge-queue-webhooks.js";
+export type { CheckConclusion } from "./queue-payloads.js";
+export { MERGE_QUEUE_APP } from "./queue-payloads.js";
 export type { ContentLimit, SecondaryLimitHit, SecondaryLimitOptions } from "./secondary-limits.js";
 export {
   CONTENT_MESSAGE,
@@ -34,6 +43,13 @@ export type {
   RepoRole,
   Repository,
 } from "./state.js";
-export { GitHubState, legacyPermission, REACTION_CONTENTS, REPO_ROLES } from "./state.js";
+export {
+  DEFAULT_INSTALLATION_EVENTS,
+  GitHubState,
+  installationPermissions,
+  legacyPermission,
+  REACTION_CONTENTS,
+  REPO_ROLES,
+} from "./state.js";
 export type { DeliverOptions, DeliveryRecord } from "./webhooks.js";
 export { signWebhookBody } from "./webhooks.js";

@@ -1,5 +1,5 @@
 import type { Account, Comment, GitHubState, Installation, Issue, Reaction, Repository } from "./state.js";
-import { REACTION_CONTENTS } from "./state.js";
+import { DEFAULT_INSTALLATION_EVENTS, installationPermissions, REACTION_CONTENTS } from "./state.js";
 
 /** GitHub-shaped JSON for the stand-in's objects. All links point at the stand-in. */
 
@@ -19,16 +19,13 @@ export interface AppInfo {
   createdAt: string;
 }
 
-export const APP_PERMISSIONS: Record<string, string> = {
-  issues: "write",
-  metadata: "read",
-  pull_requests: "write",
-  members: "read",
-};
+/** The events the app subscribes to (app.yml): an installation may have accepted fewer. */
+export const APP_EVENTS: string[] = [...DEFAULT_INSTALLATION_EVENTS];
 
-export const APP_EVENTS = ["issue_comment", "pull_request"];
+/** The permissions the app asks for (app.yml): an installation may have granted fewer. */
+export const APP_PERMISSIONS: Record<string, string> = installationPermissions(APP_EVENTS);
 
-function nodeId(prefix: string, id: number): string {
+export function nodeId(prefix: string, id: number): string {
   return `${prefix}_${Buffer.from(`0:${id}`).toString("base64url")}`;
 }
 
@@ -86,8 +83,8 @@ export function installationJson(
     app_slug: app.slug,
     target_id: account.id,
     target_type: account.type,
-    permissions: APP_PERMISSIONS,
-    events: APP_EVENTS,
+    permissions: installation.permissions,
+    events: installation.events,
     created_at: installation.createdAt,
     updated_at: installation.createdAt,
     single_file_name: null,

@@ -17,6 +17,11 @@ import {
   sendJson,
 } from "./http.js";
 import { type ForwardRecord, MergeQueueForwarder, type MergeQueueOptions } from "./merge-queue-forwarder.js";
+import {
+  type MergeQueueSource,
+  MergeQueueWebhooks,
+  type SendCheckRunOptions,
+} from "./merge-queue-webhooks.js";
 import { addOAuthWebRoutes, addUserRoutes, UserTokens } from "./oauth.js";
 import { addRepoRoutes } from "./repo-routes.js";
 import {
@@ -60,6 +65,17 @@ export interface GitHubStandInOptions {
    * default; other figures (tests drive the same rules faster), or false for none.
    */
   secondaryLimits?: Partial<SecondaryLimitOptions> | false;
+  /**
+   * The webhook events installations are subscribed to (and so the permissions they grant). Default:
+   * `issue_comment`, `check_run`, `check_suite`, `pull_request`, `status`. `["issue_comment"]` plays an
+   * installation that has not accepted the doorbell's events.
+   */
+  installationEvents?: string[];
+  /**
+   * How long after the merge queue's log append its webhooks go out (`followMergeQueue`), ms. Default 0:
+   * right after the append (queued in the background, never blocking the merge queue).
+   */
+  mergeQueueWebhookDelayMs?: number;
   logger?: Logger;
 }
 
@@ -132,6 +148,22 @@ export interface GitHubStandIn {
     payload: object,
     opts?: DeliverOptions,
   ): Promise<{ status: number; body: string }>;
+  /**
+   * Sends, in the background, the `check_run`, `check_suite` and `pull_request` webhooks GitHub would send
+   * as this merge queue's log grows (README.md, "Merge-queue webhooks"). Returns the function that stops.
+   */
+  followMergeQueue(source: MergeQueueSource): () => void;
+  /**
+   * Sends one of the merge queue's `check_run` webhooks on a pull request now (signed, awaited, whatever
+   * the installation's events), and returns the receiver's status.
+   */
+  sendCheckRun(
+    repository: string,
+    number: number,
+    options?: SendCheckRunOptions,
+  ): Promise<{ status: number; deliveryId: string; payload: Record<string, unknown> }>;
+  /** How many webhooks were sent so far, by event name (`X-GitHub-Event`). */
+  deliveryCounts(): Record<string, number>;
   setWebhookUrl(url: string): void;
   /** Resolves when every background webhook queued so far has been delivered (or has failed). */
   settle(): Promise<void>;
@@ -155,7 +187,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const { privateKey, publicKey } = options.privateKey
     ? importAppPrivateKey(options.privateKey)
     : await generateAppKeyPair();
-  const state = new GitHubState(appSlug);
+  const state = new GitHubState(
+    appSlug,
+    options.installationEvents ? { installationEvents: options.installationEvents } : {},
+  );
   const ctx: StandInContext = {
     state,
     app: {
@@ -176,6 +211,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     apiEvents: options.apiEvents ?? true,
     logger,
   };
+
+  const mergeQueueWebhooks = new MergeQueueWebhooks(ctx, options.mergeQueueWebhookDelayMs ?? 0);
 
   const api = new Router();
   addAppRoutes(api, ctx);
@@ -318,12 +355,35 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       return { status, body };
     },
 
+    followMergeQueue: (source) => mergeQueueWebhooks.follow(source),
+
+    async sendCheckRun(repository, number, opts = {}) {
+      const payload = mergeQueueWebhooks.checkRunPayload(repository, number, opts);
+      const delivered = await ctx.webhooks.deliver(
+        "check_run",
+        payload,
+        opts.deliveryId ? { deliveryId: opts.deliveryId } : {},
+      );
+      return { status: delivered.status, deliveryId: delivered.deliveryId, payload };
+    },
+
+    deliveryCounts() {
+      const counts: Record<string, number> = {};
+      for (const delivery of ctx.webhooks.deliveries)
+        counts[delivery.event] = (counts[delivery.event] ?? 0) + 1;
+      return counts;
+    },
+
     setWebhookUrl: (webhookUrl) => ctx.webhooks.setUrl(webhookUrl),
-    settle: () => ctx.webhooks.settle(),
+    async settle() {
+      await mergeQueueWebhooks.settle();
+      await ctx.webhooks.settle();
+    },
 
     async close() {
       if (closed) return;
       closed = true;
+      mergeQueueWebhooks.close();
       await ctx.webhooks.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

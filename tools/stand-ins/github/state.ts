@@ -27,10 +27,42 @@ export interface Account {
   type: AccountType;
 }
 
+/** The webhook events an installation is subscribed to by default (app.yml's, with the doorbell's). */
+export const DEFAULT_INSTALLATION_EVENTS = [
+  "issue_comment",
+  "check_run",
+  "check_suite",
+  "pull_request",
+  "status",
+] as const;
+
+/** The permissions every installation has, whatever its events. */
+const BASE_PERMISSIONS: Record<string, string> = {
+  issues: "write",
+  metadata: "read",
+  pull_requests: "write",
+  members: "read",
+};
+
+/**
+ * The permissions an installation subscribed to `events` has granted: the base ones, `checks: read`
+ * for `check_run`/`check_suite` and `statuses: read` for `status` (GitHub asks for them to deliver those).
+ */
+export function installationPermissions(events: readonly string[]): Record<string, string> {
+  const permissions = { ...BASE_PERMISSIONS };
+  if (events.includes("check_run") || events.includes("check_suite")) permissions.checks = "read";
+  if (events.includes("status")) permissions.statuses = "read";
+  return permissions;
+}
+
 export interface Installation {
   id: number;
   account: Account;
   createdAt: string;
+  /** The webhook events it is subscribed to: GitHub sends it no others. */
+  events: string[];
+  /** What it granted the app (`installationPermissions(events)`). */
+  permissions: Record<string, string>;
 }
 
 export interface Repository {
@@ -121,6 +153,11 @@ export interface AddRepositoryOptions {
   /** Default true. On a public repository every existing user reads (GitHub answers "read" for them). */
   private?: boolean;
   description?: string;
+  /**
+   * Default true: the app is installed on the owner account (all its repositories). False: the owner gets
+   * no installation (a StateError if it already has one): no token, no webhooks for its repositories.
+   */
+  installed?: boolean;
 }
 
 /** GitHub timestamps have no milliseconds: 2024-05-01T12:00:00Z. */
@@ -171,7 +208,14 @@ export class GitHubState {
   private nextCommentId = 3_000_001;
   private nextReactionId = 5_000_001;
 
-  constructor(readonly appSlug: string) {
+  /** The events of installations made from now on. */
+  installationEvents: string[];
+
+  constructor(
+    readonly appSlug: string,
+    options: { installationEvents?: readonly string[] } = {},
+  ) {
+    this.installationEvents = [...(options.installationEvents ?? DEFAULT_INSTALLATION_EVENTS)];
     this.appBot = this.putAccount({ login: `${appSlug}[bot]`, id: 41_000_001, type: "Bot" });
     // Mergify's real bot account id.
     this.mergeQueueBot = this.putAccount({ login: "mergify[bot]", id: 37_929_162, type: "Bot" });
@@ -231,7 +275,13 @@ export class GitHubState {
     const owner =
       this.getUser(ownerLogin) ??
       this.putAccount({ login: ownerLogin, id: this.nextAccountId++, type: "Organization" });
-    this.installOn(owner);
+    if (options.installed === false) {
+      if (this.installations.has(key(owner.login))) {
+        throw new StateError(`${owner.login} has the app installed on all its repositories`);
+      }
+    } else {
+      this.installOn(owner);
+    }
     const repository: Repository = {
       id: this.nextRepositoryId++,
       name,
@@ -275,16 +325,48 @@ export class GitHubState {
   }
 
   installationFor(fullName: string): Installation {
-    const repository = this.requireRepository(fullName);
-    const installation = this.installations.get(key(repository.owner.login));
+    const installation = this.installationOf(fullName);
     if (!installation) throw new StateError(`no installation for ${fullName}`);
+    return installation;
+  }
+
+  /** The installation covering a repository; undefined when the repository or the installation is unknown. */
+  installationOf(fullName: string): Installation | undefined {
+    const repository = this.getRepository(fullName);
+    return repository ? this.installations.get(key(repository.owner.login)) : undefined;
+  }
+
+  /** Installs the app on an existing account (e.g. one added with `installed: false`); idempotent. */
+  install(login: string, options: { events?: readonly string[] } = {}): Installation {
+    const account = this.requireUser(login);
+    const installation = this.installOn(account);
+    if (options.events) this.setInstallationEvents(login, options.events);
+    return installation;
+  }
+
+  /**
+   * Changes what an installation is subscribed to (and so has granted), as when an organization accepts,
+   * or has not yet accepted, an app's new permissions and events.
+   */
+  setInstallationEvents(login: string, events: readonly string[]): Installation {
+    const installation = this.installations.get(key(login));
+    if (!installation) throw new StateError(`the app is not installed on ${login}`);
+    installation.events = [...events];
+    installation.permissions = installationPermissions(events);
     return installation;
   }
 
   private installOn(account: Account): Installation {
     const existing = this.installations.get(key(account.login));
     if (existing) return existing;
-    const installation = { id: this.nextInstallationId++, account, createdAt: timestamp() };
+    const events = [...this.installationEvents];
+    const installation: Installation = {
+      id: this.nextInstallationId++,
+      account,
+      createdAt: timestamp(),
+      events,
+      permissions: installationPermissions(events),
+    };
     this.installations.set(key(account.login), installation);
     return installation;
   }
