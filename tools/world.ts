@@ -15,7 +15,7 @@ import {
   type SecondaryLimitOptions,
   startGitHubStandIn,
 } from "./stand-ins/github/index.js";
-import { type SlackStandIn, startSlackStandIn } from "./stand-ins/slack/index.js";
+import { type SlackRateLimitOptions, type SlackStandIn, startSlackStandIn } from "./stand-ins/slack/index.js";
 
 /** Yardmaster's environment variables, as an operator sets them in `.env`. */
 export type Settings = Record<string, string>;
@@ -34,6 +34,11 @@ export interface ServersOptions {
   github?: boolean;
   /** The GitHub stand-in's secondary rate limits on the app's writes; default GitHub's figures. */
   githubLimits?: SecondaryLimitOptions | false;
+  /**
+   * The Slack stand-in's rate limits: `{}` for Slack's figures (chat.postMessage about one a second per
+   * channel, chat.update 50 a minute), or figures of one's own; default false (off). The sandbox has them on.
+   */
+  slackLimits?: SlackRateLimitOptions | false;
   /** Every server logs here; default nowhere. */
   logger?: Logger;
 }
@@ -178,6 +183,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       host,
       signingSecret,
       botToken,
+      rateLimits: options.slackLimits ?? false,
       logger: logger.child({ name: "slack" }),
     });
     closers.push(() => slack.close());

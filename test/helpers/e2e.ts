@@ -1,7 +1,12 @@
 import { GITHUB_WRITE_LIMITS, scaleWriteLimits } from "../../src/github/github-writes.js";
 import type { YardmasterOptions } from "../../src/yardmaster.js";
 import { GITHUB_SECONDARY_LIMITS, scaleSecondaryLimits } from "../../tools/stand-ins/github/index.js";
-import { type Settings, startWorld as startWholeWorld, type World } from "../../tools/world.js";
+import {
+  type Settings,
+  startWorld as startWholeWorld,
+  type World,
+  type WorldOptions,
+} from "../../tools/world.js";
 import { TestOctokit } from "./github-app.js";
 
 export type { World };
@@ -18,13 +23,16 @@ export const GITHUB_PACE = 0.05;
  * manual clock, the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
  * once; GitHub writes are tried once), its poller ticked by hand. The GitHub stand-in enforces GitHub's
  * secondary rate limits at GITHUB_PACE, and Yardmaster paces its writes the same. `settings` adds to or
- * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options.
+ * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options; `world` adds the
+ * world's own options (the Slack stand-in's rate limits, ...).
  */
 export function startWorld(
   settings: Settings = {},
   yardmaster: Partial<YardmasterOptions> = {},
+  world: Pick<WorldOptions, "slackLimits"> = {},
 ): Promise<World> {
   return startWholeWorld({
+    ...world,
     settings,
     githubLimits: scaleSecondaryLimits(GITHUB_SECONDARY_LIMITS, GITHUB_PACE),
     yardmaster: {
