@@ -136,15 +136,16 @@ export class Deliverer {
     }
   }
 
+  /** `listed`: the channel's pending rows before its lease was taken (read again under it). */
   private async deliverChannel(
     channel: string,
-    rows: PendingNotification[],
+    listed: PendingNotification[],
   ): Promise<{ sent: number; failed: boolean }> {
     const { store, backoffs } = this.deps;
     const now = this.now();
     if (await backoffs.active(channelKey(channel), now)) return { sent: 0, failed: true };
     const postsHeld = (await this.holds.until({ channel }, now)) !== null;
-    if (postsHeld && rows.length > 0 && !(await this.hasStaleParents(channel)))
+    if (postsHeld && listed.length > 0 && !(await this.hasStaleParents(channel)))
       return { sent: 0, failed: false };
     const lease = `deliver:${channel}`;
     const { owner } = this.deps;
@@ -161,8 +162,10 @@ export class Deliverer {
     const progress = { sent: 0 };
     try {
       let failed = false;
-      if (!postsHeld) {
+      if (!postsHeld && listed.length > 0) {
         try {
+          // Read again under the lease: another replica may have posted some since the list.
+          const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
           await this.postRows(channel, rows, renew, progress);
           await backoffs.succeed(channelKey(channel));
         } catch (error) {

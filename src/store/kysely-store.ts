@@ -388,12 +388,17 @@ export class KyselyStore implements Store {
       .execute();
   }
 
-  async listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]> {
+  async listPendingNotifications(
+    olderThan: Date,
+    limit: number,
+    channelId?: string,
+  ): Promise<PendingNotification[]> {
     const rows = await this.#db
       .selectFrom("notifications")
       .selectAll()
       .where("status", "=", "pending")
       .where("claimed_at", "<", time(olderThan))
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
       .orderBy("claimed_at")
       .orderBy(this.#v.bytewise("channel_id"))
       .orderBy("event_id")

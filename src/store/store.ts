@@ -90,8 +90,15 @@ export interface Store {
   markNotificationSent(sent: SentNotification): Promise<void>;
   /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
   releaseNotification(channelId: string, eventId: number): Promise<void>;
-  /** Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first. */
-  listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]>;
+  /**
+   * Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first; of
+   * one channel when `channelId` is given.
+   */
+  listPendingNotifications(
+    olderThan: Date,
+    limit: number,
+    channelId?: string,
+  ): Promise<PendingNotification[]>;
   /** Per channel with pending rows: how many, and the oldest claim (the outbox metrics). */
   pendingNotificationStats(): Promise<OutboxChannelStats[]>;
 

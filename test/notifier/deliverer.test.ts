@@ -369,6 +369,26 @@ describe("Deliverer and Slack's rate limits", () => {
     expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
   });
 
+  it("reads the channel's rows again under its lease: one another replica posted meanwhile is not posted twice", async () => {
+    const mine = deliverer();
+    const other = deliverer({ owner: "replica-2" });
+    const e = event("queue.pause.create", null);
+    await mine.enqueue("C1", WIDGETS, e);
+    now = later(CLAIMED_ELSEWHERE_MS);
+    const acquire = store.tryAcquireLease.bind(store);
+    let interleaved = false;
+    store.tryAcquireLease = async (name, owner, at, ttl) => {
+      if (owner === "replica-1" && !interleaved) {
+        interleaved = true; // between replica-1's list and its lease, replica-2 delivers the row
+        expect((await other.deliverPending()).sent).toBe(1);
+      }
+      return acquire(name, owner, at, ttl);
+    };
+    expect((await mine.deliverPending()).sent).toBe(0);
+    expect(interleaved).toBe(true);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([e.id]);
+  });
+
   it("takes over the channel of a replica that died holding its lease, and renews its own in a long pass", async () => {
     await store.tryAcquireLease("deliver:C1", "dead-replica", now, DELIVERY_LEASE_MS);
     const d = deliverer();

@@ -505,7 +505,7 @@ describe.each([
       expect(await store.claimNotification({ ...claim, eventId: 1 })).toBe("claimed");
     });
 
-    it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`", async () => {
+    it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`, of all channels or one", async () => {
       const pause = {
         ...claim,
         eventId: 7,
@@ -528,6 +528,8 @@ describe.each([
       expect(ids(await store.listPendingNotifications(at(3 * SECOND), 10))).toEqual([7, 3]);
       expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10))).toEqual([7, 3, 5]);
       expect(ids(await store.listPendingNotifications(at(4 * SECOND), 2))).toEqual([7, 3]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10, "C1"))).toEqual([3, 5]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10, "C2"))).toEqual([7]);
       expect(await store.listPendingNotifications(at(SECOND), 10)).toEqual([]);
       const [first] = await store.listPendingNotifications(at(2 * SECOND), 10);
       expect(first).toEqual({ ...pause, channelId: "C2", claimedAt: at(SECOND), attempts: 1 });
