@@ -31,6 +31,15 @@ function histogram<L extends string>(
   };
 }
 
+function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) {
+  const metric = new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  return {
+    set: (labels: Labels<L>, value: number) => metric.set(sorted(labels), value),
+    /** Forgets every label set (a figure recomputed from scratch). */
+    reset: () => metric.reset(),
+  };
+}
+
 const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 900, 3600];
 
@@ -39,6 +48,11 @@ export function createMetrics() {
   const lastTick = new Gauge({
     name: "yardmaster_poller_last_success_timestamp_seconds",
     help: "Unix time of the poller's last successful tick.",
+    registers: [registry],
+  });
+  const oldestPending = new Gauge({
+    name: "yardmaster_outbox_oldest_pending_age_seconds",
+    help: "Age of the oldest notification not yet posted (since it was claimed); 0 when none.",
     registers: [registry],
   });
   return {
@@ -103,6 +117,21 @@ export function createMetrics() {
       "GitHub events on subscribed repositories that asked for an early read (the doorbell).",
       [],
     ),
+    slackRateLimited: counter(
+      registry,
+      "yardmaster_slack_rate_limited_total",
+      "Slack answers 429 (rate limited) to the notifier, by channel and method.",
+      ["channel", "method"],
+    ),
+    outboxPending: gauge(
+      registry,
+      "yardmaster_outbox_pending",
+      "Notifications claimed and not yet posted, by channel (channels with none are left out).",
+      ["channel"],
+    ),
+    outboxOldestAge: {
+      set: (value: number) => oldestPending.set(value),
+    },
   };
 }
 

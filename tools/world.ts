@@ -15,7 +15,7 @@ import {
   type SecondaryLimitOptions,
   startGitHubStandIn,
 } from "./stand-ins/github/index.js";
-import { type SlackStandIn, startSlackStandIn } from "./stand-ins/slack/index.js";
+import { type SlackRateLimitOptions, type SlackStandIn, startSlackStandIn } from "./stand-ins/slack/index.js";
 
 /** Yardmaster's environment variables, as an operator sets them in `.env`. */
 export type Settings = Record<string, string>;
@@ -42,6 +42,11 @@ export interface ServersOptions {
   githubEvents?: string[];
   /** How long after the merge queue's log append GitHub's webhooks about it go out, ms; default 0. */
   githubWebhookDelayMs?: number;
+  /**
+   * The Slack stand-in's rate limits: `{}` for Slack's figures (chat.postMessage about one a second per
+   * channel, chat.update 50 a minute), or figures of one's own; default false (off). The sandbox has them on.
+   */
+  slackLimits?: SlackRateLimitOptions | false;
   /** Every server logs here; default nowhere. */
   logger?: Logger;
 }
@@ -202,6 +207,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       host,
       signingSecret,
       botToken,
+      rateLimits: options.slackLimits ?? false,
       logger: logger.child({ name: "slack" }),
     });
     closers.push(() => slack.close());

@@ -6,6 +6,7 @@ import type { Repo } from "../repo.js";
 import type { PendingNotification, Store, ThreadRecord } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { isPauseEvent } from "./routing.js";
+import { SlackHolds } from "./slack-holds.js";
 import {
   type NotificationPoster,
   type PostedMessage,
@@ -31,7 +32,6 @@ export interface DelivererDeps {
   concurrency?: number;
 }
 
-const SLACK_KEY = "slack";
 const channelKey = (channel: string) => `channel:${channel}`;
 const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 /** How far before a claim to look for a message that may have been posted for it. */
@@ -39,19 +39,46 @@ const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
 /** How far apart a pause through Yardmaster and the merge queue's pause event may be. */
 const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
+/**
+ * A pending row another replica claimed less than this long ago is left to it (it posts it next):
+ * this replica's pass in that channel stops there, keeping the channel's order. Older, it is in doubt
+ * (its replica may have died) and recovered through Slack's history.
+ */
+export const CLAIMED_ELSEWHERE_MS = 30_000;
+/** The `deliver:<channel>` lease: a replica that dies holding it is taken over after this. */
+export const DELIVERY_LEASE_MS = 60_000;
+/** A long pass renews its lease this often. */
+const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 3;
+const POST = "chat.postMessage";
+const UPDATE = "chat.update";
+const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
+/** `chat.update` errors that no later try can fix: the parent is left as it is. */
+const PARENT_GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed"]);
+
+/** What this process knows of a row it claimed: not posted (fresh), or perhaps posted (in doubt). */
+interface OwnRow {
+  posted: "no" | "perhaps";
+  claimedAt: number;
+}
 
 /**
  * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
  * posted, and marked sent after, together with the thread the message started or changed (one store
- * call, one transaction). A pending row this process did not just claim is in doubt (a crash between
- * posting and recording, or a failed post): Slack's history is searched for the message's metadata
- * before posting it, so nothing is sent twice or dropped.
+ * call, one transaction). A channel's rows are posted in order by one replica at a time (the
+ * `deliver:<channel>` lease). A pending row this process did not claim, or whose post may have landed,
+ * is in doubt: Slack's history is searched for the message's metadata before posting it, so nothing is
+ * sent twice or dropped. Slack's 429s hold only what they name, for exactly their Retry-After
+ * (slack-holds.ts); real failures back the channel off. A reply leaves its thread's parent stale; the
+ * parent is edited once at the end of the pass with the latest state, or in a later pass.
  */
 export class Deliverer {
-  /** Rows claimed by this process and not yet posted: no need to look for them in Slack. */
-  private readonly fresh = new Set<string>();
+  /** Rows claimed by this process and not yet recorded sent. */
+  private readonly own = new Map<string, OwnRow>();
+  private readonly holds: SlackHolds;
 
-  constructor(private readonly deps: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {
+    this.holds = new SlackHolds(deps.store);
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -59,6 +86,7 @@ export class Deliverer {
 
   /** Records that `event` is to be posted in `channel` (once, whatever happens next). */
   async enqueue(channel: string, repository: Repo, event: LogEvent): Promise<void> {
+    const claimedAt = this.now();
     const status = await this.deps.store.claimNotification({
       channelId: channel,
       eventId: event.id,
@@ -66,84 +94,224 @@ export class Deliverer {
       pullRequest: event.pull_request ?? null,
       eventType: event.type,
       payload: event,
-      claimedAt: this.now(),
+      claimedAt,
     });
-    if (status === "claimed") this.fresh.add(rowKey(channel, event.id));
+    if (status === "claimed")
+      this.own.set(rowKey(channel, event.id), { posted: "no", claimedAt: claimedAt.getTime() });
   }
 
-  /** Posts every pending notification, channel by channel, oldest first. */
+  /** Posts every pending notification, channel by channel, oldest first; edits stale thread parents. */
   async deliverPending(): Promise<{ sent: number; failedChannels: number }> {
+    const { store, logger } = this.deps;
     let sent = 0;
     let failedChannels = 0;
-    if (await this.deps.backoffs.active(SLACK_KEY, this.now())) return { sent, failedChannels };
-    const rows = await this.deps.store.listPendingNotifications(new Date(this.now().getTime() + 1), BATCH);
+    const listedAt = this.now();
+    const rows = await store.listPendingNotifications(new Date(listedAt.getTime() + 1), BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
     for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
+    for (const thread of await store.listStaleThreads()) {
+      if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
+    }
+    if (rows.length < BATCH) this.forgetSettled(rows, listedAt);
     await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
       const result = await this.deliverChannel(channel, pending).catch((error: unknown) => {
         // Slack errors are handled inside; this is the store failing around them (backoff, lease).
-        this.deps.logger.warn({ channel, err: error }, "could not deliver a channel's notifications");
+        logger.warn({ channel, err: error }, "could not deliver a channel's notifications");
         return { sent: 0, failed: true };
       });
       sent += result.sent;
       if (result.failed) failedChannels += 1;
     });
+    await this.measureOutbox().catch((error: unknown) =>
+      logger.warn({ err: error }, "could not measure the outbox"),
+    );
     return { sent, failedChannels };
   }
 
+  /** Forgets own rows no longer pending (posted by another replica), of those claimed before the list. */
+  private forgetSettled(pending: PendingNotification[], listedAt: Date): void {
+    const listed = new Set(pending.map((row) => rowKey(row.channelId, row.eventId)));
+    for (const [key, row] of this.own) {
+      if (row.claimedAt < listedAt.getTime() && !listed.has(key)) this.own.delete(key);
+    }
+  }
+
+  /** `listed`: the channel's pending rows before its lease was taken (read again under it). */
   private async deliverChannel(
     channel: string,
-    rows: PendingNotification[],
+    listed: PendingNotification[],
   ): Promise<{ sent: number; failed: boolean }> {
-    const { store, backoffs, logger } = this.deps;
+    const { store, backoffs } = this.deps;
     const now = this.now();
     if (await backoffs.active(channelKey(channel), now)) return { sent: 0, failed: true };
-    const lease = `deliver:${channel}`;
-    if (!(await store.tryAcquireLease(lease, this.deps.owner, now, 60_000)))
+    const postsHeld = (await this.holds.until({ channel }, now)) !== null;
+    if (postsHeld && listed.length > 0 && !(await this.hasStaleParents(channel)))
       return { sent: 0, failed: false };
-    let sent = 0;
+    const lease = `deliver:${channel}`;
+    const { owner } = this.deps;
+    if (!(await store.tryAcquireLease(lease, owner, now, DELIVERY_LEASE_MS)))
+      return { sent: 0, failed: false };
+    let renewedAt = now.getTime();
+    /** False once the lease is lost (this pass stops: another replica has the channel now). */
+    const renew = async (): Promise<boolean> => {
+      const at = this.now();
+      if (at.getTime() - renewedAt < LEASE_RENEW_MS) return true;
+      renewedAt = at.getTime();
+      return store.tryAcquireLease(lease, owner, at, DELIVERY_LEASE_MS);
+    };
+    const progress = { sent: 0 };
     try {
-      let topLevel: Map<number, PostedMessage> | undefined;
-      for (const row of rows) {
-        const key = rowKey(channel, row.eventId);
-        if (!this.fresh.has(key)) {
-          // In doubt: was it posted before a crash? Look for its metadata in the channel.
-          topLevel ??= await this.deps.poster.findPosted(channel, {
-            oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
-          });
-          if (await this.recover(row, topLevel)) {
-            this.deps.metrics?.notificationsSent.inc({ kind: "recovered" });
-            continue;
-          }
+      let failed = false;
+      if (!postsHeld && listed.length > 0) {
+        try {
+          // Read again under the lease: another replica may have posted some since the list.
+          const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
+          await this.postRows(channel, rows, renew, progress);
+          await backoffs.succeed(channelKey(channel));
+        } catch (error) {
+          failed = await this.failed(channel, error);
         }
-        await this.post(row);
-        this.fresh.delete(key);
-        sent += 1;
       }
-      await backoffs.succeed(channelKey(channel));
-      return { sent, failed: false };
-    } catch (error) {
-      const e =
-        error instanceof SlackDeliveryError
-          ? error
-          : new SlackDeliveryError(SlackDeliveryErrorCode.Failed, (error as Error).message);
-      this.deps.metrics?.notificationFailures.inc({ stage: "deliver", reason: e.code });
-      if (e.code === SlackDeliveryErrorCode.RateLimited) {
-        await backoffs.fail(SLACK_KEY, e.message, this.now(), (e.retryAfterSeconds ?? 1) * 1000);
-        logger.warn({ channel, retryAfter: e.retryAfterSeconds }, "Slack rate limit: notifications wait");
-      } else {
-        const b = await backoffs.fail(channelKey(channel), e.message, this.now());
-        logger.warn(
-          { channel, error: e.message, retryAt: b.nextAttemptAt.toISOString() },
-          e.code === SlackDeliveryErrorCode.ChannelUnavailable
-            ? "channel unavailable (invite the app back, or /mq unsubscribe): notifications retried later"
-            : "could not post notifications: retried later",
-        );
-      }
-      return { sent, failed: true };
+      if (!failed) await this.editStaleParents(channel, renew);
+      return { sent: progress.sent, failed };
     } finally {
-      await store.releaseLease(lease, this.deps.owner);
+      await store.releaseLease(lease, owner);
     }
+  }
+
+  private async hasStaleParents(channel: string): Promise<boolean> {
+    return (await this.deps.store.listStaleThreads(channel)).length > 0;
+  }
+
+  /** Posts a channel's pending rows in order, until done, held, or a row that is not ours to post yet. */
+  private async postRows(
+    channel: string,
+    rows: PendingNotification[],
+    renew: () => Promise<boolean>,
+    progress: { sent: number },
+  ): Promise<void> {
+    const { logger, metrics } = this.deps;
+    let topLevel: Map<number, PostedMessage> | undefined;
+    for (const row of rows) {
+      if (!(await renew())) return;
+      const key = rowKey(channel, row.eventId);
+      const own = this.own.get(key);
+      if (!own && row.claimedAt.getTime() > this.now().getTime() - CLAIMED_ELSEWHERE_MS) {
+        // Another replica claimed it just now and posts it next: leave it (and what follows) to it.
+        logger.debug(
+          { channel, eventId: row.eventId },
+          "notification claimed by another replica: left to it",
+        );
+        return;
+      }
+      if (own?.posted !== "no") {
+        // In doubt: was it posted before a crash? Look for its metadata in the channel.
+        for (const method of LOOKUPS) if (await this.holds.until({ method }, this.now())) return;
+        topLevel ??= await this.deps.poster.findPosted(channel, {
+          oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
+        });
+        if (await this.recover(row, topLevel)) {
+          this.own.delete(key);
+          metrics?.notificationsSent.inc({ kind: "recovered" });
+          continue;
+        }
+      }
+      try {
+        await this.post(row);
+      } catch (error) {
+        // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
+        const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;
+        if (!refused) this.own.set(key, { posted: "perhaps", claimedAt: row.claimedAt.getTime() });
+        throw error;
+      }
+      this.own.delete(key);
+      progress.sent += 1;
+    }
+  }
+
+  /**
+   * A Slack call of the pass failed: a 429 holds what it names (true: the channel's pass is over, not
+   * failed); anything else backs the channel off (false).
+   */
+  private async failed(channel: string, error: unknown): Promise<boolean> {
+    const { backoffs, logger, metrics } = this.deps;
+    const e =
+      error instanceof SlackDeliveryError
+        ? error
+        : new SlackDeliveryError(SlackDeliveryErrorCode.Failed, (error as Error).message);
+    if (e.code === SlackDeliveryErrorCode.RateLimited) {
+      await this.rateLimited(channel, e);
+      return false;
+    }
+    metrics?.notificationFailures.inc({ stage: "deliver", reason: e.code });
+    const b = await backoffs.fail(channelKey(channel), e.message, this.now());
+    logger.warn(
+      { channel, error: e.message, retryAt: b.nextAttemptAt.toISOString() },
+      e.code === SlackDeliveryErrorCode.ChannelUnavailable
+        ? "channel unavailable (invite the app back, or /mq unsubscribe): notifications retried later"
+        : "could not post notifications: retried later",
+    );
+    return true;
+  }
+
+  /** A 429: `chat.postMessage` holds this channel's posts, another method holds that method. */
+  private async rateLimited(channel: string, e: SlackDeliveryError): Promise<void> {
+    const method = e.method ?? POST;
+    const until = await this.holds.hold(
+      method === POST ? { channel } : { method },
+      e.retryAfterSeconds ?? 1,
+      this.now(),
+    );
+    this.deps.metrics?.slackRateLimited.inc({ channel, method });
+    this.deps.logger.info(
+      { channel, method, retryAfter: e.retryAfterSeconds, until: until.toISOString() },
+      method === POST ? "Slack rate limit: this channel's posts wait" : `Slack rate limit: ${method} waits`,
+    );
+  }
+
+  /**
+   * Edits each stale thread parent of the channel once, with its latest state (under the channel's
+   * lease, so never twice at once). Held or failed, the parent stays stale for a later pass.
+   */
+  private async editStaleParents(channel: string, renew: () => Promise<boolean>): Promise<void> {
+    const { store, poster, render, logger } = this.deps;
+    if (await this.holds.until({ method: UPDATE }, this.now())) return;
+    for (const thread of await store.listStaleThreads(channel)) {
+      if (!(await renew())) return;
+      const ctx = { repo: thread.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
+      try {
+        await poster.update({
+          channel,
+          ts: thread.parentTs,
+          ...render.parent(thread.state as ThreadState, ctx),
+        });
+      } catch (error) {
+        const e = error instanceof SlackDeliveryError ? error : undefined;
+        if (e?.code === SlackDeliveryErrorCode.RateLimited) {
+          await this.rateLimited(channel, e);
+          return;
+        }
+        if (!(e && PARENT_GONE.has(e.message))) {
+          logger.warn({ err: error, channel }, "could not edit a thread parent: edited later");
+          return;
+        }
+        logger.warn({ err: error, channel }, "thread parent cannot be edited: left as it is");
+      }
+      await store.markThreadParentEdited(thread);
+    }
+  }
+
+  /** The outbox figures: pending rows per channel (recomputed: emptied channels drop out), oldest age. */
+  private async measureOutbox(): Promise<void> {
+    const { metrics, store } = this.deps;
+    if (!metrics) return;
+    const stats = await store.pendingNotificationStats();
+    metrics.outboxPending.reset();
+    for (const s of stats) metrics.outboxPending.set({ channel: s.channelId }, s.pending);
+    const oldest = Math.min(...stats.map((s) => s.oldestClaimedAt.getTime()));
+    metrics.outboxOldestAge.set(
+      Number.isFinite(oldest) ? Math.max(0, (this.now().getTime() - oldest) / 1000) : 0,
+    );
   }
 
   /**
@@ -172,8 +340,7 @@ export class Deliverer {
     const reply = replies.get(row.eventId);
     if (!reply) return false;
     const { state } = await this.stateAfter(thread, row);
-    await this.record(row, reply, { parentTs: thread.parentTs, state });
-    await this.editParent(row, thread.parentTs, state, this.context(row));
+    await this.record(row, reply, { parentTs: thread.parentTs, state, parentStale: true });
     return true;
   }
 
@@ -203,8 +370,8 @@ export class Deliverer {
           threadTs: thread.parentTs,
           eventId: row.eventId,
         });
-        await this.record(row, posted, { parentTs: thread.parentTs, state });
-        await this.editParent(row, thread.parentTs, state, ctx);
+        // The parent is edited at the end of the pass: once for all of the thread's replies.
+        await this.record(row, posted, { parentTs: thread.parentTs, state, parentStale: true });
       }
     }
     metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
@@ -216,7 +383,7 @@ export class Deliverer {
   private async record(
     row: PendingNotification,
     message: PostedMessage,
-    thread?: { parentTs: string; state: ThreadState },
+    thread?: { parentTs: string; state: ThreadState; parentStale?: boolean },
   ): Promise<void> {
     await this.deps.store.markNotificationSent({
       channelId: row.channelId,
@@ -239,21 +406,6 @@ export class Deliverer {
     const pull = previous?.pull ?? (await this.pull(row.repository, row.pullRequest));
     const state = this.deps.render.stateAfter(previous, row.payload as LogEvent, pull, row.repository);
     return { pull, state };
-  }
-
-  /** Best effort: the reply is posted and recorded whether or not its parent shows the latest. */
-  private async editParent(
-    row: PendingNotification,
-    parentTs: string,
-    state: ThreadState,
-    ctx: NotificationContext,
-  ): Promise<void> {
-    const { poster, render, logger } = this.deps;
-    await poster
-      .update({ channel: row.channelId, ts: parentTs, ...render.parent(state, ctx) })
-      .catch((error: unknown) =>
-        logger.warn({ err: error, channel: row.channelId }, "could not edit a thread parent"),
-      );
   }
 
   private context(row: PendingNotification): NotificationContext {

@@ -19,7 +19,10 @@ export class SlackDeliveryError extends Error {
   constructor(
     readonly code: SlackDeliveryErrorCode,
     message: string,
+    /** RateLimited: Slack's Retry-After. */
     readonly retryAfterSeconds?: number,
+    /** The Web API method that failed (`chat.postMessage`, `chat.update`, ...), when known. */
+    readonly method?: string,
   ) {
     super(message);
     this.name = "SlackDeliveryError";
@@ -44,32 +47,40 @@ export interface NotificationPoster {
 
 const CHANNEL_GONE = new Set(["channel_not_found", "not_in_channel", "is_archived", "channel_is_archived"]);
 
-function translate(error: unknown): SlackDeliveryError {
+function translate(error: unknown, method: string): SlackDeliveryError {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
   if (e.code === webApi.ErrorCode.RateLimitedError) {
-    return new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", e.retryAfter ?? 1);
+    return new SlackDeliveryError(
+      SlackDeliveryErrorCode.RateLimited,
+      "Slack rate limit",
+      e.retryAfter ?? 1,
+      method,
+    );
   }
   const slackError = e.data?.error;
   if (slackError && CHANNEL_GONE.has(slackError)) {
-    return new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, slackError);
+    return new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, slackError, undefined, method);
   }
   return new SlackDeliveryError(
     SlackDeliveryErrorCode.Failed,
     slackError ?? e.message ?? "Slack call failed",
+    undefined,
+    method,
   );
 }
 
-async function call<T>(work: () => Promise<T>): Promise<T> {
+async function call<T>(method: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw translate(error);
+    throw translate(error, method);
   }
 }
 
 /**
- * The notifier's Slack calls, on the Web API. Rate limits are not waited out here (that would hold up
- * other channels): they come back as RateLimited with Slack's Retry-After, and the notifier backs off.
+ * The notifier's Slack calls, on the Web API. Rate limits are not waited out here: they come back as
+ * RateLimited with Slack's Retry-After (parsed by the WebClient) and the method, and the deliverer holds
+ * only what the limit names (docs/notifications.md). The WebClient retries 5xx and network errors.
  */
 export function webApiPoster(options: {
   token: string;
@@ -78,6 +89,7 @@ export function webApiPoster(options: {
 }): NotificationPoster {
   const client = new webApi.WebClient(options.token, {
     slackApiUrl: options.apiUrl,
+    // The WebClient's own waiting on a 429 would pause its whole queue, every channel's posts with it.
     rejectRateLimitedCalls: true,
     retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     logLevel: webApi.LogLevel.ERROR,
@@ -91,7 +103,7 @@ export function webApiPoster(options: {
 
   return {
     async post(message) {
-      const result = await call(() =>
+      const result = await call("chat.postMessage", () =>
         client.chat.postMessage({
           channel: message.channel,
           text: message.text,
@@ -105,7 +117,7 @@ export function webApiPoster(options: {
       return { ts: String(result.ts), threadTs: message.threadTs ?? null };
     },
     async update(message) {
-      await call(() =>
+      await call("chat.update", () =>
         client.chat.update({
           channel: message.channel,
           ts: message.ts,
@@ -119,7 +131,7 @@ export function webApiPoster(options: {
       const oldestTs = (oldest.getTime() / 1000).toFixed(6);
       let cursor: string | undefined;
       do {
-        const page = await call(() =>
+        const page = await call(threadTs ? "conversations.replies" : "conversations.history", () =>
           threadTs
             ? client.conversations.replies({
                 channel,

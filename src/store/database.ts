@@ -104,6 +104,8 @@ export interface Tables {
     parent_ts: string;
     state: Json;
     updated_at: Time;
+    /** 1: the parent does not show `state` yet (its edit is to do). */
+    parent_stale: ColumnType<number, number | undefined, number>;
   };
   backoffs: { key: string; failures: number; next_attempt_at: Time; last_error: string };
   pause_attributions: {

@@ -9,6 +9,7 @@ import {
   type IdentityLink,
   type NotificationClaim,
   type OAuthState,
+  type OutboxChannelStats,
   type PauseAttribution,
   type PendingNotification,
   type PollCadence,
@@ -502,6 +503,7 @@ export class KyselyStore implements Store {
         parent_ts: sent.thread.parentTs,
         state: json(sent.thread.state),
         updated_at: at,
+        parent_stale: sent.thread.parentStale ? 1 : 0,
       };
       await tx
         .insertInto("threads")
@@ -533,18 +535,42 @@ export class KyselyStore implements Store {
       .execute();
   }
 
-  async listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]> {
+  async listPendingNotifications(
+    olderThan: Date,
+    limit: number,
+    channelId?: string,
+  ): Promise<PendingNotification[]> {
     const rows = await this.#db
       .selectFrom("notifications")
       .selectAll()
       .where("status", "=", "pending")
       .where("claimed_at", "<", time(olderThan))
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
       .orderBy("claimed_at")
       .orderBy(this.#v.bytewise("channel_id"))
       .orderBy("event_id")
       .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
       .execute();
     return rows.map((row) => toPendingNotification(row, this.#v));
+  }
+
+  async pendingNotificationStats(): Promise<OutboxChannelStats[]> {
+    const rows = await this.#db
+      .selectFrom("notifications")
+      .select((eb) => [
+        "channel_id",
+        eb.fn.countAll().as("pending"),
+        eb.fn.min("claimed_at").as("oldest_claimed_at"),
+      ])
+      .where("status", "=", "pending")
+      .groupBy("channel_id")
+      .orderBy(this.#v.bytewise("channel_id"))
+      .execute();
+    return rows.map((row) => ({
+      channelId: row.channel_id,
+      pending: int(row.pending as number | string),
+      oldestClaimedAt: readTime(row.oldest_claimed_at as Date | string),
+    }));
   }
 
   // Threads
@@ -558,6 +584,36 @@ export class KyselyStore implements Store {
       .where("pull_request", "=", pullRequest)
       .executeTakeFirst();
     return row ? toThread(row, this.#v) : null;
+  }
+
+  async listStaleThreads(channelId?: string): Promise<ThreadRecord[]> {
+    const rows = await this.#db
+      .selectFrom("threads")
+      .selectAll()
+      .where("parent_stale", "=", 1)
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
+      .orderBy("updated_at")
+      .orderBy(this.#v.bytewise("channel_id"))
+      .orderBy("repository_key")
+      .orderBy("pull_request")
+      .execute();
+    return rows.map((row) => toThread(row, this.#v));
+  }
+
+  async markThreadParentEdited(thread: {
+    channelId: string;
+    repository: Repo;
+    pullRequest: number;
+    updatedAt: Date;
+  }): Promise<void> {
+    await this.#db
+      .updateTable("threads")
+      .set({ parent_stale: 0 })
+      .where("channel_id", "=", thread.channelId)
+      .where("repository_key", "=", thread.repository.key)
+      .where("pull_request", "=", thread.pullRequest)
+      .where("updated_at", "=", time(thread.updatedAt))
+      .execute();
   }
 
   // Backoff
@@ -766,6 +822,7 @@ function toThread(row: Selectable<Tables["threads"]>, v: DialectValues): ThreadR
     pullRequest: int(row.pull_request),
     parentTs: row.parent_ts,
     state: v.readJson(row.state),
+    parentStale: Number(row.parent_stale) === 1,
     updatedAt: readTime(row.updated_at),
   };
 }

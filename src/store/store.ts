@@ -126,12 +126,33 @@ export interface Store {
   markNotificationSent(sent: SentNotification): Promise<void>;
   /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
   releaseNotification(channelId: string, eventId: number): Promise<void>;
-  /** Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first. */
-  listPendingNotifications(olderThan: Date, limit: number): Promise<PendingNotification[]>;
+  /**
+   * Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first; of
+   * one channel when `channelId` is given.
+   */
+  listPendingNotifications(
+    olderThan: Date,
+    limit: number,
+    channelId?: string,
+  ): Promise<PendingNotification[]>;
+  /** Per channel with pending rows: how many, and the oldest claim (the outbox metrics). */
+  pendingNotificationStats(): Promise<OutboxChannelStats[]>;
 
   // Notifier: one thread per pull request per channel, written only with the notification that made or
   // changed it (markNotificationSent)
   getThread(channelId: string, repository: Repo, pullRequest: number): Promise<ThreadRecord | null>;
+  /** Threads whose parent is stale (`parentStale`), of one channel or of all, oldest update first. */
+  listStaleThreads(channelId?: string): Promise<ThreadRecord[]>;
+  /**
+   * The thread's parent shows its state as recorded at `updatedAt`: clears `parentStale`, unless the
+   * thread was recorded again since (then its newer state is still to show).
+   */
+  markThreadParentEdited(thread: {
+    channelId: string;
+    repository: Repo;
+    pullRequest: number;
+    updatedAt: Date;
+  }): Promise<void>;
 
   // Notifier: failure backoff per repository or channel
   getBackoff(key: string): Promise<Backoff | null>;
@@ -207,8 +228,11 @@ export interface SentNotification {
   eventId: number;
   /** The message posted (or found in the channel after a crash). */
   message: { ts: string; threadTs: string | null };
-  /** The thread of the row's pull request after this message: its parent message and what it shows. */
-  thread?: { parentTs: string; state: unknown };
+  /**
+   * The thread of the row's pull request after this message: its parent message and what it should
+   * show; `parentStale` (default false) when the parent does not show it yet (a reply: edited later).
+   */
+  thread?: { parentTs: string; state: unknown; parentStale?: boolean };
   /** When it was recorded: the row's sent time and the thread's updatedAt. */
   at: Date;
 }
@@ -218,9 +242,17 @@ export interface ThreadRecord {
   repository: Repo;
   pullRequest: number;
   parentTs: string;
-  /** JSON: what the parent message shows. */
+  /** JSON: what the parent message shows, or is to show once edited (`parentStale`). */
   state: unknown;
+  /** The parent message still shows an earlier state: an edit is to do. */
+  parentStale: boolean;
   updatedAt: Date;
+}
+
+export interface OutboxChannelStats {
+  channelId: string;
+  pending: number;
+  oldestClaimedAt: Date;
 }
 
 export interface Backoff {

@@ -23,7 +23,8 @@ export const GITHUB_PACE = 0.05;
  * manual clock, the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
  * once; GitHub writes are tried once), its poller ticked by hand on the simulator's clock. The GitHub stand-in enforces GitHub's
  * secondary rate limits at GITHUB_PACE, and Yardmaster paces its writes the same. `settings` adds to or
- * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options; `world` the rest (a real clock, ...).
+ * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options; `world` the world's
+ * own options (the Slack stand-in's rate limits, a real clock, ...).
  */
 export function startWorld(
   settings: Settings = {},

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import type { LogEvent } from "../../src/merge-queue/index.js";
+import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
-import { Deliverer } from "../../src/notifier/deliverer.js";
+import { CLAIMED_ELSEWHERE_MS, DELIVERY_LEASE_MS, Deliverer } from "../../src/notifier/deliverer.js";
 import {
   type NotificationPoster,
   type PostedMessage,
@@ -17,7 +18,13 @@ import { openStore, type Store } from "../../src/store/index.js";
 class FakeSlack implements NotificationPoster {
   messages: { channel: string; ts: string; threadTs: string | null; text: string; eventId: number }[] = [];
   updates: { channel: string; ts: string; text: string }[] = [];
+  /** Every call in order: method and channel. */
+  calls: { method: string; channel: string }[] = [];
   failing = new Map<string, SlackDeliveryError>();
+  /** Each post's failure in turn (undefined: the post goes through), before `failing`. */
+  postFailures: (SlackDeliveryError | undefined)[] = [];
+  updateFailures: SlackDeliveryError[] = [];
+  onPost: () => void = () => {};
   private seq = 0;
   async post(m: {
     channel: string;
@@ -25,6 +32,10 @@ class FakeSlack implements NotificationPoster {
     threadTs?: string;
     eventId: number;
   }): Promise<PostedMessage> {
+    this.calls.push({ method: "chat.postMessage", channel: m.channel });
+    this.onPost();
+    const next = this.postFailures.shift();
+    if (next) throw next;
     const failure = this.failing.get(m.channel);
     if (failure) throw failure;
     const ts = `1700000000.${String(++this.seq).padStart(6, "0")}`;
@@ -38,9 +49,16 @@ class FakeSlack implements NotificationPoster {
     return { ts, threadTs: m.threadTs ?? null };
   }
   async update(m: { channel: string; ts: string; text: string }) {
+    this.calls.push({ method: "chat.update", channel: m.channel });
+    const failure = this.updateFailures.shift();
+    if (failure) throw failure;
     this.updates.push(m);
   }
   async findPosted(channel: string, options: { threadTs?: string }) {
+    this.calls.push({
+      method: options.threadTs ? "conversations.replies" : "conversations.history",
+      channel,
+    });
     return new Map(
       this.messages
         .filter(
@@ -75,7 +93,7 @@ let slack: FakeSlack;
 let now: Date;
 const logger = createLogger({ level: "silent" });
 
-function deliverer() {
+function deliverer(options: { owner?: string; metrics?: Metrics } = {}) {
   return new Deliverer({
     store,
     poster: slack,
@@ -87,9 +105,10 @@ function deliverer() {
     }),
     backoffs: new Backoffs(store, { baseMs: 1_000, maxMs: 10_000 }),
     githubWebUrl: "https://github.com",
-    owner: "replica-1",
+    owner: options.owner ?? "replica-1",
     logger,
     now: () => now,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 }
 
@@ -202,6 +221,7 @@ describe("Deliverer", () => {
     const e = event("queue.pause.create", null);
     await deliverer().enqueue("C1", WIDGETS, e);
     const restarted = deliverer();
+    now = new Date(now.getTime() + CLAIMED_ELSEWHERE_MS);
     await restarted.deliverPending();
     await restarted.deliverPending();
     expect(slack.in("C1").map((m) => m.eventId)).toEqual([e.id]);
@@ -239,16 +259,178 @@ describe("Deliverer", () => {
     expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 1 });
     expect(slack.in("C2")).toHaveLength(1);
   });
+});
 
-  it("waits out Slack's Retry-After on a rate limit", async () => {
+const rateLimited = (retryAfter: number, method = "chat.postMessage") =>
+  new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", retryAfter, method);
+const later = (ms: number) => new Date(now.getTime() + ms);
+
+describe("Deliverer and Slack's rate limits", () => {
+  it("holds only the channel a post's 429 names, for exactly its Retry-After, and not as a failure", async () => {
     const d = deliverer();
-    slack.failing.set("C1", new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "rate limited", 30));
-    await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
-    await d.deliverPending();
-    slack.failing.delete("C1");
-    now = new Date(now.getTime() + 20_000);
+    const [a1, a2, b1] = [
+      event("queue.pause.create", null),
+      event("queue.pause.update", null),
+      event("queue.pause.delete", null),
+    ];
+    await d.enqueue("C1", WIDGETS, a1);
+    await d.enqueue("C1", WIDGETS, a2);
+    await d.enqueue("C2", WIDGETS, b1);
+    slack.postFailures = [rateLimited(7)];
+    const limitedAt = now;
+    expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 0 });
+    expect(slack.in("C2").map((m) => m.eventId)).toEqual([b1.id]);
+    expect(await store.getBackoff("slack-hold:channel:C1")).toMatchObject({
+      failures: 0,
+      nextAttemptAt: new Date(limitedAt.getTime() + 7_000),
+    });
+    expect(await store.getBackoff("slack-hold:channel:C2")).toBeNull();
+    expect(await store.getBackoff("channel:C1")).toBeNull();
+
+    now = later(6_999);
     expect((await d.deliverPending()).sent).toBe(0);
-    now = new Date(now.getTime() + 11_000);
+    expect(slack.calls.filter((c) => c.channel === "C1")).toHaveLength(1);
+    now = new Date(limitedAt.getTime() + 7_000);
+    expect((await d.deliverPending()).sent).toBe(2);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([a1.id, a2.id]);
+    // Rows this process claimed and Slack refused are not in doubt: no history lookup.
+    expect(slack.calls.map((c) => c.method)).not.toContain("conversations.history");
+
+    // The next real failure starts the failure backoff at one.
+    await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
+    slack.failing.set("C1", new SlackDeliveryError(SlackDeliveryErrorCode.Failed, "internal_error"));
+    expect(await d.deliverPending()).toEqual({ sent: 0, failedChannels: 1 });
+    expect(await store.getBackoff("channel:C1")).toMatchObject({ failures: 1 });
+  });
+
+  it("holds parent edits on a chat.update 429, posts on, and edits the parent later once with the latest state", async () => {
+    const d = deliverer();
+    await d.enqueue("C1", WIDGETS, event("action.queue.enter"));
+    await d.deliverPending();
+    await d.enqueue("C1", WIDGETS, event("action.queue.checks_start"));
+    slack.updateFailures = [rateLimited(20, "chat.update")];
     expect((await d.deliverPending()).sent).toBe(1);
+    expect(await store.getBackoff("slack-hold:method:chat.update")).toMatchObject({
+      nextAttemptAt: later(20_000),
+    });
+    expect(await store.getBackoff("slack-hold:channel:C1")).toBeNull();
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({ parentStale: true });
+
+    // Posts go on while updates are held; no edit is tried.
+    now = later(5_000);
+    await d.enqueue("C1", WIDGETS, event("action.queue.checks_end"));
+    expect((await d.deliverPending()).sent).toBe(1);
+    expect(slack.calls.filter((c) => c.method === "chat.update")).toHaveLength(1);
+
+    now = later(15_000);
+    await d.deliverPending();
+    expect(slack.updates.map((u) => u.text)).toEqual(["parent #42: action.queue.checks_end"]);
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({ parentStale: false });
+    await d.deliverPending();
+    expect(slack.updates).toHaveLength(1);
+  });
+
+  it("edits a thread's parent once for several replies in one pass, after the last of them", async () => {
+    const d = deliverer();
+    await d.enqueue("C1", WIDGETS, event("action.queue.enter"));
+    await d.deliverPending();
+    for (const type of ["action.queue.checks_start", "action.queue.checks_end", "action.queue.merged"])
+      await d.enqueue("C1", WIDGETS, event(type));
+    slack.calls = [];
+    expect((await d.deliverPending()).sent).toBe(3);
+    expect(slack.calls.map((c) => c.method)).toEqual([
+      "chat.postMessage",
+      "chat.postMessage",
+      "chat.postMessage",
+      "chat.update",
+    ]);
+    expect(slack.updates.map((u) => u.text)).toEqual(["parent #42: action.queue.merged"]);
+  });
+
+  it("leaves a row another replica claimed 5 s ago to it, and recovers one claimed 60 s ago through the history", async () => {
+    const other = deliverer({ owner: "replica-2" });
+    const mine = deliverer();
+    const recent = event("queue.pause.create", null);
+    const after = event("queue.pause.delete", null);
+    now = later(-5_000);
+    await other.enqueue("C1", WIDGETS, recent);
+    now = later(5_000);
+    await mine.enqueue("C1", WIDGETS, after);
+    expect((await mine.deliverPending()).sent).toBe(0);
+    expect(slack.calls).toEqual([]); // neither a lookup nor a post: the order is kept
+
+    // The other replica died after posting the first, before recording it.
+    await slack.post({ channel: "C1", text: "x", eventId: recent.id });
+    now = later(55_000);
+    slack.calls = [];
+    expect((await mine.deliverPending()).sent).toBe(1);
+    expect(slack.calls.map((c) => c.method)).toEqual(["conversations.history", "chat.postMessage"]);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([recent.id, after.id]);
+    expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
+  });
+
+  it("reads the channel's rows again under its lease: one another replica posted meanwhile is not posted twice", async () => {
+    const mine = deliverer();
+    const other = deliverer({ owner: "replica-2" });
+    const e = event("queue.pause.create", null);
+    await mine.enqueue("C1", WIDGETS, e);
+    now = later(CLAIMED_ELSEWHERE_MS);
+    const acquire = store.tryAcquireLease.bind(store);
+    let interleaved = false;
+    store.tryAcquireLease = async (name, owner, at, ttl) => {
+      if (owner === "replica-1" && !interleaved) {
+        interleaved = true; // between replica-1's list and its lease, replica-2 delivers the row
+        expect((await other.deliverPending()).sent).toBe(1);
+      }
+      return acquire(name, owner, at, ttl);
+    };
+    expect((await mine.deliverPending()).sent).toBe(0);
+    expect(interleaved).toBe(true);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([e.id]);
+  });
+
+  it("takes over the channel of a replica that died holding its lease, and renews its own in a long pass", async () => {
+    await store.tryAcquireLease("deliver:C1", "dead-replica", now, DELIVERY_LEASE_MS);
+    const d = deliverer();
+    for (let i = 0; i < 5; i++) await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
+    expect((await d.deliverPending()).sent).toBe(0);
+    now = later(DELIVERY_LEASE_MS);
+    // Each post takes 25 s: the pass outlasts the lease's TTL, yet nobody else can take the channel.
+    const takenByOther: boolean[] = [];
+    slack.onPost = () => {
+      now = later(25_000);
+      void store.tryAcquireLease("deliver:C1", "replica-2", now, DELIVERY_LEASE_MS);
+    };
+    const acquire = store.tryAcquireLease.bind(store);
+    store.tryAcquireLease = async (name, owner, at, ttl) => {
+      const got = await acquire(name, owner, at, ttl);
+      if (owner === "replica-2") takenByOther.push(got);
+      return got;
+    };
+    expect((await d.deliverPending()).sent).toBe(5);
+    expect(takenByOther.length).toBeGreaterThan(0);
+    expect(takenByOther.every((got) => !got)).toBe(true);
+  });
+
+  it("counts 429s by channel and method, and measures the outbox per channel", async () => {
+    const metrics = createMetrics();
+    const d = deliverer({ metrics });
+    await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
+    now = later(10_000);
+    await d.enqueue("C1", WIDGETS, event("queue.pause.delete", null));
+    await d.enqueue("C2", WIDGETS, event("queue.pause.create", null));
+    slack.postFailures = [rateLimited(3)];
+    await d.deliverPending();
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('yardmaster_slack_rate_limited_total{channel="C1",method="chat.postMessage"} 1\n');
+    expect(text).toContain('yardmaster_outbox_pending{channel="C1"} 2\n');
+    expect(text).not.toContain('yardmaster_outbox_pending{channel="C2"}');
+    expect(text).toContain("yardmaster_outbox_oldest_pending_age_seconds 10\n");
+
+    now = later(3_000);
+    await d.deliverPending();
+    text = await metrics.registry.metrics();
+    expect(text).not.toContain("yardmaster_outbox_pending{");
+    expect(text).toContain("yardmaster_outbox_oldest_pending_age_seconds 0\n");
   });
 });

@@ -210,6 +210,7 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
     pullRequest: 42,
     parentTs: "1.1",
     state: { latest: "queued" },
+    parentStale: false,
     updatedAt: T0,
   });
   expect(await store.getBackoff("channel:C1")).toEqual({

@@ -652,7 +652,7 @@ describe.each([
       expect(await store.claimNotification({ ...claim, eventId: 1 })).toBe("claimed");
     });
 
-    it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`", async () => {
+    it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`, of all channels or one", async () => {
       const pause = {
         ...claim,
         eventId: 7,
@@ -675,9 +675,29 @@ describe.each([
       expect(ids(await store.listPendingNotifications(at(3 * SECOND), 10))).toEqual([7, 3]);
       expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10))).toEqual([7, 3, 5]);
       expect(ids(await store.listPendingNotifications(at(4 * SECOND), 2))).toEqual([7, 3]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10, "C1"))).toEqual([3, 5]);
+      expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10, "C2"))).toEqual([7]);
       expect(await store.listPendingNotifications(at(SECOND), 10)).toEqual([]);
       const [first] = await store.listPendingNotifications(at(2 * SECOND), 10);
       expect(first).toEqual({ ...pause, channelId: "C2", claimedAt: at(SECOND), attempts: 1 });
+    });
+
+    it("counts pending rows per channel with their oldest claim", async () => {
+      expect(await store.pendingNotificationStats()).toEqual([]);
+      await store.claimNotification({ ...claim, eventId: 1, claimedAt: at(2 * SECOND) });
+      await store.claimNotification({ ...claim, eventId: 2, claimedAt: at(SECOND) });
+      await store.claimNotification({ ...claim, eventId: 3, channelId: "C2", claimedAt: at(5 * SECOND) });
+      await store.claimNotification({ ...claim, eventId: 4, channelId: "C2", claimedAt: at(0) });
+      await store.markNotificationSent({
+        channelId: "C2",
+        eventId: 4,
+        message: { ts: "1.0", threadTs: null },
+        at: at(6 * SECOND),
+      });
+      expect(await store.pendingNotificationStats()).toEqual([
+        { channelId: "C1", pending: 2, oldestClaimedAt: at(SECOND) },
+        { channelId: "C2", pending: 1, oldestClaimedAt: at(5 * SECOND) },
+      ]);
     });
 
     it("lets exactly one of two concurrent claims win", async () => {
@@ -693,6 +713,7 @@ describe.each([
       pullRequest: 42,
       parentTs: "1700000000.000100",
       state: { status: "queued", queue: "default", checks: [{ name: "ci", ok: true }] },
+      parentStale: false,
       updatedAt: at(0),
     };
     let nextEventId = 1;
@@ -713,7 +734,7 @@ describe.each([
         channelId: t.channelId,
         eventId,
         message: { ts: `${eventId}.0`, threadTs: null },
-        thread: { parentTs: t.parentTs, state: t.state },
+        thread: { parentTs: t.parentTs, state: t.state, parentStale: t.parentStale },
         at: t.updatedAt,
       });
     }
@@ -768,8 +789,33 @@ describe.each([
         pullRequest: 42,
         parentTs: "1.0",
         state: { status: "checks" },
+        parentStale: false,
         updatedAt: at(SECOND),
       });
+    });
+
+    it("lists stale parents, per channel or all, and clears one only for the state it was edited to", async () => {
+      await recordThread({ ...thread, parentStale: true, updatedAt: at(2 * SECOND) });
+      await recordThread({ ...thread, pullRequest: 43, parentStale: false });
+      await recordThread({ ...thread, channelId: "C2", parentStale: true, updatedAt: at(SECOND) });
+      expect((await store.listStaleThreads()).map((t) => [t.channelId, t.pullRequest])).toEqual([
+        ["C2", 42],
+        ["C1", 42],
+      ]);
+      const [stale] = await store.listStaleThreads("C1");
+      expect(stale).toMatchObject({ channelId: "C1", pullRequest: 42, parentStale: true });
+
+      // Recorded again (a newer reply) before the edit of the older state is marked: still stale.
+      await recordThread({ ...thread, parentStale: true, state: { status: "merged" }, updatedAt: at(HOUR) });
+      await store.markThreadParentEdited({ ...thread, updatedAt: at(2 * SECOND) });
+      expect(await store.listStaleThreads("C1")).toHaveLength(1);
+      await store.markThreadParentEdited({ ...thread, repository: r("ACME/widgets"), updatedAt: at(HOUR) });
+      expect(await store.listStaleThreads("C1")).toEqual([]);
+      expect(await store.getThread("C1", r("acme/widgets"), 42)).toMatchObject({
+        parentStale: false,
+        state: { status: "merged" },
+      });
+      expect((await store.listStaleThreads()).map((t) => t.channelId)).toEqual(["C2"]);
     });
 
     it("records no thread for an unknown notification, nor for one without a pull request", async () => {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { createLogger } from "../../src/logger.js";
 import type { EngineOptions } from "../simulator/index.js";
+import type { SlackRateLimitOptions } from "../stand-ins/slack/index.js";
 import { startWorld, type World } from "../world.js";
 import { startSandboxServer } from "./sandbox-server.js";
 import { seedSandbox } from "./seed.js";
@@ -25,6 +26,8 @@ export interface SandboxOptions {
   dataDir?: string;
   /** Log level of every server (into `<dataDir>/sandbox.log`); default "info". */
   logLevel?: "info" | "debug" | "warn" | "silent";
+  /** The Slack stand-in's rate limits; default Slack's own figures, so that a person sees real pacing. */
+  slackLimits?: SlackRateLimitOptions | false;
 }
 
 export interface Sandbox {
@@ -56,6 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       seed: "demo",
       clock: "real",
       engine: { ...SANDBOX_ENGINE, ...options.engine },
+      slackLimits: options.slackLimits ?? {},
       logger,
       settings: {
         DATABASE_URL: `sqlite:${join(dataDir, "yardmaster.db")}`,

@@ -2,12 +2,19 @@ import { initial } from "./001-initial.js";
 import { pauseAttributions } from "./002-pause-attributions.js";
 import { slackSignatures } from "./003-slack-signatures.js";
 import { pollSchedule } from "./004-poll-schedule.js";
+import { threadParentStale } from "./005-thread-parent-stale.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
 
 /** In order of version; migrate.ts applies those a database has not recorded. */
-export const MIGRATIONS: readonly Migration[] = [initial, pauseAttributions, slackSignatures, pollSchedule];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  pauseAttributions,
+  slackSignatures,
+  pollSchedule,
+  threadParentStale,
+];
 
 /** The highest migration version this build knows. */
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

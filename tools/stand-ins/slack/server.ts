@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { SlackFaults } from "./faults.js";
 import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./http-util.js";
+import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
 import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
 import {
   type ButtonClickArgs,
@@ -46,6 +47,11 @@ export interface SlackStandInOptions {
   botName?: string;
   /** How long to wait for Yardmaster's answer to a slash command or click. Default 10 s. */
   deliveryTimeoutMs?: number;
+  /**
+   * Slack's rate limits (rate-limits.ts): `{}` for Slack's figures (chat.postMessage 1 a second per
+   * channel, burst 3; chat.update 50 a minute, burst 5), or figures of its own. Default false (off).
+   */
+  rateLimits?: SlackRateLimitOptions | false;
   logger?: Logger;
 }
 
@@ -58,6 +64,8 @@ export interface SlackStandIn {
   /** Every Web API call, oldest first. */
   calls: RecordedCall[];
   faults: SlackFaults;
+  /** The rate limits in force: `limits.configure(...)` turns them on or off, or changes the figures. */
+  limits: SlackRateLimits;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
   clickButton(args: ButtonClickArgs): Promise<DeliveryResult>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
@@ -82,6 +90,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     botName: options.botName ?? "yardmaster",
   });
   const faults = new SlackFaults();
+  const limits = new SlackRateLimits(options.rateLimits ?? false);
   const calls: RecordedCall[] = [];
   let baseUrl = "";
   let eventsUrl = options.eventsUrl;
@@ -90,6 +99,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   const api: WebApiContext = {
     state,
     faults,
+    limits,
     calls,
     botToken: options.botToken,
     teamName: options.teamName ?? "Yardmaster Sandbox",
@@ -176,6 +186,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     state,
     calls,
     faults,
+    limits,
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
     resend: (delivery, args) => resend(sender, delivery, args),

@@ -103,7 +103,12 @@ export interface RecordedCall {
   method: string;
   /** Arguments as parsed: JSON-encoded form fields (`blocks`, `metadata`, ...) decoded; the token left out. */
   args: Record<string, unknown>;
+  /** When it was answered (Date.now()). */
   at: number;
+  /** Answered 429, by the rate limits or a fault. */
+  rateLimited: boolean;
+  /** With a 429: the Retry-After answered. */
+  retryAfterSeconds?: number;
   httpStatus: number;
   /** The JSON body answered. */
   response: Record<string, unknown>;

@@ -3,6 +3,7 @@ import { argBool, argInt, argString, argText, MalformedRequestError, parseApiReq
 import { isTextTooLong, validateBlocks } from "./block-kit-limits.js";
 import type { SlackFaults } from "./faults.js";
 import { toApiMessage } from "./message-json.js";
+import type { SlackRateLimits } from "./rate-limits.js";
 import type { SlackState } from "./state.js";
 import { decodeCursor, encodeCursor, tsToMicros } from "./timestamps.js";
 import type { Channel, MessageMetadata, RecordedCall, SlackMessage } from "./types.js";
@@ -15,6 +16,8 @@ import type { Channel, MessageMetadata, RecordedCall, SlackMessage } from "./typ
 export interface WebApiContext {
   state: SlackState;
   faults: SlackFaults;
+  /** Slack's per-channel and per-method limits, when on. */
+  limits?: SlackRateLimits;
   calls: RecordedCall[];
   botToken: string;
   teamName: string;
@@ -68,13 +71,7 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
 
     const fault = ctx.faults.take(method);
     if (fault.delayMs > 0) await sleep(fault.delayMs);
-    if (fault.outcome?.kind === "rate_limit") {
-      return {
-        status: 429,
-        body: { ok: false, error: "ratelimited" },
-        headers: { "retry-after": String(fault.outcome.retryAfterSeconds) },
-      };
-    }
+    if (fault.outcome?.kind === "rate_limit") return rateLimited(fault.outcome.retryAfterSeconds);
     if (fault.outcome?.kind === "error") return ok200({ ok: false, error: fault.outcome.error });
 
     const handler = HANDLERS[method];
@@ -84,6 +81,9 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
     if (token === undefined || token === "") return ok200({ ok: false, error: "not_authed" });
     if (token !== ctx.botToken) return ok200({ ok: false, error: "invalid_auth" });
 
+    const retryAfter = ctx.limits?.take(method, argText(args, "channel"));
+    if (retryAfter != null) return rateLimited(retryAfter);
+
     try {
       return ok200({ ok: true, ...handler(args, ctx, warnings) });
     } catch (error) {
@@ -92,10 +92,13 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
     }
   })();
 
+  const retryAfter = answer.headers["retry-after"];
   ctx.calls.push({
     method,
     args,
     at: Date.now(),
+    rateLimited: answer.status === 429,
+    ...(retryAfter !== undefined ? { retryAfterSeconds: Number(retryAfter) } : {}),
     httpStatus: answer.status,
     response: answer.body,
     warnings,
@@ -105,6 +108,14 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
     "slack stand-in: web api call",
   );
   return answer;
+}
+
+function rateLimited(retryAfterSeconds: number): WebApiAnswer {
+  return {
+    status: 429,
+    body: { ok: false, error: "ratelimited" },
+    headers: { "retry-after": String(retryAfterSeconds) },
+  };
 }
 
 function ok200(body: Record<string, unknown>): WebApiAnswer {
