@@ -45,10 +45,13 @@ const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
  * (its replica may have died) and recovered through Slack's history.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
-/** The `deliver:<channel>` lease: a replica that dies holding it is taken over after this. */
-export const DELIVERY_LEASE_MS = 60_000;
+/**
+ * The `deliver:<channel>` lease: a replica that dies holding it is taken over after this. A pass renews
+ * it between two Slack calls, each of which gives up after SLACK_CALL_TIMEOUT_MS (slack-poster.ts).
+ */
+export const DELIVERY_LEASE_MS = 20_000;
 /** A long pass renews its lease this often. */
-const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 3;
+const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 4;
 const POST = "chat.postMessage";
 const UPDATE = "chat.update";
 const LOOKUPS = ["conversations.history", "conversations.replies"] as const;

@@ -1,5 +1,8 @@
 import { webApi } from "@slack/bolt";
 
+/** How long one attempt of a Slack call may take: three attempts and their pauses stay under 15 s. */
+export const SLACK_CALL_TIMEOUT_MS = 4_000;
+
 /** What a notification message carries so that it can be found again after a crash. */
 export const METADATA_EVENT_TYPE = "yardmaster_notification";
 
@@ -91,6 +94,9 @@ export function webApiPoster(options: {
     slackApiUrl: options.apiUrl,
     // The WebClient's own waiting on a 429 would pause its whole queue, every channel's posts with it.
     rejectRateLimitedCalls: true,
+    // Each attempt gives up after SLACK_CALL_TIMEOUT_MS: a call with its retries ends well within the
+    // channel's lease (DELIVERY_LEASE_MS, renewed between calls).
+    timeout: SLACK_CALL_TIMEOUT_MS,
     retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     logLevel: webApi.LogLevel.ERROR,
   });

@@ -19,7 +19,11 @@ beforeAll(async () => {
   world = await startWorld(
     {},
     {},
-    { slackLimits: { postMessage: { perSecond: 2, burst: 3 }, update: { perSecond: 50 / 60, burst: 5 } } },
+    {
+      slackLimits: { postMessage: { perSecond: 2, burst: 3 }, update: { perSecond: 50 / 60, burst: 5 } },
+      // Slack's Retry-After is in real seconds: the notifier's holds must run out on the real clock.
+      notifierClock: "system",
+    },
   );
   for (const repository of [BUSY_REPO, QUIET_REPO]) {
     world.sim.state.addRepository(repository, { branches: ["main"] });

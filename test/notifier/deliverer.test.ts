@@ -395,10 +395,11 @@ describe("Deliverer and Slack's rate limits", () => {
     for (let i = 0; i < 5; i++) await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
     expect((await d.deliverPending()).sent).toBe(0);
     now = later(DELIVERY_LEASE_MS);
-    // Each post takes 25 s: the pass outlasts the lease's TTL, yet nobody else can take the channel.
+    // Each post takes most of a lease (a Slack call with its retries gives up sooner than a lease): the
+    // pass outlasts the lease's TTL, yet nobody else can take the channel.
     const takenByOther: boolean[] = [];
     slack.onPost = () => {
-      now = later(25_000);
+      now = later(DELIVERY_LEASE_MS * 0.7);
       void store.tryAcquireLease("deliver:C1", "replica-2", now, DELIVERY_LEASE_MS);
     };
     const acquire = store.tryAcquireLease.bind(store);
