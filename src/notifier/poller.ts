@@ -75,6 +75,8 @@ export const currentReadReason = (): PollReason | undefined => readReason.getSto
 export class Poller {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
+  /** Wake-ups asked for by the doorbell (wakeAfter). */
+  private readonly rings = new Set<NodeJS.Timeout>();
   private running: Promise<unknown> | undefined;
   private stopped = true;
   /** Set by stop(): a pass under way claims no more repositories. */
@@ -107,6 +109,8 @@ export class Poller {
     this.stopped = true;
     this.halted = true;
     clearTimeout(this.timer);
+    for (const timer of this.rings) clearTimeout(timer);
+    this.rings.clear();
     await this.running;
   }
 
@@ -149,8 +153,21 @@ export class Poller {
     });
     if (!subscribed) return;
     this.deps.metrics?.doorbellRings.inc({});
-    this.wake(DOORBELL_DELAY_MS);
-    this.wake(RECHECK_MS);
+    this.wakeAfter(DOORBELL_DELAY_MS);
+    this.wakeAfter(RECHECK_MS);
+  }
+
+  /**
+   * The loop runs once `ms` have passed, even if it runs before then: a pass that comes earlier finds the
+   * rung repository not yet due, and without this the next would be the regular one, up to `wakeMs` later.
+   */
+  private wakeAfter(ms: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.rings.delete(timer);
+      this.wake(0);
+    }, ms);
+    this.rings.add(timer);
   }
 
   /** One pass: reads every repository due now (claimed batch by batch), then delivers what is pending. */

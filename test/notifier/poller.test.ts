@@ -157,6 +157,49 @@ describe("the poller's schedule", () => {
     expect(await store.getPollSchedule(REPO)).toMatchObject({ cadence: "interval" });
   });
 
+  it("running by itself, reads a rung repository at the doorbell delay even when a regular pass comes just before", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const { deliverer } = recordingDeliverer();
+    const p = new Poller({
+      store,
+      mergeQueue: makeClient({
+        retry: { retries: 0 },
+        onCall: () => reasons.push(currentReadReason() ?? "none"),
+      }),
+      deliverer,
+      intervalMs: INTERVAL,
+      idleMs: IDLE,
+      doorbellServes: async () => true,
+      owner: "a",
+      logger,
+      wakeMs: 1_000,
+    });
+    let passEnded = 0;
+    const tick = p.tick.bind(p);
+    p.tick = async () => {
+      try {
+        return await tick();
+      } finally {
+        passEnded = Date.now();
+      }
+    };
+    log();
+    log([queueEnterEvent(2)]);
+    p.start();
+    try {
+      while (reasons.length === 0 || passEnded === 0) await sleep(5);
+      // The loop's next regular pass comes 1 s after this one; the doorbell rings 150 ms before it, so
+      // that pass finds the rung repository not due yet (150 ms early).
+      await sleep(passEnded + 850 - Date.now());
+      await p.ring(REPO);
+      // Read at the doorbell delay, not at the regular pass after (1 s later).
+      await sleep(DOORBELL_DELAY_MS + 400);
+      expect(reasons).toEqual(["new", "doorbell"]);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it("counts log requests by reason, and doorbells", async () => {
     const p = poller("a", { announced: true });
     log();

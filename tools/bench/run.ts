@@ -12,8 +12,9 @@ import { fileURLToPath } from "node:url";
 import { githubBenchmark } from "./github/benchmark.js";
 import { type Benchmark, UsageError } from "./lib/benchmark.js";
 import { notifierBenchmark } from "./notifier/benchmark.js";
+import { scaleBenchmark } from "./scale/benchmark.js";
 
-const BENCHMARKS: readonly Benchmark[] = [notifierBenchmark, githubBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [notifierBenchmark, githubBenchmark, scaleBenchmark];
 
 const GC_ENV = "YARDMASTER_BENCH_EXPOSE_GC";
 

