@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaulted, httpUrl, optional, port } from "./values.js";
+import { defaulted, httpUrl, optional, port, seconds } from "./values.js";
 
 /**
  * Every environment variable Yardmaster reads, in one table. The environment's schema, the surfaces
@@ -192,30 +192,18 @@ export const SETTINGS = {
     example: "postgres://yardmaster:password@db:5432/yardmaster",
   }),
   POLL_INTERVAL_SECONDS: setting({
-    ...defaulted(
-      "15",
-      z.coerce
-        .number({ error: "must be a number" })
-        .positive({ error: "must be a positive number of seconds" })
-        .max(3600, { error: "must be at most 3600" }),
-    ),
+    ...defaulted("15", seconds(3_600)),
     group: "notifier",
     secret: false,
     meaning:
       "seconds between two reads of each subscribed repository's event log (while it is active, when GitHub announces its activity)",
   }),
   POLL_IDLE_SECONDS: setting({
-    ...defaulted(
-      "300",
-      z.coerce
-        .number({ error: "must be a number" })
-        .positive({ error: "must be a positive number of seconds" })
-        .max(3600, { error: "must be at most 3600" }),
-    ),
+    ...defaulted("300", seconds(3_600)),
     group: "notifier",
     secret: false,
     meaning:
-      "seconds between two reads of a repository with no activity in 10 minutes, when GitHub announces its activity to the app (check_run and pull_request events); never less often than POLL_INTERVAL_SECONDS otherwise",
+      "seconds between two reads of a repository with no activity in 10 minutes, where GitHub announces its activity to the app (check_run and pull_request events; elsewhere every POLL_INTERVAL_SECONDS); at least POLL_INTERVAL_SECONDS",
   }),
   PUBLIC_URL: setting({
     ...defaulted("http://localhost:3000", httpUrl),
@@ -244,13 +232,7 @@ export const SETTINGS = {
     meaning: `how much is logged: ${LOG_LEVELS.join(", ")}`,
   }),
   SHUTDOWN_TIMEOUT_SECONDS: setting({
-    ...defaulted(
-      "10",
-      z.coerce
-        .number({ error: "must be a number" })
-        .positive({ error: "must be a positive number of seconds" })
-        .max(600, { error: "must be at most 600" }),
-    ),
+    ...defaulted("10", seconds(600)),
     group: "server",
     secret: false,
     meaning:

@@ -28,3 +28,10 @@ export const port = z.coerce
   .int({ error: "must be a whole number" })
   .min(0, { error: "must be from 0 to 65535" })
   .max(65535, { error: "must be from 0 to 65535" });
+
+/** A duration in seconds: positive, at most `max`. */
+export const seconds = (max: number) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .positive({ error: "must be a positive number of seconds" })
+    .max(max, { error: `must be at most ${max}` });

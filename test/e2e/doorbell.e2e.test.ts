@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { PollSchedule } from "../../src/store/index.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**
  * GitHub as the notifier's doorbell (docs/notifications.md, "When a repository is read"), end to end on
@@ -67,19 +67,10 @@ beforeAll(async () => {
   for (const repo of [ANNOUNCED, SILENT]) {
     world.sim.state.addRepository(repo, { branches: ["main"] });
     world.github.state.addRepository(repo);
-    await world.yardmaster.store.putSubscription({
-      channelId: CHANNEL,
-      teamId: "T0001",
-      repository: Repo.from(repo),
-      branchGlob: null,
-      groups: ["queue"],
-      createdBy: "alice",
-      createdAt: new Date(),
-    });
   }
+  await subscribeChannel(world, CHANNEL, [ANNOUNCED, SILENT]);
   // Installed from an earlier app.yml: comments only.
   world.github.state.setInstallationEvents("quiet", ["issue_comment"]);
-  world.slack.state.addChannel({ id: CHANNEL, name: "bell", botIsMember: true });
 }, 30_000);
 
 afterAll(async () => {

@@ -1,9 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
-import { Repo } from "../../src/repo.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { PG_URL } from "../helpers/postgres.js";
 
 /**
@@ -62,17 +61,8 @@ beforeAll(async () => {
   for (const repo of REPOS) {
     world.sim.state.addRepository(repo, { branches: ["main"] });
     world.github.state.addRepository(repo);
-    await world.yardmaster.store.putSubscription({
-      channelId: CHANNEL,
-      teamId: "T0001",
-      repository: Repo.from(repo),
-      branchGlob: null,
-      groups: ["queue"],
-      createdBy: "alice",
-      createdAt: new Date(),
-    });
   }
-  world.slack.state.addChannel({ id: CHANNEL, name: "burst", botIsMember: true });
+  await subscribeChannel(world, CHANNEL, REPOS);
   child = await startChildServer(
     { ...world.settings, ...settings, PORT: "0", LOG_LEVEL: "info" },
     { servers: { ...world, github: world.github, close: async () => {} } },

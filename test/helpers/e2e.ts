@@ -1,4 +1,5 @@
 import { GITHUB_WRITE_LIMITS, scaleWriteLimits } from "../../src/github/github-writes.js";
+import { Repo } from "../../src/repo.js";
 import type { YardmasterOptions } from "../../src/yardmaster.js";
 import { GITHUB_SECONDARY_LIMITS, scaleSecondaryLimits } from "../../tools/stand-ins/github/index.js";
 import {
@@ -70,4 +71,25 @@ export function commentWebhookPayload(
     installation: { id: world.github.installationId(repository) },
     sender: alice,
   };
+}
+
+/** A channel of the Slack stand-in subscribed to repositories (as `/mq subscribe` would record it), from now on. */
+export async function subscribeChannel(
+  world: World,
+  channelId: string,
+  repositories: readonly string[],
+  groups: readonly string[] = ["queue"],
+): Promise<void> {
+  world.slack.state.addChannel({ id: channelId, name: channelId.toLowerCase(), botIsMember: true });
+  for (const repository of repositories) {
+    await world.yardmaster.store.putSubscription({
+      channelId,
+      teamId: "T0001",
+      repository: Repo.from(repository),
+      branchGlob: null,
+      groups: [...groups],
+      createdBy: "alice",
+      createdAt: new Date(),
+    });
+  }
 }
