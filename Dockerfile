@@ -20,6 +20,8 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+# What the app asks GitHub and Slack for: the setup check (npm run doctor, /mq doctor) reads them.
+COPY --chown=node:node app.yml slack-manifest.yml ./
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node

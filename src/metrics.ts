@@ -117,6 +117,12 @@ export function createMetrics() {
       "GitHub events on subscribed repositories that asked for an early read (the doorbell).",
       [],
     ),
+    scheduledUnpauses: counter(
+      registry,
+      "yardmaster_scheduled_unpauses_total",
+      "Timed pauses whose end came, by outcome (unpaused, not-paused, paused-otherwise, replaced, failed).",
+      ["outcome"],
+    ),
     slackRateLimited: counter(
       registry,
       "yardmaster_slack_rate_limited_total",

@@ -2,29 +2,51 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
+import { cachedPermission } from "./commands/cached-permission.js";
+import type { MergeQueue, StatsDays } from "./commands/ports.js";
+import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
+import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
 import type { DeliveryLog } from "./delivery-log.js";
+import { logSetupReport } from "./doctor/log-report.js";
+import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
+import { queueBackends } from "./github-queue/backends.js";
+import { GitHubQueueClient } from "./github-queue/client.js";
+import { withoutMergify } from "./github-queue/without-mergify.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
 import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
+import { Digests } from "./notifier/digests.js";
+import { directMessagePoster } from "./notifier/direct-poster.js";
+import { PersonalNotices } from "./notifier/personal-notices.js";
 import { currentReadReason, Poller } from "./notifier/poller.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
-import { webApiPoster } from "./notifier/slack-poster.js";
+import { webApiDigestPoster, webApiPoster } from "./notifier/slack-poster.js";
+import type { Repo } from "./repo.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
 import { createHttpServer, type Handler } from "./server/http-server.js";
 import { InFlight } from "./server/in-flight.js";
 import { githubUrls } from "./settings/read-settings.js";
 import { describeSurfaces } from "./settings/start-log.js";
+import type { HomeTab } from "./slack/home-tab.js";
 import { loginUrl, OAUTH_CALLBACK_PATH, oauthCallbackHandler } from "./slack/identity-linking.js";
 import { slackNamesFromWebApi } from "./slack/names.js";
+import { renderResultMessage } from "./slack/render-blocks.js";
 import { createSlackSurface, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "./slack/slack-surface.js";
-import { openStore, type PauseAttribution, type Store } from "./store/index.js";
+import { slackTimeZoneFromWebApi } from "./slack/user-time-zone.js";
+import {
+  MIGRATIONS,
+  openStore,
+  type PauseAttribution,
+  type ScheduledUnpause,
+  type Store,
+} from "./store/index.js";
 
 export interface YardmasterOptions {
   logger: Logger;
@@ -37,8 +59,13 @@ export interface YardmasterOptions {
   slackBot?: { botId: string; botUserId: string; retries?: number };
   /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
   autoPoll?: boolean;
-  /** The notifier's clock; default the system's (the benchmark runs it on the merge-queue simulator's). */
+  /**
+   * The notifier's clock, and the one timed pauses run on; default the system's (the benchmark and the
+   * end-to-end tests run it on the merge-queue simulator's).
+   */
   now?: () => Date;
+  /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
+  scheduledUnpauseIntervalMs?: number;
   /** Repositories the poller reads at once; default the Poller's. */
   pollConcurrency?: number;
   /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */
@@ -67,6 +94,9 @@ export const BODY_LIMITS: Readonly<Record<string, number>> = {
   [OAUTH_CALLBACK_PATH]: 0,
 };
 
+/** How often answers to relays that no replica is showing are looked for (a lease lasts 30 s). */
+const RELAY_SWEEP_MS = 30_000;
+
 /** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
 export interface CloseReport {
   abandoned: number;
@@ -82,6 +112,10 @@ export interface Yardmaster {
   /** The notifier's poller and deliverer; null when Slack is off (nowhere to notify). */
   poller: Poller | null;
   deliverer: Deliverer | null;
+  /** Weekly digests; null when Slack is off. */
+  digests: Digests | null;
+  /** Ends timed pauses when their time comes. */
+  scheduledUnpauser: ScheduledUnpauser;
   listen(): Promise<{ url: string; port: number }>;
   /**
    * Stops: no new connection or request is accepted; requests in flight, commands still running after
@@ -96,44 +130,103 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const { logger } = options;
   const metrics = createMetrics();
   const store = await openStore(config.database, logger);
-  const mergeQueue = new MergeQueueClient({
-    baseUrl: config.mergeQueue.apiUrl,
-    token: config.mergeQueue.token,
-    ...(options.mergeQueueTimeoutMs ? { timeoutMs: options.mergeQueueTimeoutMs } : {}),
-    ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
-    onCall: (call) => {
-      options.onMergeQueueCall?.(call);
-      const reason = currentReadReason();
-      if (reason) metrics.logRequests.inc({ reason });
-      metrics.mergeQueueCalls.inc({ method: call.method, route: call.route, status: String(call.status) });
-      metrics.mergeQueueLatency.observe(call.durationMs / 1000, { method: call.method, route: call.route });
-    },
-  });
+  // With MERGE_QUEUE_PROVIDER=github the Mergify key may be unset: then nothing calls Mergify.
+  const mergify = config.mergeQueue.token
+    ? new MergeQueueClient({
+        baseUrl: config.mergeQueue.apiUrl,
+        token: config.mergeQueue.token,
+        ...(options.mergeQueueTimeoutMs ? { timeoutMs: options.mergeQueueTimeoutMs } : {}),
+        ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
+        onCall: (call) => {
+          options.onMergeQueueCall?.(call);
+          const reason = currentReadReason();
+          if (reason) metrics.logRequests.inc({ reason });
+          metrics.mergeQueueCalls.inc({
+            method: call.method,
+            route: call.route,
+            status: String(call.status),
+          });
+          metrics.mergeQueueLatency.observe(call.durationMs / 1000, {
+            method: call.method,
+            route: call.route,
+          });
+        },
+      })
+    : null;
+  const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  const statsDays: StatsDays = {
+    get: (repo, days) => store.getStatsDays(repo, days),
+    put: (repo, day, facts) => store.putStatsDay(repo, day, facts, new Date()),
+  };
+  // This process, as the holder of claims and leases in the store shared with other replicas.
+  const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  // The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App).
+  const follower = config.github
+    ? new RelayFollower({ store, mergeQueue, owner, logger: logger.child({ name: "relays" }) })
+    : null;
+  const now = options.now ?? (() => new Date());
+  // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
+  let installations: Installations | null = null;
+  const provider = config.mergeQueue.provider;
+  const backends =
+    provider === "mergify"
+      ? undefined
+      : queueBackends(
+          provider,
+          new GitHubQueueClient(async (repo) => {
+            if (!installations)
+              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+            return installations.graphql(repo);
+          }),
+        );
   const common = {
     mergeQueue,
+    ...(backends ? { queueBackends: backends } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
+    ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
+    statsDays,
+    pauseAttribution: (repository: Repo) => store.getPauseAttribution(repository),
+    unpauseSchedule: {
+      now,
+      put: (unpause: ScheduledUnpause) => store.putScheduledUnpause(unpause),
+      cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
+    },
     metrics,
     logger,
+    now: options.now,
   };
   const deliveries: DeliveryLog = { claim: (id) => store.claimDelivery(id, new Date()) };
+  // The setup check (src/doctor) on the running store: logged once listening, and `/mq doctor`.
+  const setup: SetupCheckDeps = {
+    settings: config,
+    knownMigrations: MIGRATIONS.map((m) => m.version),
+    database: async () => ({
+      where: config.database.kind === "sqlite" ? `SQLite ${config.database.path}` : "PostgreSQL",
+      applied: await store.appliedMigrations(),
+    }),
+    subscribedRepositories: () => store.listSubscribedRepositories(),
+  };
   const urls = githubUrls(config.githubHost);
   const inFlight = new InFlight();
   let stopping = false;
 
   let poller: Poller | null = null;
+  let homeTab: HomeTab | null = null;
   let deliverer: Deliverer | null = null;
+  let digests: Digests | null = null;
   const handlers: Handler[] = [
     healthHandler({
       storeReachable: () => store.ping(),
-      ...(config.slack ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null } : {}),
+      ...(config.slack && provider !== "github"
+        ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null }
+        : {}),
     }),
     metricsHandler(metrics),
   ];
   let appSlug: string | null = null;
   let github: RunDeps["github"] = unavailableGateway();
-  let installations: Installations | null = null;
   let githubWrites: GitHubWrites | null = null;
   try {
     if (config.github) {
@@ -160,6 +253,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           onRepositoryActivity: async (repository) => {
             await poller?.ring(repository);
           },
+          ...(follower ? { relays: { follower, botLogin: config.mergeQueue.botLogin } } : {}),
         },
         logger,
         options.Octokit,
@@ -178,6 +272,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           publicUrl: config.publicUrl,
           store,
           logger,
+          onLinked: (person) => homeTab?.refreshSoon(person),
           ...(slackConfig
             ? {
                 slackNames: slackNamesFromWebApi({
@@ -192,15 +287,24 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     }
     if (config.slack) {
       const oauth = config.oauth;
+      // Who may read a repository, for personal notices and the Home tab (commands ask at the time).
+      const readPermission = cachedPermission((repo, login) => github.permission(repo, login));
       const slack = createSlackSurface({
         ...config.slack,
         store,
         githubWebUrl: urls.webUrl,
         logger,
         track: (work) => inFlight.track(work),
+        ...(follower ? { relays: follower } : {}),
         run: {
           ...common,
           github,
+          slackTimeZone: slackTimeZoneFromWebApi({
+            token: config.slack.botToken,
+            apiUrl: config.slack.apiUrl,
+            logger,
+          }),
+          setup: setupCheck(setup),
           account: {
             store,
             loginUrl: oauth
@@ -212,18 +316,30 @@ export async function createYardmaster(config: Config, options: YardmasterOption
               : null,
           },
         },
+        // The Home tab needs GitHub: it shows only the repositories a person can read.
+        ...(config.github
+          ? {
+              home: {
+                mergeQueue,
+                permission: readPermission,
+                levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
+                canLink: oauth !== null && oauth !== undefined,
+              },
+            }
+          : {}),
         ...(options.slackBot ?? {}),
       });
       handlers.push(slack.handler);
-      const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+      homeTab = slack.home;
       const backoffs = new Backoffs(store);
+      const slackPoster = webApiPoster({
+        token: config.slack.botToken,
+        apiUrl: config.slack.apiUrl,
+        ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+      });
       deliverer = new Deliverer({
         store,
-        poster: webApiPoster({
-          token: config.slack.botToken,
-          apiUrl: config.slack.apiUrl,
-          ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-        }),
+        poster: directMessagePoster(slackPoster, (user) => slackPoster.openDirect(user)),
         render: notificationRenderer,
         pullInfo: async (repository, number) => {
           const pull = await github.pullRequest(repository, number);
@@ -236,25 +352,74 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         logger: logger.child({ name: "notifier" }),
         now: options.now,
       });
+      // Weekly digests read Mergify's log too.
+      if (provider !== "github")
+        digests = new Digests({
+          store,
+          mergeQueue,
+          statsDays,
+          poster: webApiDigestPoster({
+            token: config.slack.botToken,
+            apiUrl: config.slack.apiUrl,
+            ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+          }),
+          render: (result, now) => renderResultMessage(result, { now, githubWebUrl: urls.webUrl }),
+          timeZone: config.digestTimeZone,
+          owner,
+          logger: logger.child({ name: "digests" }),
+          now: options.now,
+        });
+      // Personal notices need the pull request's author, from GitHub.
+      const personal = config.github
+        ? new PersonalNotices({
+            store,
+            author: async (repository, number) =>
+              (await github.pullRequest(repository, number))?.author.login ?? null,
+            permission: readPermission,
+            onPullRequestChange: (person) => homeTab?.refreshSoon(person),
+            logger: logger.child({ name: "notifier" }),
+            now: options.now,
+          })
+        : undefined;
       const announced = installations;
-      poller = new Poller({
-        store,
-        mergeQueue,
-        deliverer,
-        intervalMs: config.pollIntervalSeconds * 1000,
-        idleMs: config.pollIdleSeconds * 1000,
-        ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
-        owner,
-        metrics,
-        logger: logger.child({ name: "notifier" }),
-        now: options.now,
-        concurrency: options.pollConcurrency,
-      });
+      // GitHub's own merge queue has no Mergify log to read: with MERGE_QUEUE_PROVIDER=github nothing is
+      // polled (GitHub's webhooks are to bring its notices). With auto, a repository on GitHub's queue is
+      // read from Mergify like any other, and a failed read is backed off as usual.
+      if (provider !== "github" && mergify)
+        poller = new Poller({
+          store,
+          mergeQueue: mergify,
+          deliverer,
+          ...(personal ? { personal } : {}),
+          intervalMs: config.pollIntervalSeconds * 1000,
+          idleMs: config.pollIdleSeconds * 1000,
+          ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
+          owner,
+          metrics,
+          logger: logger.child({ name: "notifier" }),
+          now: options.now,
+          concurrency: options.pollConcurrency,
+        });
     }
   } catch (error) {
     await store.close();
     throw error;
   }
+
+  const scheduledUnpauser = new ScheduledUnpauser({
+    claims: store,
+    mergeQueue,
+    attributePause: common.attributePause,
+    // The notifier reads the repository promptly, as after a GitHub event: the notice follows at once.
+    afterUnpause: async (repository) => {
+      await poller?.ring(repository);
+    },
+    owner,
+    logger: logger.child({ name: "scheduled-unpause" }),
+    now,
+    counter: metrics.scheduledUnpauses,
+    ...(options.scheduledUnpauseIntervalMs ? { intervalMs: options.scheduledUnpauseIntervalMs } : {}),
+  });
 
   const server = createHttpServer(handlers, logger, {
     bodyLimits: BODY_LIMITS,
@@ -262,6 +427,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     stopping: () => stopping,
   });
   let closing: Promise<CloseReport> | undefined;
+  // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
+  let sweeping: NodeJS.Timeout | undefined;
   return {
     config,
     metrics,
@@ -270,6 +437,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     githubWrites,
     poller,
     deliverer,
+    digests,
+    scheduledUnpauser,
     async listen() {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -280,11 +449,29 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       const url = `http://${host}:${port}`;
       for (const line of describeSurfaces(config)) logger.info(line);
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
+      scheduledUnpauser.start();
       logger.info({ url }, `Yardmaster listening on ${url}`);
+      if (follower) {
+        sweeping = setInterval(() => {
+          follower.sweep().catch((error: unknown) => logger.warn({ err: error }, "relay sweep failed"));
+        }, RELAY_SWEEP_MS);
+        sweeping.unref();
+      }
       if (poller && options.autoPoll !== false) {
         poller.start();
+        digests?.start();
         logger.info(
           `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}`,
+        );
+      }
+      if (config.setupCheckOnStart) {
+        // Once, in the background: the start neither waits for it nor fails for what it finds, and a
+        // stop does not wait for it either (what it would say once the store is closed is not logged).
+        void runSetupCheck(setup).then(
+          (report) => {
+            if (!stopping) logSetupReport(report, logger.child({ name: "setup-check" }));
+          },
+          (error: unknown) => logger.warn({ err: error }, "the setup check could not run"),
         );
       }
       return { url, port };
@@ -292,14 +479,18 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     close({ timeoutMs = 0 } = {}) {
       closing ??= (async () => {
         stopping = true;
+        clearInterval(sweeping);
+        homeTab?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const deadline = AbortSignal.timeout(timeoutMs);
-        const [finished, pollerStopped] = await Promise.all([
+        const [finished, pollerStopped, unpauserStopped] = await Promise.all([
           inFlight.idle(deadline),
-          poller ? before(poller.stop(), deadline) : true,
+          poller ? before(Promise.all([poller.stop(), digests?.stop()]), deadline) : true,
+          before(scheduledUnpauser.stop(), deadline),
         ]);
-        const abandoned = (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1);
+        const abandoned =
+          (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1) + (unpauserStopped ? 0 : 1);
         server.closeAllConnections();
         await closed;
         await store.close();

@@ -36,7 +36,14 @@ describe("loadConfig", () => {
       slack: null,
       oauth: null,
       githubHost: null,
-      mergeQueue: { apiUrl: "https://api.mergify.com/v1", token: "mq-token", commandPrefix: "@mergifyio" },
+      mergeQueue: {
+        provider: "mergify",
+        apiUrl: "https://api.mergify.com/v1",
+        token: "mq-token",
+        commandPrefix: "@mergifyio",
+        botLogin: "mergify[bot]",
+        followSeconds: 600,
+      },
       database: { kind: "sqlite", path: "./data/yardmaster.db" },
       pollIntervalSeconds: 15,
       publicUrl: "http://localhost:3000",
@@ -91,6 +98,21 @@ describe("loadConfig", () => {
 
   it("requires the merge-queue token", () => {
     expect(problemsOf({ ...slack })).toContain("MERGE_QUEUE_API_TOKEN is required (the merge-queue API key)");
+  });
+
+  it("needs no merge-queue token for GitHub's own merge queue, and still needs one for auto", () => {
+    const config = loadConfig({ ...github, MERGE_QUEUE_PROVIDER: "github" });
+    expect(config.mergeQueue).toMatchObject({ provider: "github", token: "" });
+    expect(describeSurfaces(config)).toContain("merge queue: GitHub's own (GraphQL, as the GitHub App)");
+    expect(problemsOf({ ...github, MERGE_QUEUE_PROVIDER: "auto" })).toContain(
+      "MERGE_QUEUE_API_TOKEN is required (the merge-queue API key)",
+    );
+    expect(problemsOf({ ...slack, MERGE_QUEUE_PROVIDER: "github" })).toEqual([
+      "MERGE_QUEUE_PROVIDER=github needs the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): it acts on GitHub's merge queue",
+    ]);
+    expect(problemsOf({ ...base, MERGE_QUEUE_PROVIDER: "gitlab" })).toContain(
+      "MERGE_QUEUE_PROVIDER must be mergify, github or auto",
+    );
   });
 
   it("reads idle repositories no more often than active ones", () => {

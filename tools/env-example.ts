@@ -33,7 +33,11 @@ const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(
 
 function describe(setting: Setting): string[] {
   return [
-    ...comment(setting.required ? `Required: ${setting.meaning}.` : sentence(setting.meaning)),
+    ...comment(
+      setting.required
+        ? `Required${setting.optionalWhen ? ` unless ${setting.optionalWhen.setting}=${setting.optionalWhen.is} (${setting.optionalWhen.why})` : ""}: ${setting.meaning}.`
+        : sentence(setting.meaning),
+    ),
     ...(setting.example ? [`# For example: ${setting.example}`] : []),
   ];
 }

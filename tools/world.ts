@@ -200,6 +200,12 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       const unfollow = started.followMergeQueue({
         onAppend: (listener) => sim.state.log.onAppend(listener),
         pullRequest: (repository, number) => sim.state.getPullRequest(repository, number),
+        position: (repository, number) => {
+          const details = sim.state.getRepository(repository)
+            ? sim.state.pullDetails(repository, number)
+            : null;
+          return details ? details.position + 1 : undefined;
+        },
       });
       closers.push(async () => unfollow());
     }
@@ -244,6 +250,8 @@ export async function startYardmaster(
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "silent",
+    // The setup check's calls are not what tests are about: a test that wants them sets it to "true".
+    SETUP_CHECK_ON_START: "false",
     ...settings,
   });
   const app = await createYardmaster(config, { logger: createLogger({ level: "silent" }), ...options });

@@ -1,13 +1,16 @@
 import { branches } from "./branches.js";
 import type { CommandModule, CommandSpec as Spec, Surface } from "./command.js";
 import { dequeue } from "./dequeue.js";
+import { doctor } from "./doctor.js";
 import { help } from "./help.js";
 import { login } from "./login.js";
 import { logout } from "./logout.js";
+import { notify } from "./notify.js";
 import { pause } from "./pause.js";
 import { pr } from "./pr.js";
 import { queue } from "./queue.js";
 import { requeue } from "./requeue.js";
+import { stats } from "./stats.js";
 import { status } from "./status.js";
 import { subscribe } from "./subscribe.js";
 import { subscriptions } from "./subscriptions.js";
@@ -27,14 +30,17 @@ export const COMMAND_MODULES = named({
   pause,
   unpause,
   status,
+  stats,
   pr,
   branches,
   subscribe,
   unsubscribe,
   subscriptions,
+  notify,
   login,
   logout,
   whoami,
+  doctor,
   help,
 });
 
@@ -69,6 +75,7 @@ function specOf(module: CommandModule<Command, CommandResult>): CommandSpec {
     aliases: module.aliases ?? [],
     surfaces,
     permission: module.permission,
+    permissionOn: module.permissionOn ?? "the repository",
     needsLink: module.needsLink,
     changes: module.changes,
     usage,
@@ -82,5 +89,5 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = Object.fromE
 
 /** Commands whose permission an operator may set with PERMISSION_<COMMAND>. */
 export const PERMISSION_CONFIGURABLE: readonly CommandName[] = COMMAND_NAMES.filter(
-  (n) => !["help", "login", "logout", "whoami"].includes(n),
+  (n) => !["help", "login", "logout", "whoami", "doctor", "notify"].includes(n),
 );

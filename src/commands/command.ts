@@ -61,6 +61,8 @@ export interface CommandSpec<N extends string = string> {
   surfaces: readonly Surface[];
   /** Default permission on the repository; PERMISSION_<NAME> may raise it (docs/permissions.md). */
   permission: PermissionLevel;
+  /** Which repository the permission is asked on, as help says it (default "the repository"). */
+  permissionOn: string;
   /** On Slack: whether the person must have linked a GitHub login first. */
   needsLink: boolean;
   /** Whether the command changes something (its result is posted in the channel on Slack). */
@@ -98,6 +100,8 @@ export interface CommandModule<C extends { name: string }, R extends { name: str
   aliases?: readonly string[];
   summary: string;
   permission: PermissionLevel;
+  /** Which repository the permission is asked on, when it is not the command's ("a subscribed repository"). */
+  permissionOn?: string;
   needsLink: boolean;
   changes: boolean;
   grammar: { github?: Grammar<C, CommentPlace>; slack?: Grammar<C, SlackPlace> };

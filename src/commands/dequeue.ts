@@ -1,9 +1,18 @@
 import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
+import {
+  actOnGitHubQueue,
+  baseBranchOf,
+  describeGitHubDequeued,
+  type GitHubQueueResult,
+  githubQueueOf,
+  isRelayed,
+} from "./github-queue.js";
 import { pullLink } from "./present.js";
 import { queuePlace } from "./queue-state.js";
 import {
+  answeredSentence,
   describeRelay,
   type RelayCommand,
   type RelayResult,
@@ -14,7 +23,10 @@ import {
 import { commentPull, pullArgument } from "./targets.js";
 
 /** dequeue: relays `dequeue`; a pull request that left without merging can be requeued at a click. */
-export const dequeue = defineCommand<RelayCommand<"dequeue">, RelayResult<"dequeue">>({
+export const dequeue = defineCommand<
+  RelayCommand<"dequeue">,
+  RelayResult<"dequeue"> | GitHubQueueResult<"dequeue">
+>({
   name: "dequeue",
   summary: "remove the pull request from the merge queue",
   permission: "write",
@@ -38,10 +50,16 @@ export const dequeue = defineCommand<RelayCommand<"dequeue">, RelayResult<"deque
       },
     },
   },
-  execute: (command, actor, ports) => relay(command, "dequeue", actor, ports),
+  async execute(command, actor, ports) {
+    const github = await githubQueueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
+    return github ? actOnGitHubQueue(command, github, ports) : relay(command, "dequeue", actor, ports);
+  },
   describe(result, context) {
+    if (!isRelayed(result)) return describeGitHubDequeued(result, context);
     const { by } = context;
     const text: Text = (f) => {
+      const answered = answeredSentence(result, f, context);
+      if (answered) return answered;
       const state = result.queue;
       const pr = pullLink(f, result.pull);
       if (state.state === "unknown") return unknownState(result, state.error, f, context);

@@ -85,9 +85,14 @@ export function describeError(error: CommandError, f: TextFormat, surface: Surfa
     case CommandErrorCode.NotLinked:
       return `${f.code(cmd)} needs to know who you are on GitHub: link your account with ${f.code("/mq login")} first.`;
     case CommandErrorCode.PermissionDenied:
+      // Asked of no one repository (doctor: admin of any subscribed repository).
+      if (d.repository === undefined)
+        return `${f.code(cmd)} needs ${f.bold(d.needed ?? "")} permission on a subscribed repository; ${f.escape(d.login ?? "you")} has it on none${d.detail ? ` (${f.escape(d.detail)})` : ""}.`;
       return `${f.code(cmd)} needs ${f.bold(d.needed ?? "")} permission on ${repo}; ${f.escape(d.login ?? "you")} has ${f.bold(d.held ?? "none")}.`;
     case CommandErrorCode.UnreadableButton:
       return `This button does not hold a command this version of Yardmaster wrote, so nothing was run: ${cmd ? `type ${how} instead` : `see ${help}`}.`;
+    case CommandErrorCode.NotOnThisQueue:
+      return `${f.code(cmd)} does not work on ${repo}: ${f.escape(d.detail ?? "its merge queue cannot do it")}.`;
     case CommandErrorCode.MergeQueueForbidden:
       return `The merge queue refused access to ${repo} (403): its API token has no access to this repository.${detail}`;
     case CommandErrorCode.MergeQueueNotFound:

@@ -1,4 +1,5 @@
 import type { Repo } from "../repo.js";
+import type { NotifyChange } from "./notify-change.js";
 
 /**
  * How a result reads, whatever the surface: a few parts (sentences, notes, fields, lists, buttons),
@@ -28,7 +29,11 @@ export type Text = (f: TextFormat) => string;
 export type ButtonCommand =
   | { name: "unpause"; repo: Repo }
   | { name: "requeue"; repo: Repo; pull: number }
-  | { name: "status"; repo: Repo; branch?: string };
+  | { name: "dequeue"; repo: Repo; pull: number }
+  | { name: "status"; repo: Repo; branch?: string }
+  | { name: "notify"; change: NotifyChange }
+  | { name: "login" }
+  | { name: "logout" };
 
 export interface Button {
   label: string;

@@ -14,6 +14,8 @@ export enum CommandErrorCode {
   PermissionDenied = "permission_denied",
   /** A Slack button whose value is not exactly what this version writes. */
   UnreadableButton = "unreadable_button",
+  /** The repository's merge queue cannot do this (GitHub's merge queue has no pause). */
+  NotOnThisQueue = "not_on_this_queue",
   // Failures: something was called and said no, or could not be reached.
   MergeQueueForbidden = "merge_queue_forbidden",
   MergeQueueNotFound = "merge_queue_not_found",
@@ -78,4 +80,5 @@ const REFUSALS = new Set<CommandErrorCode>([
   CommandErrorCode.NotLinked,
   CommandErrorCode.PermissionDenied,
   CommandErrorCode.UnreadableButton,
+  CommandErrorCode.NotOnThisQueue,
 ]);

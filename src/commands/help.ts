@@ -1,7 +1,7 @@
 import { type CommandSpec, defineCommand, type Surface } from "./command.js";
 import type { Text, TextFormat } from "./description.js";
+import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS } from "./event-groups.js";
 import { plural } from "./present.js";
-import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS } from "./subscribe.js";
 
 /** What help adds under the list: how the surface's grammar works. */
 const NOTES: Record<Surface, Text[]> = {
@@ -35,7 +35,7 @@ export const help = defineCommand<{ name: "help" }, { name: "help"; surface: Sur
     const needs = (spec: CommandSpec) =>
       [
         ...(surface === "slack" && spec.needsLink ? ["a linked GitHub account"] : []),
-        ...(spec.permission !== "none" ? [`${spec.permission} permission on the repository`] : []),
+        ...(spec.permission !== "none" ? [`${spec.permission} permission on ${spec.permissionOn}`] : []),
       ].join(" and ");
     const usage = (f: TextFormat, spec: CommandSpec) => {
       const aliases = spec.aliases.length ? ` (or ${spec.aliases.map((a) => f.code(a)).join(", ")})` : "";

@@ -3,23 +3,39 @@ import type { Repo } from "../repo.js";
 import { missing, pauseReason } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
 import type { PauseAttribution, Ports } from "./ports.js";
-import { clip, formatTime } from "./present.js";
+import { clip, formatTime, resumesText } from "./present.js";
+import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./resume-time.js";
 import { parseTarget } from "./targets.js";
 
 export interface PauseCommand {
   name: "pause";
   repo: Repo;
   reason: string;
+  /** A timed pause: when it ends (`for <duration>`, `until <time>`). */
+  resume?: ResumeSpec;
 }
 
 export interface PauseResult {
   name: "pause";
   repo: Repo;
   pause: PauseState;
+  /** A timed pause: when it ends, reckoned at `now`, and the zone its time was read in. */
+  resumes?: { at: Date; now: Date; zone: string };
 }
 
-/** pause: pauses the repository's merge queue with a reason (the rest of the line). */
+/** The reason and the timed pause's end, as typed after the command (or after its repository). */
+function pauseArguments(repo: Repo, text: string): PauseCommand {
+  const { reason, resume } = splitResume("pause", text);
+  return { name: "pause", repo, reason: pauseReason("pause", reason), ...(resume ? { resume } : {}) };
+}
+
+/**
+ * pause: pauses the repository's merge queue with a reason (the rest of the line), until someone
+ * unpauses it or, for a timed pause, until the time it ends (docs/commands.md, "Timed pauses").
+ */
 export const pause = defineCommand<PauseCommand, PauseResult>({
   name: "pause",
   summary: "pause the repository's merge queue",
@@ -28,36 +44,61 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   changes: true,
   grammar: {
     github: {
-      usage: "pause <reason>",
-      read: ({ text }, place) => ({ name: "pause", repo: place.repo, reason: pauseReason("pause", text) }),
+      usage: "pause <reason> [for <duration> | until <time>]",
+      read: ({ text }, place) => pauseArguments(place.repo, text),
     },
     slack: {
-      usage: "pause [repo] <reason>",
+      usage: "pause [repo] <reason> [for <duration> | until <time>]",
       read: ({ words, text }, place) => {
         const first = words[0] ? parseTarget("pause", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined) {
-          return {
-            name: "pause",
-            repo: first.repo,
-            reason: pauseReason("pause", text.slice(words[0]?.length ?? 0)),
-          };
+          return pauseArguments(first.repo, text.slice(words[0]?.length ?? 0));
         }
         if (!place.defaultRepo) return missing("pause", "repository (owner/repo)");
-        return { name: "pause", repo: place.defaultRepo, reason: pauseReason("pause", text) };
+        return pauseArguments(place.defaultRepo, text);
       },
     },
   },
   async execute(command, actor, ports) {
+    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
+    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("pause", command.repo, NO_PAUSE);
+    const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
     const state = await ports.mergeQueue.pause(command.repo, command.reason);
-    await attributePause(ports, actor, command.repo, "pause", command.reason);
-    return { name: "pause", repo: command.repo, pause: state };
+    // A new pause replaces a timed pause's end: with its own, or with none.
+    try {
+      if (resumes) {
+        await ports.unpauseSchedule?.put({
+          repository: command.repo,
+          reason: command.reason,
+          resumesAt: resumes.at,
+          scheduledBy: pauser(actor),
+          surface: actor.surface,
+          createdAt: resumes.now,
+        });
+      } else {
+        await ports.unpauseSchedule?.cancel(command.repo);
+      }
+    } catch {
+      throw new CommandError(CommandErrorCode.Unavailable, {
+        command: "pause",
+        repository: command.repo.fullName,
+        detail: resumes
+          ? `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not keep when it ends: unpause it by hand`
+          : `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not cancel the end of an earlier timed pause, which may unpause it`,
+      });
+    }
+    await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);
+    return { name: "pause", repo: command.repo, pause: state, ...(resumes ? { resumes } : {}) };
   },
   describe(result, context) {
     const { by } = context;
     const since = result.pause.paused_at ? `since ${formatTime(result.pause.paused_at)}` : "";
+    const ends = result.resumes
+      ? ` · ${resumesText(result.resumes.at, result.resumes.now, result.resumes.zone)}`
+      : "";
     const headline: Text = (f) => {
       const repo = f.code(result.repo.fullName);
-      const reason = f.escape(clip(result.pause.reason || "no reason given", 300));
+      const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
       // GitHub's summary comment says how the queue stands; both wordings are pinned by the
       // end-to-end tests of their surface, so they stay two until one of those tests is revised.
       if (context.surface === "github")
@@ -82,6 +123,37 @@ export function unpauseButton(repo: Repo): Button {
   return { label: "Unpause", runs: { name: "unpause", repo }, style: "primary" };
 }
 
+/**
+ * When a timed pause ends, refused (before anything is called) when past, more than 14 days ahead, or
+ * where nothing keeps the schedule. A time without a zone is read in the Slack user's zone on Slack (as
+ * Slack knows it), in UTC on GitHub.
+ */
+async function whenItEnds(
+  resume: ResumeSpec,
+  actor: Actor,
+  ports: Ports,
+): Promise<{ at: Date; now: Date; zone: string }> {
+  const schedule = ports.unpauseSchedule;
+  if (!schedule) {
+    throw new CommandError(CommandErrorCode.Unavailable, { command: "pause", detail: "timed pauses" });
+  }
+  let zone = "UTC";
+  if (resume.kind === "until") {
+    const slackZone =
+      resume.zone === null && actor.slack && ports.slackTimeZone
+        ? await ports.slackTimeZone(actor.slack).catch(() => null)
+        : null;
+    zone = resume.zone ?? (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
+  }
+  const now = schedule.now();
+  return { at: resumeInstant("pause", resume, now, zone), now, zone };
+}
+
+/** How attributions and schedules name the person. */
+function pauser(actor: Actor): string {
+  return actor.githubLogin ?? actor.display;
+}
+
 /** Best effort: the pause happened whether or not it can be attributed. */
 export async function attributePause(
   ports: Ports,
@@ -89,15 +161,17 @@ export async function attributePause(
   repo: Repo,
   action: PauseAttribution["action"],
   reason: string | null,
+  resumesAt: Date | null = null,
 ): Promise<void> {
   await ports
     .attributePause?.({
       repository: repo,
       action,
       reason,
-      actor: actor.githubLogin ?? actor.display,
+      actor: pauser(actor),
       surface: actor.surface,
       at: ports.now?.() ?? new Date(),
+      resumesAt,
     })
     .catch(() => undefined);
 }

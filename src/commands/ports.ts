@@ -1,4 +1,10 @@
-import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../merge-queue/index.js";
+import type {
+  EventQuery,
+  LogEvent,
+  PauseState,
+  PullRequestQueueDetails,
+  QueueStatus,
+} from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
 
@@ -42,6 +48,79 @@ export interface MergeQueue {
   getStatus(repo: Repo, options?: { branch?: string }): Promise<QueueStatus>;
   getPullRequest(repo: Repo, number: number): Promise<PullRequestQueueDetails>;
   listBranches(repo: Repo): Promise<string[]>;
+  /** Every event of the log that the query selects, following its pages. */
+  iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
+}
+
+/** One pull request's entry in GitHub's own merge queue. */
+export interface GitHubQueueEntry {
+  /** 1 at the head of the queue. */
+  position: number;
+  /** GitHub's MergeQueueEntryState: QUEUED, AWAITING_CHECKS, MERGEABLE, UNMERGEABLE, LOCKED. */
+  state: string;
+  enqueuedAt: string;
+  /** Seconds; null when GitHub has no estimate. */
+  estimatedSecondsToMerge: number | null;
+  jump: boolean;
+  enqueuer: string;
+  pull: { number: number; title: string; url: string } | null;
+}
+
+/** A branch's queue on GitHub, as `status` shows it. */
+export interface GitHubQueueStatus {
+  branch: string;
+  url: string;
+  /** The first entries, by position; `total` counts them all. */
+  entries: GitHubQueueEntry[];
+  total: number;
+  configuration: {
+    mergeMethod: string | null;
+    mergingStrategy: string | null;
+    minimumEntriesToMerge: number | null;
+    maximumEntriesToMerge: number | null;
+    maximumEntriesToBuild: number | null;
+    checkResponseTimeout: number | null;
+  } | null;
+}
+
+/**
+ * GitHub's own merge queue (GraphQL; GitHub Enterprise Server 3.8 and later), acting as the app's
+ * installation. Failures throw CommandError.
+ */
+export interface GitHubMergeQueue {
+  /** The branch's queue (the default branch's when none is named); null when it has none. */
+  status(repo: Repo, branch?: string): Promise<GitHubQueueStatus | null>;
+  /** The pull request's entry; null when it is not queued. */
+  entry(repo: Repo, number: number): Promise<GitHubQueueEntry | null>;
+  /** Adds the pull request (at its head as the caller read it) to its base branch's queue. */
+  enqueue(
+    repo: Repo,
+    pull: { number: number; headSha: string },
+    options: { jump: boolean },
+  ): Promise<GitHubQueueEntry | null>;
+  /** Takes it out; false when it was not queued. */
+  dequeue(repo: Repo, number: number): Promise<boolean>;
+}
+
+/** Which merge queue serves a repository's branch (MERGE_QUEUE_PROVIDER). */
+export type QueueBackend = "mergify" | "github";
+
+export interface QueueBackends {
+  github: GitHubMergeQueue;
+  /**
+   * The backend of a branch; with no branch, of the repository's default branch. A function is called
+   * for the branch only when the choice depends on it (MERGE_QUEUE_PROVIDER=auto).
+   */
+  choose(repo: Repo, branch?: string | (() => Promise<string | undefined>)): Promise<QueueBackend>;
+}
+
+/**
+ * What `stats` keeps of each finished UTC day of a repository's log ("2026-11-20"), so that a day is
+ * read from the log once: JSON the stats reader wrote (it checks what it reads back).
+ */
+export interface StatsDays {
+  get(repo: Repo, days: readonly string[]): Promise<Map<string, unknown>>;
+  put(repo: Repo, day: string, facts: unknown): Promise<void>;
 }
 
 /**
@@ -57,6 +136,129 @@ export interface PauseAttribution {
   actor: string;
   surface: "github" | "slack";
   at: Date;
+  /** For a timed pause: when it is to end by itself. */
+  resumesAt?: Date | null;
+  /** For an unpause: made by the schedule of a timed pause (the actor is who set it). */
+  scheduled?: boolean;
+}
+
+export type Clock = () => Date;
+
+/** A timed pause's end (docs/commands.md, "Timed pauses"): the merge queue is unpaused then, by itself. */
+export interface ScheduledUnpause {
+  repository: Repo;
+  /** The pause's reason: the queue is unpaused only if it is still paused for it. */
+  reason: string;
+  resumesAt: Date;
+  /** Who paused (as attributions name them), and where. */
+  scheduledBy: string;
+  surface: "github" | "slack";
+  createdAt: Date;
+}
+
+/** Where timed pauses' ends are kept. */
+export interface UnpauseSchedule {
+  /** The clock the schedule runs on: a pause's end is reckoned from it (tests move it). */
+  now: Clock;
+  /** Sets the repository's scheduled unpause, replacing any. */
+  put(unpause: ScheduledUnpause): Promise<void>;
+  /** Cancels it; true when there was one. */
+  cancel(repository: Repo): Promise<boolean>;
+}
+
+/** What the runner of scheduled unpauses needs of the store (src/commands/scheduled-unpause.ts). */
+export interface ScheduledUnpauseClaims {
+  /**
+   * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live
+   * replica claims: each is `owner`'s until `now + leaseMs`, soonest first. One statement (PostgreSQL
+   * skips the rows another replica is claiming): of two concurrent claims, each row goes to one.
+   */
+  claimScheduledUnpauses(claim: {
+    owner: string;
+    now: Date;
+    leaseMs: number;
+    limit: number;
+  }): Promise<ScheduledUnpause[]>;
+  /** Extends `owner`'s claim; false when the row is gone, replaced, or claimed by another since. */
+  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
+  /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
+  finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
+}
+
+/** A comment of the merge-queue bot, created or edited, on a pull request. */
+export interface MergeQueueComment {
+  repository: Repo;
+  pull: number;
+  commentId: number;
+  body: string;
+  url: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The merge queue's comment that may answer a relay, as GitHub delivered it (created or edited). */
+export interface RelayAnswerComment extends MergeQueueComment {
+  quotedCommand: string | null;
+  now: Date;
+}
+
+/**
+ * A relayed command Yardmaster follows until the merge queue answers it in the thread, for a bounded
+ * time (docs/commands.md, "Following the merge queue's answer").
+ */
+export interface RelayRecord {
+  id: string;
+  repository: Repo;
+  pull: number;
+  /** The command word the merge queue was sent ("queue", "dequeue"). */
+  commandName: string;
+  surface: "github" | "slack";
+  /** Just before the relay comment was posted: the answer comes after. */
+  relayedAt: Date;
+  /** Answers after this are not followed any more. */
+  deadline: Date;
+  /** The core's: what describing the relay again needs (relay-follow.ts). */
+  relay: unknown;
+  /** The surface's: where it answered, to answer there again; null until it has answered. */
+  presentation: unknown;
+  /** The merge-queue bot's answer comment, as last created or edited. */
+  answer: { commentId: number; body: string; url: string; at: Date } | null;
+  /** Counts the answer's versions recorded; `appliedVersion` is the one the surface shows. */
+  answerVersion: number;
+  appliedVersion: number;
+  /** A later command's answer replaced this one's (the summary comment shows the latest command). */
+  superseded: boolean;
+}
+
+/** What following relays keeps in the store (one row per relay, shared by the replicas). */
+export interface RelayStore {
+  createRelay(
+    relay: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
+  ): Promise<void>;
+  updateRelay(id: string, relay: unknown): Promise<void>;
+  deleteRelay(id: string): Promise<void>;
+  getRelay(id: string): Promise<RelayRecord | null>;
+  /**
+   * Records a merge-queue bot comment as the answer of the relay it answers: the relay it already
+   * answers (an edit), else the earliest relay on that pull request, relayed before the comment was
+   * created and still followed, without an answer yet, whose command is the one the comment quotes (any,
+   * when it quotes none). A version older than the one recorded changes nothing. Returns the relay when
+   * this answer is new, else null.
+   */
+  recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
+  /** The surface answered: its presentation, kept to answer there again. */
+  presentRelay(id: string, presentation: unknown): Promise<void>;
+  /** A later command answered on this thread: the relays already presented there are not shown again. */
+  supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
+  /**
+   * Takes the lease on showing a relay's latest answer: only for a presented, not superseded relay whose
+   * answer version is not shown yet, and whose lease is free or lapsed. Returns the relay, or null.
+   */
+  claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null>;
+  /** Ends the lease; `appliedVersion` (when given) is the version now shown. */
+  releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void>;
+  /** Relays with an answer not shown yet and no live lease, still followed, oldest first. */
+  listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
 }
 
 export interface Subscription {
@@ -67,6 +269,25 @@ export interface Subscription {
   groups: string[];
   createdBy: string;
   createdAt: Date;
+  /**
+   * A weekly digest of the repository's queue health, posted on Monday at 09:00: absent when off.
+   * Read back with `since`, when it was first asked for (a digest due before is not posted).
+   */
+  digest?: { cadence: "weekly"; since?: Date };
+}
+
+/**
+ * A linked Slack user's personal notices (direct messages about their own pull requests): on or off,
+ * which event groups, and repositories muted. Without a record, DEFAULT_NOTICE_PREFERENCES apply.
+ */
+export interface NoticePreferences {
+  teamId: string;
+  slackUserId: string;
+  enabled: boolean;
+  groups: string[];
+  /** Repositories whose notices are muted, as given (compared by `Repo#key`). */
+  mutedRepositories: Repo[];
+  updatedAt: Date;
 }
 
 export interface OAuthState {
@@ -80,6 +301,8 @@ export interface OAuthState {
 
 /** What the Slack-only account commands keep: subscriptions, sign-in states and identity links. */
 export interface AccountStore {
+  /** Every subscribed repository, of every channel (`/mq doctor` asks who is an admin of one). */
+  listSubscribedRepositories(): Promise<Repo[]>;
   /** Upsert per (channel, repository); `created` is false when an existing one was updated. */
   putSubscription(subscription: Subscription): Promise<{ created: boolean }>;
   /** True when a subscription was removed. */
@@ -89,6 +312,10 @@ export interface AccountStore {
   getLink(teamId: string, slackUserId: string): Promise<{ githubLogin: string } | null>;
   /** True when a link was removed. */
   deleteLink(teamId: string, slackUserId: string): Promise<boolean>;
+  /** null: never set (the defaults apply). */
+  getNoticePreferences(teamId: string, slackUserId: string): Promise<NoticePreferences | null>;
+  /** Upsert on (teamId, slackUserId). */
+  putNoticePreferences(preferences: NoticePreferences): Promise<void>;
 }
 
 export interface AccountPorts {
@@ -97,18 +324,61 @@ export interface AccountPorts {
   loginUrl: ((state: string) => string) | null;
 }
 
-export type Clock = () => Date;
+/**
+ * The setup check (`npm run doctor`, `/mq doctor`, the start log): one line per thing checked. A
+ * `fail` of a required check means something Yardmaster needs does not work; `warn` is worth fixing
+ * but Yardmaster works without it; `skip` was not checked (its surface is off, or what it needs failed).
+ */
+export type SetupStatus = "pass" | "warn" | "fail" | "skip";
+
+export interface SetupLine {
+  /** What was checked, e.g. "Slack token" or "merge-queue token: acme/widgets". */
+  check: string;
+  status: SetupStatus;
+  /** What was found, in a sentence. */
+  message: string;
+  /** What to do about it (for warn and fail). */
+  fix?: string;
+}
+
+export interface SetupReport {
+  lines: SetupLine[];
+  /** True when a required check failed (`npm run doctor` then exits 1). */
+  failed: boolean;
+}
+
+/** Runs the setup check (src/doctor) for `/mq doctor`. */
+export interface SetupCheck {
+  run(): Promise<SetupReport>;
+}
 
 /** Everything a command may call while it runs. */
 export interface Ports {
   github: GitHubGateway;
   mergeQueue: MergeQueue;
+  /** GitHub's own merge queue and which backend serves a branch; absent: Mergify serves every one. */
+  queueBackends?: QueueBackends;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;
   /** Best effort: remembers who paused or unpaused. */
   attributePause?: (attribution: PauseAttribution) => Promise<void>;
+  /**
+   * Following relayed commands until the merge queue answers (RELAY_FOLLOW_SECONDS); absent: a relay
+   * is reported as read right after it, and nothing follows it.
+   */
+  relayFollow?: { store: RelayStore; seconds: number };
+  /** Who last paused or unpaused through Yardmaster (status says who paused, and until when). */
+  pauseAttribution?: (repository: Repo) => Promise<PauseAttribution | null>;
+  /** Timed pauses' ends; a timed pause is refused where there is none. */
+  unpauseSchedule?: UnpauseSchedule;
+  /** A Slack user's time zone (an IANA name), in which their `until <time>` is read when they name none. */
+  slackTimeZone?: (user: { teamId: string; userId: string }) => Promise<string | null>;
   /** Subscriptions and identity (Slack); absent where there is no Slack. */
   account?: AccountPorts;
+  /** Finished days of queue statistics; absent, stats reads every day from the log. */
+  statsDays?: StatsDays;
+  /** The setup check, for `/mq doctor`; absent where there is none (it is Slack only). */
+  setup?: SetupCheck;
   now?: Clock;
 }
 

@@ -3,6 +3,7 @@ import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Part, Text, TextFormat } from "./description.js";
+import { baseBranchOf, describeGitHubPr, type GitHubPrResult, githubQueueOf } from "./github-queue.js";
 import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "./present.js";
 import { type QueueState, queuePlace, readQueueState } from "./queue-state.js";
 import { pullArgument } from "./targets.js";
@@ -21,7 +22,7 @@ export interface PrResult {
 }
 
 /** pr: one pull request's place in the merge queue, with its CI state and checks. */
-export const pr = defineCommand<PrCommand, PrResult>({
+export const pr = defineCommand<PrCommand, PrResult | GitHubPrResult>({
   name: "pr",
   summary: "show a pull request's place in the merge queue",
   permission: "none",
@@ -38,12 +39,32 @@ export const pr = defineCommand<PrCommand, PrResult>({
     },
   },
   async execute(command, _actor, ports) {
+    let branch: string | undefined;
+    const baseBranch = baseBranchOf(ports, command.repo, command.pull);
+    const github = await githubQueueOf(ports, command.repo, async () => {
+      branch = await baseBranch();
+      return branch;
+    });
+    if (github) {
+      const entry = await github.entry(command.repo, command.pull);
+      return {
+        name: "pr",
+        repo: command.repo,
+        pull: command.pull,
+        github: { branch: branch ?? (await baseBranch()), entry },
+      };
+    }
     const queue = await readQueueState(ports.mergeQueue, command.repo, command.pull, "pr", true);
     return { name: "pr", repo: command.repo, pull: command.pull, queue };
   },
-  describe({ repo, pull, queue }, context) {
+  describe(result, context) {
+    const { repo, pull } = result;
+    const link = (f: TextFormat) =>
+      `${f.link(pullUrl(context.githubWebUrl, repo, pull), `#${pull}`)} of ${f.code(repo.fullName)}`;
+    if (!("queue" in result)) return describeGitHubPr(result, context, link);
+    const { queue } = result;
     const headline: Text = (f) => {
-      const pr = `${f.link(pullUrl(context.githubWebUrl, repo, pull), `#${pull}`)} of ${f.code(repo.fullName)}`;
+      const pr = link(f);
       if (queue.state === "queued") return `📍 ${pr} is ${queuePlace(f, queue.details, context.now)}.`;
       if (queue.state === "not_queued") return `${pr} is not in any merge queue.`;
       return `⚠️ The merge-queue state of ${pr} could not be read: ${context.error(queue.error)(f)}`;

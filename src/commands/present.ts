@@ -62,6 +62,39 @@ export function formatTime(at: string | null | undefined): string {
   return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** "in under a minute", "in 20 min", "in 1 h 20 min", "in 2 d 3 h": how long until `at`. */
+export function formatIn(at: Date, now: Date): string {
+  const minutes = Math.round((at.getTime() - now.getTime()) / 60_000);
+  if (minutes < 1) return "in under a minute";
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  if (days) return hours ? `in ${days} d ${hours} h` : `in ${days} d`;
+  if (hours) return rest ? `in ${hours} h ${rest} min` : `in ${hours} h`;
+  return `in ${rest} min`;
+}
+
+/**
+ * "resumes at 18:00 UTC (in 1 h 20 min)": when a timed pause ends; with its day when that is not
+ * today (UTC), and the time in `zone` too when it was read in another zone ("19:00 Europe/Paris").
+ */
+export function resumesText(at: Date, now: Date, zone?: string | null): string {
+  const iso = at.toISOString();
+  const sameDay = iso.slice(0, 10) === now.toISOString().slice(0, 10);
+  const utc = `${sameDay ? iso.slice(11, 16) : iso.slice(0, 16).replace("T", " ")} UTC`;
+  const local = zone && zone !== "UTC" ? `${localTime(at, zone)} ${zone}, ` : "";
+  return `resumes at ${utc} (${local}${formatIn(at, now)})`;
+}
+
+function localTime(at: Date, zone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(at);
+}
+
 /** At most `max` items, and how many were left out ("and N more"). */
 export function cut<T>(items: readonly T[], max: number): { shown: T[]; more: number } {
   return { shown: items.slice(0, max), more: Math.max(0, items.length - max) };

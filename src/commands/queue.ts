@@ -1,9 +1,20 @@
 import { queueName, unexpected } from "./arguments.js";
-import { type DescribeContext, defineCommand } from "./command.js";
+import { type Actor, type DescribeContext, defineCommand } from "./command.js";
 import type { Description, Text } from "./description.js";
+import {
+  actOnGitHubQueue,
+  baseBranchOf,
+  describeGitHubQueued,
+  type GitHubQueueResult,
+  githubQueueOf,
+  isRelayed,
+  notOnGitHubQueue,
+} from "./github-queue.js";
+import type { Ports } from "./ports.js";
 import { clip, formatEta, pullLink } from "./present.js";
 import { queuePlace } from "./queue-state.js";
 import {
+  answeredSentence,
   describeRelay,
   type RelayCommand,
   type RelayResult,
@@ -16,10 +27,44 @@ import { commentPull, pullArgument } from "./targets.js";
 export interface QueueCommand extends RelayCommand<"queue"> {
   /** The merge queue's queue to use, when not its default. */
   queueName?: string;
+  /** GitHub's merge queue only: put it at the head of the queue (`--jump`). */
+  jump?: boolean;
 }
 
-/** queue: relays `queue [queue-name]` to the merge queue on the pull request. */
-export const queue = defineCommand<QueueCommand, RelayResult<"queue">>({
+/** `--jump`, anywhere after the command, and the other words. */
+export function jumpFlag(words: string[]): { jump?: true; rest: string[] } {
+  const rest = words.filter((w) => w !== "--jump");
+  return rest.length < words.length ? { jump: true, rest } : { rest };
+}
+
+/**
+ * queue and requeue: on GitHub's merge queue when it serves the pull request's base branch (GitHub has
+ * no named queues), otherwise relayed to Mergify (which has no `--jump`).
+ */
+export async function queueOn<N extends "queue" | "requeue">(
+  command: RelayCommand<N> & { queueName?: string; jump?: boolean },
+  actor: Actor,
+  ports: Ports,
+): Promise<RelayResult<N> | GitHubQueueResult<N>> {
+  const github = await githubQueueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
+  if (github) {
+    if (command.queueName) {
+      notOnGitHubQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
+    }
+    return actOnGitHubQueue(command, github, ports);
+  }
+  if (command.jump) {
+    notOnGitHubQueue(
+      command.name,
+      command.repo,
+      "--jump is for GitHub's merge queue; this repository's is Mergify",
+    );
+  }
+  return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports);
+}
+
+/** queue: relays `queue [queue-name]` to Mergify, or enqueues on GitHub's own merge queue (`--jump` there). */
+export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQueueResult<"queue">>({
   name: "queue",
   summary: "add the pull request to the merge queue",
   permission: "write",
@@ -30,28 +75,40 @@ export const queue = defineCommand<QueueCommand, RelayResult<"queue">>({
       usage: "queue [queue-name]",
       read: ({ words }, place) => {
         const pull = commentPull("queue", place);
-        const [name, ...extra] = words;
+        const { jump, rest } = jumpFlag(words);
+        const [name, ...extra] = rest;
         unexpected("queue", extra);
-        return name
-          ? { name: "queue", repo: place.repo, pull, queueName: queueName("queue", name) }
-          : { name: "queue", repo: place.repo, pull };
+        return {
+          name: "queue",
+          repo: place.repo,
+          pull,
+          ...(name ? { queueName: queueName("queue", name) } : {}),
+          ...(jump ? { jump } : {}),
+        };
       },
     },
     slack: {
       usage: "queue <pr> [queue-name]",
       read: ({ words }, place) => {
-        const { repo, pull, rest } = pullArgument("queue", words, place);
+        const { jump, rest: typed } = jumpFlag(words);
+        const { repo, pull, rest } = pullArgument("queue", typed, place);
         const [name, ...extra] = rest;
         unexpected("queue", extra);
-        return name
-          ? { name: "queue", repo, pull, queueName: queueName("queue", name) }
-          : { name: "queue", repo, pull };
+        return {
+          name: "queue",
+          repo,
+          pull,
+          ...(name ? { queueName: queueName("queue", name) } : {}),
+          ...(jump ? { jump } : {}),
+        };
       },
     },
   },
-  execute: (command, actor, ports) =>
-    relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports),
-  describe: (result, context) => describeQueued(result, context, "queued"),
+  execute: (command, actor, ports) => queueOn(command, actor, ports),
+  describe: (result, context) =>
+    isRelayed(result)
+      ? describeQueued(result, context, "queued")
+      : describeGitHubQueued(result, context, "queued"),
 });
 
 /**
@@ -65,10 +122,15 @@ export function describeQueued(
 ): Description {
   const { by } = context;
   const text: Text = (f) => {
+    const answered = answeredSentence(result, f, context);
+    if (answered) return answered;
     const state = result.queue;
     if (state.state === "unknown") return unknownState(result, state.error, f, context);
-    if (state.state === "not_queued")
-      return `${relayedSentence(result, f, context)}; the merge queue has not picked it up yet.`;
+    if (state.state === "not_queued") {
+      return result.answer
+        ? `✅ The merge queue accepted ${f.code(result.relayed)} for ${pullLink(f, result.pull)}.`
+        : `${relayedSentence(result, f, context)}; the merge queue has not picked it up yet.`;
+    }
     if (context.surface === "github") {
       // The summary comment sits on the pull request itself, so the number alone names it. This
       // wording and Slack's below are both pinned by the end-to-end tests; one could replace the other.

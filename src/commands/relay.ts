@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
+import type { CommandAnswer } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
-import { pullLink } from "./present.js";
+import { clip, pullLink } from "./present.js";
 import { type QueueState, readQueueState } from "./queue-state.js";
 
 /**
@@ -28,7 +30,17 @@ export interface RelayResult<N extends RelayName> {
   relayed: string;
   relayCommentUrl: string;
   queue: QueueState;
+  /** The relay as followed in the store (relay-follow.ts); null when nothing follows it. */
+  relayId?: string | null;
+  /** The merge queue's answer in the thread, once it came (relay-follow.ts). */
+  answer?: { read: CommandAnswer; url: string } | null;
 }
+
+/** What following a relay keeps of it (the store's `relay` JSON): its result without the queue state. */
+export type StoredRelay = Omit<RelayResult<RelayName>, "repo" | "queue" | "relayId" | "answer">;
+
+/** Mergify's documentation of `commands_restrictions`, which a refusal points at. */
+export const COMMAND_RESTRICTIONS_DOC = "https://docs.mergify.com/commands/restrictions/";
 
 /** The first line is for the merge queue; the rest says who asked and from where. */
 function relayBody(prefix: string, relayed: string, actor: Actor): string {
@@ -60,9 +72,82 @@ export async function relay<N extends RelayName>(
     });
   }
   const body = relayBody(ports.commandPrefix, relayed, actor);
-  const comment = await github(() => ports.github.comment(repo, number, body));
+  // Followed from before the comment exists: the merge queue may answer before the comment's call does.
+  const follow = ports.relayFollow;
+  const relayId = follow ? randomUUID() : null;
+  const stored = (relayCommentUrl: string): StoredRelay => ({
+    name: command.name,
+    pull,
+    relayed,
+    relayCommentUrl,
+  });
+  if (follow && relayId) {
+    const now = (ports.now ?? (() => new Date()))();
+    await follow.store.createRelay({
+      id: relayId,
+      repository: repo,
+      pull: number,
+      commandName: relayed.split(" ", 1)[0] ?? relayed,
+      surface: actor.surface,
+      relayedAt: now,
+      deadline: new Date(now.getTime() + follow.seconds * 1000),
+      relay: stored(""),
+    });
+  }
+  let comment: { url: string };
+  try {
+    comment = await github(() => ports.github.comment(repo, number, body));
+  } catch (error) {
+    if (follow && relayId) await follow.store.deleteRelay(relayId).catch(() => undefined);
+    throw error;
+  }
+  if (follow && relayId) await follow.store.updateRelay(relayId, stored(comment.url));
   const queue = await readQueueState(ports.mergeQueue, repo, number, command.name, false);
-  return { name: command.name, repo, pull, relayed, relayCommentUrl: comment.url, queue };
+  return { name: command.name, repo, pull, relayed, relayCommentUrl: comment.url, queue, relayId };
+}
+
+/** Whether the merge queue turned the relayed command down: the surface ends with 😕. */
+export function relayTurnedDown(result: RelayResult<RelayName>): boolean {
+  const kind = result.answer?.read.kind;
+  return kind === "refused" || kind === "not-understood";
+}
+
+/** The merge queue's headline, quoted, escaped: “Waiting for conditions to match”. */
+function quoted(answer: CommandAnswer, f: TextFormat): string {
+  return `“${f.escape(clip(answer.headline, 200))}”`;
+}
+
+/**
+ * The relay's sentence once the merge queue answered, or null when it has not (or accepted it: the
+ * command's own sentence says where the pull request stands). A refusal says what to change.
+ */
+export function answeredSentence(
+  result: RelayResult<RelayName>,
+  f: TextFormat,
+  ctx: DescribeContext,
+): string | null {
+  const answer = result.answer?.read;
+  if (!answer) return null;
+  const pr = pullLink(f, result.pull);
+  const relayed = f.code(result.relayed);
+  switch (answer.kind) {
+    case "accepted":
+      return null;
+    case "refused":
+      return `😕 The merge queue refused ${relayed} for ${pr}: ${quoted(answer, f)}. Yardmaster checked the permission of who asked, but the merge queue only lets its ${f.code("commands_restrictions")} run commands: allow Yardmaster's bot to run ${f.code("queue")} and ${f.code("dequeue")} in ${f.code(".mergify.yml")} (${f.link(COMMAND_RESTRICTIONS_DOC, "command restrictions")}; Yardmaster's README, “Mergify setup for relayed commands”).`;
+    case "not-understood":
+      return `😕 The merge queue did not understand ${relayed} for ${pr}: ${quoted(answer, f)}.`;
+    case "waiting": {
+      const shown = answer.unmet.slice(0, 3).map((c) => f.code(clip(c, 100)));
+      const more = answer.unmet.length - shown.length;
+      const which = shown.length
+        ? `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+        : "its conditions";
+      return `⏳ The merge queue is waiting for conditions before it queues ${pr}: ${which}.`;
+    }
+    case "other":
+      return `${relayedSentence(result, f, ctx)}; the merge queue answered ${quoted(answer, f)}.`;
+  }
 }
 
 /** "📨 Relayed `queue` for #42 title to the merge queue", naming who asked when the answer is posted. */
@@ -84,18 +169,30 @@ export function unknownState(
   return `${relayedSentence(result, f, ctx)}; its state is unknown: ${ctx.error(error)(f)}`;
 }
 
-/** The sentence, then where the relayed comment is, then any button. */
+/**
+ * The sentence, then where the relayed comment is (and why `queue` was sent for a `requeue`), the merge
+ * queue's answer quoted, then any button.
+ */
 export function describeRelay(
   result: RelayResult<RelayName>,
   text: Text,
   buttons: Button[] = [],
 ): Description {
-  const note: Text = (f) =>
-    `${f.code(result.repo.fullName)} · relayed as ${f.code(result.relayed)} in ${f.link(result.relayCommentUrl, "a comment")} on #${result.pull.number}`;
+  const note: Text = (f) => {
+    const alias =
+      result.name === "requeue"
+        ? ` (${f.code("requeue")} is a deprecated alias of ${f.code("queue")} in Mergify)`
+        : "";
+    return `${f.code(result.repo.fullName)} · relayed as ${f.code(result.relayed)}${alias} in ${f.link(result.relayCommentUrl, "a comment")} on #${result.pull.number}`;
+  };
+  const answer = result.answer;
+  const said: Text[] = answer
+    ? [(f) => `${f.link(answer.url, "The merge queue's answer")}: ${quoted(answer.read, f)}`]
+    : [];
   return {
     parts: [
       { kind: "sentence", text },
-      { kind: "note", texts: [note] },
+      { kind: "note", texts: [note, ...said] },
       ...(buttons.length ? [{ kind: "buttons" as const, buttons }] : []),
     ],
     summary: text,

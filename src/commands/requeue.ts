@@ -1,11 +1,22 @@
-import { noArguments, unexpected } from "./arguments.js";
+import { queueName, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
-import { describeQueued } from "./queue.js";
-import { type RelayCommand, type RelayResult, relay } from "./relay.js";
+import { describeGitHubQueued, type GitHubQueueResult, isRelayed } from "./github-queue.js";
+import { describeQueued, jumpFlag, queueOn } from "./queue.js";
+import type { RelayCommand, RelayResult } from "./relay.js";
 import { commentPull, pullArgument } from "./targets.js";
 
-/** requeue: relays `requeue` for a pull request that left the queue; it then reads like queue. */
-export const requeue = defineCommand<RelayCommand<"requeue">, RelayResult<"requeue">>({
+export interface RequeueCommand extends RelayCommand<"requeue"> {
+  /** The merge queue's queue to use, when not its default. */
+  queueName?: string;
+  /** GitHub's merge queue only: put it at the head of the queue (`--jump`). */
+  jump?: boolean;
+}
+
+/**
+ * requeue: puts a pull request that left the queue back in it. Mergify made `requeue` a deprecated
+ * alias of `queue`, so `queue [queue-name]` is what is relayed (the answer says so); it reads like queue.
+ */
+export const requeue = defineCommand<RequeueCommand, RelayResult<"requeue"> | GitHubQueueResult<"requeue">>({
   name: "requeue",
   summary: "put a pull request that left the queue back in it",
   permission: "write",
@@ -13,22 +24,41 @@ export const requeue = defineCommand<RelayCommand<"requeue">, RelayResult<"reque
   changes: true,
   grammar: {
     github: {
-      usage: "requeue",
-      read: ({ text }, place) => {
+      usage: "requeue [queue-name]",
+      read: ({ words }, place) => {
         const pull = commentPull("requeue", place);
-        noArguments("requeue", text);
-        return { name: "requeue", repo: place.repo, pull };
+        const { jump, rest } = jumpFlag(words);
+        const [name, ...extra] = rest;
+        unexpected("requeue", extra);
+        return {
+          name: "requeue",
+          repo: place.repo,
+          pull,
+          ...(name ? { queueName: queueName("requeue", name) } : {}),
+          ...(jump ? { jump } : {}),
+        };
       },
     },
     slack: {
-      usage: "requeue <pr>",
+      usage: "requeue <pr> [queue-name]",
       read: ({ words }, place) => {
-        const { repo, pull, rest } = pullArgument("requeue", words, place);
-        unexpected("requeue", rest);
-        return { name: "requeue", repo, pull };
+        const { jump, rest: typed } = jumpFlag(words);
+        const { repo, pull, rest } = pullArgument("requeue", typed, place);
+        const [name, ...extra] = rest;
+        unexpected("requeue", extra);
+        return {
+          name: "requeue",
+          repo,
+          pull,
+          ...(name ? { queueName: queueName("requeue", name) } : {}),
+          ...(jump ? { jump } : {}),
+        };
       },
     },
   },
-  execute: (command, actor, ports) => relay(command, "requeue", actor, ports),
-  describe: (result, context) => describeQueued(result, context, "requeued"),
+  execute: (command, actor, ports) => queueOn(command, actor, ports),
+  describe: (result, context) =>
+    isRelayed(result)
+      ? describeQueued(result, context, "requeued")
+      : describeGitHubQueued(result, context, "requeued"),
 });

@@ -3,7 +3,9 @@ import type { Repo } from "../repo.js";
 import { branchName, unexpected } from "./arguments.js";
 import { defineCommand, type SlackPlace } from "./command.js";
 import type { BatchRow, Part, Text, TextFormat } from "./description.js";
+import { describeGitHubStatus, type GitHubStatusResult, githubQueueOf } from "./github-queue.js";
 import { unpauseButton } from "./pause.js";
+import type { Ports } from "./ports.js";
 import {
   batchStatusLabel,
   clip,
@@ -13,6 +15,7 @@ import {
   moreOnGitHub,
   plural,
   pullLink,
+  resumesText,
 } from "./present.js";
 import { parseTarget, repoArgument } from "./targets.js";
 
@@ -29,13 +32,15 @@ export interface StatusResult {
   repo: Repo;
   branch?: string;
   status: QueueStatus;
+  /** Who paused it through Yardmaster, and when a timed pause ends, when the pause is theirs. */
+  paused?: { by: string; resumesAt: Date | null };
 }
 
 /** Names from the service (batches, scopes) are cut to this many characters. */
 const NAME_MAX = 80;
 
 /** status: the merge queue of a repository (or one branch): pause, batches, waiting pull requests. */
-export const status = defineCommand<StatusCommand, StatusResult>({
+export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusResult>({
   name: "status",
   summary: "show the merge queue: batches, waiting pull requests, pause",
   permission: "none",
@@ -80,10 +85,25 @@ export const status = defineCommand<StatusCommand, StatusResult>({
       branch = pull?.baseRef;
     }
     const options = branch ? { branch } : {};
+    const github = await githubQueueOf(ports, command.repo, branch);
+    if (github) {
+      return {
+        name: "status",
+        repo: command.repo,
+        ...options,
+        github: { queue: await github.status(command.repo, branch) },
+      };
+    }
     const status = await ports.mergeQueue.getStatus(command.repo, options);
-    return { name: "status", repo: command.repo, ...options, status };
+    const paused = status.pause?.paused
+      ? await pausedBy(ports, command.repo, status.pause.reason)
+      : undefined;
+    return { name: "status", repo: command.repo, ...options, status, ...(paused ? { paused } : {}) };
   },
-  describe({ repo, branch, status }, { by, now, githubWebUrl }) {
+  describe(result, context) {
+    if (!("status" in result)) return describeGitHubStatus(result, context);
+    const { repo, branch, status, paused } = result;
+    const { by, now, githubWebUrl } = context;
     const more =
       (one: string, many?: string) =>
       (n: number): Text =>
@@ -107,7 +127,7 @@ export const status = defineCommand<StatusCommand, StatusResult>({
       parts.push({
         kind: "sentence",
         text: (f) =>
-          `⏸️ ${f.bold("Paused")}${since}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}`,
+          `⏸️ ${f.bold("Paused")}${pausedByText(f, paused)}${since}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}${ends(paused, now)}`,
         button: unpauseButton(repo),
       });
     }
@@ -150,7 +170,7 @@ export const status = defineCommand<StatusCommand, StatusResult>({
       kind: "buttons",
       buttons: [{ label: "Refresh", runs: { name: "status", repo, ...(branch ? { branch } : {}) } }],
     });
-    return { parts, summary: (f) => summary(f, repo, branch, status, by) };
+    return { parts, summary: (f) => summary(f, repo, branch, status, by, paused, now) };
   },
 });
 
@@ -185,6 +205,26 @@ function waitingLine(f: TextFormat, p: QueuedPullRequest, now: Date): string {
   return `${pullLink(f, p)} — queued ${formatTime(p.queued_at)}, ETA ${formatEta(p.estimated_merge_at, now)}${scopes}`;
 }
 
+/**
+ * Who paused through Yardmaster, if the queue's pause is theirs (same reason), and when it ends if it
+ * is timed. Best effort: a status without it still says that the queue is paused.
+ */
+async function pausedBy(ports: Ports, repo: Repo, reason: string | null | undefined) {
+  const attribution = await ports.pauseAttribution?.(repo).catch(() => null);
+  if (attribution?.action !== "pause" || attribution.reason !== reason) return undefined;
+  return { by: attribution.actor, resumesAt: attribution.resumesAt ?? null };
+}
+
+function pausedByText(f: TextFormat, paused: StatusResult["paused"]): string {
+  return paused ? ` by ${f.escape(clip(paused.by, 100))}` : "";
+}
+
+/** " · resumes at 18:00 UTC (in 1 h 20 min)" while a timed pause has yet to end. */
+function ends(paused: StatusResult["paused"], now: Date): string {
+  const at = paused?.resumesAt;
+  return at && at.getTime() > now.getTime() ? ` · ${resumesText(at, now)}` : "";
+}
+
 /** The same facts in plain words, without the lists. */
 function summary(
   f: TextFormat,
@@ -192,12 +232,14 @@ function summary(
   branch: string | undefined,
   status: QueueStatus,
   by: string | undefined,
+  paused: StatusResult["paused"],
+  now: Date,
 ): string {
   const parts = [`Merge queue of ${repo.fullName}${branch ? ` (branch ${f.code(clip(branch, 160))})` : ""}`];
   const pause = status.pause;
   if (pause?.paused) {
     parts.push(
-      `paused${pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : ""}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}`,
+      `paused${pausedByText(f, paused)}${pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : ""}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}${ends(paused, now)}`,
     );
   }
   const { shown, more } = cut(status.batches, 5);

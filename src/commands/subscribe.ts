@@ -3,19 +3,17 @@ import { branchName } from "./arguments.js";
 import { defineCommand, slackAccount } from "./command.js";
 import { sentence, type TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import { DEFAULT_EVENT_GROUPS, type EventGroup, eventGroups } from "./event-groups.js";
 import { clip } from "./present.js";
 import { repoArgument } from "./targets.js";
-
-/** Event groups a subscription can ask for (docs/notifications.md). */
-export const EVENT_GROUPS = ["queue", "checks", "bisection", "pause"] as const;
-export type EventGroup = (typeof EVENT_GROUPS)[number];
-export const DEFAULT_EVENT_GROUPS: EventGroup[] = ["queue", "pause"];
 
 export interface SubscribeCommand {
   name: "subscribe";
   repo: Repo;
   branchGlob?: string;
   groups: EventGroup[];
+  /** A weekly digest of the queue's health (`digest=weekly`); `digest=off` or left out: none. */
+  digest?: "weekly";
 }
 
 export interface SubscribeResult {
@@ -23,6 +21,8 @@ export interface SubscribeResult {
   repo: Repo;
   branchGlob: string | null;
   groups: string[];
+  /** Whether a weekly digest was asked for. */
+  digest?: boolean;
   /** False when the channel's subscription to the repository was updated instead. */
   created: boolean;
 }
@@ -36,26 +36,32 @@ export const subscribe = defineCommand<SubscribeCommand, SubscribeResult>({
   changes: true,
   grammar: {
     slack: {
-      usage: "subscribe <repo> [branch=<glob>] [events=<group,...>]",
+      usage: "subscribe <repo> [branch=<glob>] [events=<group,...>] [digest=weekly]",
       read: ({ words }, place) => {
         const { repo, rest } = repoArgument("subscribe", words, place, true);
         let branchGlob: string | undefined;
         let groups: EventGroup[] = DEFAULT_EVENT_GROUPS;
+        let digest = false;
         for (const option of rest) {
           const [key, value = ""] = option.split(/=(.*)/s, 2) as [string, string?];
           if (key === "branch" && value) branchGlob = branchName("subscribe", value);
-          else if (key === "events" && value) groups = eventGroups(value);
+          else if (key === "events" && value) groups = eventGroups(value, "subscribe");
+          else if (key === "digest" && (value === "weekly" || value === "off")) digest = value === "weekly";
           else {
             throw new CommandError(CommandErrorCode.InvalidArgument, {
               command: "subscribe",
               argument: "option",
-              limit: "branch=<glob> or events=<group,...>",
+              limit: "branch=<glob>, events=<group,...> or digest=weekly|off",
             });
           }
         }
-        return branchGlob
-          ? { name: "subscribe", repo, branchGlob, groups }
-          : { name: "subscribe", repo, groups };
+        return {
+          name: "subscribe",
+          repo,
+          ...(branchGlob ? { branchGlob } : {}),
+          groups,
+          ...(digest ? { digest: "weekly" as const } : {}),
+        };
       },
     },
   },
@@ -70,10 +76,12 @@ export const subscribe = defineCommand<SubscribeCommand, SubscribeResult>({
       groups: command.groups,
       createdBy: actor.githubLogin ?? slack.userId,
       createdAt: ports.now?.() ?? new Date(),
+      ...(command.digest ? { digest: { cadence: command.digest } } : {}),
     });
-    return { name: "subscribe", repo: command.repo, branchGlob, groups: command.groups, created };
+    const digest = command.digest === "weekly";
+    return { name: "subscribe", repo: command.repo, branchGlob, groups: command.groups, digest, created };
   },
-  describe: ({ repo, branchGlob, groups, created }, { by }) =>
+  describe: ({ repo, branchGlob, groups, digest, created }, { by }) =>
     sentence((f) => {
       const name = f.code(repo.fullName);
       const who = by
@@ -83,29 +91,18 @@ export const subscribe = defineCommand<SubscribeCommand, SubscribeResult>({
         : created
           ? `This channel is now subscribed to ${name}`
           : `This channel's subscription to ${name} is updated`;
-      return `🔔 ${who}: ${subscriptionScope(f, groups, branchGlob)}.`;
+      return `🔔 ${who}: ${subscriptionScope(f, groups, branchGlob, digest)}.`;
     }),
 });
 
-/** "`queue`, `pause` events on branches matching `release/*`" */
+/** "`queue`, `pause` events on branches matching `release/*`, and a weekly digest on Monday at 09:00" */
 export function subscriptionScope(
   f: TextFormat,
   groups: readonly string[],
   branchGlob: string | null,
+  digest = false,
 ): string {
   const events = groups.length ? `${groups.map((g) => f.code(clip(g, 50))).join(", ")} events` : "no events";
-  return `${events} ${branchGlob ? `on branches matching ${f.code(clip(branchGlob, 255))}` : "on every branch"}`;
-}
-
-function eventGroups(value: string): EventGroup[] {
-  const groups = value.split(",").filter(Boolean);
-  const unknown = groups.filter((g) => !(EVENT_GROUPS as readonly string[]).includes(g));
-  if (unknown.length || groups.length === 0) {
-    throw new CommandError(CommandErrorCode.InvalidArgument, {
-      command: "subscribe",
-      argument: "events",
-      limit: `a comma-separated list of ${EVENT_GROUPS.join(", ")}`,
-    });
-  }
-  return [...new Set(groups)] as EventGroup[];
+  const branches = branchGlob ? `on branches matching ${f.code(clip(branchGlob, 255))}` : "on every branch";
+  return `${events} ${branches}${digest ? ", and a weekly digest of the queue's health on Monday at 09:00" : ""}`;
 }

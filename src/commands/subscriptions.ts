@@ -9,6 +9,7 @@ interface Listed {
   repository: string;
   branchGlob: string | null;
   groups: string[];
+  digest?: boolean;
 }
 
 export interface SubscriptionsResult {
@@ -33,6 +34,7 @@ export const subscriptions = defineCommand<{ name: "subscriptions" }, Subscripti
         repository: s.repository.fullName,
         branchGlob: s.branchGlob,
         groups: s.groups,
+        digest: s.digest?.cadence === "weekly",
       })),
     };
   },
@@ -44,7 +46,7 @@ export const subscriptions = defineCommand<{ name: "subscriptions" }, Subscripti
       );
     }
     const line = (f: TextFormat, s: Listed) =>
-      `${f.code(clip(s.repository, 141))}: ${subscriptionScope(f, s.groups, s.branchGlob)}`;
+      `${f.code(clip(s.repository, 141))}: ${subscriptionScope(f, s.groups, s.branchGlob, s.digest)}`;
     const few = cut(listed, 20);
     return {
       parts: [

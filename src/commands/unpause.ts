@@ -4,6 +4,7 @@ import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
 import { attributePause } from "./pause.js";
 import { repoArgument } from "./targets.js";
 
@@ -38,6 +39,8 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
     },
   },
   async execute(command, actor, ports) {
+    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
+    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("unpause", command.repo, NO_PAUSE);
     try {
       await ports.mergeQueue.unpause(command.repo);
     } catch (error) {
@@ -45,6 +48,8 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
       if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotFound) {
         const state = await ports.mergeQueue.getPause(command.repo);
         if (!state.paused) {
+          // Not paused any more: a timed pause's end has nothing left to end.
+          await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
           throw new CommandError(CommandErrorCode.NotPaused, {
             command: "unpause",
             repository: command.repo.fullName,
@@ -53,6 +58,8 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
       }
       throw error;
     }
+    // A manual unpause cancels a timed pause's end (best effort: the runner also finds it unpaused).
+    await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
     await attributePause(ports, actor, command.repo, "unpause", null);
     return { name: "unpause", repo: command.repo };
   },

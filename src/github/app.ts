@@ -10,6 +10,7 @@ import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
+import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
 import { KeyedLock, SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
 
@@ -32,6 +33,8 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   answerRetryDelayMs?: number;
   /** GitHub announced activity on a repository (src/github/doorbell.ts): the notifier reads its log early. */
   onRepositoryActivity?: (repository: Repo) => Promise<void>;
+  /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
+  relays?: RelayAnswersDeps;
 }
 
 type CommentContext = Context<"issue_comment.created">;
@@ -49,6 +52,14 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
       await handleComment(context, deps, summaries);
     });
     if (deps.onRepositoryActivity) registerDoorbell(app, deps.onRepositoryActivity);
+    if (deps.relays) {
+      registerRelayAnswers(app, deps.relays, {
+        appSlug: deps.appSlug,
+        writes: deps.writes,
+        summaries,
+        ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
+      });
+    }
   };
 }
 
@@ -90,6 +101,7 @@ export async function handleComment(
 
   let outcome: CommandOutcome;
   let body: string;
+  let summaryAt = new Date();
   let delivery: Delivery;
   const deliver = () =>
     attemptDelivery(() =>
@@ -104,6 +116,7 @@ export async function handleComment(
       parsed.kind === "refused"
         ? refuse(parsed.error, actor, { ...deps, logger: log })
         : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
+    summaryAt = new Date();
     body = renderSummary(
       {
         marker: SUMMARY_MARKER,
@@ -111,7 +124,7 @@ export async function handleComment(
         author: actor.display,
         commentUrl: comment.html_url,
         outcome,
-        at: new Date(),
+        at: summaryAt,
         ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
       },
       markdownFormat(deps.appSlug),
@@ -123,8 +136,33 @@ export async function handleComment(
   }
   await seen;
 
+  // Where the answer is, for the merge queue's answer to a relay to be shown there too.
+  const presented = async () => {
+    const relays = deps.relays;
+    if (!relays) return;
+    try {
+      await relays.follower.summaryWritten(place.repo, place.number);
+      const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
+      if (!relayId) return;
+      const presentation: GitHubPresentation = {
+        installationId: context.payload.installation?.id ?? 0,
+        repository: place.repo.fullName,
+        number: place.number,
+        typed: parsed.typed,
+        author: author.login,
+        commentId: comment.id,
+        commentUrl: comment.html_url,
+        at: summaryAt.toISOString(),
+      };
+      await relays.follower.presented(relayId, presentation);
+    } catch (error) {
+      log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
+    }
+  };
+
   if (delivery.ok) {
     await reactions.add(outcome.ok ? "+1" : "confused");
+    await presented();
     return;
   }
   // The command ran (or was refused) but nobody can read its answer: say so, and why, in the log.
@@ -151,6 +189,7 @@ export async function handleComment(
   if (!outcome.ok) return;
   await reactions.add("+1");
   if (confused !== null) await reactions.remove(confused);
+  await presented();
 }
 
 type Delivery = { ok: true } | { ok: false; error: unknown };

@@ -53,6 +53,14 @@ export class Installations {
     return ANNOUNCING_EVENTS.every((e) => events.includes(e));
   }
 
+  /** GraphQL as the repository's installation (GitHub's own merge queue). */
+  async graphql(
+    repo: Repo,
+  ): Promise<(query: string, variables: Record<string, unknown>) => Promise<unknown>> {
+    const octokit = await this.probot.auth((await this.of(repo)).id);
+    return (query, variables) => octokit.graphql(query, variables);
+  }
+
   /** The commands' GitHub gateway, acting as the repository's installation. */
   gateway(writes: GitHubWrites): GitHubGateway {
     return octokitGateway(

@@ -1,5 +1,6 @@
 export { branchesSchema } from "./branches.schema.js";
 export { MergeQueueClient, type MergeQueueClientOptions } from "./client.js";
+export { type CommandAnswer, type CommandAnswerKind, classifyCommandAnswer } from "./command-answer.js";
 export {
   formatFieldPath,
   isMergeQueueError,

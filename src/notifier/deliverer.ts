@@ -355,7 +355,7 @@ export class Deliverer {
     let posted: PostedMessage;
     if (!threaded(row)) {
       const pausedBy = isPauseEvent(row.eventType) ? await this.pausedBy(row.repository, event) : undefined;
-      const message = render.event(event, null, pausedBy ? { ...ctx, pausedBy } : ctx);
+      const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
       await this.record(row, posted);
     } else {
@@ -424,14 +424,22 @@ export class Deliverer {
    * Who paused or unpaused through Yardmaster, if this pause event is theirs: same action, same
    * reason, close in time. The merge queue itself records only the app's account.
    */
-  private async pausedBy(repository: Repo, event: LogEvent): Promise<string | undefined> {
+  private async pausedBy(
+    repository: Repo,
+    event: LogEvent,
+  ): Promise<Pick<NotificationContext, "pausedBy" | "resumesAt" | "scheduled"> | undefined> {
     const attribution = await this.deps.store.getPauseAttribution(repository);
     if (!attribution) return undefined;
     const action = event.type === "queue.pause.delete" ? "unpause" : "pause";
     const reason = (event.metadata as { reason?: unknown } | null)?.reason;
     const close = Math.abs(attribution.at.getTime() - Date.parse(event.received_at)) <= ATTRIBUTION_WINDOW_MS;
     const same = attribution.action === action && (action === "unpause" || attribution.reason === reason);
-    return close && same ? attribution.actor : undefined;
+    if (!close || !same) return undefined;
+    return {
+      pausedBy: attribution.actor,
+      ...(attribution.resumesAt ? { resumesAt: attribution.resumesAt } : {}),
+      ...(attribution.scheduled ? { scheduled: true } : {}),
+    };
   }
 }
 

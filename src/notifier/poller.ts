@@ -12,12 +12,15 @@ import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
+import type { PersonalNotices } from "./personal-notices.js";
 import { groupOf, route, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {
   store: Store;
   mergeQueue: MergeQueueClient;
   deliverer: Deliverer;
+  /** Who hears about an event in a direct message (personal notices); none without it. */
+  personal?: PersonalNotices;
   /** Between two reads of a repository while it is active, or always without the doorbell. */
   intervalMs: number;
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
@@ -175,6 +178,7 @@ export class Poller {
     const { store, logger, metrics } = this.deps;
     const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
     const limit = this.deps.concurrency ?? 16;
+    await this.deps.personal?.refreshGroups();
     for (;;) {
       const claimed = await store.claimPolls({
         owner: this.deps.owner,
@@ -287,7 +291,7 @@ export class Poller {
 
   /** Reads the repository's log since its cursor and hands the new events to the outbox. */
   private async read(repository: Repo): Promise<number> {
-    const { store, metrics, deliverer } = this.deps;
+    const { store, metrics, deliverer, personal } = this.deps;
     const subs = await store.listSubscriptions({ repository });
     if (subs.length === 0) return 0;
     const now = this.now();
@@ -301,7 +305,7 @@ export class Poller {
     const events: LogEvent[] = [];
     for await (const event of this.deps.mergeQueue.iterateEvents(repository, {
       receivedFrom: cursor.receivedFrom,
-      eventTypes: wantedEventTypes(subs),
+      eventTypes: wantedEventTypes([...subs, { groups: (await personal?.wantedGroups()) ?? [] }]),
       perPage: 100,
     })) {
       events.push(event);
@@ -318,6 +322,8 @@ export class Poller {
         continue;
       }
       for (const channel of route(event, subs)) await deliverer.enqueue(channel, repository, event);
+      for (const person of (await personal?.route(repository, event)) ?? [])
+        await deliverer.enqueue(person, repository, event);
     }
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;

@@ -1,4 +1,4 @@
-import { formatTime } from "../commands/present.js";
+import { formatTime, resumesText } from "../commands/present.js";
 import { type LogEvent, parseEventMetadata } from "../merge-queue/index.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
@@ -167,18 +167,20 @@ export function describeEvent(event: LogEvent, ctx: NotificationContext): Descri
         | undefined;
       const verb = typed.type === "queue.pause.create" ? "paused" : "pause updated";
       const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
+      const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
       return {
-        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(m.reason ?? "")}`,
-        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${m.reason ?? ""}`,
+        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(m.reason ?? "")}${ends}`,
+        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${m.reason ?? ""}${ends}`,
         unpause: true,
       };
     }
     case "queue.pause.delete": {
       const by = typed.metadata.deleted_by as { name?: string } | undefined;
       const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
+      const how = ctx.scheduled ? "resumed as scheduled" : "resumed";
       return {
-        line: `▶️ The merge queue of ${code(repoName)} was resumed${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
-        plain: `merge queue resumed${who ? ` by ${who}` : ""}`,
+        line: `▶️ The merge queue of ${code(repoName)} was ${how}${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
+        plain: `merge queue ${how}${who ? ` by ${who}` : ""}`,
       };
     }
     default: {

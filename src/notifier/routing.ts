@@ -1,4 +1,4 @@
-import type { EventGroup } from "../commands/subscribe.js";
+import type { EventGroup } from "../commands/event-groups.js";
 import { isKnownEventType, type LogEvent } from "../merge-queue/index.js";
 import type { Subscription } from "../store/index.js";
 import { matchesGlob } from "./glob.js";
@@ -34,8 +34,13 @@ export function isPauseEvent(eventType: string): boolean {
   return groupOf(eventType) === "pause";
 }
 
-/** The event types some subscription of a repository wants: what the poller asks the log for. */
-export function wantedEventTypes(subscriptions: readonly Subscription[]): string[] {
+/**
+ * The event types some subscription of a repository (or a person's notices) wants: what the poller
+ * asks the log for.
+ */
+export function wantedEventTypes<S extends { groups: readonly string[] }>(
+  subscriptions: readonly S[],
+): string[] {
   const types = new Set<string>();
   for (const s of subscriptions) {
     for (const group of s.groups) {

@@ -48,7 +48,16 @@ export interface NotificationPoster {
   ): Promise<Map<number, PostedMessage>>;
 }
 
-const CHANNEL_GONE = new Set(["channel_not_found", "not_in_channel", "is_archived", "channel_is_archived"]);
+const CHANNEL_GONE = new Set([
+  "channel_not_found",
+  "not_in_channel",
+  "is_archived",
+  "channel_is_archived",
+  // A person's direct messages (conversations.open): the person is gone or cannot be written to.
+  "user_not_found",
+  "user_disabled",
+  "cannot_dm_bot",
+]);
 
 function translate(error: unknown, method: string): SlackDeliveryError {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
@@ -85,42 +94,32 @@ async function call<T>(method: string, work: () => Promise<T>): Promise<T> {
  * RateLimited with Slack's Retry-After (parsed by the WebClient) and the method, and the deliverer holds
  * only what the limit names (docs/notifications.md). The WebClient retries 5xx and network errors.
  */
-export function webApiPoster(options: {
-  token: string;
-  apiUrl: string;
-  retries?: number;
-}): NotificationPoster {
-  const client = new webApi.WebClient(options.token, {
-    slackApiUrl: options.apiUrl,
-    // The WebClient's own waiting on a 429 would pause its whole queue, every channel's posts with it.
-    rejectRateLimitedCalls: true,
-    // Each attempt gives up after SLACK_CALL_TIMEOUT_MS: a call with its retries ends well within the
-    // channel's lease (DELIVERY_LEASE_MS, renewed between calls).
-    timeout: SLACK_CALL_TIMEOUT_MS,
-    retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
-    logLevel: webApi.LogLevel.ERROR,
-  });
-  const metadataOf = (message: {
-    metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
-  }) =>
+export function webApiPoster(
+  options: PosterOptions,
+): NotificationPoster & { openDirect(slackUserId: string): Promise<string> } {
+  const client = notifierClient(options);
+  const metadataOf = (message: HistoryMessage) =>
     message.metadata?.event_type === METADATA_EVENT_TYPE
       ? Number(message.metadata.event_payload?.event_id)
       : Number.NaN;
 
   return {
-    async post(message) {
-      const result = await call("chat.postMessage", () =>
-        client.chat.postMessage({
-          channel: message.channel,
-          text: message.text,
-          blocks: message.blocks as never,
-          unfurl_links: false,
-          unfurl_media: false,
-          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-          metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { event_id: message.eventId } },
-        }),
+    /** The app's direct-message conversation with a person (`conversations.open`, scope `im:write`). */
+    async openDirect(slackUserId) {
+      const result = await call("conversations.open", () =>
+        client.conversations.open({ users: slackUserId }),
       );
-      return { ts: String(result.ts), threadTs: message.threadTs ?? null };
+      const id = result.channel?.id;
+      if (!id)
+        throw new SlackDeliveryError(SlackDeliveryErrorCode.Failed, "conversations.open gave no channel");
+      return id;
+    },
+    async post(message) {
+      const ts = await postMessage(client, message, {
+        event_type: METADATA_EVENT_TYPE,
+        event_payload: { event_id: message.eventId },
+      });
+      return { ts, threadTs: message.threadTs ?? null };
     },
     async update(message) {
       await call("chat.update", () =>
@@ -134,36 +133,127 @@ export function webApiPoster(options: {
     },
     async findPosted(channel, { oldest, threadTs }) {
       const found = new Map<number, PostedMessage>();
-      const oldestTs = (oldest.getTime() / 1000).toFixed(6);
-      let cursor: string | undefined;
-      do {
-        const page = await call(threadTs ? "conversations.replies" : "conversations.history", () =>
-          threadTs
-            ? client.conversations.replies({
-                channel,
-                ts: threadTs,
-                include_all_metadata: true,
-                limit: 200,
-                ...(cursor ? { cursor } : {}),
-              })
-            : client.conversations.history({
-                channel,
-                oldest: oldestTs,
-                include_all_metadata: true,
-                limit: 200,
-                ...(cursor ? { cursor } : {}),
-              }),
-        );
-        for (const m of page.messages ?? []) {
-          const id = metadataOf(m as never);
-          if (Number.isSafeInteger(id) && m.ts) {
-            const inThread = m.thread_ts && m.thread_ts !== m.ts ? m.thread_ts : null;
-            found.set(id, { ts: m.ts, threadTs: inThread });
-          }
+      for await (const m of history(client, channel, { oldest, ...(threadTs ? { threadTs } : {}) })) {
+        const id = metadataOf(m);
+        if (Number.isSafeInteger(id) && m.ts) {
+          const inThread = m.thread_ts && m.thread_ts !== m.ts ? m.thread_ts : null;
+          found.set(id, { ts: m.ts, threadTs: inThread });
         }
-        cursor = page.response_metadata?.next_cursor || undefined;
-      } while (cursor);
+      }
       return found;
     },
   };
+}
+
+export interface PosterOptions {
+  token: string;
+  apiUrl: string;
+  retries?: number;
+}
+
+/** What a weekly digest carries so that it can be found again after a crash. */
+export const DIGEST_METADATA_EVENT_TYPE = "yardmaster_digest";
+
+/** The digests' Slack calls: post one top-level message, and find one posted before a crash. */
+export interface DigestPoster {
+  post(message: { channel: string; text: string; blocks: unknown[]; key: string }): Promise<string>;
+  /** The ts of the digest with this key posted in the channel since `oldest`, or null. */
+  find(channel: string, key: string, oldest: Date): Promise<string | null>;
+}
+
+export function webApiDigestPoster(options: PosterOptions): DigestPoster {
+  const client = notifierClient(options);
+  return {
+    async post(message) {
+      return postMessage(client, message, {
+        event_type: DIGEST_METADATA_EVENT_TYPE,
+        event_payload: { key: message.key },
+      });
+    },
+    async find(channel, key, oldest) {
+      for await (const m of history(client, channel, { oldest })) {
+        const metadata = m.metadata;
+        if (
+          metadata?.event_type === DIGEST_METADATA_EVENT_TYPE &&
+          metadata.event_payload?.key === key &&
+          m.ts
+        )
+          return m.ts;
+      }
+      return null;
+    },
+  };
+}
+
+/** Posts a message (links not unfurled) with the metadata that finds it again; its ts. */
+async function postMessage(
+  client: webApi.WebClient,
+  message: { channel: string; text: string; blocks: unknown[]; threadTs?: string },
+  metadata: { event_type: string; event_payload: Record<string, string | number> },
+): Promise<string> {
+  const result = await call("chat.postMessage", () =>
+    client.chat.postMessage({
+      channel: message.channel,
+      text: message.text,
+      blocks: message.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+      ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      metadata,
+    }),
+  );
+  return String(result.ts);
+}
+
+interface HistoryMessage {
+  ts?: string;
+  thread_ts?: string;
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+}
+
+/**
+ * A channel's top-level messages since `oldest`, or a thread's messages, with their metadata, page
+ * after page (200 a page).
+ */
+async function* history(
+  client: webApi.WebClient,
+  channel: string,
+  where: { oldest: Date; threadTs?: string },
+): AsyncGenerator<HistoryMessage> {
+  const { threadTs } = where;
+  let cursor: string | undefined;
+  do {
+    const page = await call(threadTs ? "conversations.replies" : "conversations.history", () =>
+      threadTs
+        ? client.conversations.replies({
+            channel,
+            ts: threadTs,
+            include_all_metadata: true,
+            limit: 200,
+            ...(cursor ? { cursor } : {}),
+          })
+        : client.conversations.history({
+            channel,
+            oldest: (where.oldest.getTime() / 1000).toFixed(6),
+            include_all_metadata: true,
+            limit: 200,
+            ...(cursor ? { cursor } : {}),
+          }),
+    );
+    yield* (page.messages ?? []) as HistoryMessage[];
+    cursor = page.response_metadata?.next_cursor || undefined;
+  } while (cursor);
+}
+
+function notifierClient(options: PosterOptions): webApi.WebClient {
+  return new webApi.WebClient(options.token, {
+    slackApiUrl: options.apiUrl,
+    // The WebClient's own waiting on a 429 would pause its whole queue, every channel's posts with it.
+    rejectRateLimitedCalls: true,
+    // Each attempt gives up after SLACK_CALL_TIMEOUT_MS: a call with its retries ends well within the
+    // channel's lease (DELIVERY_LEASE_MS, renewed between calls).
+    timeout: SLACK_CALL_TIMEOUT_MS,
+    retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    logLevel: webApi.LogLevel.ERROR,
+  });
 }

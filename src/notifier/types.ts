@@ -28,6 +28,10 @@ export interface NotificationContext {
   now: Date;
   /** For a pause event: the person who paused or unpaused through Yardmaster, when known. */
   pausedBy?: string;
+  /** For their pause: when it ends by itself (a timed pause). */
+  resumesAt?: Date;
+  /** For their unpause: it was a timed pause ending as scheduled. */
+  scheduled?: boolean;
 }
 
 /** How notifications look (src/notifier/render-notification.ts). */

@@ -27,15 +27,30 @@ export interface Settings {
   oauth: { clientId: string; clientSecret: string } | null;
   /** null: the Slack surface is off. */
   slack: { botToken: string; signingSecret: string; apiUrl: string } | null;
-  mergeQueue: { apiUrl: string; token: string; commandPrefix: string };
+  mergeQueue: {
+    /** MERGE_QUEUE_PROVIDER: which merge queue the commands drive. */
+    provider: "mergify" | "github" | "auto";
+    apiUrl: string;
+    /** "" when the provider is GitHub's queue and no key is set. */
+    token: string;
+    commandPrefix: string;
+    /** The merge queue's bot, whose comments answer relayed commands. */
+    botLogin: string;
+    /** How long a relayed command's answer is followed. */
+    followSeconds: number;
+  };
   database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
   pollIntervalSeconds: number;
   /** Seconds between two reads of an idle repository whose activity GitHub announces (the doorbell). */
   pollIdleSeconds: number;
+  /** Where weekly digests are posted on Monday at 09:00 (DIGEST_TIME_ZONE). */
+  digestTimeZone: string;
   publicUrl: string;
   port: number;
   host: string;
   logLevel: LogLevel;
+  /** Whether the start logs the setup check once listening (SETUP_CHECK_ON_START). */
+  setupCheckOnStart: boolean;
   /** How long a graceful stop waits for in-flight work (SHUTDOWN_TIMEOUT_SECONDS). */
   shutdownTimeoutSeconds: number;
 }
@@ -100,8 +115,9 @@ export function readSettings(
     if (state.state === "on") on.add(surface.group);
   }
   for (const name of SETTING_NAMES) {
-    const { required, meaning } = spec(name);
-    if (required && !isSet(name)) problems.push(`${name} is required (${meaning})`);
+    const { required, optionalWhen, meaning } = spec(name);
+    const excused = optionalWhen !== undefined && env[optionalWhen.setting]?.trim() === optionalWhen.is;
+    if (required && !excused && !isSet(name)) problems.push(`${name} is required (${meaning})`);
   }
   for (const name of SETTING_NAMES) {
     const { or } = spec(name);
@@ -118,6 +134,12 @@ export function readSettings(
   }
   if (on.has("github") && privateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) {
     problems.push("PRIVATE_KEY is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)");
+  }
+
+  if (parsed.success && parsed.data.MERGE_QUEUE_PROVIDER !== "mergify" && !on.has("github")) {
+    problems.push(
+      `MERGE_QUEUE_PROVIDER=${parsed.data.MERGE_QUEUE_PROVIDER} needs the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): it acts on GitHub's merge queue`,
+    );
   }
 
   if (
@@ -158,8 +180,11 @@ export function readSettings(
         : null,
       mergeQueue: {
         apiUrl: e.MERGE_QUEUE_API_URL,
-        token: e.MERGE_QUEUE_API_TOKEN as string,
+        provider: e.MERGE_QUEUE_PROVIDER,
+        token: e.MERGE_QUEUE_API_TOKEN ?? "",
         commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
+        botLogin: e.MERGE_QUEUE_BOT_LOGIN,
+        followSeconds: e.RELAY_FOLLOW_SECONDS,
       },
       database: e.DATABASE_URL.startsWith("sqlite:")
         ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }
@@ -167,10 +192,12 @@ export function readSettings(
       pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
       // Only the default can be below the interval (checked above): it then follows the interval.
       pollIdleSeconds: Math.max(e.POLL_IDLE_SECONDS, e.POLL_INTERVAL_SECONDS),
+      digestTimeZone: e.DIGEST_TIME_ZONE,
       publicUrl: e.PUBLIC_URL,
       port: e.PORT,
       host: e.HOST,
       logLevel: e.LOG_LEVEL,
+      setupCheckOnStart: e.SETUP_CHECK_ON_START,
       shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     },
     permissionOverrides: overrides,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaulted, httpUrl, optional, port, seconds } from "./values.js";
+import { defaulted, flag, httpUrl, optional, port, seconds, timeZone } from "./values.js";
 
 /**
  * Every environment variable Yardmaster reads, in one table. The environment's schema, the surfaces
@@ -42,7 +42,7 @@ export const GROUPS = {
     note: "The GitHub App's OAuth client, from its settings page.",
     surface: { name: "identity linking", log: "identity linking", whenOff: "/mq login is unavailable" },
   },
-  "merge-queue": { title: "The merge queue (Mergify)" },
+  "merge-queue": { title: "The merge queue (Mergify, or GitHub's own)" },
   store: { title: "Storage" },
   notifier: { title: "Notifier" },
   server: { title: "HTTP server and logs" },
@@ -65,6 +65,8 @@ export interface Setting {
   or?: string;
   /** The start refuses to run without it. */
   required?: boolean;
+  /** Not required after all while another setting has this value. */
+  optionalWhen?: { setting: string; is: string; why: string };
   /** Never logged: the logger redacts it by name. */
   secret: boolean;
   /** One line: what it is. */
@@ -155,6 +157,16 @@ export const SETTINGS = {
     secret: true,
     meaning: "a client secret generated for it",
   }),
+  MERGE_QUEUE_PROVIDER: setting({
+    ...defaulted(
+      "mergify",
+      z.enum(["mergify", "github", "auto"], { error: "must be mergify, github or auto" }),
+    ),
+    group: "merge-queue",
+    secret: false,
+    meaning:
+      "which merge queue the commands drive: mergify, github (GitHub's own merge queue, through the GitHub App), or auto (GitHub's where the branch has one, otherwise Mergify)",
+  }),
   MERGE_QUEUE_API_URL: setting({
     ...defaulted("https://api.mergify.com/v1", httpUrl),
     group: "merge-queue",
@@ -165,6 +177,11 @@ export const SETTINGS = {
     ...optional(z.string()),
     group: "merge-queue",
     required: true,
+    optionalWhen: {
+      setting: "MERGE_QUEUE_PROVIDER",
+      is: "github",
+      why: "GitHub's own merge queue needs no key: the GitHub App acts",
+    },
     secret: true,
     meaning: "the merge-queue API key",
   }),
@@ -176,6 +193,25 @@ export const SETTINGS = {
     group: "merge-queue",
     secret: false,
     meaning: "how relayed queue, dequeue and requeue comments address the merge queue",
+  }),
+  MERGE_QUEUE_BOT_LOGIN: setting({
+    ...defaulted(
+      "mergify[bot]",
+      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/, {
+        error: "must be a GitHub login, e.g. mergify[bot]",
+      }),
+    ),
+    group: "merge-queue",
+    secret: false,
+    meaning:
+      "the GitHub login of the merge queue's bot, whose comments answer relayed commands (read, never run as commands)",
+  }),
+  RELAY_FOLLOW_SECONDS: setting({
+    ...defaulted("600", seconds(86_400)),
+    group: "merge-queue",
+    secret: false,
+    meaning:
+      "how long after relaying a command Yardmaster follows the merge queue's answer to it in the thread (a Slack answer can be followed up for 30 minutes at most)",
   }),
   DATABASE_URL: setting({
     ...defaulted(
@@ -205,6 +241,14 @@ export const SETTINGS = {
     meaning:
       "seconds between two reads of a repository with no activity in 10 minutes, where GitHub announces its activity to the app (check_run and pull_request events; elsewhere every POLL_INTERVAL_SECONDS); at least POLL_INTERVAL_SECONDS",
   }),
+  DIGEST_TIME_ZONE: setting({
+    ...defaulted("UTC", timeZone),
+    group: "notifier",
+    secret: false,
+    meaning:
+      "the workspace's time zone (IANA): weekly digests (/mq subscribe <repo> digest=weekly) are posted on Monday at 09:00 there",
+    example: "Europe/Paris",
+  }),
   PUBLIC_URL: setting({
     ...defaulted("http://localhost:3000", httpUrl),
     group: "server",
@@ -230,6 +274,13 @@ export const SETTINGS = {
     group: "server",
     secret: false,
     meaning: `how much is logged: ${LOG_LEVELS.join(", ")}`,
+  }),
+  SETUP_CHECK_ON_START: setting({
+    ...defaulted("true", flag),
+    group: "server",
+    secret: false,
+    meaning:
+      "whether npm start logs the setup check (npm run doctor) once it listens; false skips its calls to GitHub, Slack and the merge queue",
   }),
   SHUTDOWN_TIMEOUT_SECONDS: setting({
     ...defaulted("10", seconds(600)),

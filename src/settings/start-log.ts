@@ -17,7 +17,14 @@ export function describeSurfaces(settings: Settings): string[] {
     if (on[s.group]) return `${s.log} on`;
     return `${s.log} off (${surfaceSettings(s.group)} unset)${s.whenOff ? `: ${s.whenOff}` : ""}`;
   });
-  return [...lines, `merge queue at ${settings.mergeQueue.apiUrl}`, `store: ${settings.database.kind}`];
+  const { provider, apiUrl } = settings.mergeQueue;
+  const queue =
+    provider === "github"
+      ? "merge queue: GitHub's own (GraphQL, as the GitHub App)"
+      : provider === "auto"
+        ? `merge queue: GitHub's own where a branch has one, otherwise Mergify at ${apiUrl}`
+        : `merge queue at ${apiUrl}`;
+  return [...lines, queue, `store: ${settings.database.kind}`];
 }
 
 const required = SETTING_NAMES.filter((name) => (SETTINGS[name] as Setting).required);

@@ -35,3 +35,21 @@ export const seconds = (max: number) =>
     .number({ error: "must be a number" })
     .positive({ error: "must be a positive number of seconds" })
     .max(max, { error: `must be at most ${max}` });
+
+/** An IANA time zone this Node.js knows ("Europe/Paris", "UTC"). */
+export const timeZone = z.string().refine(
+  (zone) => {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: zone });
+      return zone !== "";
+    } catch {
+      return false;
+    }
+  },
+  { error: 'must be an IANA time zone, e.g. "Europe/Paris" or "UTC"' },
+);
+/** "true" or "false" (any case), as a boolean. */
+export const flag = z
+  .string()
+  .regex(/^(true|false)$/i, { error: "must be true or false" })
+  .transform((v) => v.toLowerCase() === "true");

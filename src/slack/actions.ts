@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { ButtonCommand } from "../commands/description.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import { readNotify } from "../commands/notify.js";
+import { notifyWords } from "../commands/notify-change.js";
 import { branchSchema } from "../merge-queue/index.js";
 import { Repo } from "../repo.js";
 
@@ -13,6 +15,11 @@ export const ACTION_IDS = {
   unpause: "mq.unpause",
   requeue: "mq.requeue",
   refresh: "mq.refresh",
+  // The Home tab's buttons.
+  dequeue: "mq.dequeue",
+  notify: "mq.notify",
+  login: "mq.login",
+  logout: "mq.logout",
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
@@ -26,6 +33,11 @@ const VALUE_SCHEMAS = {
   [ACTION_IDS.unpause]: z.strictObject({ r: repoField }),
   [ACTION_IDS.requeue]: z.strictObject({ r: repoField, p: pullField }),
   [ACTION_IDS.refresh]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
+  [ACTION_IDS.dequeue]: z.strictObject({ r: repoField, p: pullField }),
+  /** The words of `/mq notify` the button stands for. */
+  [ACTION_IDS.notify]: z.strictObject({ w: z.string().max(400) }),
+  [ACTION_IDS.login]: z.strictObject({}),
+  [ACTION_IDS.logout]: z.strictObject({}),
 } as const;
 
 /** The command each button stands for, for the message that refuses a value. */
@@ -33,6 +45,10 @@ const COMMAND_OF: Record<ActionId, ButtonCommand["name"]> = {
   [ACTION_IDS.unpause]: "unpause",
   [ACTION_IDS.requeue]: "requeue",
   [ACTION_IDS.refresh]: "status",
+  [ACTION_IDS.dequeue]: "dequeue",
+  [ACTION_IDS.notify]: "notify",
+  [ACTION_IDS.login]: "login",
+  [ACTION_IDS.logout]: "logout",
 };
 
 /**
@@ -58,12 +74,10 @@ export function refreshValue(repo: Repo, branch?: string): string {
 /** The action id a button that runs this command carries. */
 export function actionIdOf(command: ButtonCommand): ActionId {
   switch (command.name) {
-    case "unpause":
-      return ACTION_IDS.unpause;
-    case "requeue":
-      return ACTION_IDS.requeue;
     case "status":
       return ACTION_IDS.refresh;
+    default:
+      return ACTION_IDS[command.name];
   }
 }
 
@@ -73,9 +87,15 @@ export function buttonValue(command: ButtonCommand): string {
     case "unpause":
       return unpauseValue(command.repo);
     case "requeue":
+    case "dequeue":
       return requeueValue(command.repo, command.pull);
     case "status":
       return refreshValue(command.repo, command.branch);
+    case "notify":
+      return jsonSafe(JSON.stringify({ w: notifyWords(command.change) }));
+    case "login":
+    case "logout":
+      return "{}";
   }
 }
 
@@ -100,18 +120,37 @@ export function readAction(actionId: string, value: string): ButtonRead {
   }
   const parsed = VALUE_SCHEMAS[actionId].safeParse(json);
   if (!parsed.success) return refused(command);
-  const data: { r: string; p?: number; b?: string | undefined } = parsed.data;
-  const repo = Repo.from(data.r);
-  const read: ButtonCommand =
-    command === "requeue"
-      ? { name: "requeue", repo, pull: data.p as number }
-      : command === "unpause"
-        ? { name: "unpause", repo }
-        : data.b === undefined
-          ? { name: "status", repo }
-          : { name: "status", repo, branch: data.b };
+  let read: ButtonCommand;
+  try {
+    read = commandOf(command, parsed.data);
+  } catch {
+    return refused(command);
+  }
   if (buttonValue(read) !== value) return refused(command);
   return { kind: "command", command: read };
+}
+
+/** The command a button's value (parsed by its schema) stands for; throws when it stands for none. */
+function commandOf(command: ButtonCommand["name"], data: object): ButtonCommand {
+  const d = data as { r?: string; p?: number; b?: string | undefined; w?: string };
+  switch (command) {
+    case "login":
+    case "logout":
+      return { name: command };
+    case "notify": {
+      const words = (d.w ?? "").split(/\s+/).filter(Boolean);
+      return { name: "notify", change: readNotify(words) };
+    }
+    case "requeue":
+    case "dequeue":
+      return { name: command, repo: Repo.from(d.r ?? ""), pull: d.p as number };
+    case "unpause":
+      return { name: "unpause", repo: Repo.from(d.r ?? "") };
+    case "status":
+      return d.b === undefined
+        ? { name: "status", repo: Repo.from(d.r ?? "") }
+        : { name: "status", repo: Repo.from(d.r ?? ""), branch: d.b };
+  }
 }
 
 function isActionId(actionId: string): actionId is ActionId {

@@ -5,6 +5,10 @@ import { type Handler, pathOf, sendText } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
 import type { SlackNames, SlackNamesLookup } from "./names.js";
 
+/** The linking confirmation says once that personal notices are on (docs/notifications.md). */
+export const PERSONAL_NOTICES_ON =
+  "Yardmaster will now send you a direct message when one of your pull requests enters a merge queue, merges or leaves it (`/mq notify` shows and changes this; `/mq notify off` stops it).";
+
 export const OAUTH_CALLBACK_PATH = "/github/oauth/callback";
 
 export interface IdentityLinkingOptions {
@@ -20,6 +24,8 @@ export interface IdentityLinkingOptions {
   logger: Logger;
   /** What the linked Slack user and workspace are called (Slack's Web API); their ids without it. */
   slackNames?: SlackNamesLookup;
+  /** A Slack user was linked (their Home tab is refreshed). */
+  onLinked?: (person: { teamId: string; slackUserId: string }) => void;
   now?: () => Date;
 }
 
@@ -125,6 +131,7 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
         linkedAt: now,
       });
       options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
+      options.onLinked?.({ teamId: state.teamId, slackUserId: state.slackUserId });
       if (state.responseUrl) {
         await fetch(state.responseUrl, {
           method: "POST",
@@ -132,7 +139,7 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
           body: JSON.stringify({
             response_type: "ephemeral",
             replace_original: false,
-            text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}.`,
+            text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
           }),
           signal: AbortSignal.timeout(5_000),
         }).catch((error: unknown) =>

@@ -66,6 +66,7 @@ const LIST_LIMITS: Record<string, { items: number; sections: number }> = {
   branches: { items: 100, sections: 5 },
   subscriptions: { items: 50, sections: 5 },
   commands: { items: 50, sections: 5 },
+  setup: { items: 60, sections: 12 },
 };
 /** Within a batch: its pull requests, and its sub-batches. */
 const BATCH_LIMITS = { pulls: 5, subBatches: 5 };

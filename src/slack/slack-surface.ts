@@ -2,12 +2,15 @@ import { App, type BlockAction, type ButtonAction, HTTPReceiver, type RespondFn 
 import { COMMANDS, type Command } from "../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../commands/command.js";
 import { parseSlackCommand } from "../commands/parse.js";
+import type { RelayFollower } from "../commands/relay-follow.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
 import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
+import { HomeTab, type HomeTabDeps } from "./home-tab.js";
+import { registerSlackRelayAnswers, type SlackPresentation } from "./relay-answers.js";
 import {
   type RenderContext,
   renderErrorMessage,
@@ -29,8 +32,12 @@ export interface SlackSurfaceOptions {
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;
+  /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
+  relays?: RelayFollower;
   /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */
   track?: <T>(work: Promise<T>) => Promise<T>;
+  /** The Home tab's reads (it publishes through this surface's Web API client); none: no Home tab. */
+  home?: Omit<HomeTabDeps, "publish" | "store" | "logger">;
   /** Tests: skip Bolt's auth.test and its retries. */
   botId?: string;
   botUserId?: string;
@@ -61,8 +68,15 @@ function fieldOf(payload: object, name: string): string | undefined {
  * acknowledged at once, then answered through `response_url`. Errors and help are ephemeral; results
  * that change something are posted in the channel and name who ran them.
  */
-export function createSlackSurface(options: SlackSurfaceOptions): { handler: Handler; app: App } {
+export function createSlackSurface(options: SlackSurfaceOptions): {
+  handler: Handler;
+  app: App;
+  home: HomeTab | null;
+} {
   const { store, logger } = options;
+  if (options.relays) {
+    registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger });
+  }
   const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
@@ -82,6 +96,17 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
       ? { botId: options.botId, botUserId: options.botUserId, tokenVerificationEnabled: false }
       : {}),
   });
+
+  const home = options.home
+    ? new HomeTab({
+        ...options.home,
+        store,
+        logger,
+        publish: async (user, view) => {
+          await app.client.views.publish({ user_id: user, view });
+        },
+      })
+    : null;
 
   // What Bolt could not process (a payload it cannot read): logged with its reason, then answered by Bolt.
   app.error(async (error) => {
@@ -140,6 +165,18 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
       replace_original: replaceOriginal,
       ...message,
     });
+    const relayId = "relayId" in outcome.result ? outcome.result.relayId : null;
+    if (relayId && options.relays && actor.slack?.responseUrl) {
+      const presentation: SlackPresentation = {
+        responseUrl: actor.slack.responseUrl,
+        userId: actor.slack.userId,
+      };
+      try {
+        await options.relays.presented(relayId, presentation);
+      } catch (error) {
+        logger.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
+      }
+    }
   };
 
   /** Runs a command's work after its acknowledgement; never rejects, whatever the work or the answer does. */
@@ -188,10 +225,46 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     });
   });
 
+  app.event("app_home_opened", async ({ event, body }) => {
+    if (!home || event.tab !== "home") return;
+    const work = home
+      .publish(body.team_id, event.user)
+      .catch((error: unknown) => logger.warn({ err: error }, "could not publish a Home tab"));
+    await (options.track ? options.track(work) : work);
+  });
+
+  /** A button of the Home tab: the command runs as typed, then the tab is published with its answer on top. */
+  const homeClick = async (body: BlockAction<ButtonAction>, action: ButtonAction): Promise<void> => {
+    if (!home) return;
+    const teamId = body.team?.id ?? body.user.team_id ?? "";
+    const actor = await actorFor(teamId, body.user.id, "", "");
+    const read = readAction(action.action_id, action.value ?? "");
+    const outcome =
+      read.kind === "refused"
+        ? refuse(read.error, actor, { ...options.run, logger })
+        : await runCommand(read.command, actor, options.run);
+    const ctx: RenderContext = { now: new Date(), githubWebUrl: options.githubWebUrl };
+    const answer = outcome.ok
+      ? renderResultMessage(outcome.result, ctx)
+      : renderErrorMessage(outcome.error, ctx);
+    await home.publish(teamId, body.user.id, answer.blocks);
+  };
+
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^(${Object.values(ACTION_IDS).join("|").replace(/\./g, "\\.")})$`),
     async ({ ack, body, action, respond }) => {
       await ack();
+      if (
+        body.container?.type === "view" &&
+        body.view?.type === "home" &&
+        typeof body.user?.id === "string"
+      ) {
+        const work = homeClick(body, action).catch((error: unknown) =>
+          logger.error({ err: error }, "Home tab button failed unexpectedly"),
+        );
+        await (options.track ? options.track(work) : work);
+        return;
+      }
       const user = typeof body.user === "object" && body.user !== null ? body.user : undefined;
       const missing = [
         ...missingFields(body, ["response_url"]),
@@ -245,5 +318,5 @@ export function createSlackSurface(options: SlackSurfaceOptions): { handler: Han
     await guarded(req, res);
     return true;
   };
-  return { handler, app };
+  return { handler, app, home };
 }

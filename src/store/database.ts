@@ -41,6 +41,7 @@ type Time = ColumnType<Date | string, string, string>;
 type NullableTime = ColumnType<Date | string | null, string | null, string | null>;
 /** Written as JSON text; PostgreSQL (jsonb) hands it back parsed, SQLite as the text. */
 type Json = ColumnType<unknown, string, string>;
+type NullableJson = ColumnType<unknown, string | null, string | null>;
 /** A 64-bit integer: pg hands bigint back as a string (it may not fit a number), SQLite as a number. */
 type Int8 = ColumnType<number | string, number, number>;
 type NullableInt8 = ColumnType<number | string | null, number | null, number | null>;
@@ -72,6 +73,8 @@ export interface Tables {
     groups: TextList;
     created_by: string;
     created_at: Time;
+    digest: ColumnType<"weekly" | null, "weekly" | null | undefined, "weekly" | null>;
+    digest_since: ColumnType<Date | string | null, string | null | undefined, string | null>;
   };
   webhook_deliveries: { id: string; received_at: Time };
   leases: { name: string; owner: string; expires_at: Time };
@@ -116,8 +119,64 @@ export interface Tables {
     actor: string;
     surface: "github" | "slack";
     at: Time;
+    resumes_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+    /** 1: an unpause made by the schedule of a timed pause. */
+    scheduled: ColumnType<number, number | undefined, number>;
+  };
+  scheduled_unpauses: {
+    repository_key: string;
+    repository: string;
+    reason: string;
+    resumes_at: Time;
+    scheduled_by: string;
+    surface: "github" | "slack";
+    created_at: Time;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
   };
   slack_signatures: { signature: string; seen_at: Time };
+  digests: {
+    channel_id: string;
+    repository_key: string;
+    week: string;
+    claimed_by: string;
+    claimed_at: Time;
+    claimed_until: Time;
+    sent_at: NullableTime;
+    message_ts: string | null;
+  };
+  stats_days: { repository_key: string; day: string; facts: Json; computed_at: Time };
+  relays: {
+    id: string;
+    repository_key: string;
+    repository: string;
+    pull_request: Int8;
+    command_name: string;
+    surface: "github" | "slack";
+    relayed_at: Time;
+    deadline: Time;
+    relay: Json;
+    presentation: NullableJson;
+    answer_comment_id: NullableInt8;
+    answer_body: string | null;
+    answer_url: string | null;
+    answer_at: NullableTime;
+    answer_version: ColumnType<number, number | undefined, number>;
+    applied_version: ColumnType<number, number | undefined, number>;
+    superseded: ColumnType<number, number | undefined, number>;
+    apply_owner: string | null;
+    apply_until: NullableTime;
+  };
+  notice_preferences: {
+    team_id: string;
+    slack_user_id: string;
+    /** 1: personal notices on. */
+    enabled: number;
+    groups: TextList;
+    /** Muted repositories (`owner/repo`, as given). */
+    muted: TextList;
+    updated_at: Time;
+  };
   poll_schedule: {
     repository_key: string;
     repository: string;

@@ -2,12 +2,13 @@ export { type Database, type DatabaseSettings, openDatabase, type Tables } from 
 export { KyselyStore } from "./kysely-store.js";
 export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
-export { openStore } from "./open-store.js";
+export { openStore, openStoreAsIs } from "./open-store.js";
 export {
   type Backoff,
   type ClaimedPoll,
   DELIVERY_RETENTION_MS,
   type IdentityLink,
+  type NoticePreferences,
   type NotificationClaim,
   type OAuthState,
   type PauseAttribution,
@@ -17,6 +18,7 @@ export {
   type PollReason,
   type PollSchedule,
   PRUNE_INTERVAL_MS,
+  type ScheduledUnpause,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
   SLACK_SIGNATURE_RETENTION_MS,

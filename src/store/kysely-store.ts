@@ -6,7 +6,10 @@ import {
   type Backoff,
   type ClaimedPoll,
   DELIVERY_RETENTION_MS,
+  type DigestClaim,
+  type DigestKey,
   type IdentityLink,
+  type NoticePreferences,
   type NotificationClaim,
   type OAuthState,
   type OutboxChannelStats,
@@ -16,6 +19,10 @@ import {
   type PollCursor,
   type PollSchedule,
   PRUNE_INTERVAL_MS,
+  RELAY_RETENTION_MS,
+  type RelayAnswerComment,
+  type RelayRecord,
+  type ScheduledUnpause,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
   SLACK_SIGNATURE_RETENTION_MS,
@@ -39,6 +46,7 @@ export class KyselyStore implements Store {
   #lastOAuthStatePrune: number | undefined;
   #lastNotificationPrune: number | undefined;
   #lastSignaturePrune: number | undefined;
+  #lastRelayPrune: number | undefined;
 
   /** Use `openStore`, which migrates the database first. */
   constructor(database: Database) {
@@ -73,6 +81,24 @@ export class KyselyStore implements Store {
     this.#database.checkFile();
     await sql`SELECT max(version) FROM schema_migrations`.execute(this.#db);
     await inTransaction(this.#database, async () => {});
+  }
+
+  async appliedMigrations(): Promise<number[]> {
+    // Whether the bookkeeping table exists where the queries look (PostgreSQL: on the search path).
+    const exists =
+      this.kind === "sqlite"
+        ? sql<{
+            found: number;
+          }>`SELECT count(*) AS found FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+        : sql<{
+            found: number;
+          }>`SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN 0 ELSE 1 END AS found`;
+    const { rows } = await exists.execute(this.#db);
+    if (Number(rows[0]?.found ?? 0) === 0) return [];
+    const applied = await sql<{
+      version: number | string;
+    }>`SELECT version FROM schema_migrations ORDER BY version`.execute(this.#db);
+    return applied.rows.map((r) => Number(r.version));
   }
 
   async close(): Promise<void> {
@@ -116,6 +142,53 @@ export class KyselyStore implements Store {
     return deleted !== undefined;
   }
 
+  async listLinksByGithubLogin(githubLogin: string): Promise<IdentityLink[]> {
+    const rows = await this.#db
+      .selectFrom("identity_links")
+      .selectAll()
+      .where(sql`lower(github_login)`, "=", githubLogin.toLowerCase())
+      .orderBy(this.#v.bytewise("team_id"))
+      .orderBy(this.#v.bytewise("slack_user_id"))
+      .execute();
+    return rows.map(toLink);
+  }
+
+  // Personal notices
+
+  async getNoticePreferences(teamId: string, slackUserId: string): Promise<NoticePreferences | null> {
+    const row = await this.#db
+      .selectFrom("notice_preferences")
+      .selectAll()
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .executeTakeFirst();
+    return row ? toNoticePreferences(row, this.#v) : null;
+  }
+
+  async putNoticePreferences(p: NoticePreferences): Promise<void> {
+    const values = {
+      enabled: p.enabled ? 1 : 0,
+      groups: this.#v.writeList(p.groups),
+      muted: this.#v.writeList(p.mutedRepositories.map((r) => r.fullName)),
+      updated_at: time(p.updatedAt),
+    };
+    await this.#db
+      .insertInto("notice_preferences")
+      .values({ team_id: p.teamId, slack_user_id: p.slackUserId, ...values })
+      .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
+      .execute();
+  }
+
+  async listNoticePreferences(): Promise<NoticePreferences[]> {
+    const rows = await this.#db
+      .selectFrom("notice_preferences")
+      .selectAll()
+      .orderBy(this.#v.bytewise("team_id"))
+      .orderBy(this.#v.bytewise("slack_user_id"))
+      .execute();
+    return rows.map((row) => toNoticePreferences(row, this.#v));
+  }
+
   // OAuth states
 
   async createOAuthState(state: OAuthState): Promise<void> {
@@ -156,10 +229,13 @@ export class KyselyStore implements Store {
   // Subscriptions
 
   async putSubscription(sub: Subscription): Promise<{ created: boolean }> {
+    const digest = sub.digest?.cadence ?? null;
+    const since = time(sub.digest?.since ?? sub.createdAt);
     const values = {
       repository: sub.repository.fullName,
       branch_glob: sub.branchGlob,
       groups: this.#v.writeList(sub.groups),
+      digest,
     };
     // Insert, or else update: the primary key decides which, also between replicas subscribing at once.
     const created = await inTransaction(this.#database, async (tx) => {
@@ -170,6 +246,7 @@ export class KyselyStore implements Store {
           repository_key: sub.repository.key,
           team_id: sub.teamId,
           ...values,
+          digest_since: digest ? since : null,
           created_by: sub.createdBy,
           created_at: time(sub.createdAt),
         })
@@ -191,7 +268,12 @@ export class KyselyStore implements Store {
       await tx
         .updateTable("subscriptions")
         // A subscribe that does not know its team keeps the one recorded.
-        .set(sub.teamId === null ? values : { ...values, team_id: sub.teamId })
+        .set({
+          ...values,
+          ...(sub.teamId === null ? {} : { team_id: sub.teamId }),
+          // A digest asked for again keeps the time it was first asked for.
+          digest_since: digest ? sql<string>`COALESCE(digest_since, ${since})` : null,
+        })
         .where("channel_id", "=", sub.channelId)
         .where("repository_key", "=", sub.repository.key)
         .execute();
@@ -586,6 +668,18 @@ export class KyselyStore implements Store {
     return row ? toThread(row, this.#v) : null;
   }
 
+  async listThreadsOfRepository(repository: Repo, channelPrefix: string): Promise<ThreadRecord[]> {
+    const rows = await this.#db
+      .selectFrom("threads")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .where(sql<string>`substr(channel_id, 1, ${channelPrefix.length})`, "=", channelPrefix)
+      .orderBy(this.#v.bytewise("channel_id"))
+      .orderBy("pull_request")
+      .execute();
+    return rows.map((row) => toThread(row, this.#v));
+  }
+
   async listStaleThreads(channelId?: string): Promise<ThreadRecord[]> {
     const rows = await this.#db
       .selectFrom("threads")
@@ -657,6 +751,8 @@ export class KyselyStore implements Store {
       actor: a.actor,
       surface: a.surface,
       at: time(a.at),
+      resumes_at: a.resumesAt ? time(a.resumesAt) : null,
+      scheduled: a.scheduled ? 1 : 0,
     };
     await this.#db
       .insertInto("pause_attributions")
@@ -679,8 +775,320 @@ export class KyselyStore implements Store {
           actor: row.actor,
           surface: row.surface,
           at: readTime(row.at),
+          resumesAt: row.resumes_at === null ? null : readTime(row.resumes_at),
+          scheduled: Number(row.scheduled) === 1,
         }
       : null;
+  }
+  // Weekly digests
+
+  async claimDigest(c: DigestClaim): Promise<"new" | "in-doubt" | null> {
+    const claim = { claimed_by: c.owner, claimed_at: time(c.now), claimed_until: time(c.until) };
+    const key = { channel_id: c.channelId, repository_key: c.repository.key, week: c.week };
+    const inserted = await this.#db
+      .insertInto("digests")
+      .values({ ...key, ...claim })
+      .onConflict((oc) => oc.columns(["channel_id", "repository_key", "week"]).doNothing())
+      .returning("week")
+      .executeTakeFirst();
+    if (inserted) return "new";
+    const taken = await this.#db
+      .updateTable("digests")
+      .set(claim)
+      .where("channel_id", "=", key.channel_id)
+      .where("repository_key", "=", key.repository_key)
+      .where("week", "=", key.week)
+      .where("sent_at", "is", null)
+      .where("claimed_until", "<=", time(c.now))
+      .returning("week")
+      .executeTakeFirst();
+    return taken ? "in-doubt" : null;
+  }
+
+  async markDigestSent(d: DigestKey & { owner: string; messageTs: string; at: Date }): Promise<void> {
+    await this.#db
+      .updateTable("digests")
+      .set({ sent_at: time(d.at), message_ts: d.messageTs })
+      .where("channel_id", "=", d.channelId)
+      .where("repository_key", "=", d.repository.key)
+      .where("week", "=", d.week)
+      .where("claimed_by", "=", d.owner)
+      .execute();
+  }
+
+  async releaseDigest(d: DigestKey & { owner: string }): Promise<void> {
+    await this.#db
+      .deleteFrom("digests")
+      .where("channel_id", "=", d.channelId)
+      .where("repository_key", "=", d.repository.key)
+      .where("week", "=", d.week)
+      .where("claimed_by", "=", d.owner)
+      .where("sent_at", "is", null)
+      .execute();
+  }
+
+  // Queue statistics
+
+  async getStatsDays(repository: Repo, days: readonly string[]): Promise<Map<string, unknown>> {
+    if (days.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom("stats_days")
+      .select(["day", "facts"])
+      .where("repository_key", "=", repository.key)
+      .where("day", "in", [...days])
+      .execute();
+    return new Map(rows.map((row) => [row.day, this.#v.readJson(row.facts)]));
+  }
+
+  async putStatsDay(repository: Repo, day: string, facts: unknown, now: Date): Promise<void> {
+    const values = { facts: json(facts), computed_at: time(now) };
+    await this.#db
+      .insertInto("stats_days")
+      .values({ repository_key: repository.key, day, ...values })
+      .onConflict((oc) => oc.columns(["repository_key", "day"]).doUpdateSet(values))
+      .execute();
+  }
+
+  // Relays followed until the merge queue answers them
+
+  async createRelay(
+    r: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
+  ): Promise<void> {
+    if (due(this.#lastRelayPrune, r.relayedAt)) {
+      this.#lastRelayPrune = r.relayedAt.getTime();
+      const forgotten = time(new Date(r.relayedAt.getTime() - RELAY_RETENTION_MS));
+      await this.#db.deleteFrom("relays").where("deadline", "<", forgotten).execute();
+    }
+    await this.#db
+      .insertInto("relays")
+      .values({
+        id: r.id,
+        repository_key: r.repository.key,
+        repository: r.repository.fullName,
+        pull_request: r.pull,
+        command_name: r.commandName,
+        surface: r.surface,
+        relayed_at: time(r.relayedAt),
+        deadline: time(r.deadline),
+        relay: json(r.relay),
+      })
+      .execute();
+  }
+
+  async updateRelay(id: string, relay: unknown): Promise<void> {
+    await this.#db
+      .updateTable("relays")
+      .set({ relay: json(relay) })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  async deleteRelay(id: string): Promise<void> {
+    await this.#db.deleteFrom("relays").where("id", "=", id).execute();
+  }
+
+  async getRelay(id: string): Promise<RelayRecord | null> {
+    const row = await this.#db.selectFrom("relays").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toRelay(row, this.#v) : null;
+  }
+
+  async recordRelayAnswer(a: RelayAnswerComment): Promise<RelayRecord | null> {
+    const thread = this.#db
+      .selectFrom("relays")
+      .selectAll()
+      .where("repository_key", "=", a.repository.key)
+      .where("pull_request", "=", a.pull);
+    const answered = await thread.where("answer_comment_id", "=", a.commentId).executeTakeFirst();
+    // An edit of an answer is its relay's, followed until its deadline only.
+    if (answered && readTime(answered.deadline) <= a.now) return null;
+    const candidates = answered
+      ? [answered]
+      : await thread
+          .where("answer_comment_id", "is", null)
+          .where("relayed_at", "<=", time(a.createdAt))
+          .where("deadline", ">", time(a.now))
+          .$if(a.quotedCommand !== null, (q) => q.where("command_name", "=", a.quotedCommand ?? ""))
+          .orderBy("relayed_at")
+          .orderBy("id")
+          .execute();
+    const at = time(a.updatedAt);
+    for (const candidate of candidates) {
+      // One statement: of two replicas recording answers at once, each version counts once, an older
+      // version (deliveries out of order) changes nothing, and a comment answers one relay only.
+      const result = await this.#db
+        .updateTable("relays")
+        .set((eb) => ({
+          answer_comment_id: a.commentId,
+          answer_body: a.body,
+          answer_url: a.url,
+          answer_at: at,
+          answer_version: eb("answer_version", "+", 1),
+        }))
+        .where("id", "=", candidate.id)
+        .where((eb) =>
+          eb.or([
+            eb("answer_comment_id", "is", null),
+            eb.and([
+              eb("answer_comment_id", "=", a.commentId),
+              eb.or([
+                eb("answer_at", "<", at),
+                eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
+              ]),
+            ]),
+          ]),
+        )
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) return this.getRelay(candidate.id);
+      if (answered) return null;
+    }
+    return null;
+  }
+
+  async presentRelay(id: string, presentation: unknown): Promise<void> {
+    await this.#db
+      .updateTable("relays")
+      .set({ presentation: json(presentation) })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  async supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void> {
+    await this.#db
+      .updateTable("relays")
+      .set({ superseded: 1 })
+      .where("repository_key", "=", repository.key)
+      .where("pull_request", "=", pull)
+      .where("surface", "=", surface)
+      .where("presentation", "is not", null)
+      .execute();
+  }
+
+  async claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null> {
+    const result = await this.#db
+      .updateTable("relays")
+      .set({ apply_owner: owner, apply_until: time(new Date(now.getTime() + leaseMs)) })
+      .where("id", "=", id)
+      .where("presentation", "is not", null)
+      .where("superseded", "=", 0)
+      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return null;
+    return this.getRelay(id);
+  }
+
+  async releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void> {
+    await this.#db
+      .updateTable("relays")
+      .set({
+        apply_owner: null,
+        apply_until: null,
+        ...(appliedVersion === null ? {} : { applied_version: appliedVersion }),
+      })
+      .where("id", "=", id)
+      .where("apply_owner", "=", owner)
+      .execute();
+  }
+
+  async listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]> {
+    const rows = await this.#db
+      .selectFrom("relays")
+      .selectAll()
+      .where("presentation", "is not", null)
+      .where("superseded", "=", 0)
+      .where("deadline", ">", time(now))
+      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+      .orderBy("relayed_at")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => toRelay(row, this.#v));
+  }
+
+  // Scheduled unpauses
+
+  async putScheduledUnpause(u: ScheduledUnpause): Promise<void> {
+    const values = {
+      repository: u.repository.fullName,
+      reason: u.reason,
+      resumes_at: time(u.resumesAt),
+      scheduled_by: u.scheduledBy,
+      surface: u.surface,
+      created_at: time(u.createdAt),
+      claimed_by: null,
+      claimed_until: null,
+    };
+    await this.#db
+      .insertInto("scheduled_unpauses")
+      .values({ repository_key: u.repository.key, ...values })
+      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+      .execute();
+  }
+
+  async deleteScheduledUnpause(repository: Repo): Promise<boolean> {
+    const row = await this.#db
+      .deleteFrom("scheduled_unpauses")
+      .where("repository_key", "=", repository.key)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async getScheduledUnpause(repository: Repo): Promise<ScheduledUnpause | null> {
+    const row = await this.#db
+      .selectFrom("scheduled_unpauses")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row ? toScheduledUnpause(row) : null;
+  }
+
+  async claimScheduledUnpauses(claim: {
+    owner: string;
+    now: Date;
+    leaseMs: number;
+    limit: number;
+  }): Promise<ScheduledUnpause[]> {
+    const now = time(claim.now);
+    const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
+    const candidates = this.#db
+      .selectFrom("scheduled_unpauses")
+      .select("repository_key")
+      .where("resumes_at", "<=", now)
+      .where(free)
+      .orderBy("resumes_at")
+      .limit(claim.limit)
+      .$if(this.kind === "postgres", (q) => q.forUpdate().skipLocked());
+    const rows = await this.#db
+      .updateTable("scheduled_unpauses")
+      .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
+      .where("repository_key", "in", candidates)
+      .where("resumes_at", "<=", now)
+      .where(free)
+      .returningAll()
+      .execute();
+    return rows.map(toScheduledUnpause).sort((a, b) => a.resumesAt.getTime() - b.resumesAt.getTime());
+  }
+
+  async renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
+    const row = await this.#db
+      .updateTable("scheduled_unpauses")
+      .set({ claimed_until: time(until) })
+      .where("repository_key", "=", repository.key)
+      .where("claimed_by", "=", owner)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean> {
+    const row = await this.#db
+      .deleteFrom("scheduled_unpauses")
+      .where("repository_key", "=", repository.key)
+      .where("claimed_by", "=", owner)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
   }
 }
 
@@ -751,6 +1159,20 @@ function toLink(row: Selectable<Tables["identity_links"]>): IdentityLink {
   };
 }
 
+function toNoticePreferences(
+  row: Selectable<Tables["notice_preferences"]>,
+  v: DialectValues,
+): NoticePreferences {
+  return {
+    teamId: row.team_id,
+    slackUserId: row.slack_user_id,
+    enabled: Number(row.enabled) === 1,
+    groups: v.readList(row.groups),
+    mutedRepositories: v.readList(row.muted).map((name) => Repo.from(name)),
+    updatedAt: readTime(row.updated_at),
+  };
+}
+
 function toOAuthState(row: Selectable<Tables["oauth_states"]>): OAuthState {
   return {
     state: row.state,
@@ -771,6 +1193,14 @@ function toSubscription(row: Selectable<Tables["subscriptions"]>, v: DialectValu
     groups: v.readList(row.groups),
     createdBy: row.created_by,
     createdAt: readTime(row.created_at),
+    ...(row.digest
+      ? {
+          digest: {
+            cadence: row.digest,
+            ...(row.digest_since ? { since: readTime(row.digest_since) } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -799,6 +1229,17 @@ function toPollSchedule(row: Selectable<Tables["poll_schedule"]>): PollSchedule 
   };
 }
 
+function toScheduledUnpause(row: Selectable<Tables["scheduled_unpauses"]>): ScheduledUnpause {
+  return {
+    repository: Repo.from(row.repository),
+    reason: row.reason,
+    resumesAt: readTime(row.resumes_at),
+    scheduledBy: row.scheduled_by,
+    surface: row.surface,
+    createdAt: readTime(row.created_at),
+  };
+}
+
 function toPendingNotification(
   row: Selectable<Tables["notifications"]>,
   v: DialectValues,
@@ -824,5 +1265,32 @@ function toThread(row: Selectable<Tables["threads"]>, v: DialectValues): ThreadR
     state: v.readJson(row.state),
     parentStale: Number(row.parent_stale) === 1,
     updatedAt: readTime(row.updated_at),
+  };
+}
+
+function toRelay(row: Selectable<Tables["relays"]>, v: DialectValues): RelayRecord {
+  const answer =
+    row.answer_comment_id === null || row.answer_body === null || row.answer_at === null
+      ? null
+      : {
+          commentId: int(row.answer_comment_id),
+          body: row.answer_body,
+          url: row.answer_url ?? "",
+          at: readTime(row.answer_at),
+        };
+  return {
+    id: row.id,
+    repository: Repo.from(row.repository),
+    pull: int(row.pull_request),
+    commandName: row.command_name,
+    surface: row.surface,
+    relayedAt: readTime(row.relayed_at),
+    deadline: readTime(row.deadline),
+    relay: v.readJson(row.relay),
+    presentation: row.presentation === null ? null : v.readJson(row.presentation),
+    answer,
+    answerVersion: Number(row.answer_version),
+    appliedVersion: Number(row.applied_version),
+    superseded: Number(row.superseded) === 1,
   };
 }

@@ -29,3 +29,12 @@ export async function openStore(
   }
   return new KyselyStore(database);
 }
+
+/**
+ * Opens the configured store as it is, without migrating it: for the setup check (`npm run doctor`),
+ * which reads what is applied (`appliedMigrations`) and changes nothing. Only `appliedMigrations`,
+ * `ping` and `close` are meant for a store opened this way.
+ */
+export function openStoreAsIs(settings: DatabaseSettings, logger?: Logger): Store {
+  return new KyselyStore(openDatabase(settings, logger));
+}

@@ -1,8 +1,26 @@
-import type { OAuthState, PauseAttribution, Subscription } from "../commands/ports.js";
+import type {
+  NoticePreferences,
+  OAuthState,
+  PauseAttribution,
+  RelayAnswerComment,
+  RelayRecord,
+  RelayStore,
+  ScheduledUnpause,
+  ScheduledUnpauseClaims,
+  Subscription,
+} from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 
 // The records the command core keeps are the core's own (its ports); the store keeps them as they are.
-export type { OAuthState, PauseAttribution, Subscription };
+export type {
+  NoticePreferences,
+  OAuthState,
+  PauseAttribution,
+  RelayAnswerComment,
+  RelayRecord,
+  ScheduledUnpause,
+  Subscription,
+};
 
 /**
  * The store: everything Yardmaster keeps between requests and across replicas.
@@ -12,7 +30,7 @@ export type { OAuthState, PauseAttribution, Subscription };
  * every time comes back as a `Date`. Repositories are `Repo`s, compared case-insensitively as GitHub
  * compares them: each table keeps `repo.key` next to the name as it was given.
  */
-export interface Store {
+export interface Store extends RelayStore, ScheduledUnpauseClaims {
   readonly kind: "sqlite" | "postgres";
   /**
    * A real query and an empty write transaction (SQLite: also that its file is still there and writable):
@@ -21,6 +39,11 @@ export interface Store {
   ping(): Promise<boolean>;
   /** Idempotent. */
   close(): Promise<void>;
+  /**
+   * The schema versions recorded as applied (`schema_migrations`), ascending; empty when the database
+   * was never migrated. The setup check compares them with the migrations this build knows.
+   */
+  appliedMigrations(): Promise<number[]>;
 
   // Identity links: Slack user -> GitHub login
   getLink(teamId: string, slackUserId: string): Promise<IdentityLink | null>;
@@ -28,6 +51,15 @@ export interface Store {
   putLink(link: IdentityLink): Promise<void>;
   /** True when a link was removed. */
   deleteLink(teamId: string, slackUserId: string): Promise<boolean>;
+  /** The Slack users linked to a GitHub login (compared case-insensitively), by team then user. */
+  listLinksByGithubLogin(githubLogin: string): Promise<IdentityLink[]>;
+
+  // Personal notices: each linked Slack user's preferences (none recorded: the defaults)
+  getNoticePreferences(teamId: string, slackUserId: string): Promise<NoticePreferences | null>;
+  /** Upsert on (teamId, slackUserId). */
+  putNoticePreferences(preferences: NoticePreferences): Promise<void>;
+  /** Every recorded preference (the poller asks the log for the groups they want). */
+  listNoticePreferences(): Promise<NoticePreferences[]>;
 
   // OAuth `state` values: single use, bound to a Slack team and user, with an expiry
   createOAuthState(state: OAuthState): Promise<void>;
@@ -141,6 +173,11 @@ export interface Store {
   // Notifier: one thread per pull request per channel, written only with the notification that made or
   // changed it (markNotificationSent)
   getThread(channelId: string, repository: Repo, pullRequest: number): Promise<ThreadRecord | null>;
+  /**
+   * The threads of a repository in channels whose id starts with `channelPrefix` (personal notices: the
+   * pull requests a person hears about), by channel then pull request.
+   */
+  listThreadsOfRepository(repository: Repo, channelPrefix: string): Promise<ThreadRecord[]>;
   /** Threads whose parent is stale (`parentStale`), of one channel or of all, oldest update first. */
   listStaleThreads(channelId?: string): Promise<ThreadRecord[]>;
   /**
@@ -162,9 +199,50 @@ export interface Store {
 
   // Who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
   // the app's account, so its pause events cannot say who)
-  /** Upsert: one record per repository, the latest. */
+  /** Upsert: one record per repository, the latest (`resumesAt` null and `scheduled` false unless given). */
   putPauseAttribution(attribution: PauseAttribution): Promise<void>;
   getPauseAttribution(repository: Repo): Promise<PauseAttribution | null>;
+
+  // Weekly digests: one per (channel, repository, week), posted once across replicas and restarts
+  /**
+   * Claims a week's digest for `owner` until `until`: "new" the first time, "in-doubt" when an earlier
+   * claim ran out without being marked sent (its post may have landed), null when it was sent or a live
+   * claim holds it. One statement each way: of two concurrent claims, one gets it.
+   */
+  claimDigest(claim: DigestClaim): Promise<"new" | "in-doubt" | null>;
+  /** Records the digest posted; does nothing unless `owner` holds the claim. */
+  markDigestSent(sent: DigestKey & { owner: string; messageTs: string; at: Date }): Promise<void>;
+  /** Gives a claim up (nothing was posted), so that the next pass tries again. */
+  releaseDigest(key: DigestKey & { owner: string }): Promise<void>;
+
+  // Queue statistics: the facts of each finished UTC day of a repository's log, read from the log once
+  /** The days of `days` kept for the repository, by day ("2026-11-20"). */
+  getStatsDays(repository: Repo, days: readonly string[]): Promise<Map<string, unknown>>;
+  /** Upsert. */
+  putStatsDay(repository: Repo, day: string, facts: unknown, now: Date): Promise<void>;
+
+  // Relayed commands followed until the merge queue answers them: RelayStore (src/commands/ports.ts)
+
+  // Timed pauses: when each repository's merge queue is unpaused by itself (one row per repository)
+  /** Upsert: replaces the repository's scheduled unpause, and any claim of it. */
+  putScheduledUnpause(unpause: ScheduledUnpause): Promise<void>;
+  /** True when one was removed (a manual unpause cancels it, claimed or not). */
+  deleteScheduledUnpause(repository: Repo): Promise<boolean>;
+  getScheduledUnpause(repository: Repo): Promise<ScheduledUnpause | null>;
+  // Claiming, renewing and finishing those whose time has come: ScheduledUnpauseClaims (src/commands/ports.ts)
+}
+
+export interface DigestKey {
+  channelId: string;
+  repository: Repo;
+  /** The Monday's date in the digest's time zone, e.g. "2026-11-23". */
+  week: string;
+}
+
+export interface DigestClaim extends DigestKey {
+  owner: string;
+  now: Date;
+  until: Date;
 }
 
 export interface IdentityLink {
@@ -264,6 +342,8 @@ export interface Backoff {
 
 /** Webhook deliveries are remembered this long. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */
+export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /**
  * Slack request signatures are remembered this long. A request is accepted while its timestamp is
  * within 5 minutes of the clock either way, so its signature can come back at most 10 minutes after it

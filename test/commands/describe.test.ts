@@ -5,7 +5,14 @@ import type { Description, Part, TextFormat } from "../../src/commands/descripti
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
-import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
+import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
+import {
+  classifyCommandAnswer,
+  type LogEvent,
+  type PauseState,
+  type PullRequestQueueDetails,
+  type QueueStatus,
+} from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
 import { pauseState, pullRequestDetails, queueStatus } from "../merge-queue/fixtures.js";
 
@@ -30,7 +37,14 @@ const unknown: QueueState = {
   error: new CommandError(CommandErrorCode.MergeQueueUnavailable, { status: 503 }),
 };
 const relayed = (name: "queue" | "dequeue" | "requeue", queue: QueueState) =>
-  ({ name, repo, pull, relayed: name, relayCommentUrl: `${pull.url}#c1`, queue }) as CommandResult;
+  ({
+    name,
+    repo,
+    pull,
+    relayed: name === "requeue" ? "queue" : name,
+    relayCommentUrl: `${pull.url}#c1`,
+    queue,
+  }) as CommandResult;
 
 /** Results of every command, in each state that reads differently. */
 const RESULTS: [string, CommandResult][] = [
@@ -43,6 +57,7 @@ const RESULTS: [string, CommandResult][] = [
   ["pause", { name: "pause", repo, pause: pauseState() as PauseState }],
   ["unpause", { name: "unpause", repo }],
   ["status", { name: "status", repo, branch: "main", status: queueStatus() as unknown as QueueStatus }],
+  ["stats", statsResult()],
   ["pr", { name: "pr", repo, pull: 42, queue: queued }],
   ["branches", { name: "branches", repo, branches: ["main"] }],
   ["subscribe", { name: "subscribe", repo, branchGlob: null, groups: ["queue"], created: true }],
@@ -51,8 +66,75 @@ const RESULTS: [string, CommandResult][] = [
   ["login", { name: "login", url: "https://github.com/login/oauth/authorize?state=x", expiresInMinutes: 10 }],
   ["logout", { name: "logout", login: "alice" }],
   ["whoami", { name: "whoami", login: "alice" }],
+  [
+    "doctor",
+    {
+      name: "doctor",
+      report: {
+        failed: true,
+        lines: [
+          {
+            check: "Slack token",
+            status: "fail",
+            message: "Slack refused the token (invalid_auth)",
+            fix: "copy it",
+          },
+          { check: "PUBLIC_URL", status: "pass", message: "https://x.example is https" },
+        ],
+      },
+    },
+  ],
+  [
+    "notify",
+    {
+      name: "notify",
+      change: { kind: "repo", repo, muted: true },
+      enabled: true,
+      groups: ["queue"],
+      muted: ["acme/widgets"],
+    },
+  ],
   ["help", { name: "help", surface: "slack" }],
 ];
+
+/** A week with a merge, a leave for failed checks and a pause, and the week before it empty. */
+function statsResult(): CommandResult {
+  const period = { from: new Date(now.getTime() - 7 * 86_400_000), to: now };
+  const previous = { from: new Date(period.from.getTime() - 7 * 86_400_000), to: period.from };
+  const facts = factsOf([
+    logEvent("action.queue.merged", { queued_at: "2025-11-04T10:00:00Z" }, "2025-11-04T10:30:00Z"),
+    logEvent(
+      "action.queue.leave",
+      {
+        merged: false,
+        dequeue_code: "CHECKS_FAILED",
+        reason: "unit failed",
+        unsuccessful_checks: [{ name: "unit", url: "https://ci.example/1" }],
+      },
+      "2025-11-04T11:00:00Z",
+    ),
+  ]);
+  return {
+    name: "stats",
+    repo,
+    period: "7d",
+    current: periodFigures(period, facts),
+    previous: periodFigures(previous, factsOf([])),
+  };
+}
+
+function logEvent(type: string, metadata: Record<string, unknown>, at: string): LogEvent {
+  return {
+    id: 1,
+    received_at: at,
+    trigger: "t",
+    repository: "acme/widgets",
+    pull_request: 1,
+    base_ref: "main",
+    type,
+    metadata,
+  } as LogEvent;
+}
 
 /**
  * The results whose words still differ between the surfaces, and why: GitHub's summary comment and
@@ -134,5 +216,72 @@ describe("descriptions", () => {
       expect(describeFailure(refused, surface).summary(NEUTRAL)).toMatch(/^🚫 /);
       expect(describeFailure(failed, surface).summary(NEUTRAL)).toMatch(/^⚠️ /);
     }
+  });
+
+  describe("with the merge queue's answer", () => {
+    const answered = (name: "queue" | "dequeue", queue: QueueState, body: string): CommandResult =>
+      ({
+        ...(relayed(name, queue) as object),
+        answer: { read: classifyCommandAnswer(body), url: `${pull.url}#answer` },
+      }) as CommandResult;
+    const MARKED: TextFormat = { ...NEUTRAL, escape: (t) => `<${t}>` };
+    const said = (result: CommandResult) =>
+      words(describeResult(result, { surface: "github", now, githubWebUrl: "https://github.com" })).join(
+        "\n",
+      );
+    const saidIn = (result: CommandResult, f: TextFormat) =>
+      describeResult(result, { surface: "github", now, githubWebUrl: "https://github.com" }).parts.flatMap(
+        (p) => (p.kind === "sentence" ? [p.text(f)] : p.kind === "note" ? p.texts.map((t) => t(f)) : []),
+      );
+
+    it("says where an accepted queue stands, and quotes the answer with a link to it", () => {
+      const text = said(
+        answered("queue", queued, "> queue\n\n#### 🟠 The pull request is the 1st in the queue to be merged"),
+      );
+      expect(text).toContain("#42 is in the merge queue {default} at position 1");
+      expect(text).toContain(
+        "[The merge queue's answer](https://github.com/acme/widgets/pull/42#answer): “The pull request is the 1st in the queue to be merged”",
+      );
+    });
+
+    it("says what to change when the merge queue refused, escaping its words", () => {
+      const result = answered(
+        "queue",
+        { state: "not_queued" },
+        "@yardmaster[bot] is not allowed to run commands",
+      );
+      const [sentence = "", note = ""] = saidIn(result, MARKED)
+        .slice(0, 1)
+        .concat(saidIn(result, MARKED).slice(2));
+      expect(sentence).toMatch(
+        /^😕 The merge queue refused \{queue\} for .*: “<@yardmaster\[bot\] is not allowed to run commands>”/,
+      );
+      expect(sentence).toContain("{commands_restrictions}");
+      expect(sentence).toContain("{.mergify.yml}");
+      expect(sentence).toContain("Mergify setup for relayed commands");
+      expect(note).toContain("“<@yardmaster[bot] is not allowed to run commands>”");
+    });
+
+    it("says which conditions a queue waits for, at most three", () => {
+      const details = ["a", "b", "c", "d", "e"].map((c) => `- [ ] \`label=${c}\``).join("\n");
+      const text = said(
+        answered(
+          "queue",
+          { state: "not_queued" },
+          `> queue\n\n#### 🟠 Waiting for conditions to match\n\n<details>\n\n${details}\n\n</details>`,
+        ),
+      );
+      expect(text).toContain("⏳ The merge queue is waiting for conditions before it queues");
+      expect(text).toContain("{label=a}, {label=b}, {label=c} and 2 more.");
+    });
+
+    it("says a dequeue the merge queue did not understand, and quotes any other answer", () => {
+      expect(said(answered("dequeue", queued, "Sorry but I didn't understand the command."))).toContain(
+        "😕 The merge queue did not understand {dequeue}",
+      );
+      expect(
+        said(answered("queue", queued, "> queue\n\n#### ☑️ This pull request is already queued")),
+      ).toContain("the merge queue answered “This pull request is already queued”");
+    });
   });
 });

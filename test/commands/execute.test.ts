@@ -60,12 +60,14 @@ describe("execute", () => {
     expect(result).toMatchObject({ name: "dequeue", queue: { state: "not_queued" } });
   });
 
-  it("relays requeue and reports the position", async () => {
+  it("relays requeue as queue (Mergify's requeue is a deprecated alias), with its queue name, and reports the position", async () => {
     const { github, comments } = gateway();
-    nock(ORIGIN).get(`${PATH}/merge-queue/pull/42`).reply(200, pullRequestDetails(42));
+    nock(ORIGIN).get(`${PATH}/merge-queue/pull/42`).times(2).reply(200, pullRequestDetails(42));
     const result = await execute({ name: "requeue", repo, pull: 42 }, alice, deps(github));
-    expect(comments[0]?.split("\n")[0]).toBe("@mergifyio requeue");
-    expect(result).toMatchObject({ queue: { state: "queued", details: { number: 42 } } });
+    expect(comments[0]?.split("\n")[0]).toBe("@mergifyio queue");
+    expect(result).toMatchObject({ relayed: "queue", queue: { state: "queued", details: { number: 42 } } });
+    await execute({ name: "requeue", repo, pull: 42, queueName: "urgent" }, alice, deps(github));
+    expect(comments[1]?.split("\n")[0]).toBe("@mergifyio queue urgent");
   });
 
   it("refuses to queue a closed or unknown pull request, relaying nothing", async () => {

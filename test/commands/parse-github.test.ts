@@ -34,6 +34,17 @@ describe("parseGitHubComment", () => {
       command: { name: "pause", repo, reason: "release freeze, back at 5" },
       typed: "pause release freeze, back at 5",
     });
+    expect(parse("@yardmaster pause release freeze until 2026-12-01 09:00")).toMatchObject({
+      command: {
+        name: "pause",
+        reason: "release freeze",
+        resume: { kind: "until", date: { year: 2026, month: 12, day: 1 }, hour: 9, minute: 0, zone: null },
+      },
+    });
+    expect(parse("@yardmaster pause waiting for CI")).toMatchObject({
+      command: { name: "pause", reason: "waiting for CI" },
+    });
+    expect(refusal("@yardmaster pause freeze for 2x").code).toBe(CommandErrorCode.InvalidArgument);
     expect(parse("@yardmaster unpause")).toMatchObject({ command: { name: "unpause" } });
     expect(parse("@yardmaster resume")).toMatchObject({ command: { name: "unpause" } });
     // On a pull request, status without a branch means the pull request's base branch.

@@ -80,6 +80,20 @@ describe("parseSlackCommand", () => {
       branchGlob: "release/*",
       groups: ["checks", "pause"],
     });
+    expect(command("subscribe acme/widgets digest=weekly")).toEqual({
+      name: "subscribe",
+      repo: widgets,
+      groups: ["queue", "pause"],
+      digest: "weekly",
+    });
+    expect(command("subscribe acme/widgets events=queue digest=off")).toEqual({
+      name: "subscribe",
+      repo: widgets,
+      groups: ["queue"],
+    });
+    expect(command("stats acme/widgets")).toEqual({ name: "stats", repo: widgets, period: "7d" });
+    expect(command("stats acme/widgets 24H")).toEqual({ name: "stats", repo: widgets, period: "24h" });
+    expect(command("stats 30d", subscribed)).toEqual({ name: "stats", repo: widgets, period: "30d" });
     expect(command("unsubscribe acme/widgets")).toEqual({ name: "unsubscribe", repo: widgets });
     for (const name of ["subscriptions", "login", "logout", "whoami"])
       expect(command(name)).toEqual({ name });
@@ -97,6 +111,20 @@ describe("parseSlackCommand", () => {
       repo: widgets,
       reason: "deploy in progress",
     });
+    expect(command("pause deploy in progress until 18:00 Europe/Paris", subscribed)).toEqual({
+      name: "pause",
+      repo: widgets,
+      reason: "deploy in progress",
+      resume: { kind: "until", date: null, hour: 18, minute: 0, zone: "Europe/Paris" },
+    });
+    expect(command("pause acme/widgets release freeze for 1h30m")).toEqual({
+      name: "pause",
+      repo: widgets,
+      reason: "release freeze",
+      resume: { kind: "for", ms: 90 * 60_000 },
+    });
+    expect(refusal("pause acme/widgets for 2h").code).toBe(CommandErrorCode.MissingArgument);
+    expect(refusal("pause acme/widgets freeze until 24:00").code).toBe(CommandErrorCode.InvalidArgument);
     expect(command("unpause", subscribed)).toEqual({ name: "unpause", repo: widgets });
     expect(command("branches", subscribed)).toEqual({ name: "branches", repo: widgets });
     expect(refusal("status").code).toBe(CommandErrorCode.MissingArgument);
@@ -160,6 +188,12 @@ describe("parseSlackCommand", () => {
     expect(refusal(`pause acme/widgets ${"x".repeat(256)}`).details).toMatchObject({ argument: "reason" });
     expect(refusal("subscribe acme/widgets events=deploys").details).toMatchObject({ argument: "events" });
     expect(refusal("subscribe acme/widgets colour=blue").details).toMatchObject({ argument: "option" });
+    expect(refusal("subscribe acme/widgets digest=daily").details).toMatchObject({ argument: "option" });
+    expect(refusal("stats acme/widgets 90d").details).toMatchObject({
+      argument: "period",
+      limit: "24h, 7d or 30d",
+    });
+    expect(refusal("stats acme/widgets 7d extra").code).toBe(CommandErrorCode.UnexpectedArgument);
     expect(refusal("dequeue acme/widgets#1 now").code).toBe(CommandErrorCode.UnexpectedArgument);
     expect(refusal("whoami please").code).toBe(CommandErrorCode.UnexpectedArgument);
     expect(refusal("unsubscribe acme/widgets#4").code).toBe(CommandErrorCode.InvalidArgument);

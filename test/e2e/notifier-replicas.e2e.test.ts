@@ -1,9 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
 import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
-import { PG_URL } from "../helpers/postgres.js";
+import { createSchema, dropSchema } from "../helpers/postgres.js";
 
 /**
  * Two replicas on one PostgreSQL, each running its notifier by itself on the real clock
@@ -38,12 +38,9 @@ function queueEvents() {
 }
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
-  const url = new URL(PG_URL);
-  url.searchParams.set("options", `-c search_path=${SCHEMA}`);
-  const settings = { DATABASE_URL: url.toString(), POLL_INTERVAL_SECONDS: String(INTERVAL_S) };
+  let url: string;
+  ({ admin, url } = await createSchema(SCHEMA));
+  const settings = { DATABASE_URL: url, POLL_INTERVAL_SECONDS: String(INTERVAL_S) };
   world = await startWorld(
     settings,
     { autoPoll: true },
@@ -72,8 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await child?.close();
   await world?.close();
-  await admin?.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await admin?.end();
+  await dropSchema(admin, SCHEMA);
 });
 
 describe("the notifier on two replicas", () => {

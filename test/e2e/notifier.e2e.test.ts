@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient } from "../../src/merge-queue/index.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 
 /**
  * The notifier end to end: simulator → poller → Slack stand-in, through restarts and failures.
@@ -39,13 +39,7 @@ beforeAll(async () => {
   for (const id of [EVERYTHING, PAUSES])
     world.slack.state.addChannel({ id, name: id.toLowerCase(), botIsMember: true });
   world.slack.state.addUser({ id: ALICE, name: "alice" });
-  await world.yardmaster.store.putLink({
-    teamId: "T0001",
-    slackUserId: ALICE,
-    githubLogin: "alice",
-    githubId: 1,
-    linkedAt: new Date(),
-  });
+  await linkSlackUser(world, ALICE, "alice", 1);
   for (const [channel, text] of [
     [EVERYTHING, `subscribe ${REPO} events=queue,checks,pause`],
     [PAUSES, `subscribe ${REPO} events=pause`],

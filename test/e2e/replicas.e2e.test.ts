@@ -1,10 +1,10 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { commentWebhookPayload, startWorld, type World } from "../helpers/e2e.js";
-import { PG_URL as DATABASE } from "../helpers/postgres.js";
+import { commentWebhookPayload, linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
+import { createSchema, dropSchema } from "../helpers/postgres.js";
 
 /**
  * Several replicas on one PostgreSQL (docs/operations.md, "Several replicas"): commands are served by any replica and
@@ -19,18 +19,9 @@ let second: { app: Yardmaster; url: string };
 let admin: pg.Client;
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: DATABASE });
-  try {
-    await admin.connect();
-  } catch (error) {
-    throw new Error(
-      `PostgreSQL is not reachable at ${DATABASE} (${(error as Error).message}): start it or set TEST_DATABASE_URL`,
-    );
-  }
-  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
-  const url = new URL(DATABASE);
-  url.searchParams.set("options", `-c search_path=${SCHEMA}`);
-  world = await startWorld({ DATABASE_URL: url.toString() });
+  let url: string;
+  ({ admin, url } = await createSchema(SCHEMA));
+  world = await startWorld({ DATABASE_URL: url });
   second = await world.replica();
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
@@ -44,13 +35,7 @@ beforeAll(async () => {
   });
   world.slack.state.addChannel({ id: CHANNEL, name: "replicas", botIsMember: true });
   world.slack.state.addUser({ id: ALICE, name: "alice" });
-  await world.yardmaster.store.putLink({
-    teamId: "T0001",
-    slackUserId: ALICE,
-    githubLogin: "alice",
-    githubId: 1,
-    linkedAt: new Date(),
-  });
+  await linkSlackUser(world, ALICE, "alice", 1);
   await world.yardmaster.store.putSubscription({
     channelId: CHANNEL,
     teamId: "T0001",
@@ -64,8 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await admin.end();
+  await dropSchema(admin, SCHEMA);
 });
 
 describe("replicas on one PostgreSQL", () => {

@@ -79,7 +79,14 @@ describe("the sandbox page, in a real browser", () => {
       expect(await summary.count()).toBe(1);
       expect(await summary.locator(".gh-body").innerText()).toContain("@yardmaster queue by octocat");
       // The command was relayed to the merge queue, which answered on the pull request.
-      await visible(page.locator("article.gh-comment", { hasText: "Pull request #101 has been queued" }));
+      // (the summary quotes that answer too: the first is the merge queue's own comment)
+      await visible(
+        page
+          .locator("article.gh-comment", {
+            hasText: /The pull request is the \d+\w\w in the queue to be merged/,
+          })
+          .first(),
+      );
       await visible(page.locator("#pr-title .where", { hasText: "In the merge queue" }));
     },
     TEST_TIMEOUT,
@@ -136,6 +143,34 @@ describe("the sandbox page, in a real browser", () => {
       await visible(slackMessage("unpaused the merge queue of acme/widgets: it is running again"));
       await hidden(page.locator("#queues .pill.pause").first());
       await visible(slackMessage(/The merge queue of acme\/widgets was resumed/));
+    },
+    TEST_TIMEOUT,
+  );
+  it(
+    "shows the author's direct messages about the pull request they queued, and their Home tab",
+    async () => {
+      await actAs("octocat");
+      await page.getByRole("tab", { name: /direct messages/ }).click();
+      await visible(page.locator("#channel-name", { hasText: "Yardmaster" }));
+      await visible(slackMessage(/#101 feat\(widgets\): export widgets as CSV/));
+      await page.getByRole("tab", { name: "Home tab" }).click();
+      await visible(page.locator("#messages .sl-home", { hasText: "Linked to the GitHub account octocat" }));
+      await visible(page.locator("#messages .sl-home", { hasText: "Your direct messages" }));
+      await page.getByRole("tab", { name: "# merge-queue" }).click();
+      await visible(page.locator("#channel-name", { hasText: "# merge-queue" }));
+    },
+    TEST_TIMEOUT,
+  );
+  it(
+    "posts the channel's weekly digest when asked: the week's stats from the seeded history",
+    async () => {
+      await actAs("octocat");
+      await page.getByRole("button", { name: "Run the weekly digest now" }).click();
+      const digest = slackMessage("Weekly digest: queue health of acme/widgets");
+      await visible(digest);
+      // The demo seed's week: merges, two pull requests thrown out by their checks, an incident pause.
+      expect(await digest.innerText()).toMatch(/Merged:?\s*\d+/);
+      expect(await digest.innerText()).toContain("CHECKS_FAILED");
     },
     TEST_TIMEOUT,
   );

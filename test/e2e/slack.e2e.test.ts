@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 
 /** End to end over loopback: Slack stand-in (real signatures) → Yardmaster → simulator and GitHub stand-in. */
 let world: World;
@@ -26,13 +26,7 @@ beforeAll(async () => {
   ] as const) {
     world.slack.state.addUser({ id, name });
   }
-  await world.yardmaster.store.putLink({
-    teamId: "T0001",
-    slackUserId: RITA,
-    githubLogin: "rita",
-    githubId: 2,
-    linkedAt: new Date(),
-  });
+  await linkSlackUser(world, RITA, "rita", 2);
 });
 afterAll(() => world.close());
 

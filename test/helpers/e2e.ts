@@ -93,3 +93,19 @@ export async function subscribeChannel(
     });
   }
 }
+
+/** A Slack user of the stand-in's workspace linked to a GitHub login (as `/mq login` would record it). */
+export async function linkSlackUser(
+  world: World,
+  slackUserId: string,
+  githubLogin: string,
+  githubId = 1,
+): Promise<void> {
+  await world.yardmaster.store.putLink({
+    teamId: "T0001",
+    slackUserId,
+    githubLogin,
+    githubId,
+    linkedAt: new Date(),
+  });
+}

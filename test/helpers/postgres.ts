@@ -46,3 +46,27 @@ export function usePostgres(): { admin(): pg.Client; freshSchema(): string } {
     },
   };
 }
+
+/**
+ * A schema of its own on the test PostgreSQL, for an end-to-end file whose replicas share one database:
+ * an admin connection, and a DATABASE_URL whose search_path is the schema. `dropSchema` removes it.
+ */
+export async function createSchema(schema: string): Promise<{ admin: pg.Client; url: string }> {
+  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG_URL.replace(/:[^:@/]*@/, ":***@")} (${(error as Error).message}): start it or set TEST_DATABASE_URL`,
+    );
+  }
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return { admin, url: url.toString() };
+}
+
+export async function dropSchema(admin: pg.Client | undefined, schema: string): Promise<void> {
+  await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin?.end();
+}

@@ -175,6 +175,25 @@ describe("notification messages", () => {
     expect(message.text).toContain("acme/widgets merge queue paused by octocat: release freeze");
   });
 
+  it("says when a timed pause ends, and that it ended as scheduled", () => {
+    const timed = render.event(parse(pauseCreateEvent()), null, {
+      ...ctx,
+      pausedBy: "alice",
+      resumesAt: new Date(ctx.now.getTime() + 80 * 60_000),
+    });
+    expect(timed.text).toMatch(
+      /merge queue paused by alice \(through Yardmaster\): release freeze · resumes at \S+ UTC \(in 1 h 20 min\)/,
+    );
+    const resumed = render.event(parse(more.pauseDelete), null, {
+      ...ctx,
+      pausedBy: "alice",
+      scheduled: true,
+    });
+    expect(resumed.text).toContain("merge queue resumed as scheduled by alice (through Yardmaster)");
+    const manual = render.event(parse(more.pauseDelete), null, { ...ctx, pausedBy: "bob" });
+    expect(manual.text).toContain("merge queue resumed by bob (through Yardmaster)");
+  });
+
   it("escapes titles and reasons from outside", () => {
     const evil = {
       ...pauseCreateEvent(),

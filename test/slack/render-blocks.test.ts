@@ -167,7 +167,7 @@ function relayed(
     name,
     repo: REPO,
     pull: pull(overrides),
-    relayed: name === "queue" ? "queue urgent" : name,
+    relayed: name === "queue" ? "queue urgent" : name === "requeue" ? "queue" : name,
     relayCommentUrl: "https://github.com/acme/widgets/pull/42#issuecomment-998877",
     queue,
   };
@@ -400,7 +400,7 @@ describe("relayed commands", () => {
       "requeue, not picked up yet, nobody named",
       relayed("requeue", notQueued),
       QUIET,
-      "📨 Relayed `requeue` for <https://github.com/acme/widgets/pull/42|#42> Add retry to the webhook sender to the merge queue; the merge queue has not picked it up yet.",
+      "📨 Relayed `queue` for <https://github.com/acme/widgets/pull/42|#42> Add retry to the webhook sender to the merge queue; the merge queue has not picked it up yet.",
       [],
     ],
     [
@@ -577,7 +577,7 @@ describe("subscriptions and identity", () => {
     ]);
     const empty = renderResultMessage({ name: "subscriptions", subscriptions: [] }, QUIET);
     expect(sectionTexts(empty)).toEqual([
-      "This channel has no subscriptions. Subscribe with `/mq subscribe &lt;repo&gt; [branch=&lt;glob&gt;] [events=&lt;group,...&gt;]`.",
+      "This channel has no subscriptions. Subscribe with `/mq subscribe &lt;repo&gt; [branch=&lt;glob&gt;] [events=&lt;group,...&gt;] [digest=weekly]`.",
     ]);
   });
 
@@ -633,7 +633,7 @@ describe("help", () => {
     expect(message).toMatchSnapshot();
     const texts = sectionTexts(message).join("\n");
     const slackCommands = Object.values(COMMANDS).filter((c) => c.surfaces.includes("slack"));
-    expect(slackCommands.length).toBe(15);
+    expect(slackCommands.length).toBe(18);
     for (const c of slackCommands) {
       const usage = (c.usage.slack ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
       expect(texts).toContain(`\`/mq ${usage}\``);

@@ -226,6 +226,9 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
     actor: "alice",
     surface: "slack",
     at: T0,
+    // A pause recorded before timed pauses: it ends when someone unpauses it.
+    resumesAt: null,
+    scheduled: false,
   });
 
   // The outbox goes on from where the old code left it.

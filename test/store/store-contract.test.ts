@@ -4,9 +4,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Repo } from "../../src/repo.js";
 import {
   type IdentityLink,
+  MIGRATIONS,
   type NotificationClaim,
   type OAuthState,
   openStore,
+  openStoreAsIs,
   type Store,
   type Subscription,
   type ThreadRecord,
@@ -18,6 +20,8 @@ import { PG_URL } from "../helpers/postgres.js";
 interface Harness {
   /** A fresh, empty, migrated store. */
   open(): Promise<Store>;
+  /** A fresh database opened as it is, never migrated. */
+  openAsIs(): Promise<Store>;
   /** Closes what `open` made and removes its data. */
   cleanup(): Promise<void>;
 }
@@ -27,6 +31,11 @@ function sqliteHarness(): Harness {
   return {
     async open() {
       const store = await openStore({ kind: "sqlite", path: ":memory:" });
+      stores.push(store);
+      return store;
+    },
+    async openAsIs() {
+      const store = openStoreAsIs({ kind: "sqlite", path: ":memory:" });
       stores.push(store);
       return store;
     },
@@ -75,6 +84,13 @@ function postgresHarness(): Harness {
       stores.push(store);
       return store;
     },
+    async openAsIs() {
+      if (!admin) throw unreachable ?? new Error("PostgreSQL is not connected");
+      const schema = `ym_test_${randomBytes(6).toString("hex")}`;
+      const store = openStoreAsIs({ kind: "postgres", url: PG_URL, schema });
+      stores.push(store);
+      return store;
+    },
     async cleanup() {
       for (const store of stores.splice(0)) await store.close();
       for (const schema of schemas.splice(0)) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -110,6 +126,12 @@ describe.each([
       await store.close();
       expect(await store.ping()).toBe(false);
       await store.close(); // idempotent
+    });
+
+    it("says which migrations are applied: all of this build's once migrated, none before", async () => {
+      expect(await store.appliedMigrations()).toEqual(MIGRATIONS.map((m) => m.version));
+      const fresh = await h.openAsIs();
+      expect(await fresh.appliedMigrations()).toEqual([]);
     });
   });
 
@@ -147,6 +169,48 @@ describe.each([
       expect(await store.deleteLink("T1", "U1")).toBe(true);
       expect(await store.getLink("T1", "U1")).toBeNull();
       expect(await store.deleteLink("T1", "U1")).toBe(false);
+    });
+  });
+
+  describe("identity links by GitHub login", () => {
+    it("finds every Slack user linked to a login, case-insensitively, and nobody else", async () => {
+      const base = { githubId: 1, linkedAt: at(0) };
+      await store.putLink({ ...base, teamId: "T2", slackUserId: "U9", githubLogin: "OctoCat" });
+      await store.putLink({ ...base, teamId: "T1", slackUserId: "U1", githubLogin: "octocat" });
+      await store.putLink({ ...base, teamId: "T1", slackUserId: "U2", githubLogin: "octocats" });
+      const found = await store.listLinksByGithubLogin("OCTOCAT");
+      expect(found.map((l) => `${l.teamId}/${l.slackUserId}`)).toEqual(["T1/U1", "T2/U9"]);
+      expect(await store.listLinksByGithubLogin("hubot")).toEqual([]);
+    });
+  });
+
+  describe("notice preferences", () => {
+    const prefs = {
+      teamId: "T1",
+      slackUserId: "U1",
+      enabled: false,
+      groups: ["queue", "pause"],
+      mutedRepositories: [r("Acme/Widgets")],
+      updatedAt: at(0),
+    };
+
+    it("returns null until set, then round-trips and upserts per user", async () => {
+      expect(await store.getNoticePreferences("T1", "U1")).toBeNull();
+      await store.putNoticePreferences(prefs);
+      const got = await store.getNoticePreferences("T1", "U1");
+      expect(got).toEqual(prefs);
+      expect(got?.mutedRepositories[0]?.fullName).toBe("Acme/Widgets");
+      const changed = {
+        ...prefs,
+        enabled: true,
+        groups: ["checks"],
+        mutedRepositories: [],
+        updatedAt: at(DAY),
+      };
+      await store.putNoticePreferences(changed);
+      await store.putNoticePreferences({ ...prefs, slackUserId: "U2" });
+      expect(await store.getNoticePreferences("T1", "U1")).toEqual(changed);
+      expect((await store.listNoticePreferences()).map((p) => p.slackUserId)).toEqual(["U1", "U2"]);
     });
   });
 
@@ -756,6 +820,15 @@ describe.each([
       expect(await store.getThread("C1", r("ACME/WIDGETS"), 42)).toEqual(next);
     });
 
+    it("lists a repository's threads in channels with a prefix", async () => {
+      await recordThread(thread);
+      await recordThread({ ...thread, channelId: "dm:T1:U1", pullRequest: 7 });
+      await recordThread({ ...thread, channelId: "dm:T1:U1", repository: r("acme/gadgets") });
+      await recordThread({ ...thread, channelId: "dm:T1:U0", repository: r("ACME/widgets") });
+      const listed = await store.listThreadsOfRepository(r("acme/WIDGETS"), "dm:");
+      expect(listed.map((t) => `${t.channelId}#${t.pullRequest}`)).toEqual(["dm:T1:U0#42", "dm:T1:U1#7"]);
+    });
+
     it("keeps pull requests and channels apart", async () => {
       await recordThread(thread);
       await recordThread({ ...thread, pullRequest: 43, parentTs: "2.0" });
@@ -914,7 +987,7 @@ describe.each([
       };
       await store.putPauseAttribution(paused);
       const got = await store.getPauseAttribution(r("ACME/Widgets"));
-      expect(got).toEqual(paused);
+      expect(got).toEqual({ ...paused, resumesAt: null, scheduled: false });
       expect(got?.at).toBeInstanceOf(Date);
       const resumed = {
         ...paused,
@@ -926,8 +999,309 @@ describe.each([
         at: at(HOUR),
       };
       await store.putPauseAttribution(resumed);
-      expect(await store.getPauseAttribution(r("acme/widgets"))).toEqual(resumed);
+      expect(await store.getPauseAttribution(r("acme/widgets"))).toEqual({
+        ...resumed,
+        resumesAt: null,
+        scheduled: false,
+      });
       expect(await store.getPauseAttribution(r("acme/gadgets"))).toBeNull();
+    });
+
+    it("keeps when a timed pause ends, and whether an unpause was its scheduled one", async () => {
+      const timed = {
+        repository: r("acme/widgets"),
+        action: "pause" as const,
+        reason: "release freeze",
+        actor: "alice",
+        surface: "github" as const,
+        at: at(SECOND),
+        resumesAt: at(2 * HOUR),
+        scheduled: false,
+      };
+      await store.putPauseAttribution(timed);
+      expect(await store.getPauseAttribution(r("acme/widgets"))).toEqual(timed);
+      const resumed = { ...timed, action: "unpause" as const, at: at(2 * HOUR), scheduled: true };
+      await store.putPauseAttribution(resumed);
+      expect(await store.getPauseAttribution(r("acme/widgets"))).toEqual(resumed);
+    });
+  });
+
+  describe("scheduled unpauses", () => {
+    const unpause = (name: string, resumesIn: number, reason = "release freeze") => ({
+      repository: r(name),
+      reason,
+      resumesAt: at(resumesIn),
+      scheduledBy: "alice",
+      surface: "slack" as const,
+      createdAt: T0,
+    });
+    const claim = (owner: string, now: number, limit = 10) =>
+      store.claimScheduledUnpauses({ owner, now: at(now), leaseMs: 30 * SECOND, limit });
+    const names = (rows: { repository: Repo }[]) => rows.map((u) => u.repository.fullName);
+
+    it("keeps one per repository, case-insensitively: a new pause replaces it, an unpause removes it", async () => {
+      expect(await store.getScheduledUnpause(r("acme/widgets"))).toBeNull();
+      await store.putScheduledUnpause(unpause("acme/widgets", HOUR));
+      expect(await store.getScheduledUnpause(r("ACME/widgets"))).toEqual(unpause("acme/widgets", HOUR));
+      await store.putScheduledUnpause(unpause("Acme/Widgets", 2 * HOUR, "incident"));
+      expect(await store.getScheduledUnpause(r("acme/widgets"))).toEqual(
+        unpause("Acme/Widgets", 2 * HOUR, "incident"),
+      );
+      expect(await store.deleteScheduledUnpause(r("acme/widgets"))).toBe(true);
+      expect(await store.deleteScheduledUnpause(r("acme/widgets"))).toBe(false);
+      expect(await store.getScheduledUnpause(r("acme/widgets"))).toBeNull();
+    });
+
+    it("is claimed once its time has come, soonest first, by one owner until done or lapsed", async () => {
+      await store.putScheduledUnpause(unpause("acme/later", 2 * HOUR));
+      await store.putScheduledUnpause(unpause("acme/widgets", HOUR));
+      await store.putScheduledUnpause(unpause("acme/gadgets", HOUR - SECOND));
+      expect(await claim("a", HOUR - 2 * SECOND)).toEqual([]);
+      expect(names(await claim("a", HOUR))).toEqual(["acme/gadgets", "acme/widgets"]);
+      // Claimed: nobody else gets them while the claim lasts.
+      expect(await claim("b", HOUR + SECOND)).toEqual([]);
+      expect(await store.renewScheduledUnpauseClaim(r("acme/widgets"), "b", at(HOUR + HOUR))).toBe(false);
+      expect(await store.renewScheduledUnpauseClaim(r("acme/widgets"), "a", at(HOUR + 40 * SECOND))).toBe(
+        true,
+      );
+      expect(await store.finishScheduledUnpause(r("acme/gadgets"), "b")).toBe(false);
+      expect(await store.finishScheduledUnpause(r("acme/gadgets"), "a")).toBe(true);
+      expect(await store.getScheduledUnpause(r("acme/gadgets"))).toBeNull();
+      // a's claim of widgets (renewed to HOUR + 40 s) lapses: b takes it over.
+      expect(await claim("b", HOUR + 39 * SECOND)).toEqual([]);
+      expect(names(await claim("b", HOUR + 40 * SECOND))).toEqual(["acme/widgets"]);
+      expect(await store.finishScheduledUnpause(r("acme/widgets"), "a")).toBe(false);
+      expect(await store.getScheduledUnpause(r("acme/widgets"))).not.toBeNull();
+    });
+
+    it("forgets a claim when the pause is replaced, so the old claimer cannot finish the new one", async () => {
+      await store.putScheduledUnpause(unpause("acme/widgets", HOUR));
+      expect(names(await claim("a", HOUR))).toEqual(["acme/widgets"]);
+      await store.putScheduledUnpause(unpause("acme/widgets", 3 * HOUR, "incident"));
+      expect(await store.renewScheduledUnpauseClaim(r("acme/widgets"), "a", at(2 * HOUR))).toBe(false);
+      expect(await store.finishScheduledUnpause(r("acme/widgets"), "a")).toBe(false);
+      expect(await claim("a", HOUR + SECOND)).toEqual([]);
+      expect(names(await claim("b", 3 * HOUR))).toEqual(["acme/widgets"]);
+    });
+
+    it("gives each scheduled unpause to exactly one of two racing claimers", async () => {
+      for (let i = 0; i < 20; i++) await store.putScheduledUnpause(unpause(`acme/repo-${i}`, i * SECOND));
+      for (let round = 0; round < 5; round++) {
+        const claims = await Promise.all(["a", "b"].map((owner) => claim(owner, HOUR, 20)));
+        const all = claims.flatMap(names);
+        expect(new Set(all).size).toBe(all.length);
+        if (round === 0) expect(all).toHaveLength(20);
+        else expect(all).toEqual([]);
+      }
+    });
+  });
+
+  describe("stats days", () => {
+    it("keeps each day's facts per repository, case-insensitively, and replaces them", async () => {
+      expect(await store.getStatsDays(r("acme/widgets"), ["2026-11-20"])).toEqual(new Map());
+      expect(await store.getStatsDays(r("acme/widgets"), [])).toEqual(new Map());
+      const facts = { waits: [60, 120], leaves: [{ code: "CHECKS_FAILED", reason: "ci" }] };
+      await store.putStatsDay(r("acme/widgets"), "2026-11-20", facts, at(SECOND));
+      await store.putStatsDay(r("acme/widgets"), "2026-11-21", { waits: [] }, at(SECOND));
+      await store.putStatsDay(r("acme/gadgets"), "2026-11-20", { waits: [1] }, at(SECOND));
+      expect(await store.getStatsDays(r("ACME/Widgets"), ["2026-11-20", "2026-11-22"])).toEqual(
+        new Map([["2026-11-20", facts]]),
+      );
+      await store.putStatsDay(r("Acme/Widgets"), "2026-11-20", { waits: [5] }, at(HOUR));
+      expect(await store.getStatsDays(r("acme/widgets"), ["2026-11-20", "2026-11-21"])).toEqual(
+        new Map<string, unknown>([
+          ["2026-11-20", { waits: [5] }],
+          ["2026-11-21", { waits: [] }],
+        ]),
+      );
+    });
+  });
+
+  describe("weekly digests", () => {
+    const MINUTE = 60 * SECOND;
+    const key = { channelId: "C1", repository: r("acme/widgets"), week: "2026-11-23" };
+    const claim = (owner: string, now: Date) =>
+      store.claimDigest({ ...key, owner, now, until: new Date(now.getTime() + MINUTE) });
+
+    it("keeps a subscription's digest and when it was first asked for", async () => {
+      const sub = {
+        channelId: "C1",
+        teamId: "T1",
+        repository: r("acme/widgets"),
+        branchGlob: null,
+        groups: ["queue"],
+        createdBy: "alice",
+        createdAt: at(SECOND),
+      };
+      await store.putSubscription({ ...sub, digest: { cadence: "weekly" } });
+      expect((await store.listSubscriptions({ channelId: "C1" }))[0]?.digest).toEqual({
+        cadence: "weekly",
+        since: at(SECOND),
+      });
+      // Asked for again later: it keeps its first time. Left out: off.
+      await store.putSubscription({ ...sub, createdAt: at(HOUR), digest: { cadence: "weekly" } });
+      expect((await store.listSubscriptions({ channelId: "C1" }))[0]?.digest?.since).toEqual(at(SECOND));
+      await store.putSubscription({ ...sub, createdAt: at(HOUR) });
+      expect((await store.listSubscriptions({ channelId: "C1" }))[0]?.digest).toBeUndefined();
+      await store.putSubscription({ ...sub, createdAt: at(HOUR), digest: { cadence: "weekly" } });
+      expect((await store.listSubscriptions({ channelId: "C1" }))[0]?.digest?.since).toEqual(at(HOUR));
+    });
+
+    it("gives a week's digest to one claimer, and to another only once the claim ran out unsent", async () => {
+      const [a, b] = await Promise.all([claim("a", at(SECOND)), claim("b", at(SECOND))]);
+      expect([a, b].sort()).toEqual(["new", null].sort());
+      const winner = a === "new" ? "a" : "b";
+      expect(await claim("c", at(30 * SECOND))).toBeNull();
+      // The claim ran out without being marked sent: in doubt.
+      expect(await claim("c", at(2 * MINUTE))).toBe("in-doubt");
+      // The first claimer can no longer mark it; the new one can.
+      await store.markDigestSent({ ...key, owner: winner, messageTs: "1.1", at: at(2 * MINUTE) });
+      expect(await claim("d", at(10 * MINUTE))).toBe("in-doubt");
+      await store.markDigestSent({ ...key, owner: "d", messageTs: "1.2", at: at(10 * MINUTE) });
+      expect(await claim("e", at(HOUR))).toBeNull();
+      // Another week, or another channel, is another digest.
+      expect(
+        await store.claimDigest({
+          ...key,
+          week: "2026-11-30",
+          owner: "e",
+          now: at(HOUR),
+          until: at(2 * HOUR),
+        }),
+      ).toBe("new");
+    });
+
+    it("lets a claim be given up, to be claimed again at once", async () => {
+      expect(await claim("a", at(SECOND))).toBe("new");
+      await store.releaseDigest({ ...key, owner: "b" });
+      expect(await claim("b", at(2 * SECOND))).toBeNull();
+      await store.releaseDigest({ ...key, owner: "a" });
+      expect(await claim("b", at(2 * SECOND))).toBe("new");
+    });
+  });
+
+  describe("relays followed until the merge queue answers", () => {
+    const widgets = r("acme/Widgets");
+    const relay = (id: string, ms: number, commandName = "queue") => ({
+      id,
+      repository: widgets,
+      pull: 42,
+      commandName,
+      surface: "github" as const,
+      relayedAt: at(ms),
+      deadline: at(ms + 10 * 60 * SECOND),
+      relay: { relayed: commandName },
+    });
+    const answer = (
+      commentId: number,
+      createdMs: number,
+      updatedMs: number,
+      body: string,
+      quoted: string | null,
+    ) => ({
+      repository: r("acme/widgets"),
+      pull: 42,
+      commentId,
+      body,
+      url: `https://github.example/acme/widgets/pull/42#issuecomment-${commentId}`,
+      createdAt: at(createdMs),
+      updatedAt: at(updatedMs),
+      quotedCommand: quoted,
+      now: at(updatedMs),
+    });
+
+    it("records the first answer after a relay, then only newer versions of that comment", async () => {
+      await store.createRelay(relay("a", 0));
+      expect(await store.recordRelayAnswer(answer(7, -SECOND, -SECOND, "before", null))).toBeNull();
+      const first = await store.recordRelayAnswer(answer(7, SECOND, SECOND, "waiting", "queue"));
+      expect(first).toMatchObject({
+        id: "a",
+        answerVersion: 1,
+        appliedVersion: 0,
+        answer: { commentId: 7, body: "waiting" },
+      });
+      expect(first?.answer?.at).toEqual(at(SECOND));
+      expect(first?.repository.fullName).toBe("acme/Widgets");
+      expect(await store.recordRelayAnswer(answer(7, SECOND, SECOND, "waiting", "queue"))).toBeNull();
+      const edited = await store.recordRelayAnswer(answer(7, SECOND, 5 * SECOND, "queued", "queue"));
+      expect(edited).toMatchObject({ answerVersion: 2, answer: { body: "queued" } });
+      // A delivery of the older version arriving late changes nothing.
+      expect(await store.recordRelayAnswer(answer(7, SECOND, 3 * SECOND, "waiting", "queue"))).toBeNull();
+      expect((await store.getRelay("a"))?.answer?.body).toBe("queued");
+      // After the relay's deadline, an edit is its relay's still, and is not followed.
+      await store.createRelay(relay("b", 11 * 60 * SECOND));
+      expect(
+        await store.recordRelayAnswer(answer(7, SECOND, 12 * 60 * SECOND, "merged", "queue")),
+      ).toBeNull();
+      expect((await store.getRelay("b"))?.answer).toBeNull();
+    });
+
+    it("gives each answer to the earliest unanswered relay of the command it quotes, never after its deadline", async () => {
+      await store.createRelay(relay("q", 0, "queue"));
+      await store.createRelay(relay("d", SECOND, "dequeue"));
+      expect(
+        (await store.recordRelayAnswer(answer(8, 2 * SECOND, 2 * SECOND, "removed", "dequeue")))?.id,
+      ).toBe("d");
+      expect(
+        (await store.recordRelayAnswer(answer(9, 3 * SECOND, 3 * SECOND, "not allowed", null)))?.id,
+      ).toBe("q");
+      expect(await store.recordRelayAnswer(answer(10, 4 * SECOND, 4 * SECOND, "another", null))).toBeNull();
+      await store.createRelay(relay("late", 0));
+      expect(
+        await store.recordRelayAnswer({
+          ...answer(11, SECOND, SECOND, "x", null),
+          now: at(11 * 60 * SECOND),
+        }),
+      ).toBeNull();
+    });
+
+    it("shows an answer once presented, one owner at a time, until a later command supersedes it", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "refused", null));
+      expect(await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND)).toBeNull();
+      expect(await store.listUnappliedRelays(at(2 * SECOND), 10)).toEqual([]);
+      await store.presentRelay("a", { commentId: 5 });
+      expect((await store.listUnappliedRelays(at(2 * SECOND), 10)).map((x) => x.id)).toEqual(["a"]);
+      const claimed = await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND);
+      expect(claimed).toMatchObject({ id: "a", presentation: { commentId: 5 }, answerVersion: 1 });
+      expect(await store.claimRelayAnswer("a", "two", at(3 * SECOND), 30 * SECOND)).toBeNull();
+      expect(await store.listUnappliedRelays(at(3 * SECOND), 10)).toEqual([]);
+      await store.releaseRelayAnswer("a", "two", 1);
+      expect((await store.getRelay("a"))?.appliedVersion).toBe(0);
+      await store.releaseRelayAnswer("a", "one", 1);
+      expect((await store.getRelay("a"))?.appliedVersion).toBe(1);
+      expect(await store.claimRelayAnswer("a", "two", at(4 * SECOND), 30 * SECOND)).toBeNull();
+      await store.recordRelayAnswer(answer(7, SECOND, 5 * SECOND, "edited", null));
+      await store.supersedeRelays(r("ACME/widgets"), 42, "github");
+      expect((await store.getRelay("a"))?.superseded).toBe(true);
+      expect(await store.claimRelayAnswer("a", "two", at(6 * SECOND), 30 * SECOND)).toBeNull();
+    });
+
+    it("lets a lapsed lease be taken over, and forgets a relay deleted", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.presentRelay("a", {});
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
+      expect(await store.claimRelayAnswer("a", "one", at(SECOND), 30 * SECOND)).not.toBeNull();
+      expect(await store.claimRelayAnswer("a", "two", at(32 * SECOND), 30 * SECOND)).not.toBeNull();
+      await store.deleteRelay("a");
+      expect(await store.getRelay("a")).toBeNull();
+    });
+
+    it("forgets relays a day after their deadline", async () => {
+      await store.createRelay(relay("old", 0));
+      await store.createRelay(relay("new", 2 * DAY));
+      expect(await store.getRelay("old")).toBeNull();
+      expect(await store.getRelay("new")).not.toBeNull();
+    });
+
+    it("lets exactly one of two concurrent claims win", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.presentRelay("a", {});
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
+      const claims = await Promise.all(
+        ["one", "two"].map((o) => store.claimRelayAnswer("a", o, at(SECOND), 30 * SECOND)),
+      );
+      expect(claims.filter((c) => c !== null)).toHaveLength(1);
     });
   });
 });

@@ -78,12 +78,24 @@ export async function clickButton(
   const actionId = requireText(input.actionId, "actionId", 255);
   const value = typeof input.value === "string" ? input.value : "";
   const messageTs = typeof input.messageTs === "string" && input.messageTs ? input.messageTs : undefined;
+  if (input.place === "home") {
+    const sent = await slack.clickHomeButton({ actionId, value, userId: person.slackUserId });
+    return { status: sent.status };
+  }
+  const dm = input.place === "dm" ? slack.state.directChannel(person.slackUserId) : undefined;
+  if (input.place === "dm" && !dm) throw new ActionError(404, "no direct messages yet");
   const sent = await slack.clickButton({
     actionId,
     value,
     userId: person.slackUserId,
-    channelId: SANDBOX_CHANNEL.id,
+    channelId: dm?.id ?? SANDBOX_CHANNEL.id,
     ...(messageTs ? { messageTs } : {}),
   });
+  return { status: sent.status };
+}
+
+/** The person opens the app's Home tab (Slack sends `app_home_opened`; the app publishes it). */
+export async function openHome(slack: SlackStandIn, person: SandboxPerson) {
+  const sent = await slack.openHome({ userId: person.slackUserId });
   return { status: sent.status };
 }

@@ -7,19 +7,23 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type Sandbox, startSandbox } from "./start-sandbox.js";
 
-const USAGE = "usage: npm run sandbox -- [--port 3000]";
+const USAGE = `usage: npm run sandbox -- [--port 3000] [--refuse-bot-commands]
+  --refuse-bot-commands  the merge queue keeps Mergify's default commands_restrictions, which refuse
+                         Yardmaster's bot: relayed queue and dequeue are refused (README, "Mergify setup
+                         for relayed commands")`;
 
 function fail(message: string): never {
   process.stderr.write(`sandbox: ${message}\n${USAGE}\n`);
   process.exit(2);
 }
 
-function options(argv: string[]): { port: number } {
+function options(argv: string[]): { port: number; refuseBotCommands: boolean } {
   try {
     const { values } = parseArgs({
       args: argv,
       options: {
         port: { type: "string", default: "3000" },
+        "refuse-bot-commands": { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -30,18 +34,18 @@ function options(argv: string[]): { port: number } {
     }
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65_535) fail(`--port must be 0 to 65535, got "${values.port}"`);
-    return { port };
+    return { port, refuseBotCommands: values["refuse-bot-commands"] };
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
 }
 
 async function main(): Promise<void> {
-  const { port } = options(process.argv.slice(2));
+  const { port, refuseBotCommands } = options(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), "yardmaster-sandbox-"));
   let sandbox: Sandbox;
   try {
-    sandbox = await startSandbox({ port, dataDir });
+    sandbox = await startSandbox({ port, dataDir, engine: { refuseBotCommands } });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     const code = (error as NodeJS.ErrnoException).code;

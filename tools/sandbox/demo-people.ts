@@ -1,6 +1,8 @@
 /** The people of the sandbox: who the page lets you be, on GitHub and on Slack. */
 
 export const SANDBOX_REPOSITORY = "acme/widgets";
+/** A repository on GitHub's own merge queue (the GitHub stand-in's), next to acme/widgets on Mergify. */
+export const SANDBOX_GITHUB_QUEUE_REPOSITORY = "acme/ships";
 export const SANDBOX_TEAM_ID = "T0001";
 
 export interface SandboxPerson {
@@ -11,10 +13,19 @@ export interface SandboxPerson {
   slackUserId: string;
   /** What the page's switcher says. */
   label: string;
+  /** Seeded pull requests they wrote (their direct messages and Home tab show them). */
+  authorOf?: readonly number[];
 }
 
 export const SANDBOX_PEOPLE: readonly SandboxPerson[] = [
-  { login: "octocat", githubId: 583231, role: "write", slackUserId: "U0OCTOCAT", label: "writer" },
+  {
+    login: "octocat",
+    githubId: 583231,
+    role: "write",
+    slackUserId: "U0OCTOCAT",
+    label: "writer",
+    authorOf: [101, 102, 236],
+  },
   { login: "reader", githubId: 9001, role: "read", slackUserId: "U0READER", label: "read-only" },
 ];
 

@@ -2,14 +2,17 @@
 //   GET  /api/state?as=<login>&pr=<number>   what the page shows (see view-state.ts)
 //   POST /api/comment {as, number, body}     a comment on a pull request
 //   POST /api/slash   {as, text}             `/mq ...` (or a plain message) in the channel
-//   POST /api/click   {as, actionId, value, messageTs}   a Block Kit button
+//   POST /api/click   {as, actionId, value, messageTs, place}   a Block Kit button (place: "channel",
+//                     "dm" for the person's direct messages, "home" for their Home tab)
+//   POST /api/home    {as}                   the person opens the app's Home tab
+//   POST /api/digest  {as}                   the channel's weekly digest, posted now
 
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
-import { ActionError, clickButton, postComment, sendToChannel } from "./actions.js";
+import { ActionError, clickButton, openHome, postComment, sendToChannel } from "./actions.js";
 import { findPerson, type SandboxPerson } from "./demo-people.js";
 import { type TypedCommand, type ViewParts, viewState } from "./view-state.js";
 
@@ -17,6 +20,8 @@ export interface SandboxServerOptions extends ViewParts {
   host: string;
   port: number;
   logger: Logger;
+  /** Posts the channel's weekly digest now (what Monday 09:00 would post); false when there is none. */
+  runDigest: () => Promise<boolean>;
 }
 
 const PAGE_DIR = fileURLToPath(new URL("./page/", import.meta.url));
@@ -66,6 +71,13 @@ export async function startSandboxServer(options: SandboxServerOptions) {
           return;
         case "/api/click":
           sendJson(res, 200, await clickButton(parts.slack, person, input));
+          return;
+        case "/api/digest":
+          if (!(await options.runDigest())) throw new ActionError(409, "the channel has no weekly digest");
+          sendJson(res, 200, { status: 200 });
+          return;
+        case "/api/home":
+          sendJson(res, 200, await openHome(parts.slack, person));
           return;
       }
     }

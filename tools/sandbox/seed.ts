@@ -1,12 +1,19 @@
 // What the sandbox starts with, besides the simulator's demo seed: the same repository and pull requests
-// on the GitHub stand-in, the page's two people on GitHub and Slack (linked), and #merge-queue subscribed.
+// on the GitHub stand-in, the page's two people on GitHub and Slack (linked; the writer wrote a few of the
+// pull requests), and #merge-queue subscribed.
 
 import { Repo } from "../../src/repo.js";
 import type { Store } from "../../src/store/index.js";
 import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn } from "../stand-ins/github/index.js";
 import type { SlackStandIn } from "../stand-ins/slack/index.js";
-import { SANDBOX_CHANNEL, SANDBOX_PEOPLE, SANDBOX_REPOSITORY, SANDBOX_TEAM_ID } from "./demo-people.js";
+import {
+  SANDBOX_CHANNEL,
+  SANDBOX_GITHUB_QUEUE_REPOSITORY,
+  SANDBOX_PEOPLE,
+  SANDBOX_REPOSITORY,
+  SANDBOX_TEAM_ID,
+} from "./demo-people.js";
 
 export const SUBSCRIBED_GROUPS = ["queue", "checks", "pause"];
 
@@ -16,7 +23,9 @@ export async function seedSandbox(parts: {
   slack: SlackStandIn;
   store: Store;
 }): Promise<void> {
+  seedAuthors(parts.sim);
   seedGitHub(parts.sim, parts.github);
+  seedGitHubQueue(parts.github);
   seedSlack(parts.slack);
   for (const person of SANDBOX_PEOPLE) {
     await parts.store.putLink({
@@ -34,9 +43,20 @@ export async function seedSandbox(parts: {
     repository: Repo.from(SANDBOX_REPOSITORY),
     branchGlob: null,
     groups: SUBSCRIBED_GROUPS,
+    digest: { cadence: "weekly" },
     createdBy: SANDBOX_PEOPLE[0]?.login ?? "octocat",
     createdAt: new Date(parts.sim.clock.now()),
   });
+}
+
+/** The page's people wrote some of the seeded pull requests: they hear about those in direct messages. */
+function seedAuthors(sim: Simulator): void {
+  for (const person of SANDBOX_PEOPLE) {
+    for (const number of person.authorOf ?? []) {
+      const pull = sim.state.getPullRequest(SANDBOX_REPOSITORY, number);
+      if (pull) pull.author = { id: person.githubId, login: person.login };
+    }
+  }
 }
 
 /** The simulator's pull requests (number, title, author, base) on the GitHub stand-in; merged ones closed. */
@@ -72,9 +92,30 @@ function seedGitHub(sim: Simulator, github: GitHubStandIn): void {
   }
 }
 
+/**
+ * acme/ships: its main branch has GitHub's own merge queue (the sandbox runs MERGE_QUEUE_PROVIDER=auto),
+ * with a pull request queued and two to queue (`/mq queue acme/ships#2`, `/mq status acme/ships`).
+ */
+function seedGitHubQueue(github: GitHubStandIn): void {
+  const { state } = github;
+  const repository = SANDBOX_GITHUB_QUEUE_REPOSITORY;
+  state.addRepository(repository, { description: "Ships on GitHub's own merge queue" });
+  for (const person of SANDBOX_PEOPLE) state.setPermission(repository, person.login, person.role);
+  github.mergeQueues.enable(repository, "main");
+  const author = SANDBOX_PEOPLE[0]?.login ?? "octocat";
+  const titles = ["Reinforce the hull", "Brass fittings for the galley", "New sails"];
+  titles.forEach((title, i) => {
+    state.addPullRequest({ repository, number: i + 1, title, author, base: "main" });
+  });
+  const first = state.getIssue(repository, 1);
+  const enqueuer = state.getUser(author);
+  if (first && enqueuer) github.mergeQueues.enqueue(first, enqueuer, { jump: false, expectedHeadOid: null });
+}
+
 function seedSlack(slack: SlackStandIn): void {
   slack.state.addChannel({ ...SANDBOX_CHANNEL, botIsMember: true });
   for (const person of SANDBOX_PEOPLE) {
-    slack.state.addUser({ id: person.slackUserId, name: person.login });
+    // Paris: `/mq pause … until 18:00` in the sandbox reads the time there (the answer shows both).
+    slack.state.addUser({ id: person.slackUserId, name: person.login, tz: "Europe/Paris" });
   }
 }

@@ -7,9 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
 import type { EngineOptions } from "../simulator/index.js";
 import type { SlackRateLimitOptions } from "../stand-ins/slack/index.js";
 import { startWorld, type World } from "../world.js";
+import { SANDBOX_CHANNEL, SANDBOX_REPOSITORY } from "./demo-people.js";
 import { startSandboxServer } from "./sandbox-server.js";
 import { seedSandbox } from "./seed.js";
 
@@ -64,6 +66,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       settings: {
         DATABASE_URL: `sqlite:${join(dataDir, "yardmaster.db")}`,
         POLL_INTERVAL_SECONDS: String(options.pollIntervalSeconds ?? 2),
+        // acme/widgets on the simulator (Mergify), acme/ships on the GitHub stand-in's own merge queue.
+        MERGE_QUEUE_PROVIDER: "auto",
       },
     });
     const { sim, github, slack, yardmaster } = world;
@@ -75,6 +79,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       github,
       slack,
       logger: logger.child({ name: "page" }),
+      runDigest: async () =>
+        (await yardmaster.digests?.postNow(SANDBOX_CHANNEL.id, Repo.from(SANDBOX_REPOSITORY))) ?? false,
     });
     logger.info({ url: page.url, yardmasterUrl: world.url }, "sandbox ready");
     const started = world;

@@ -44,7 +44,33 @@ export function viewState(parts: ViewParts, person: SandboxPerson, pull: number,
     pulls: pulls(parts),
     thread: thread(parts, pull),
     channel: channel(parts, person, typed),
+    direct: direct(parts, person),
+    home: home(parts, person),
   };
+}
+
+/** The person's direct messages from the app (personal notices, and answers to buttons clicked there). */
+function direct({ slack }: ViewParts, person: SandboxPerson) {
+  const names: Names = (id) => slack.state.user(id)?.name;
+  const dm = slack.state.directChannel(person.slackUserId);
+  const messages = dm
+    ? slack.state.messages(dm.id).map(
+        (m): ChannelItem => ({
+          ...fromMessage(m, names),
+          replies: m.replies.map((r) => fromMessage(r, names)),
+        }),
+      )
+    : [];
+  return { id: dm?.id ?? null, messages };
+}
+
+/** The app's Home tab as last published for the person (null until they open it). */
+function home({ slack }: ViewParts, person: SandboxPerson) {
+  const names: Names = (id) => slack.state.user(id)?.name;
+  const view = slack.state.homeView(person.slackUserId);
+  return view
+    ? { html: messageToHtml({ blocks: view.view.blocks }, names), publishes: view.publishes }
+    : null;
 }
 
 function queues(sim: Simulator) {

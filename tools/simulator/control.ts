@@ -6,6 +6,8 @@
 //   GET  /__sim/repos/{o}/{r}/pulls                           known pull requests
 //   POST /__sim/repos/{o}/{r}/pulls      {number, title, url?, author, base_ref, head_sha?, ...}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/checks {"outcome": "failure"|"success", "check"?}
+//   PUT  /__sim/repos/{o}/{r}/pulls/{n}/conditions {"unmet": ["label=ready", ...]} queue conditions not met
+//   PUT  /__sim/repos/{o}/{r}/commands-restrictions {"refuse_bots": true|false}  Mergify's default, or not
 //   POST /__sim/repos/{o}/{r}/commands   the command hook (see CommandInput)
 //   GET|PUT|DELETE /__sim/repos/{o}/{r}/faults               faults (PUT replaces, DELETE clears)
 //   GET|DELETE /__sim/requests                                API request counts (DELETE resets)
@@ -53,6 +55,8 @@ const schemas = {
     mode: z.enum(["serial", "parallel"]).optional(),
   }),
   checks: z.object({ outcome: z.enum(["success", "failure"]), check: z.string().min(1).optional() }),
+  conditions: z.object({ unmet: z.array(z.string().min(1).max(255)).max(50) }),
+  restrictions: z.object({ refuse_bots: z.boolean() }),
   command: z.object({
     body: z.string(),
     comment_id: z.number().int().min(0).optional(),
@@ -159,15 +163,29 @@ export const controlRoutes: Route<ControlContext>[] = [
   route("PUT", `${REPO}/pulls/:number/checks`, async (context, params) => {
     const body = await parseBody(context, schemas.checks);
     if (isReply(body)) return body;
-    const number = Number(params.number);
-    if (!/^\d+$/.test(params.number ?? "") || !Number.isSafeInteger(number)) {
-      return validationFailed([
-        { loc: ["path", "number"], msg: "Input should be a valid integer", type: "int_parsing" },
-      ]);
-    }
+    const number = pullNumberParam(params.number);
+    if (number === null) return invalidPullNumber();
     return guarded(() => {
       context.state.setChecks(fullName(params), number, body.outcome, body.check);
       return json(200, { number, checks: body.outcome });
+    });
+  }),
+  route("PUT", `${REPO}/pulls/:number/conditions`, async (context, params) => {
+    const body = await parseBody(context, schemas.conditions);
+    if (isReply(body)) return body;
+    const number = pullNumberParam(params.number);
+    if (number === null) return invalidPullNumber();
+    return guarded(() => {
+      context.state.setConditions(fullName(params), number, body.unmet);
+      return json(200, { number, unmet: body.unmet });
+    });
+  }),
+  route("PUT", `${REPO}/commands-restrictions`, async (context, params) => {
+    const body = await parseBody(context, schemas.restrictions);
+    if (isReply(body)) return body;
+    return guarded(() => {
+      context.state.setCommandsRestrictions(fullName(params), body.refuse_bots);
+      return json(200, body);
     });
   }),
   route("POST", `${REPO}/commands`, async (context, params) => {
@@ -201,3 +219,15 @@ export const controlRoutes: Route<ControlContext>[] = [
     return { status: 204 };
   }),
 ];
+
+/** The `:number` of a pull request route, or null when it is not a whole number. */
+function pullNumberParam(text: string | undefined): number | null {
+  const number = Number(text);
+  return /^\d+$/.test(text ?? "") && Number.isSafeInteger(number) ? number : null;
+}
+
+function invalidPullNumber() {
+  return validationFailed([
+    { loc: ["path", "number"], msg: "Input should be a valid integer", type: "int_parsing" },
+  ]);
+}

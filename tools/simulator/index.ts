@@ -10,6 +10,7 @@ import { RequestStats } from "./request-stats.js";
 import { seedDemo } from "./seed-demo.js";
 import { createSimulatorServer } from "./server.js";
 import { SimState } from "./state.js";
+import { SimTokens, type TokenLimits } from "./tokens.js";
 
 export type { Clock, ClockKind } from "./clock.js";
 export type { CommandResult } from "./commands.js";
@@ -23,6 +24,7 @@ export { RequestStats } from "./request-stats.js";
 export { DEMO_REPOSITORY } from "./seed-demo.js";
 export type { AddRepositoryOptions, CommandInput, PullRequestInput } from "./state.js";
 export { SimError, SimState } from "./state.js";
+export type { TokenLimits } from "./tokens.js";
 export type * from "./types.js";
 
 export interface SimulatorOptions {
@@ -60,6 +62,8 @@ export interface Simulator {
   faults: Faults;
   /** Counts of API requests served, per repository and route. */
   requests: RequestStats;
+  /** Another token it accepts, limited to some repositories, or without the event log. */
+  issueToken(limits?: TokenLimits): string;
   close(): Promise<void>;
 }
 
@@ -83,7 +87,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   if (options.seed === "demo") seedDemo(state);
   const faults = new Faults();
   const requests = new RequestStats();
-  const server = createSimulatorServer({ state, faults, stats: requests, token: options.token, logger });
+  const tokens = new SimTokens(options.token);
+  const server = createSimulatorServer({ state, faults, stats: requests, tokens, logger });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -110,6 +115,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     clock,
     faults,
     requests,
+    issueToken: (limits) => tokens.issue(limits),
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         if (clock instanceof RealClock) clock.stop();

@@ -17,6 +17,8 @@ export interface KnownPullRequest {
   checks: "success" | "failure";
   /** Name of the check that fails when `checks` is "failure" (default: the last configured check). */
   failingCheck: string | null;
+  /** Queue conditions it does not meet yet (`label=ready`): a queue command waits for them. */
+  unmetConditions: string[];
 }
 
 /** A pull request's stay in a queue (one queue session). */
@@ -110,6 +112,10 @@ export interface Repository {
   pause: PauseState | null;
   batchCounter: number;
   draftCounter: number;
+  /** Its `commands_restrictions` refuse a bot sender (Mergify's default); null: the engine's default. */
+  refuseBotCommands: boolean | null;
+  /** Queue commands waiting for their pull request's conditions, by pull request number. */
+  waitingCommands: Map<number, { queueName: string; sessionId: string; trigger: string; command: string }>;
 }
 
 /** Where a queued pull request is. */

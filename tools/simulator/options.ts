@@ -27,6 +27,11 @@ export interface EngineOptions {
   application: { id: number; name: string };
   /** Base URL of the fake CI the checks link to. */
   ciUrl: string;
+  /**
+   * Mergify's default `commands_restrictions` (`sender-permission>=write`) on every repository: a GitHub
+   * App's bot, which is no collaborator, is refused. Default false: as configured in Yardmaster's README.
+   */
+  refuseBotCommands: boolean;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -42,6 +47,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   mode: "serial",
   application: { id: 4242, name: "yardmaster" },
   ciUrl: "https://ci.example.com",
+  refuseBotCommands: false,
 };
 
 export function resolveEngineOptions(partial: Partial<EngineOptions> = {}): EngineOptions {

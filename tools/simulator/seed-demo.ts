@@ -1,11 +1,12 @@
-// The `demo` seed: repository acme/widgets (branches main and release/1.x) with a live queue and three
-// days of realistic events, all relative to the clock's start time.
+// The `demo` seed: repository acme/widgets (branches main and release/1.x) with a live queue and a
+// week of realistic events, all relative to the clock's start time.
 //
 // main (mode parallel): Batch A running [#231, #233]; Batch B bisecting [#226, #228, #229] with a passed
 // sub-batch [#226] and a running one [#228, #229] (#229's checks fail: advancing the clock finds it as
 // the culprit); Batch C [#234, #235] (scope frontend) waiting for the previous batches; waiting #236,
 // #237, #238. release/1.x: a running batch [#240] and waiting #241. Known, not queued: #101..#105 on
-// main, #106 on release/1.x. #214 and #219 left with CHECKS_FAILED and can be requeued.
+// main, #106 on release/1.x. #174, #182, #214 and #219 left with
+// CHECKS_FAILED and can be requeued.
 
 import { randomUUID } from "node:crypto";
 import { failedCheck } from "./checks.js";
@@ -298,6 +299,79 @@ function mergedHistory(
   return draft;
 }
 
+/**
+ * Days 4 to 7 before now: more merges, two pull requests thrown out by their checks and an incident
+ * pause, so that `stats` and the weekly digest have a whole week (and the days before it) to show.
+ */
+function weekBefore(seeder: Seeder, now: number, draftStart: number): number {
+  const { alice, bob, chen, eva, farah, gus, renovate } = people;
+  let draft = mergedHistory(
+    seeder,
+    [
+      [{ number: 171, title: "feat(cart): save carts across devices", author: alice, labels: ["feature"] }],
+      [
+        { number: 172, title: "fix(search): ignore accents when matching", author: chen, labels: ["bug"] },
+        { number: 173, title: "chore(deps): bump vitest to 4.1", author: renovate, labels: ["dependencies"] },
+      ],
+      [{ number: 175, title: "docs: the checkout flow, step by step", author: eva, labels: ["docs"] }],
+      [{ number: 176, title: "perf(api): cache price lookups", author: farah, labels: ["backend", "api"] }],
+      [
+        {
+          number: 178,
+          title: "fix(widgets): keep focus after resize",
+          author: bob,
+          labels: ["bug", "frontend"],
+        },
+        { number: 179, title: "chore(ci): split the e2e job", author: gus, labels: ["cleanup"] },
+      ],
+      [{ number: 181, title: "feat(admin): export orders as CSV", author: alice, labels: ["feature"] }],
+      [{ number: 183, title: "fix(auth): log out on every tab", author: farah, labels: ["bug"] }],
+    ],
+    now - 7 * 24 * HOUR + 2 * HOUR,
+    10 * HOUR,
+    draftStart,
+  );
+  // Two pull requests thrown out by their checks.
+  for (const [spec, ago, check] of [
+    [
+      { number: 174, title: "feat(search): synonyms for product names", author: chen, labels: ["feature"] },
+      6 * 24,
+      "ci/test",
+    ],
+    [
+      {
+        number: 182,
+        title: "chore(deps): bump typescript to 6.0",
+        author: renovate,
+        labels: ["dependencies"],
+      },
+      4 * 24 + 6,
+      "ci/lint",
+    ],
+  ] as const) {
+    const queuedAt = now - ago * HOUR;
+    const entry = seeder.entry(seeder.pull({ ...spec, labels: [...spec.labels], failing: true }), queuedAt);
+    seeder.queued(entry, 1);
+    const id = randomUUID();
+    draft += 1;
+    const start = queuedAt + MINUTE;
+    const end = start + 14 * MINUTE;
+    seeder.run(
+      [entry],
+      { id, name: `Batch ${spec.number}`, parents: [] },
+      { startAt: start, endAt: end, number: spec.number, reason: "Batch is full" },
+      [check],
+    );
+    seeder.failed(entry, end + 5_000, id, spec.number, check);
+  }
+  // An incident: merges held for an hour and a half.
+  const gusActor: Actor = { type: "user", id: gus.id, name: gus.login };
+  const dashboard = (at: number) => ({ repository: DEMO_REPOSITORY, at, trigger: "merge queue dashboard" });
+  seeder.push(events.pauseCreate(dashboard(now - 5 * 24 * HOUR), "Incident: payments API outage", gusActor));
+  seeder.push(events.pauseDelete(dashboard(now - 5 * 24 * HOUR + 90 * MINUTE), gusActor));
+  return draft;
+}
+
 export function seedDemo(state: SimState): Repository {
   const repo = state.addRepository(DEMO_REPOSITORY, { branches: ["main", "release/1.x"], mode: "parallel" });
   const now = state.clock.now();
@@ -373,6 +447,8 @@ export function seedDemo(state: SimState): Repository {
     6 * HOUR,
     draft,
   );
+
+  draft = weekBefore(seeder, now, draft);
 
   // A pause by a person during a release.
   const person: Actor = { type: "user", id: dmitri.id, name: dmitri.login };

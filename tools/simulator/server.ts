@@ -1,7 +1,6 @@
 // HTTP layer: routing of /v1 (the served interface) and /__sim (control), Bearer authentication,
 // request counting and fault injection.
 
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
@@ -20,27 +19,39 @@ import {
 } from "./http.js";
 import type { RequestStats } from "./request-stats.js";
 import type { SimState } from "./state.js";
+import type { SimTokens, TokenAccess } from "./tokens.js";
 
 export interface ServerDependencies {
   state: SimState;
   faults: Faults;
   stats: RequestStats;
-  token: string;
+  tokens: SimTokens;
   logger: Logger;
 }
 
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-/** null when authorized, else the 403 reply. */
-function authorize(req: IncomingMessage, token: string): Reply | null {
+/** The token's access, or the 403 reply. */
+function authenticate(req: IncomingMessage, tokens: SimTokens): TokenAccess | Reply {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") return detail(403, "Not authenticated");
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (match === null || !timingSafeEqual(digest(match[1] ?? ""), digest(token))) {
-    return detail(403, "Invalid token");
-  }
+  const access = match === null ? null : tokens.access(match[1] ?? "");
+  return access ?? detail(403, "Invalid token");
+}
+
+/** null when the token may call this route of this repository (the control endpoints: its own only). */
+function authorize(
+  req: IncomingMessage,
+  tokens: SimTokens,
+  target: { repository: string; route: string } | "control",
+): Reply | null {
+  const access = authenticate(req, tokens);
+  if ("status" in access) return access;
+  if (access.kind === "full") return null;
+  if (target === "control") return detail(403, "Invalid token");
+  if (access.repositories && !access.repositories.has(target.repository.toLowerCase()))
+    return detail(403, "This application key has no access to this repository");
+  if (!access.eventLog && target.route.endsWith("/logs"))
+    return detail(403, "This application key may not read the event log");
   return null;
 }
 
@@ -62,7 +73,7 @@ function malform(reply: Reply, variant: "not_json" | "missing_field"): Reply {
 }
 
 export function createSimulatorServer(deps: ServerDependencies): Server {
-  const { state, faults, stats, token, logger } = deps;
+  const { state, faults, stats, tokens, logger } = deps;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
@@ -89,7 +100,7 @@ export function createSimulatorServer(deps: ServerDependencies): Server {
       stats.record(repository, found.route.name);
       const latency = faults.latencyOf(repository);
       if (latency > 0) await sleep(latency);
-      const denied = authorize(req, token);
+      const denied = authorize(req, tokens, { repository, route: found.route.name });
       if (denied !== null) return send(res, denied);
       const fault: FaultAction | null = faults.take(repository);
       if (fault?.kind === "drop") {
@@ -118,7 +129,7 @@ export function createSimulatorServer(deps: ServerDependencies): Server {
           headers: { allow: found.allowed.join(", ") },
         });
       }
-      const denied = authorize(req, token);
+      const denied = authorize(req, tokens, "control");
       if (denied !== null) return send(res, denied);
       const context: ControlContext = { state, faults, stats, body };
       return send(res, await found.route.handle(context, found.params));

@@ -3,7 +3,15 @@
 
 import { createHash, randomUUID } from "node:crypto";
 import type { Clock } from "./clock.js";
-import { type CommandAuthorInput, type CommandResult, parseCommand } from "./commands.js";
+import {
+  type AnswerConclusion,
+  answerComment,
+  type CommandAuthorInput,
+  type CommandResult,
+  parseCommand,
+  queuedAnswer,
+  restrictionRefusal,
+} from "./commands.js";
 import { Engine } from "./engine.js";
 import * as events from "./event-factory.js";
 import { EventLog, type LogEvent, type NewLogEvent, serializeEvent } from "./log.js";
@@ -110,6 +118,8 @@ export class SimState {
       pause: null,
       batchCounter: 0,
       draftCounter: 90_000,
+      refuseBotCommands: null,
+      waitingCommands: new Map(),
     };
     for (const branch of repo.branches) {
       repo.queues.set(branch, { branch, mode: options.mode ?? this.options.mode, batches: [], waiting: [] });
@@ -178,6 +188,7 @@ export class SimState {
       scopes: [...(input.scopes ?? [])],
       checks: input.checks ?? "success",
       failingCheck: null,
+      unmetConditions: [],
     };
     repo.pulls.set(pull.number, pull);
     return pull;
@@ -195,6 +206,30 @@ export class SimState {
     pull.failingCheck = outcome === "failure" ? (failingCheck ?? null) : null;
   }
 
+  /**
+   * Sets the queue conditions the pull request does not meet yet. A queue command waiting for them
+   * queues it once none are left (its answer is then edited: GitHub stand-in).
+   */
+  setConditions(fullName: string, number: number, unmet: string[]): void {
+    const repo = this.requireRepository(fullName);
+    const pull = repo.pulls.get(number);
+    if (pull === undefined) throw new SimError(404, `Pull request #${number} is not known in ${fullName}`);
+    pull.unmetConditions = [...unmet];
+    const waiting = repo.waitingCommands.get(number);
+    if (unmet.length > 0 || waiting === undefined) return;
+    repo.waitingCommands.delete(number);
+    this.engine.enqueue(repo, pull, waiting.queueName, this.clock.now(), waiting.trigger, waiting.sessionId);
+    this.clock.sync();
+  }
+
+  /**
+   * The repository's `commands_restrictions` for queue and dequeue: Mergify's default refuses a bot
+   * sender (`refuseBots: true`); the setup of Yardmaster's README lets the app's bot run them.
+   */
+  setCommandsRestrictions(fullName: string, refuseBots: boolean): void {
+    this.requireRepository(fullName).refuseBotCommands = refuseBots;
+  }
+
   // ---- commands ------------------------------------------------------------------------------------
 
   /** Runs a comment command, like the merge queue does on a comment that addresses it. */
@@ -205,6 +240,7 @@ export class SimState {
       return {
         accepted: false,
         message: `The comment's first line is not addressed to ${this.options.commandPrefix}`,
+        follow: "final",
       };
     }
     const pull =
@@ -217,7 +253,9 @@ export class SimState {
     if (parsed.kind === "unknown") {
       return {
         accepted: false,
-        message: `Sorry but I didn't understand the command \`${parsed.word}\`. Supported commands: queue, dequeue, requeue.`,
+        message:
+          "Sorry but I didn't understand the command. Please consult [the commands documentation](https://docs.mergify.com/commands.html) \u{1F4DA}.",
+        follow: "final",
       };
     }
     const at = this.clock.now();
@@ -230,7 +268,14 @@ export class SimState {
     const trigger = events.commandTrigger(label);
     const base = { repository: repo.fullName, at, trigger };
     const location = locateEntry(repo, pull.number);
-    const record = (accepted: boolean, sessionId: string | null, message: string): CommandResult => {
+    const answer = (conclusion: AnswerConclusion, title: string, details: string[] = []) =>
+      answerComment(label, conclusion, title, details);
+    const record = (
+      accepted: boolean,
+      sessionId: string | null,
+      message: string,
+      follow: CommandResult["follow"] = "final",
+    ): CommandResult => {
       this.log.append(
         repo.key,
         events.command(
@@ -241,63 +286,92 @@ export class SimState {
           { author: { id: author.id, login: author.login }, commentId, sessionId },
         ),
       );
-      return { accepted, message };
+      return { accepted, message, follow };
     };
 
-    if (parsed.kind === "invalid") return record(false, null, parsed.message);
+    if (parsed.kind === "invalid") {
+      return record(
+        false,
+        null,
+        answer(
+          "failure",
+          `Sorry but I didn't understand the arguments of the command \`${commandName}\`. ${parsed.message}`,
+        ),
+      );
+    }
+    // Mergify's default restriction (sender-permission>=write) refuses a GitHub App's bot.
+    if ((repo.refuseBotCommands ?? this.options.refuseBotCommands) && author.login.endsWith("[bot]")) {
+      return record(false, null, restrictionRefusal(label));
+    }
     const queue = repo.queues.get(pull.baseRef);
+    // requeue is a deprecated alias of queue.
     if (parsed.kind === "queue" || parsed.kind === "requeue") {
-      if (location !== null) {
+      if (location !== null || repo.waitingCommands.has(pull.number)) {
         return record(
           false,
-          location.entry.sessionId,
-          `Pull request #${pull.number} is already queued in \`${location.entry.queueName}\``,
+          location?.entry.sessionId ?? null,
+          answer("neutral", "This pull request is already queued"),
         );
       }
       if (queue === undefined) {
-        return record(false, null, `There is no merge queue for the base branch \`${pull.baseRef}\``);
+        return record(
+          false,
+          null,
+          answer("failure", `There is no merge queue for the base branch \`${pull.baseRef}\``),
+        );
       }
-      let queueName: string;
-      if (parsed.kind === "queue") {
-        queueName = parsed.queueName ?? this.options.defaultQueue;
-        if (!this.options.queues.includes(queueName)) {
-          return record(
-            false,
-            null,
+      const left = repo.left.get(pull.number);
+      if (left?.merged) return record(false, null, answer("neutral", "The pull request is already merged"));
+      const queueName =
+        parsed.kind === "queue" && parsed.queueName !== null
+          ? parsed.queueName
+          : left && !left.merged && this.options.queues.includes(left.queueName)
+            ? left.queueName
+            : this.options.defaultQueue;
+      if (!this.options.queues.includes(queueName)) {
+        return record(
+          false,
+          null,
+          answer(
+            "failure",
             `\`${queueName}\` is not a queue of this repository; the queues are: ${this.options.queues.join(", ")}`,
-          );
-        }
-      } else {
-        const left = repo.left.get(pull.number);
-        if (left === undefined || left.merged) {
-          return record(
-            false,
-            null,
-            left?.merged
-              ? `Pull request #${pull.number} has been merged: nothing to requeue`
-              : `Pull request #${pull.number} has not been dequeued: nothing to requeue`,
-          );
-        }
-        queueName = this.options.queues.includes(left.queueName) ? left.queueName : this.options.defaultQueue;
+          ),
+        );
       }
       const sessionId = randomUUID();
-      const result = record(
-        true,
-        sessionId,
-        parsed.kind === "queue"
-          ? `Pull request #${pull.number} has been queued in \`${queueName}\``
-          : `Pull request #${pull.number} has been requeued in \`${queueName}\``,
-      );
+      if (pull.unmetConditions.length > 0) {
+        repo.waitingCommands.set(pull.number, { queueName, sessionId, trigger, command: label });
+        const details = [
+          "- [ ] any of: [🔀 queue conditions]",
+          `  - [ ] all of: [📌 queue conditions of queue \`${queueName}\`]`,
+          ...pull.unmetConditions.map((condition) => `    - [ ] \`${condition}\``),
+          "- [X] `-draft` [📌 queue requirement]",
+        ];
+        return record(true, sessionId, answer(null, "Waiting for conditions to match", details), "waiting");
+      }
+      const result = record(true, sessionId, "", "queued");
       this.engine.enqueue(repo, pull, queueName, at, trigger, sessionId);
       this.clock.sync();
+      const position = (this.pullDetails(fullName, pull.number)?.position ?? 0) + 1;
+      result.message = queuedAnswer(label, position, queueName);
       return result;
     }
     // dequeue
-    if (location === null) return record(false, null, `Pull request #${pull.number} is not queued`);
+    const waiting = repo.waitingCommands.get(pull.number);
+    if (waiting !== undefined) {
+      repo.waitingCommands.delete(pull.number);
+      return record(
+        true,
+        waiting.sessionId,
+        answer("success", "The pull request is not waiting to be queued anymore."),
+      );
+    }
+    if (location === null)
+      return record(false, null, answer("neutral", `Pull request #${pull.number} is not queued`));
     const result = record(
       true,
       location.entry.sessionId,
-      `Pull request #${pull.number} has been removed from the queue \`${location.entry.queueName}\``,
+      answer("success", `The pull request has been removed from the queue \`${location.entry.queueName}\``),
     );
     this.engine.dequeue(repo, location, at, trigger);
     this.clock.sync();

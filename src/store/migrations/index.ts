@@ -3,6 +3,11 @@ import { pauseAttributions } from "./002-pause-attributions.js";
 import { slackSignatures } from "./003-slack-signatures.js";
 import { pollSchedule } from "./004-poll-schedule.js";
 import { threadParentStale } from "./005-thread-parent-stale.js";
+import { relays } from "./006-relays.js";
+import { noticePreferences } from "./007-notice-preferences.js";
+import { scheduledUnpauses } from "./008-scheduled-unpauses.js";
+import { statsDays } from "./009-stats-days.js";
+import { digests } from "./010-digests.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -14,6 +19,11 @@ export const MIGRATIONS: readonly Migration[] = [
   slackSignatures,
   pollSchedule,
   threadParentStale,
+  relays,
+  noticePreferences,
+  scheduledUnpauses,
+  statsDays,
+  digests,
 ];
 
 /** The highest migration version this build knows. */

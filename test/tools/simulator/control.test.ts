@@ -14,6 +14,44 @@ afterEach(async () => {
 });
 
 describe("control endpoints", () => {
+  it("set a pull request's unmet queue conditions and the commands restrictions, and refuse bad ones", async () => {
+    await api.control("POST", "/__sim/repos", { repository: "octo/app" });
+    await api.control("POST", "/__sim/repos/octo/app/pulls", pullRequest(7));
+    const bot = { id: 9, login: "yardmaster[bot]" };
+    const send = async () =>
+      (await (
+        await api.control("POST", "/__sim/repos/octo/app/commands", {
+          body: "@mergifyio queue",
+          author: bot,
+          pull_request: 7,
+        })
+      ).json()) as { accepted: boolean; message: string; follow: string };
+
+    const restricted = await api.control("PUT", "/__sim/repos/octo/app/commands-restrictions", {
+      refuse_bots: true,
+    });
+    expect(await restricted.json()).toEqual({ refuse_bots: true });
+    expect(await send()).toMatchObject({ accepted: false, follow: "final" });
+    await api.control("PUT", "/__sim/repos/octo/app/commands-restrictions", { refuse_bots: false });
+
+    const unmet = await api.control("PUT", "/__sim/repos/octo/app/pulls/7/conditions", {
+      unmet: ["label=ready"],
+    });
+    expect(await unmet.json()).toEqual({ number: 7, unmet: ["label=ready"] });
+    expect(await send()).toMatchObject({ accepted: true, follow: "waiting" });
+    expect(api.sim.state.pullDetails("octo/app", 7)).toBeNull();
+    await api.control("PUT", "/__sim/repos/octo/app/pulls/7/conditions", { unmet: [] });
+    expect(api.sim.state.pullDetails("octo/app", 7)).not.toBeNull();
+
+    expect(
+      (await api.control("PUT", "/__sim/repos/octo/app/pulls/7/conditions", { unmet: "x" })).status,
+    ).toBe(422);
+    expect((await api.control("PUT", "/__sim/repos/octo/app/pulls/8/conditions", { unmet: [] })).status).toBe(
+      404,
+    );
+    expect((await api.control("PUT", "/__sim/repos/octo/app/commands-restrictions", {})).status).toBe(422);
+  });
+
   it("drive a pull request from queue to merge out of process", async () => {
     const created = await api.control("POST", "/__sim/repos", {
       repository: "octo/app",
@@ -46,7 +84,7 @@ describe("control endpoints", () => {
       body: "@mergifyio queue",
       pull_request: 42,
     });
-    expect(await reply.json()).toEqual({ accepted: true, message: expect.any(String) });
+    expect(await reply.json()).toEqual({ accepted: true, message: expect.any(String), follow: "queued" });
 
     const advanced = await api.control("POST", "/__sim/clock/advance", { seconds: 70 });
     expect(await advanced.json()).toEqual({ kind: "manual", now: "2025-08-01T08:01:10.000Z" });

@@ -52,7 +52,8 @@ describe("queue to merge", () => {
   it("batches two pull requests, runs checks, merges them, with the right events", async () => {
     expect(await command(1, "@mergifyio queue\nRequested by @alice from Slack")).toEqual({
       accepted: true,
-      message: expect.stringContaining("queued in `default`"),
+      message: expect.stringContaining("#### 🟠 The pull request is the 1st in the queue to be merged"),
+      follow: "queued",
     });
     expect(typesSince(api.sim, REPO)).toEqual([
       "command.queue#1",
@@ -363,7 +364,11 @@ describe("dequeue and requeue", () => {
 
   it("refuses to dequeue a pull request that is not queued", async () => {
     const reply = await command(1, "@mergifyio dequeue");
-    expect(reply).toEqual({ accepted: false, message: expect.stringContaining("not queued") });
+    expect(reply).toEqual({
+      accepted: false,
+      message: expect.stringContaining("not queued"),
+      follow: "final",
+    });
     const [event] = eventsSince(0);
     expect(event).toMatchObject({ type: "command.dequeue", outcome: "failure" });
   });
@@ -371,16 +376,19 @@ describe("dequeue and requeue", () => {
   it("requeues a pull request that left without merging", async () => {
     api.sim.state.knowPullRequest(REPO, pullRequest(1));
     api.sim.state.setChecks(REPO, 1, "failure");
-    expect(await command(1, "@mergifyio requeue")).toMatchObject({ accepted: false });
     await command(1, "@mergifyio queue urgent");
     api.sim.clock.advance(70_000);
     expect(api.sim.state.events(REPO).at(-2)?.metadata.dequeue_code).toBe("CHECKS_FAILED");
 
     api.sim.state.setChecks(REPO, 1, "success");
     const before = lastId();
+    // requeue is a deprecated alias of queue: back in the queue it left.
     expect(await command(1, "@mergifyio requeue")).toEqual({
       accepted: true,
-      message: expect.stringContaining("requeued in `urgent`"),
+      message: expect.stringContaining(
+        "> requeue\n\n#### 🟠 The pull request is the 1st in the queue to be merged",
+      ),
+      follow: "queued",
     });
     expect(typesSince(api.sim, REPO, before)).toEqual([
       "command.requeue#1",
@@ -444,25 +452,54 @@ describe("commands", () => {
   it("refuses unknown commands, unknown queues and double queueing", async () => {
     expect(await command(1, "@mergifyio rebase")).toEqual({
       accepted: false,
-      message: expect.stringContaining("rebase"),
+      message: expect.stringContaining("Sorry but I didn't understand the command"),
+      follow: "final",
     });
     expect(await command(1, "@mergifyio queue nightly")).toEqual({
       accepted: false,
       message: expect.stringContaining("nightly"),
+      follow: "final",
     });
     expect(await command(1, "@mergifyio queue")).toMatchObject({ accepted: true });
     expect(await command(1, "@mergifyio queue")).toEqual({
       accepted: false,
       message: expect.stringContaining("already queued"),
+      follow: "final",
     });
     expect(await command(9, "@mergifyio queue", { base_ref: "feature/x" })).toEqual({
       accepted: false,
       message: expect.stringContaining("feature/x"),
+      follow: "final",
     });
     const outcomes = eventsSince(0)
       .filter((event) => event.type === "command.queue")
       .map((event) => event.outcome);
     expect(outcomes).toEqual(["failure", "success", "failure", "failure"]);
+  });
+
+  it("waits for a pull request's conditions, then queues it once none is unmet", async () => {
+    api.sim.state.knowPullRequest(REPO, pullRequest(1));
+    api.sim.state.setConditions(REPO, 1, ["label=ready", "#approved-reviews-by>=1"]);
+    const reply = await command(1, "@mergifyio queue");
+    expect(reply).toMatchObject({ accepted: true, follow: "waiting" });
+    expect(reply.message).toContain("#### 🟠 Waiting for conditions to match");
+    expect(reply.message).toContain("    - [ ] `label=ready`\n    - [ ] `#approved-reviews-by>=1`");
+    expect((await status()).waiting_pull_requests).toEqual([]);
+    api.sim.state.setConditions(REPO, 1, ["label=ready"]);
+    expect((await status()).waiting_pull_requests).toEqual([]);
+    api.sim.state.setConditions(REPO, 1, []);
+    expect((await status()).waiting_pull_requests.map((pull) => pull.number)).toEqual([1]);
+  });
+
+  it("refuses a bot's commands under Mergify's default commands_restrictions", async () => {
+    api.sim.state.setCommandsRestrictions(REPO, true);
+    const reply = await command(1, "@mergifyio queue");
+    expect(reply).toMatchObject({ accepted: false, follow: "final" });
+    expect(reply.message).toContain("Command disallowed due to [command restrictions]");
+    expect(reply.message).toContain("- [ ] `sender-permission>=write`");
+    expect((await status()).waiting_pull_requests).toEqual([]);
+    api.sim.state.setCommandsRestrictions(REPO, false);
+    expect(await command(1, "@mergifyio queue")).toMatchObject({ accepted: true });
   });
 
   it("puts an urgent pull request ahead of the default queue", async () => {

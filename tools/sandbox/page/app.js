@@ -1,6 +1,6 @@
 // The sandbox page: polls /api/state once a second and renders what changed; sends what the person
 // types or clicks to the sandbox server, which hands it to the GitHub and Slack stand-ins.
-import { clockTime, h, keepScroll } from "./dom.js";
+import { clockTime, h, keepScroll, trusted } from "./dom.js";
 import { renderPullSelect, renderTimeline, renderTitle } from "./github-pane.js";
 import { renderMessages } from "./slack-pane.js";
 
@@ -10,6 +10,8 @@ const ui = {
   as: params.get("as") || localStorage.getItem("sandbox.as") || "octocat",
   pr: Number(params.get("pr") || localStorage.getItem("sandbox.pr") || 101),
   openThreads: new Set(),
+  /** What the Slack pane shows: the channel, the person's direct messages, or their Home tab. */
+  view: "channel",
   last: {},
   first: { gh: true, sl: true },
   state: null,
@@ -69,12 +71,45 @@ function render(state) {
     keepScroll($("gh-scroll"), ui.first.gh, () => renderTimeline($("timeline"), state.thread)),
   );
   ui.first.gh = false;
-  changed("channel", [state.channel.messages, [...ui.openThreads]], () =>
-    keepScroll($("sl-scroll"), ui.first.sl, () =>
-      renderMessages($("messages"), state.channel.messages, ui.openThreads),
-    ),
+  changed("slack", [ui.view, state.channel.messages, state.direct, state.home, [...ui.openThreads]], () =>
+    keepScroll($("sl-scroll"), ui.first.sl, () => renderSlack(state)),
   );
   ui.first.sl = false;
+}
+
+const VIEW_TITLES = {
+  channel: ["# merge-queue", "acme/widgets: queue, checks and pause events, and a weekly digest"],
+  dm: ["Yardmaster", "direct messages: your pull requests entered, left or merged"],
+  home: ["Yardmaster · Home", "the app's Home tab, as Slack shows it to you"],
+};
+
+function renderSlack(state) {
+  const [name, about] = VIEW_TITLES[ui.view];
+  $("channel-name").textContent = name;
+  $("channel-about").textContent = about;
+  for (const tab of $("sl-views").querySelectorAll("button[data-view]"))
+    tab.setAttribute("aria-selected", String(tab.dataset.view === ui.view));
+  $("slash-form").hidden = ui.view !== "channel";
+  $("run-digest").hidden = ui.view !== "channel";
+  if (ui.view === "channel") return renderMessages($("messages"), state.channel.messages, ui.openThreads);
+  if (ui.view === "dm") {
+    renderMessages($("messages"), state.direct.messages, ui.openThreads);
+    if (state.direct.messages.length === 0)
+      $("messages").replaceChildren(
+        h(
+          "p",
+          { class: "muted empty" },
+          "No direct message yet: queue one of your pull requests (octocat wrote #101 and #102).",
+        ),
+      );
+    return;
+  }
+  // The Home tab's HTML comes from the sandbox server, made from Block Kit and escaped there (render/blocks.ts).
+  $("messages").replaceChildren(
+    state.home
+      ? trusted("div", "sl-home", state.home.html)
+      : h("p", { class: "muted empty" }, "Opening the Home tab…"),
+  );
 }
 
 function renderPeople(people) {
@@ -187,6 +222,7 @@ function setUp() {
     ui.as = button.dataset.login;
     localStorage.setItem("sandbox.as", ui.as);
     ui.first.sl = true;
+    if (ui.view === "home") act("/api/home", {});
     refresh();
   });
   $("pull-select").addEventListener("change", (event) => selectPull(Number(event.target.value)));
@@ -202,6 +238,10 @@ function setUp() {
   $("comment-body").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("comment-form").requestSubmit();
   });
+  $("run-digest").addEventListener("click", () => {
+    ui.first.sl = true;
+    act("/api/digest", {});
+  });
   $("slash-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const input = $("slash-text");
@@ -210,6 +250,15 @@ function setUp() {
     input.value = "";
     ui.first.sl = true;
     act("/api/slash", { text });
+  });
+  $("sl-views").addEventListener("click", (event) => {
+    const tab = event.target.closest("button[data-view]");
+    if (!tab) return;
+    ui.view = tab.dataset.view;
+    ui.first.sl = true;
+    // Opening the Home tab is what makes Slack ask the app for it.
+    if (ui.view === "home") act("/api/home", {});
+    render(ui.state);
   });
   $("messages").addEventListener("click", (event) => {
     const toggle = event.target.closest("button[data-thread]");
@@ -225,7 +274,12 @@ function setUp() {
       if (button.dataset.url) window.open(button.dataset.url, "_blank", "noopener");
       button.disabled = true;
       const messageTs = button.closest("[data-ts]")?.dataset.ts;
-      act("/api/click", { actionId: button.dataset.actionId, value: button.dataset.value, messageTs });
+      act("/api/click", {
+        actionId: button.dataset.actionId,
+        value: button.dataset.value,
+        messageTs,
+        place: ui.view,
+      });
       return;
     }
     followPullLinks(event);

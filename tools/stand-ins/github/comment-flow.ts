@@ -24,7 +24,9 @@ export async function createComment(
     const htmlUrl = `${ctx.urls.web}/${issue.repository.fullName}/pull/${issue.number}`;
     const record = await forwarder.forward(comment, issue, htmlUrl);
     if (record.message) {
-      replies.push(ctx.state.createComment(issue, ctx.state.mergeQueueBot, record.message, false));
+      const reply = ctx.state.createComment(issue, ctx.state.mergeQueueBot, record.message, false);
+      ctx.answers?.track(reply, record);
+      replies.push(reply);
     }
   }
   return { comment, replies };

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { InstallationToken, InstallationTokens } from "./app-auth.js";
 import { looksLikeJwt, verifyAppJwt } from "./app-auth.js";
 import { badCredentials, HttpError, notFound, type RouteRequest, requiresAuthentication } from "./http.js";
+import type { MergeQueueAnswers } from "./merge-queue-answers.js";
 import type { MergeQueueForwarder } from "./merge-queue-forwarder.js";
 import type { UserTokens } from "./oauth.js";
 import type { AppInfo, Urls } from "./payloads.js";
@@ -19,6 +20,8 @@ export interface StandInContext {
   userTokens: UserTokens;
   webhooks: WebhookSender;
   forwarder: MergeQueueForwarder | undefined;
+  /** The merge queue's answer comments, edited as the pull requests move. */
+  answers?: MergeQueueAnswers;
   oauth: { clientId: string; clientSecret: string } | undefined;
   /** Send webhooks for comments created, edited or deleted through the API (as GitHub does). */
   apiEvents: boolean;

@@ -19,11 +19,17 @@ export interface ForwardRecord {
   status: number | null;
   accepted: boolean | null;
   message: string | null;
+  /** What the merge queue will do with its answer: edit it as the pull request moves ("queued", "waiting"), or not. */
+  follow: "queued" | "waiting" | "final" | null;
   error: string | null;
   at: string;
 }
 
-const hookAnswer = z.object({ accepted: z.boolean(), message: z.string() });
+const hookAnswer = z.object({
+  accepted: z.boolean(),
+  message: z.string(),
+  follow: z.enum(["queued", "waiting", "final"]).optional(),
+});
 
 /**
  * Plays the merge queue's side of comment commands: a comment on a pull request whose first line starts
@@ -60,6 +66,7 @@ export class MergeQueueForwarder {
       status: null,
       accepted: null,
       message: null,
+      follow: null,
       error: null,
       at: new Date().toISOString(),
     };
@@ -90,6 +97,7 @@ export class MergeQueueForwarder {
       const answer = hookAnswer.parse(JSON.parse(text));
       record.accepted = answer.accepted;
       record.message = answer.message;
+      record.follow = answer.follow ?? "final";
       this.logger.debug({ repository, number: pull.number, accepted: answer.accepted }, "command forwarded");
     } catch (error) {
       record.error = error instanceof Error ? error.message : String(error);

@@ -41,6 +41,8 @@ export interface MergeQueuePullInfo {
 export interface MergeQueueSource {
   onAppend(listener: (event: MergeQueueLogEvent) => void): () => void;
   pullRequest?(repository: string, number: number): MergeQueuePullInfo | undefined;
+  /** The pull request's place in its queue (1 first), when it is queued. */
+  position?(repository: string, number: number): number | undefined;
 }
 
 export interface SendCheckRunOptions {

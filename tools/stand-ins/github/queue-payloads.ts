@@ -171,17 +171,26 @@ export function checkSuiteEventJson(
   };
 }
 
-/** `pull_request` (`opened`, `closed`, ...) for a pull request as it is now. */
+/**
+ * `pull_request` (`opened`, `closed`, ...) for a pull request as it is now; GitHub's own merge queue
+ * sends `enqueued` and `dequeued` (with GitHub's `reason`, e.g. MERGE, MANUAL, CI_FAILURE).
+ */
 export function pullRequestEventJson(
   urls: Urls,
   state: GitHubState,
   target: WebhookTarget,
-  action: "opened" | "closed" | "synchronize",
+  action: "opened" | "closed" | "synchronize" | "enqueued" | "dequeued",
   pull: Issue,
-  extra: { mergedBy?: Account; mergeCommitSha?: string } = {},
+  extra: { mergedBy?: Account; mergeCommitSha?: string; reason?: string } = {},
 ): Record<string, unknown> {
   const json = pullRequestJson(urls, state, pull);
   if (extra.mergedBy) json.merged_by = userJson(urls, extra.mergedBy);
   if (extra.mergeCommitSha) json.merge_commit_sha = extra.mergeCommitSha;
-  return { action, number: pull.number, pull_request: json, ...envelope(urls, target) };
+  return {
+    action,
+    number: pull.number,
+    pull_request: json,
+    ...(extra.reason ? { reason: extra.reason } : {}),
+    ...envelope(urls, target),
+  };
 }

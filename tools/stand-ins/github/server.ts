@@ -16,7 +16,9 @@ import {
   readBody,
   sendJson,
 } from "./http.js";
+import { MergeQueueAnswers } from "./merge-queue-answers.js";
 import { type ForwardRecord, MergeQueueForwarder, type MergeQueueOptions } from "./merge-queue-forwarder.js";
+import { addGraphQLRoute, GitHubMergeQueues } from "./merge-queue-graphql.js";
 import {
   type MergeQueueSource,
   MergeQueueWebhooks,
@@ -136,6 +138,8 @@ export interface GitHubStandIn {
   secondaryLimitHits: SecondaryLimitHit[];
   /** Failures to answer and writes to hold, for tests. */
   faults: GitHubFaults;
+  /** GitHub's own merge queue (GraphQL): `enable` gives a branch one. */
+  mergeQueues: GitHubMergeQueues;
   /** The installation id for a repository (the installation on its owner account). */
   installationId(repository: string): number;
   /** A user access token for `login`, as if the person had gone through the OAuth flow. */
@@ -213,6 +217,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   };
 
   const mergeQueueWebhooks = new MergeQueueWebhooks(ctx, options.mergeQueueWebhookDelayMs ?? 0);
+  const answers = new MergeQueueAnswers(ctx);
+  ctx.answers = answers;
 
   const api = new Router();
   addAppRoutes(api, ctx);
@@ -221,6 +227,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   addUserRoutes(api, ctx);
   const web = new Router();
   addOAuthWebRoutes(web, ctx);
+  const mergeQueues = new GitHubMergeQueues(ctx);
+  addGraphQLRoute(web, ctx, mergeQueues);
 
   const requests: RecordedRequest[] = [];
   const limits =
@@ -325,6 +333,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     secondaryLimits: limits?.options ?? null,
     secondaryLimitHits: limits?.hits ?? [],
     faults,
+    mergeQueues,
     installationId: (repository) => state.installationFor(repository).id,
     userToken: (login) => ctx.userTokens.issue(login),
 
@@ -355,7 +364,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       return { status, body };
     },
 
-    followMergeQueue: (source) => mergeQueueWebhooks.follow(source),
+    followMergeQueue(source) {
+      const stopWebhooks = mergeQueueWebhooks.follow(source);
+      const stopAnswers = answers.follow(source);
+      return () => {
+        stopWebhooks();
+        stopAnswers();
+      };
+    },
 
     async sendCheckRun(repository, number, opts = {}) {
       const payload = mergeQueueWebhooks.checkRunPayload(repository, number, opts);

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readGitHubAppAsks } from "../../../src/doctor/manifests.js";
 
 /** A repository role as GitHub names it (`role_name`), weakest first. */
 export const REPO_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
@@ -27,31 +28,35 @@ export interface Account {
   type: AccountType;
 }
 
-/** The webhook events an installation is subscribed to by default (app.yml's, with the doorbell's). */
-export const DEFAULT_INSTALLATION_EVENTS = [
-  "issue_comment",
-  "check_run",
-  "check_suite",
-  "pull_request",
-  "status",
-] as const;
+const APP_ASKS = readGitHubAppAsks();
 
-/** The permissions every installation has, whatever its events. */
+/** The webhook events an installation is subscribed to by default: app.yml's (with the doorbell's). */
+export const DEFAULT_INSTALLATION_EVENTS: readonly string[] = APP_ASKS.events;
+
+/** GitHub asks for these permissions to send these events: without the events, they are not granted. */
+const EVENT_PERMISSIONS: Record<string, readonly string[]> = {
+  checks: ["check_run", "check_suite"],
+  statuses: ["status"],
+};
+
+/** The permissions every installation has, whatever its events: app.yml's others, and members: read. */
 const BASE_PERMISSIONS: Record<string, string> = {
-  issues: "write",
-  metadata: "read",
-  pull_requests: "write",
+  ...Object.fromEntries(
+    Object.entries(APP_ASKS.permissions).filter(([name]) => !(name in EVENT_PERMISSIONS)),
+  ),
   members: "read",
 };
 
 /**
- * The permissions an installation subscribed to `events` has granted: the base ones, `checks: read`
- * for `check_run`/`check_suite` and `statuses: read` for `status` (GitHub asks for them to deliver those).
+ * The permissions an installation subscribed to `events` has granted: the base ones, and app.yml's
+ * `checks` with `check_run`/`check_suite`, `statuses` with `status` (GitHub asks for them to deliver those).
  */
 export function installationPermissions(events: readonly string[]): Record<string, string> {
   const permissions = { ...BASE_PERMISSIONS };
-  if (events.includes("check_run") || events.includes("check_suite")) permissions.checks = "read";
-  if (events.includes("status")) permissions.statuses = "read";
+  for (const [name, needs] of Object.entries(EVENT_PERMISSIONS)) {
+    const level = APP_ASKS.permissions[name];
+    if (level && needs.some((e) => events.includes(e))) permissions[name] = level;
+  }
   return permissions;
 }
 
@@ -353,6 +358,17 @@ export class GitHubState {
     if (!installation) throw new StateError(`the app is not installed on ${login}`);
     installation.events = [...events];
     installation.permissions = installationPermissions(events);
+    return installation;
+  }
+
+  /**
+   * Changes what an installation granted, whatever its events: `permissions` replaces the set (an
+   * installation that has not accepted the app's new permissions, or had one removed).
+   */
+  setInstallationPermissions(login: string, permissions: Record<string, string>): Installation {
+    const installation = this.installations.get(key(login));
+    if (!installation) throw new StateError(`the app is not installed on ${login}`);
+    installation.permissions = { ...permissions };
     return installation;
   }
 

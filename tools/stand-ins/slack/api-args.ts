@@ -1,7 +1,7 @@
 /** Web API arguments as `@slack/web-api` (or anything else) sends them, and their coercion. */
 
 /** Form fields that carry JSON (the WebClient JSON-encodes every non-scalar argument). */
-const JSON_FIELDS = new Set(["blocks", "attachments", "metadata"]);
+const JSON_FIELDS = new Set(["blocks", "attachments", "metadata", "view"]);
 
 export interface ParsedApiRequest {
   args: Record<string, unknown>;

@@ -9,6 +9,8 @@
 
 export const LIMITS = {
   blocksPerMessage: 50,
+  /** A Home tab (or modal) view. */
+  blocksPerView: 100,
   messageText: 40_000,
   blockId: 255,
   sectionText: 3000,
@@ -204,11 +206,11 @@ function checkBlock(errors: Errors, block: unknown, pointer: string, seenBlockId
   }
 }
 
-/** Errors Slack would report for these blocks; empty when they are acceptable. */
-export function validateBlocks(blocks: unknown[]): string[] {
+/** Errors Slack would report for these blocks (of a message, or of a view); empty when they are acceptable. */
+export function validateBlocks(blocks: unknown[], max: number = LIMITS.blocksPerMessage): string[] {
   const errors: Errors = [];
-  if (blocks.length > LIMITS.blocksPerMessage) {
-    err(errors, `must contain at most ${LIMITS.blocksPerMessage} items`, "/blocks");
+  if (blocks.length > max) {
+    err(errors, `must contain at most ${max} items`, "/blocks");
   }
   const seenBlockIds = new Set<string>();
   blocks.forEach((block, i) => {

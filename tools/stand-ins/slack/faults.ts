@@ -6,7 +6,9 @@
 export type FaultOutcome =
   | { kind: "rate_limit"; retryAfterSeconds: number }
   | { kind: "error"; error: string }
-  | { kind: "delay"; ms: number };
+  | { kind: "delay"; ms: number }
+  /** The call is carried out at once, and its answer sent `ms` later (a caller killed meanwhile never hears it). */
+  | { kind: "answer_delay"; ms: number };
 
 interface PendingFault {
   method: string;
@@ -35,6 +37,11 @@ export class SlackFaults {
     this.add(method, count, { kind: "delay", ms });
   }
 
+  /** The call takes effect at once (a message is posted), but its answer comes `ms` later. */
+  delayAnswer(method: string, ms: number, count = 1): void {
+    this.add(method, count, { kind: "answer_delay", ms });
+  }
+
   clear(): void {
     this.pending = [];
   }
@@ -45,14 +52,22 @@ export class SlackFaults {
   }
 
   /** Stand-in internal: uses up the faults that apply to one call of `method`. */
-  take(method: string): { delayMs: number; outcome?: Exclude<FaultOutcome, { kind: "delay" }> } {
+  take(method: string): {
+    delayMs: number;
+    answerDelayMs?: number;
+    outcome?: Exclude<FaultOutcome, { kind: "delay" | "answer_delay" }>;
+  } {
     let delayMs = 0;
-    let outcome: Exclude<FaultOutcome, { kind: "delay" }> | undefined;
+    let answerDelayMs = 0;
+    let outcome: Exclude<FaultOutcome, { kind: "delay" | "answer_delay" }> | undefined;
     for (const fault of this.pending) {
       if (fault.method !== method && fault.method !== "*") continue;
       if (fault.outcome.kind === "delay") {
         if (delayMs > 0) continue;
         delayMs = fault.outcome.ms;
+      } else if (fault.outcome.kind === "answer_delay") {
+        if (answerDelayMs > 0) continue;
+        answerDelayMs = fault.outcome.ms;
       } else {
         if (outcome) continue;
         outcome = fault.outcome;
@@ -60,7 +75,8 @@ export class SlackFaults {
       fault.remaining -= 1;
     }
     this.pending = this.pending.filter((fault) => fault.remaining > 0);
-    return outcome ? { delayMs, outcome } : { delayMs };
+    const answer = answerDelayMs > 0 ? { answerDelayMs } : {};
+    return outcome ? { delayMs, ...answer, outcome } : { delayMs, ...answer };
   }
 
   private add(method: string, count: number, outcome: FaultOutcome): void {

@@ -162,6 +162,129 @@ export async function clickButton(ctx: SenderContext, args: ButtonClickArgs): Pr
   return deliver(ctx, entry, body, args);
 }
 
+export interface AppHomeOpenedArgs {
+  userId: string;
+  teamId?: string;
+  timestamp?: number;
+  signature?: string;
+}
+
+/** What Yardmaster answered to an Events API event (no response_url: an event is answered by calls). */
+export interface EventDelivery {
+  status: number;
+  body: string;
+  sentBody: string;
+  sentHeaders: Record<string, string>;
+}
+
+/**
+ * The Events API's `app_home_opened` (the person opened the app's Home tab), JSON signed with the
+ * signing secret as Slack signs it.
+ */
+export async function sendAppHomeOpened(ctx: SenderContext, args: AppHomeOpenedArgs): Promise<EventDelivery> {
+  const { state } = ctx;
+  const teamId = args.teamId ?? state.identity.teamId;
+  const view = state.homeView(args.userId);
+  const now = Date.now();
+  const body = JSON.stringify({
+    token: ctx.verificationToken,
+    team_id: teamId,
+    api_app_id: state.identity.appId,
+    event: {
+      type: "app_home_opened",
+      user: args.userId,
+      channel: state.directChannel(args.userId)?.id ?? `D${args.userId.replace(/^[UW]/, "")}`,
+      tab: "home",
+      event_ts: microsToTs(now * 1000),
+      ...(view ? { view: { id: view.id, type: "home", blocks: view.view.blocks } } : {}),
+    },
+    type: "event_callback",
+    event_id: `Ev${randomBytes(6).toString("hex").toUpperCase()}`,
+    event_time: Math.floor(now / 1000),
+    authorizations: [
+      { team_id: teamId, user_id: state.identity.botUserId, is_bot: true, is_enterprise_install: false },
+    ],
+    is_ext_shared_channel: false,
+  });
+  return postSigned(ctx, body, "application/json", args);
+}
+
+export interface HomeClickArgs {
+  actionId: string;
+  value: string;
+  userId: string;
+  teamId?: string;
+  timestamp?: number;
+  signature?: string;
+}
+
+/**
+ * A button clicked in the person's Home tab: `block_actions` from a view, which (unlike a message's)
+ * carries no response_url. The button must be in the Home tab the app last published for them.
+ */
+export async function clickHomeButton(ctx: SenderContext, args: HomeClickArgs): Promise<EventDelivery> {
+  const { state } = ctx;
+  const view = state.homeView(args.userId);
+  const found = view ? findButton(view.view.blocks, view.id, args.actionId, args.value) : undefined;
+  if (!view || !found?.valueMatches)
+    throw new Error(
+      `Slack stand-in: no ${args.actionId} button with that value in ${args.userId}'s Home tab`,
+    );
+  const teamId = args.teamId ?? state.identity.teamId;
+  const userName = state.user(args.userId)?.name ?? args.userId;
+  const payload = {
+    type: "block_actions",
+    user: { id: args.userId, username: userName, name: userName, team_id: teamId },
+    api_app_id: state.identity.appId,
+    token: ctx.verificationToken,
+    container: { type: "view", view_id: view.id },
+    trigger_id: triggerId(),
+    team: { id: teamId, domain: ctx.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view: {
+      id: view.id,
+      type: "home",
+      blocks: view.view.blocks,
+      team_id: teamId,
+      app_id: state.identity.appId,
+    },
+    state: { values: {} },
+    actions: [
+      {
+        action_id: args.actionId,
+        block_id: found.blockId,
+        text: { type: "plain_text", text: found.text, emoji: true },
+        value: args.value,
+        type: "button",
+        action_ts: microsToTs(Date.now() * 1000),
+      },
+    ],
+  };
+  const body = new URLSearchParams([["payload", JSON.stringify(payload)]]).toString();
+  return postSigned(ctx, body, "application/x-www-form-urlencoded", args);
+}
+
+async function postSigned(
+  ctx: SenderContext,
+  body: string,
+  contentType: string,
+  overrides: { timestamp?: number; signature?: string },
+): Promise<EventDelivery> {
+  const eventsUrl = ctx.eventsUrl();
+  if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
+  const timestamp = overrides.timestamp ?? unixSeconds();
+  const signature = overrides.signature ?? signSlackRequest(ctx.signingSecret, timestamp, body);
+  const sentHeaders = { "x-slack-request-timestamp": String(timestamp), "x-slack-signature": signature };
+  const answer = await postForm(
+    eventsUrl,
+    body,
+    { ...sentHeaders, "content-type": contentType },
+    ctx.timeoutMs,
+  );
+  return { status: answer.status, body: answer.body, sentBody: body, sentHeaders };
+}
+
 /**
  * Sends a request delivered before again, byte for byte with its signature headers: what an attacker
  * who captured it would send, or (with `x-slack-retry-num`) what a retry of it looks like.

@@ -1,18 +1,24 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { readSlackAppAsks } from "../../../src/doctor/manifests.js";
 import { SlackFaults } from "./faults.js";
 import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./http-util.js";
 import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
 import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
 import {
+  type AppHomeOpenedArgs,
   type ButtonClickArgs,
   clickButton,
+  clickHomeButton,
   type DeliveryResult,
+  type EventDelivery,
+  type HomeClickArgs,
   type ResendArgs,
   resend,
   type SenderContext,
   type SlashCommandArgs,
+  sendAppHomeOpened,
   sendSlashCommand,
 } from "./sender.js";
 import { SlackState } from "./state.js";
@@ -29,6 +35,8 @@ export interface SlackStandInOptions {
   signingSecret: string;
   /** The only token the Web API accepts (xoxb-...). */
   botToken: string;
+  /** The scopes the token holds (`x-oauth-scopes`); default those slack-manifest.yml asks for. */
+  scopes?: readonly string[];
   /** Yardmaster's `POST /slack/events`; can be set later with `setEventsUrl`. */
   eventsUrl?: string;
   /** Default "T0001". */
@@ -68,11 +76,17 @@ export interface SlackStandIn {
   limits: SlackRateLimits;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
   clickButton(args: ButtonClickArgs): Promise<DeliveryResult>;
+  /** The person opens the app's Home tab: a signed `app_home_opened` event. */
+  openHome(args: AppHomeOpenedArgs): Promise<EventDelivery>;
+  /** The person clicks a button of the Home tab the app last published for them. */
+  clickHomeButton(args: HomeClickArgs): Promise<EventDelivery>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
   resend(delivery: DeliveryResult, args?: ResendArgs): Promise<DeliveryResult>;
   /** Polls until `predicate` returns a value (default 5 s). */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   setEventsUrl(url: string): void;
+  /** The scopes the bot token holds from now on, as after a reinstall with other scopes. */
+  setScopes(scopes: readonly string[]): void;
   /** Makes a response_url answer `410 expired_url`, as after Slack's 30 minutes. */
   expireResponseUrl(idOrUrl: string): void;
   close(): Promise<void>;
@@ -102,6 +116,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     limits,
     calls,
     botToken: options.botToken,
+    scopes: [...(options.scopes ?? readSlackAppAsks().botScopes)],
     teamName: options.teamName ?? "Yardmaster Sandbox",
     teamDomain,
     logger,
@@ -190,9 +205,14 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
     resend: (delivery, args) => resend(sender, delivery, args),
+    openHome: (args) => sendAppHomeOpened(sender, args),
+    clickHomeButton: (args) => clickHomeButton(sender, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),
     setEventsUrl(url) {
       eventsUrl = url;
+    },
+    setScopes(scopes) {
+      api.scopes = [...scopes];
     },
     expireResponseUrl(idOrUrl) {
       responseUrls.expire(idOrUrl);

@@ -2,6 +2,7 @@ import { TsClock } from "./timestamps.js";
 import type {
   Channel,
   EphemeralMessage,
+  HomeView,
   RejectedResponse,
   ResponseRecord,
   SlackMessage,
@@ -35,6 +36,7 @@ export class SlackState {
   /** Per channel, every message (top level and replies) by ts, in ts order. */
   private readonly messagesByChannel = new Map<string, Map<string, SlackMessage>>();
   private readonly ephemeralList: EphemeralMessage[] = [];
+  private readonly homeViews = new Map<string, HomeView>();
   private readonly clock = new TsClock();
 
   constructor(readonly identity: BotIdentity) {
@@ -53,6 +55,47 @@ export class SlackState {
     return { ...record };
   }
 
+  /**
+   * The app's direct-message conversation with a person (`D` + the user id's rest), made the first time
+   * it is opened, as `conversations.open` does; undefined for an unknown user.
+   */
+  openDirect(userId: string): Channel | undefined {
+    if (!this.usersById.has(userId)) return undefined;
+    const existing = this.directChannel(userId);
+    if (existing) return existing;
+    const id = `D${userId.replace(/^[UW]/, "")}`;
+    const record: Channel = { id, name: userId, botIsMember: true, isPrivate: false, im: { user: userId } };
+    this.channelsById.set(id, record);
+    this.messagesByChannel.set(id, new Map());
+    return { ...record };
+  }
+
+  /** A person's direct-message conversation with the app, if it was opened. */
+  directChannel(userId: string): Channel | undefined {
+    const found = [...this.channelsById.values()].find((c) => c.im?.user === userId);
+    return found ? { ...found } : undefined;
+  }
+
+  /** The Home tab last published for a person. */
+  homeView(userId: string): HomeView | undefined {
+    const view = this.homeViews.get(userId);
+    return view ? structuredClone(view) : undefined;
+  }
+
+  /** stand-in internal: `views.publish`. */
+  publishHome(userId: string, view: HomeView["view"]): HomeView {
+    const previous = this.homeViews.get(userId);
+    const record: HomeView = {
+      user: userId,
+      view,
+      id: previous?.id ?? `V${String(this.homeViews.size + 1).padStart(8, "0")}`,
+      publishes: (previous?.publishes ?? 0) + 1,
+      at: Date.now(),
+    };
+    this.homeViews.set(userId, record);
+    return record;
+  }
+
   /** The bot joins or leaves (is removed from) a channel. */
   setBotMembership(channelId: string, isMember: boolean): void {
     const channel = this.channelsById.get(channelId);
@@ -69,12 +112,13 @@ export class SlackState {
     return [...this.channelsById.values()].map((channel) => ({ ...channel }));
   }
 
-  addUser(user: { id: string; name: string; realName?: string; isBot?: boolean }): User {
+  addUser(user: { id: string; name: string; realName?: string; isBot?: boolean; tz?: string }): User {
     const record: User = {
       id: user.id,
       name: user.name,
       realName: user.realName ?? user.name,
       isBot: user.isBot ?? false,
+      tz: user.tz ?? "America/Los_Angeles",
     };
     this.usersById.set(record.id, record);
     return { ...record };
@@ -149,6 +193,11 @@ export class SlackState {
   }
 
   // --- stand-in internal -------------------------------------------------------------------------
+
+  /** Message timestamps follow this clock (epoch milliseconds) from now on, instead of the wall clock. */
+  useClock(now: () => number): void {
+    this.clock.now = now;
+  }
 
   nextTs(): string {
     return this.clock.next();

@@ -11,6 +11,19 @@ export interface Channel {
   botIsMember: boolean;
   /** A private channel the bot is not in is invisible to it: `channel_not_found`, as on Slack. */
   isPrivate: boolean;
+  /** A direct-message conversation between the app and one person (`conversations.open`). */
+  im?: { user: string };
+}
+
+/** The Home tab the app published for a person (`views.publish`), the latest. */
+export interface HomeView {
+  user: string;
+  view: { type: "home"; blocks: unknown[]; [key: string]: unknown };
+  /** The view's id (`V...`), kept across publishes as Slack keeps it. */
+  id: string;
+  /** How many times it was published. */
+  publishes: number;
+  at: number;
 }
 
 export interface User {
@@ -18,6 +31,8 @@ export interface User {
   name: string;
   realName: string;
   isBot: boolean;
+  /** The time zone the user's profile sets (users.info's `tz`), an IANA name; Slack's default is "America/Los_Angeles". */
+  tz: string;
 }
 
 /** How a message came to be in the stand-in. */

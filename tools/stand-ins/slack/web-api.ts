@@ -1,12 +1,12 @@
 import type { Logger } from "pino";
 import { argBool, argInt, argString, argText, MalformedRequestError, parseApiRequest } from "./api-args.js";
-import { isTextTooLong, validateBlocks } from "./block-kit-limits.js";
+import { isTextTooLong, LIMITS, validateBlocks } from "./block-kit-limits.js";
 import type { SlackFaults } from "./faults.js";
 import { toApiMessage } from "./message-json.js";
 import type { SlackRateLimits } from "./rate-limits.js";
 import type { SlackState } from "./state.js";
 import { decodeCursor, encodeCursor, tsToMicros } from "./timestamps.js";
-import type { Channel, MessageMetadata, RecordedCall, SlackMessage } from "./types.js";
+import type { Channel, HomeView, MessageMetadata, RecordedCall, SlackMessage } from "./types.js";
 
 /**
  * Slack's Web API (`/api/<method>`), the methods Yardmaster uses. Like Slack: HTTP 200 with `{ok: ...}`
@@ -20,6 +20,8 @@ export interface WebApiContext {
   limits?: SlackRateLimits;
   calls: RecordedCall[];
   botToken: string;
+  /** The scopes the bot token holds: named in every answer's `x-oauth-scopes` header, as Slack does. */
+  scopes: string[];
   teamName: string;
   teamDomain: string;
   logger?: Logger | undefined;
@@ -84,10 +86,14 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
     const retryAfter = ctx.limits?.take(method, argText(args, "channel"));
     if (retryAfter != null) return rateLimited(retryAfter);
 
+    const scopes = { "x-oauth-scopes": ctx.scopes.join(",") };
     try {
-      return ok200({ ok: true, ...handler(args, ctx, warnings) });
+      const body = ok200({ ok: true, ...handler(args, ctx, warnings) });
+      if (fault.answerDelayMs) await sleep(fault.answerDelayMs);
+      return { ...body, headers: scopes };
     } catch (error) {
-      if (error instanceof SlackApiError) return ok200({ ok: false, error: error.error, ...error.extra });
+      if (error instanceof SlackApiError)
+        return { ...ok200({ ok: false, error: error.error, ...error.extra }), headers: scopes };
       throw error;
     }
   })();
@@ -384,6 +390,7 @@ function firstIndex(messages: SlackMessage[], test: (micros: number) => boolean)
 }
 
 function channelObject(channel: Channel): Record<string, unknown> {
+  if (channel.im) return { id: channel.id, is_im: true, user: channel.im.user, is_open: true };
   return {
     id: channel.id,
     name: channel.name,
@@ -407,6 +414,35 @@ const conversationsJoin: Handler = (args, ctx) => {
   return { channel: channelObject({ ...channel, botIsMember: true }) };
 };
 
+/** One person (a group DM is not what Yardmaster opens): their conversation with the app, made once. */
+const conversationsOpen: Handler = (args, ctx) => {
+  const users = argText(args, "users");
+  if (users === undefined) throw new SlackApiError("users_list_not_supplied");
+  if (users.includes(",")) throw new SlackApiError("not_supported");
+  const channel = ctx.state.openDirect(users);
+  if (!channel) throw new SlackApiError("user_not_found");
+  return { channel: { id: channel.id } };
+};
+
+/** The Home tab of one person: a `home` view of at most 100 blocks. */
+const viewsPublish: Handler = (args, ctx) => {
+  const user = argText(args, "user_id");
+  if (user === undefined || !ctx.state.user(user)) throw new SlackApiError("user_not_found");
+  const view = args.view;
+  if (typeof view !== "object" || view === null || Array.isArray(view))
+    throw new SlackApiError("invalid_arguments");
+  const { type, blocks } = view as { type?: unknown; blocks?: unknown };
+  if (type !== "home" || !Array.isArray(blocks)) throw new SlackApiError("invalid_arguments");
+  const errors = validateBlocks(blocks, LIMITS.blocksPerView);
+  if (errors.length > 0) {
+    throw new SlackApiError("invalid_arguments", {
+      response_metadata: { messages: errors.map((error) => `[ERROR] ${error}`) },
+    });
+  }
+  const published = ctx.state.publishHome(user, view as HomeView["view"]);
+  return { view: { id: published.id, type: "home", blocks } };
+};
+
 const usersInfo: Handler = (args, ctx) => {
   const id = argText(args, "user");
   const user = id === undefined ? undefined : ctx.state.user(id);
@@ -419,6 +455,7 @@ const usersInfo: Handler = (args, ctx) => {
       real_name: user.realName,
       deleted: false,
       is_bot: user.isBot,
+      tz: user.tz,
       profile: { real_name: user.realName, display_name: user.name },
     },
   };
@@ -452,6 +489,8 @@ const HANDLERS: Record<string, Handler | undefined> = {
   "conversations.replies": replies,
   "conversations.info": conversationsInfo,
   "conversations.join": conversationsJoin,
+  "conversations.open": conversationsOpen,
+  "views.publish": viewsPublish,
   "users.info": usersInfo,
   "team.info": teamInfo,
 };

@@ -346,6 +346,7 @@ describe("GitHub stand-in: installations' events and permissions", () => {
         metadata: "read",
         pull_requests: "write",
         members: "read",
+        contents: "write",
         checks: "read",
         statuses: "read",
       },

@@ -48,7 +48,7 @@ export async function startTestSlack(eventsUrl?: string): Promise<SlackStandIn> 
   });
   slack.state.addChannel({ id: "C0MERGE", name: "merge-queue" });
   slack.state.addChannel({ id: "C0OUT", name: "elsewhere", botIsMember: false });
-  slack.state.addUser({ id: "U0ALICE", name: "alice", realName: "Alice Liddell" });
+  slack.state.addUser({ id: "U0ALICE", name: "alice", realName: "Alice Liddell", tz: "Europe/London" });
   return slack;
 }
 

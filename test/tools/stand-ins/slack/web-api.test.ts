@@ -328,6 +328,7 @@ describe("info methods", () => {
       id: "U0ALICE",
       name: "alice",
       real_name: "Alice Liddell",
+      tz: "Europe/London",
     });
     expect(await slackError(client.users.info({ user: "U0NOBODY" }))).toMatchObject({
       error: "user_not_found",
@@ -343,5 +344,38 @@ describe("info methods", () => {
     expect(
       await slackError(client.chat.getPermalink({ channel: "C0MERGE", message_ts: "1700000000.000001" })),
     ).toMatchObject({ error: "message_not_found" });
+  });
+});
+
+describe("direct messages and the Home tab", () => {
+  it("opens one conversation per person, the same each time, and refuses an unknown user", async () => {
+    slack.state.addUser({ id: "U0ALICE", name: "alice" });
+    const first = await client.conversations.open({ users: "U0ALICE" });
+    const again = await client.conversations.open({ users: "U0ALICE" });
+    expect(first.channel?.id).toMatch(/^D/);
+    expect(again.channel?.id).toBe(first.channel?.id);
+    const dm = first.channel?.id ?? "";
+    await client.chat.postMessage({ channel: dm, text: "hello" });
+    expect(slack.state.messages(dm).map((m) => m.text)).toEqual(["hello"]);
+    const history = await client.conversations.history({ channel: dm });
+    expect(history.messages?.map((m) => m.text)).toEqual(["hello"]);
+    expect(await slackError(client.conversations.open({ users: "U0NOBODY" }))).toMatchObject({
+      error: "user_not_found",
+    });
+  });
+
+  it("keeps the Home tab last published for a person, within a view's 100 blocks", async () => {
+    slack.state.addUser({ id: "U0ALICE", name: "alice" });
+    const blocks = [{ type: "section", text: { type: "mrkdwn", text: "hi" } }];
+    const published = await client.views.publish({ user_id: "U0ALICE", view: { type: "home", blocks } });
+    expect(published.view?.id).toMatch(/^V/);
+    expect(slack.state.homeView("U0ALICE")).toMatchObject({ publishes: 1, view: { type: "home", blocks } });
+    const tooMany = Array.from({ length: 101 }, () => blocks[0]);
+    expect(
+      await slackError(
+        client.views.publish({ user_id: "U0ALICE", view: { type: "home", blocks: tooMany } as never }),
+      ),
+    ).toMatchObject({ error: "invalid_arguments" });
+    expect(slack.state.homeView("U0ALICE")?.publishes).toBe(1);
   });
 });

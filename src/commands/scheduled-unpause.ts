@@ -1,0 +1,163 @@
+import type { Logger } from "../logger.js";
+import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import type {
+  Clock,
+  MergeQueue,
+  PauseAttribution,
+  ScheduledUnpause,
+  ScheduledUnpauseClaims,
+} from "./ports.js";
+
+/**
+ * Ends timed pauses (docs/commands.md, "Timed pauses"): every `intervalMs`, claims the scheduled
+ * unpauses whose time has come (each by one replica: a claim is a lease of `leaseMs`, taken over when
+ * its replica dies) and unpauses their repositories, but only if the queue is still paused for the same
+ * reason; otherwise it does nothing and says so in the log. The unpause is attributed to who paused,
+ * marked scheduled, so that the notice says "resumed as scheduled"; then `afterUnpause` (the notifier's
+ * doorbell) has the repository read promptly.
+ */
+export interface ScheduledUnpauserDeps {
+  claims: ScheduledUnpauseClaims;
+  mergeQueue: Pick<MergeQueue, "getPause" | "unpause">;
+  attributePause?: (attribution: PauseAttribution) => Promise<void>;
+  afterUnpause?: (repository: Repo) => Promise<void>;
+  /** This replica's name in claims. */
+  owner: string;
+  logger: Logger;
+  now?: Clock;
+  /** How often it looks for due unpauses; default 5 s. */
+  intervalMs?: number;
+  /** How long a claim lasts before another replica may take it over; default 60 s. */
+  leaseMs?: number;
+  /** Counts each end by outcome (yardmaster_scheduled_unpauses_total). */
+  counter?: { inc(labels: { outcome: UnpauseOutcome }): void };
+}
+
+/** What happened to one scheduled unpause. */
+export type UnpauseOutcome = "unpaused" | "not-paused" | "paused-otherwise" | "replaced" | "failed";
+
+const BATCH = 20;
+
+export class ScheduledUnpauser {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(private readonly deps: ScheduledUnpauserDeps) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  private get leaseMs(): number {
+    return this.deps.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops the loop and waits for a pass under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick()
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "scheduled unpauses: pass failed"))
+        .finally(() => this.schedule());
+    }, this.deps.intervalMs ?? 5_000);
+    this.timer.unref();
+  }
+
+  /** One pass: every scheduled unpause due now that this replica could claim, and what came of it. */
+  async tick(): Promise<{ repository: Repo; outcome: UnpauseOutcome }[]> {
+    const now = this.now();
+    const claimed = await this.deps.claims.claimScheduledUnpauses({
+      owner: this.deps.owner,
+      now,
+      leaseMs: this.leaseMs,
+      limit: BATCH,
+    });
+    const done: { repository: Repo; outcome: UnpauseOutcome }[] = [];
+    for (const unpause of claimed) {
+      const outcome = await this.end(unpause);
+      this.deps.counter?.inc({ outcome });
+      done.push({ repository: unpause.repository, outcome });
+    }
+    return done;
+  }
+
+  private async end(unpause: ScheduledUnpause): Promise<UnpauseOutcome> {
+    const { claims, mergeQueue, logger, owner } = this.deps;
+    const repository = unpause.repository;
+    const log = {
+      repository: repository.fullName,
+      scheduledBy: unpause.scheduledBy,
+      resumesAt: unpause.resumesAt,
+    };
+    try {
+      const state = await mergeQueue.getPause(repository);
+      let outcome: UnpauseOutcome = "unpaused";
+      if (!state.paused) outcome = "not-paused";
+      else if (state.reason !== unpause.reason) outcome = "paused-otherwise";
+      // Replaced or cancelled since the claim (a new pause, a manual unpause): not ours to end.
+      else if (!(await claims.renewScheduledUnpauseClaim(repository, owner, this.leaseEnd())))
+        return "replaced";
+      if (outcome === "unpaused") outcome = await this.unpause(unpause);
+      await claims.finishScheduledUnpause(repository, owner);
+      if (outcome === "not-paused") {
+        logger.info(
+          log,
+          `scheduled unpause of ${repository} does nothing: its merge queue is not paused any more`,
+        );
+      } else if (outcome === "paused-otherwise") {
+        logger.info(
+          log,
+          `scheduled unpause of ${repository} does nothing: its merge queue was paused again for another reason`,
+        );
+      } else {
+        logger.info(log, `merge queue of ${repository} resumed as scheduled`);
+        await this.deps.afterUnpause?.(repository).catch(() => undefined);
+      }
+      return outcome;
+    } catch (error) {
+      // The claim lapses after leaseMs, and this or another replica tries again then.
+      logger.warn({ ...log, err: error }, `scheduled unpause of ${repository} failed: tried again later`);
+      return "failed";
+    }
+  }
+
+  private async unpause(unpause: ScheduledUnpause): Promise<UnpauseOutcome> {
+    try {
+      await this.deps.mergeQueue.unpause(unpause.repository);
+    } catch (error) {
+      if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotFound)
+        return "not-paused";
+      throw error;
+    }
+    await this.deps
+      .attributePause?.({
+        repository: unpause.repository,
+        action: "unpause",
+        reason: null,
+        actor: unpause.scheduledBy,
+        surface: unpause.surface,
+        at: this.now(),
+        scheduled: true,
+      })
+      .catch(() => undefined);
+    return "unpaused";
+  }
+
+  private leaseEnd(): Date {
+    return new Date(this.now().getTime() + this.leaseMs);
+  }
+}

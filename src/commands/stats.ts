@@ -1,0 +1,180 @@
+import type { Repo } from "../repo.js";
+import { unexpected } from "./arguments.js";
+import { defineCommand } from "./command.js";
+import type { Description, Part, Text } from "./description.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import { clip, formatTime, plural } from "./present.js";
+import type { PeriodFigures } from "./queue-stats.js";
+import { readPeriodFigures } from "./stats-reader.js";
+import { repoArgument } from "./targets.js";
+
+/** The periods `stats` knows, by how they are written. */
+export const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;
+export type StatsPeriod = keyof typeof STATS_PERIODS;
+export const DEFAULT_STATS_PERIOD: StatsPeriod = "7d";
+
+export interface StatsCommand {
+  name: "stats";
+  repo: Repo;
+  period: StatsPeriod;
+}
+
+export interface StatsResult {
+  name: "stats";
+  repo: Repo;
+  period: StatsPeriod;
+  current: PeriodFigures;
+  previous: PeriodFigures;
+  /** Posted as the weekly digest of a subscription, not asked for. */
+  digest?: boolean;
+}
+
+/** Lists are cut to this many lines. */
+const TOP = 5;
+
+/** stats: the queue's health over a day, a week or a month, from the event log. */
+export const stats = defineCommand<StatsCommand, StatsResult>({
+  name: "stats",
+  summary: "queue health: merges, time in queue, why pull requests left, failing checks, pauses",
+  permission: "none",
+  needsLink: false,
+  changes: false,
+  grammar: {
+    github: {
+      usage: "stats [24h|7d|30d]",
+      read: ({ words }, place) => {
+        const [period, ...extra] = words;
+        unexpected("stats", extra);
+        return { name: "stats", repo: place.repo, period: statsPeriod(period) };
+      },
+    },
+    slack: {
+      usage: "stats [repo] [24h|7d|30d]",
+      read: ({ words }, place) => {
+        const last = words[words.length - 1];
+        const period = last !== undefined && isPeriodWord(last) ? last : undefined;
+        const { repo, rest } = repoArgument("stats", period ? words.slice(0, -1) : words, place);
+        unexpected("stats", rest);
+        return { name: "stats", repo, period: statsPeriod(period) };
+      },
+    },
+  },
+  async execute(command, _actor, ports) {
+    const now = ports.now?.() ?? new Date();
+    const period = { from: new Date(now.getTime() - STATS_PERIODS[command.period] * 86_400_000), to: now };
+    const figures = await readPeriodFigures(ports, command.repo, period, now);
+    return { name: "stats", repo: command.repo, period: command.period, ...figures };
+  },
+  describe: describeStats,
+});
+
+function isPeriodWord(word: string): boolean {
+  return /^\d+[a-z]$/i.test(word);
+}
+
+function statsPeriod(word: string | undefined): StatsPeriod {
+  if (word === undefined) return DEFAULT_STATS_PERIOD;
+  const period = word.toLowerCase();
+  if (period in STATS_PERIODS) return period as StatsPeriod;
+  throw new CommandError(CommandErrorCode.InvalidArgument, {
+    command: "stats",
+    argument: "period",
+    limit: "24h, 7d or 30d",
+  });
+}
+
+/** "a day", "7 days", "30 days". */
+function periodWords(period: StatsPeriod): string {
+  const days = STATS_PERIODS[period];
+  return days === 1 ? "24 hours" : `${days} days`;
+}
+
+/** "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** "+3", "−2", "±0". */
+function change(now: number, before: number): string {
+  const d = now - before;
+  return d > 0 ? `+${d}` : d < 0 ? `−${-d}` : "±0";
+}
+
+/** The first TOP lines, and one that says how many more there are. */
+function top(items: Text[], more: string): Text[] {
+  if (items.length <= TOP) return items;
+  return [...items.slice(0, TOP), () => `…and ${plural(items.length - TOP, more, `${more}s`)}`];
+}
+
+const wait = (s: number | null) => (s === null ? "—" : formatDuration(s));
+
+export function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
+  const { current: c, previous: p, repo } = result;
+  const span = periodWords(result.period);
+  const before = `previous ${span}`;
+  const merged = `${c.merged} (${before}: ${p.merged}, ${change(c.merged, p.merged)})`;
+  const times = `p50 ${wait(c.waitP50)} · p90 ${wait(c.waitP90)} (${before}: p50 ${wait(p.waitP50)} · p90 ${wait(p.waitP90)})`;
+  const left = `${c.leftWithoutMerging} (${before}: ${p.leftWithoutMerging}, ${change(c.leftWithoutMerging, p.leftWithoutMerging)})`;
+  const pauses = `${c.pauses}, ${formatDuration(c.pausedSeconds)} paused in all (${before}: ${p.pauses}, ${formatDuration(p.pausedSeconds)})`;
+  const note: Text = () =>
+    [
+      `last ${span}, ${formatTime(c.period.from.toISOString())} to ${formatTime(c.period.to.toISOString())}`,
+      ...(context.by ? [`asked by ${context.by}`] : []),
+    ].join(" · ");
+  const title = result.digest
+    ? `Weekly digest: queue health of ${repo.fullName}`
+    : `Queue health of ${repo.fullName}`;
+  const parts: Part[] = [
+    { kind: "title", text: title },
+    { kind: "note", texts: [note] },
+    {
+      kind: "fields",
+      fields: [
+        ["Merged", () => merged],
+        ["Time in queue", () => times],
+        ["Left without merging", () => left],
+        ["Pauses", () => pauses],
+      ],
+    },
+  ];
+  if (c.leftWithoutMerging > 0) {
+    parts.push({
+      kind: "list",
+      name: "leaves",
+      heading: (f) => f.bold("Why pull requests left without merging"),
+      items: top(
+        c.leaves.map(
+          (l) => (f) =>
+            `${l.code ? f.code(clip(l.code, 80)) : "no code"} × ${l.count}${l.reason ? ` — ${f.escape(clip(l.reason, 120))}` : ""}`,
+        ),
+        "more reason",
+      ),
+      more: (n) => () => `…and ${plural(n, "more reason", "more reasons")}`,
+    });
+  }
+  if (c.failedChecks.length > 0) {
+    parts.push({
+      kind: "list",
+      name: "checks",
+      heading: (f) => f.bold("Checks that failed most"),
+      items: top(
+        c.failedChecks.map((check) => (f) => {
+          const name = clip(check.name, 100);
+          const label = f.link(check.url ?? "", name);
+          return `${label} × ${check.count}`;
+        }),
+        "more check",
+      ),
+      more: (n) => () => `…and ${plural(n, "more check", "more checks")}`,
+    });
+  }
+  const summary: Text = () =>
+    `${title}, last ${span}: merged ${merged}; time in queue ${times}; left without merging ${left}; pauses ${pauses}.`;
+  return { parts, summary };
+}

@@ -1,0 +1,58 @@
+import type { SetupLine } from "../commands/ports.js";
+import { fail, listed, pass, reason, warn } from "./line.js";
+
+/** What the store is, for the check: where it is, and the schema versions recorded as applied. */
+export interface DatabaseState {
+  /** "sqlite ./data/yardmaster.db", "postgres" (never a URL: it may carry a password). */
+  where: string;
+  /** null: an SQLite file not created yet (`npm start` creates it). */
+  applied: number[] | null;
+}
+
+const CHECK = "database";
+
+/** The database opens, and the migrations this build knows are applied (`npm start` applies them). */
+export async function checkDatabase(
+  open: () => Promise<DatabaseState>,
+  known: readonly number[],
+): Promise<SetupLine[]> {
+  let state: DatabaseState;
+  try {
+    state = await open();
+  } catch (error) {
+    return [
+      fail(
+        CHECK,
+        `cannot be opened (${reason(error)})`,
+        "check DATABASE_URL: an SQLite path in a writable directory, or a PostgreSQL server that is up and accepts these credentials",
+      ),
+    ];
+  }
+  if (state.applied === null)
+    return [
+      pass(CHECK, `${state.where} does not exist yet: npm start creates it and applies the migrations`),
+    ];
+  const applied = new Set(state.applied);
+  const pending = known.filter((v) => !applied.has(v));
+  const unknown = state.applied.filter((v) => !known.includes(v));
+  const lines: SetupLine[] = [];
+  if (pending.length > 0)
+    lines.push(
+      warn(
+        CHECK,
+        `${state.where} opens; migration${pending.length > 1 ? "s" : ""} ${listed(pending.map(String))} not applied yet`,
+        "npm start applies them (every replica waits for the one that does)",
+      ),
+    );
+  if (unknown.length > 0)
+    lines.push(
+      warn(
+        CHECK,
+        `${state.where} has migration${unknown.length > 1 ? "s" : ""} ${listed(unknown.map(String))}, which this version does not know: a newer Yardmaster migrated it`,
+        "run the newer version, or restore a backup taken before it ran",
+      ),
+    );
+  if (lines.length === 0)
+    lines.push(pass(CHECK, `${state.where} opens; its migrations are current (${known.length})`));
+  return lines;
+}

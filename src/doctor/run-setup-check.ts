@@ -1,0 +1,130 @@
+import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
+import { MergeQueueClient } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import { githubUrls, type Settings } from "../settings/read-settings.js";
+import { checkDatabase, type DatabaseState } from "./database.js";
+import { checkGitHubApp } from "./github-app.js";
+import { CALL_TIMEOUT_MS, fail, pass, skip } from "./line.js";
+import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppAsks } from "./manifests.js";
+import { checkMergeQueueToken } from "./merge-queue-token.js";
+import { checkPublicUrl } from "./public-url.js";
+import { checkSlackSigningSecret, checkWebhookSecret } from "./secrets.js";
+import { checkSlackToken } from "./slack-token.js";
+
+/** What the setup check reads: the settings, the store, and what the manifests ask for. */
+export interface SetupCheckDeps {
+  settings: Settings;
+  /** Where the store is and which migrations it has (throws when it cannot be opened). */
+  database(): Promise<DatabaseState>;
+  /** The migration versions this build knows. */
+  knownMigrations: readonly number[];
+  /** Every subscribed repository (throws when the store cannot say). */
+  subscribedRepositories(): Promise<Repo[]>;
+  /** Default: app.yml and slack-manifest.yml beside src/ (tests pass their own). */
+  manifests?: { github(): GitHubAppAsks; slack(): SlackAppAsks };
+  now?: () => Date;
+}
+
+/** Runs every check at once; the lines come in a fixed order (GitHub, Slack, merge queue, store, URL). */
+export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> {
+  const { settings } = deps;
+  const manifests = deps.manifests ?? { github: readGitHubAppAsks, slack: readSlackAppAsks };
+  const mergeQueue = () =>
+    new MergeQueueClient({
+      baseUrl: settings.mergeQueue.apiUrl,
+      token: settings.mergeQueue.token,
+      timeoutMs: CALL_TIMEOUT_MS,
+      retry: { retries: 0 },
+    });
+  const groups: [string, () => Promise<SetupLine[]> | SetupLine[]][] = [
+    [
+      "GitHub App",
+      () =>
+        checkGitHubApp({
+          app: settings.github,
+          apiUrl: githubUrls(settings.githubHost).apiUrl,
+          asks: attempt(manifests.github),
+          githubQueue: settings.mergeQueue.provider !== "mergify",
+          ...(deps.now ? { now: deps.now } : {}),
+        }),
+    ],
+    ["webhook secret", () => checkWebhookSecret(settings.github)],
+    ["Slack token", () => checkSlackToken(settings.slack, attempt(manifests.slack))],
+    ["Slack signing secret", () => checkSlackSigningSecret(settings.slack)],
+    [
+      "merge-queue token",
+      async () =>
+        settings.mergeQueue.provider === "github"
+          ? [
+              skip(
+                "merge-queue token",
+                "not needed: MERGE_QUEUE_PROVIDER=github drives GitHub's own merge queue through the GitHub App",
+              ),
+            ]
+          : [
+              ...(settings.mergeQueue.provider === "auto"
+                ? [
+                    pass(
+                      "merge-queue provider",
+                      "auto: a command uses GitHub's own merge queue where the branch has one (asked of GitHub, remembered a minute), otherwise Mergify with the token below",
+                    ),
+                  ]
+                : []),
+              ...(await checkMergeQueueToken(
+                mergeQueue(),
+                await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
+              )),
+            ],
+    ],
+    ["database", () => checkDatabase(deps.database, deps.knownMigrations)],
+    ["PUBLIC_URL", () => checkPublicUrl(settings.publicUrl)],
+  ];
+  const results = await Promise.all(
+    groups.map(async ([name, run]) => {
+      try {
+        return await run();
+      } catch (error) {
+        return [
+          fail(
+            name,
+            `the check itself failed (${asError(error).message})`,
+            "run npm run doctor again; report it if it persists",
+          ),
+        ];
+      }
+    }),
+  );
+  const lines = results.flat();
+  return { lines, failed: lines.some((l) => l.status === "fail") };
+}
+
+/** The setup check as the core's port (`/mq doctor`). */
+export function setupCheck(deps: SetupCheckDeps): SetupCheck {
+  return { run: () => runSetupCheck(deps) };
+}
+
+const MARKS: Record<SetupStatus, string> = { pass: "ok  ", warn: "warn", fail: "FAIL", skip: "skip" };
+
+/** One line per check, for the terminal and the log: "FAIL Slack token: … Fix: …". */
+export function formatSetupLine(line: SetupLine): string {
+  return `${MARKS[line.status]} ${line.check}: ${line.message}${line.fix ? `. Fix: ${line.fix}.` : ""}`;
+}
+
+/** The report's last line. */
+export function setupVerdict(report: SetupReport): string {
+  const count = (s: SetupStatus) => report.lines.filter((l) => l.status === s).length;
+  const [fails, warns] = [count("fail"), count("warn")];
+  if (fails > 0)
+    return `${fails} required check${fails > 1 ? "s" : ""} failed${warns ? `, ${warns} warning${warns > 1 ? "s" : ""}` : ""}: fix them and run npm run doctor again.`;
+  return warns > 0 ? `Ready, with ${warns} warning${warns > 1 ? "s" : ""}.` : "Ready: every check passed.";
+}
+
+function attempt<T>(read: () => T): T | Error {
+  try {
+    return read();
+  } catch (error) {
+    return asError(error);
+  }
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

@@ -1,0 +1,34 @@
+import type { QueueBackend, QueueBackends } from "../commands/ports.js";
+import type { Repo } from "../repo.js";
+import type { GitHubQueueClient } from "./client.js";
+
+/** MERGE_QUEUE_PROVIDER: one backend for every repository, or `auto` per repository and branch. */
+export type QueueProvider = "mergify" | "github" | "auto";
+
+/** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
+export const AUTO_CACHE_MS = 60_000;
+
+/**
+ * Which merge queue serves a branch: the provider's, or with `auto` GitHub's where the branch has one
+ * (read with GraphQL, cached a minute per repository and branch), otherwise Mergify.
+ */
+export function queueBackends(
+  provider: QueueProvider,
+  github: GitHubQueueClient,
+  now: () => number = Date.now,
+): QueueBackends {
+  const cache = new Map<string, { backend: QueueBackend; until: number }>();
+  return {
+    github,
+    async choose(repo: Repo, named?: string | (() => Promise<string | undefined>)): Promise<QueueBackend> {
+      if (provider !== "auto") return provider;
+      const branch = typeof named === "function" ? await named() : named;
+      const key = `${repo.key}\n${branch ?? ""}`;
+      const hit = cache.get(key);
+      if (hit && hit.until > now()) return hit.backend;
+      const backend: QueueBackend = (await github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
+      cache.set(key, { backend, until: now() + AUTO_CACHE_MS });
+      return backend;
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { z } from "zod";
+
+/**
+ * Every GraphQL document Yardmaster sends to GitHub's own merge queue (GitHub.com, and GitHub
+ * Enterprise Server 3.8 and later), each beside the zod schema of its answer. A unit test validates
+ * each document against GitHub's published schema (@octokit/graphql-schema), so a renamed field fails
+ * the build (test/github-queue/queries.test.ts).
+ */
+
+/** The fields Yardmaster reads of a queue entry. */
+const ENTRY_FIELDS = `
+  position
+  state
+  enqueuedAt
+  estimatedTimeToMerge
+  jump
+  enqueuer { login }
+  pullRequest { number title url }
+`;
+
+const entrySchema = z.object({
+  /** 1 for the entry at the head of the queue. */
+  position: z.number().int(),
+  state: z.string(),
+  enqueuedAt: z.string(),
+  /** Seconds; null when GitHub has no estimate. */
+  estimatedTimeToMerge: z.number().nullable(),
+  jump: z.boolean(),
+  enqueuer: z.object({ login: z.string() }),
+  pullRequest: z.object({ number: z.number().int(), title: z.string(), url: z.string() }).nullable(),
+});
+export type MergeQueueEntryData = z.infer<typeof entrySchema>;
+
+/** How many entries `status` reads (the rest are counted). */
+export const ENTRIES_READ = 50;
+
+/** A branch's merge queue (the default branch's when `branch` is null); null where it has none. */
+export const MERGE_QUEUE_QUERY = `
+query YardmasterMergeQueue($owner: String!, $name: String!, $branch: String) {
+  repository(owner: $owner, name: $name) {
+    defaultBranchRef { name }
+    mergeQueue(branch: $branch) {
+      url
+      nextEntryEstimatedTimeToMerge
+      configuration {
+        mergeMethod
+        mergingStrategy
+        minimumEntriesToMerge
+        maximumEntriesToMerge
+        maximumEntriesToBuild
+        checkResponseTimeout
+      }
+      entries(first: ${ENTRIES_READ}) {
+        totalCount
+        nodes { ${ENTRY_FIELDS} }
+      }
+    }
+  }
+}`;
+
+export const mergeQueueAnswer = z.object({
+  repository: z
+    .object({
+      defaultBranchRef: z.object({ name: z.string() }).nullable(),
+      mergeQueue: z
+        .object({
+          url: z.string(),
+          nextEntryEstimatedTimeToMerge: z.number().nullable(),
+          configuration: z
+            .object({
+              mergeMethod: z.string().nullable(),
+              mergingStrategy: z.string().nullable(),
+              minimumEntriesToMerge: z.number().nullable(),
+              maximumEntriesToMerge: z.number().nullable(),
+              maximumEntriesToBuild: z.number().nullable(),
+              checkResponseTimeout: z.number().nullable(),
+            })
+            .nullable(),
+          entries: z.object({
+            totalCount: z.number().int(),
+            nodes: z.array(entrySchema.nullable()),
+          }),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
+/** Whether a branch has a merge queue (for MERGE_QUEUE_PROVIDER=auto): the smallest read. */
+export const HAS_MERGE_QUEUE_QUERY = `
+query YardmasterHasMergeQueue($owner: String!, $name: String!, $branch: String) {
+  repository(owner: $owner, name: $name) {
+    mergeQueue(branch: $branch) { id }
+  }
+}`;
+
+export const hasMergeQueueAnswer = z.object({
+  repository: z.object({ mergeQueue: z.object({ id: z.string() }).nullable() }).nullable(),
+});
+
+/** A pull request: its node id and head (to enqueue it), its base branch, and its queue entry. */
+export const PULL_REQUEST_ENTRY_QUERY = `
+query YardmasterPullRequestEntry($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      id
+      baseRefName
+      headRefOid
+      mergeQueueEntry { ${ENTRY_FIELDS} }
+    }
+  }
+}`;
+
+export const pullRequestEntryAnswer = z.object({
+  repository: z
+    .object({
+      pullRequest: z
+        .object({
+          id: z.string(),
+          baseRefName: z.string(),
+          headRefOid: z.string(),
+          mergeQueueEntry: entrySchema.nullable(),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
+/** Adds a pull request to its base branch's queue; `jump` puts it at the head. */
+export const ENQUEUE_MUTATION = `
+mutation YardmasterEnqueue($pullRequestId: ID!, $jump: Boolean, $expectedHeadOid: GitObjectID) {
+  enqueuePullRequest(input: { pullRequestId: $pullRequestId, jump: $jump, expectedHeadOid: $expectedHeadOid }) {
+    mergeQueueEntry { ${ENTRY_FIELDS} }
+  }
+}`;
+
+export const enqueueAnswer = z.object({
+  enqueuePullRequest: z.object({ mergeQueueEntry: entrySchema.nullable() }).nullable(),
+});
+
+/** Takes a pull request (by its node id) out of the merge queue. */
+export const DEQUEUE_MUTATION = `
+mutation YardmasterDequeue($id: ID!) {
+  dequeuePullRequest(input: { id: $id }) {
+    mergeQueueEntry { position }
+  }
+}`;
+
+export const dequeueAnswer = z.object({
+  dequeuePullRequest: z.object({ mergeQueueEntry: z.object({ position: z.number() }).nullable() }).nullable(),
+});
+
+/** Every document, for the test that validates them against GitHub's schema. */
+export const DOCUMENTS = {
+  MERGE_QUEUE_QUERY,
+  HAS_MERGE_QUEUE_QUERY,
+  PULL_REQUEST_ENTRY_QUERY,
+  ENQUEUE_MUTATION,
+  DEQUEUE_MUTATION,
+} as const;

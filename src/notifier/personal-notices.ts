@@ -1,0 +1,158 @@
+import type { EventGroup } from "../commands/event-groups.js";
+import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
+import { satisfies } from "../commands/permission-level.js";
+import type { PermissionLookup } from "../commands/ports.js";
+import type { Logger } from "../logger.js";
+import type { LogEvent } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import type { IdentityLink, Store } from "../store/index.js";
+import { groupOf } from "./routing.js";
+import type { ThreadState } from "./types.js";
+
+/**
+ * Personal notices (docs/notifications.md, "Personal notices"): the pull request's author, when they
+ * linked their Slack account, hears about it in a direct message. A person's direct messages go through
+ * the outbox like a channel's, under the address `dm:<team>:<user>` (the poster opens the conversation).
+ */
+export const DIRECT_PREFIX = "dm:";
+
+export function directAddress(teamId: string, slackUserId: string): string {
+  return `${DIRECT_PREFIX}${teamId}:${slackUserId}`;
+}
+
+/** The person a direct-message address names, or null for a channel. */
+export function parseDirectAddress(address: string): { teamId: string; slackUserId: string } | null {
+  if (!address.startsWith(DIRECT_PREFIX)) return null;
+  const [teamId, slackUserId, ...rest] = address.slice(DIRECT_PREFIX.length).split(":");
+  return teamId && slackUserId && rest.length === 0 ? { teamId, slackUserId } : null;
+}
+
+/**
+ * Events of a pull request that a person hears about: queue-wide counts (`action.queue.change`, running
+ * checks changed) are left to channels.
+ */
+const CHANNEL_ONLY = new Set([
+  "action.queue.change",
+  "action.queue.checks.change",
+  "action.queue.checks_change",
+]);
+/** A thread whose latest event is one of these is no longer in a queue (a pause does not concern it). */
+const OUT_OF_QUEUE = new Set(["action.queue.merged", "action.queue.leave"]);
+const MAX_AUTHORS = 10_000;
+
+export interface PersonalNoticesDeps {
+  store: Store;
+  /** The GitHub login of a pull request's author, or null when GitHub does not know the pull request. */
+  author: (repository: Repo, number: number) => Promise<string | null>;
+  /** What a login may do on a repository (cached briefly: cached-permission.ts). */
+  permission: PermissionLookup;
+  /** A person's pull request changed (their Home tab is refreshed). */
+  onPullRequestChange?: (person: { teamId: string; slackUserId: string }) => void;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** Who hears about an event in a direct message, and which groups the poller must read for them. */
+export class PersonalNotices {
+  /** Authors never change: remembered for the pull request's lifetime in the queue (bounded). */
+  private readonly authors = new Map<string, string | null>();
+  private groups: EventGroup[] | undefined;
+
+  constructor(private readonly deps: PersonalNoticesDeps) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  /**
+   * The groups some person's notices want: the poller asks the log for them too. Read again at the
+   * start of each poller pass (refreshGroups), so a change of preferences counts from the next pass.
+   */
+  async wantedGroups(): Promise<EventGroup[]> {
+    return this.groups ?? this.refreshGroups();
+  }
+
+  async refreshGroups(): Promise<EventGroup[]> {
+    const wanted = new Set<EventGroup>(DEFAULT_NOTICE_GROUPS);
+    for (const p of await this.deps.store.listNoticePreferences())
+      if (p.enabled) for (const g of p.groups) wanted.add(g as EventGroup);
+    this.groups = [...wanted].sort();
+    return this.groups;
+  }
+
+  /**
+   * The direct-message addresses an event of `repository`'s log goes to: the pull request's linked
+   * author for its own events; for a pause, each person whose pull request of the repository is in its
+   * queue (as their notices last showed it). Only people whose preferences want it, who linked before
+   * the event, and who can read the repository now. A GitHub lookup that fails skips the person, logged.
+   */
+  async route(repository: Repo, event: LogEvent): Promise<string[]> {
+    const group = groupOf(event.type);
+    if (!group || CHANNEL_ONLY.has(event.type)) return [];
+    const people =
+      group === "pause"
+        ? await this.holders(repository)
+        : event.pull_request
+          ? await this.authorLinks(repository, event.pull_request)
+          : [];
+    if (group !== "pause") for (const p of people) this.deps.onPullRequestChange?.(p);
+    const at = Date.parse(event.received_at);
+    const addresses: string[] = [];
+    for (const link of people) {
+      if (link.linkedAt.getTime() > at) continue;
+      const preferences =
+        (await this.deps.store.getNoticePreferences(link.teamId, link.slackUserId)) ??
+        defaultNoticePreferences(link.teamId, link.slackUserId, this.now());
+      if (!noticeWanted(preferences, repository, group)) continue;
+      if (!(await this.canRead(repository, link.githubLogin))) continue;
+      addresses.push(directAddress(link.teamId, link.slackUserId));
+    }
+    return addresses;
+  }
+
+  private async canRead(repository: Repo, login: string): Promise<boolean> {
+    try {
+      return satisfies(await this.deps.permission(repository, login), "read");
+    } catch (error) {
+      this.deps.logger.warn(
+        { repository, login, err: error },
+        "could not look up a permission: no direct message for this event",
+      );
+      return false;
+    }
+  }
+
+  private async authorLinks(repository: Repo, number: number): Promise<IdentityLink[]> {
+    const key = `${repository.key}#${number}`;
+    let login = this.authors.get(key);
+    if (login === undefined) {
+      try {
+        login = await this.deps.author(repository, number);
+      } catch (error) {
+        this.deps.logger.warn(
+          { repository, pullRequest: number, err: error },
+          "could not read a pull request's author: no direct message for this event",
+        );
+        return [];
+      }
+      if (this.authors.size >= MAX_AUTHORS) this.authors.clear();
+      this.authors.set(key, login);
+    }
+    return login ? this.deps.store.listLinksByGithubLogin(login) : [];
+  }
+
+  /** The people whose pull request of the repository is in its queue, as their own notices show it. */
+  private async holders(repository: Repo): Promise<IdentityLink[]> {
+    const threads = await this.deps.store.listThreadsOfRepository(repository, DIRECT_PREFIX);
+    const people = new Map<string, IdentityLink>();
+    for (const thread of threads) {
+      const state = thread.state as ThreadState;
+      if (OUT_OF_QUEUE.has(state.latestType)) continue;
+      const person = parseDirectAddress(thread.channelId);
+      if (!person || people.has(thread.channelId)) continue;
+      const link = await this.deps.store.getLink(person.teamId, person.slackUserId);
+      if (link) people.set(thread.channelId, link);
+    }
+    return [...people.values()];
+  }
+}

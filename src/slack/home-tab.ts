@@ -1,0 +1,164 @@
+import pLimit from "p-limit";
+import { defaultNoticePreferences } from "../commands/notify.js";
+import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
+import type { MergeQueue, PermissionLookup } from "../commands/ports.js";
+import type { Logger } from "../logger.js";
+import type { QueuedPullRequest, QueueStatus } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import type { Store } from "../store/index.js";
+import { type HomeModel, type HomeView, renderHome } from "./render-home.js";
+import type { KnownBlock } from "./render-kit.js";
+
+/** At most this many subscribed repositories are looked at for one Home tab (permission, then status). */
+export const HOME_MAX_REPOSITORIES = 50;
+/** A person's Home tab is republished at most this often when their pull requests change. */
+export const HOME_REFRESH_DELAY_MS = 2_000;
+
+export interface HomeTabDeps {
+  store: Store;
+  mergeQueue: Pick<MergeQueue, "getStatus">;
+  /** What a login may do on a repository (cached briefly: cached-permission.ts). */
+  permission: PermissionLookup;
+  /** The levels the Home tab's buttons need (the commands' own: the click checks again). */
+  levels: { dequeue: PermissionLevel; unpause: PermissionLevel };
+  canLink: boolean;
+  /** views.publish */
+  publish: (slackUserId: string, view: HomeView) => Promise<void>;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/**
+ * The app's Home tab (docs/commands.md, "Home tab"): published when the person opens it, after a button
+ * of it, and when one of their pull requests changes. It shows only repositories the person can read on
+ * GitHub (the subscribed ones), asked with the commands' permission lookup, cached briefly.
+ */
+export class HomeTab {
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly deps: HomeTabDeps) {}
+
+  /** Publishes the person's Home tab, with what a button just did at the top. */
+  async publish(teamId: string, slackUserId: string, notice?: KnownBlock[]): Promise<void> {
+    const model = await this.model(teamId, slackUserId);
+    await this.deps.publish(slackUserId, renderHome(notice ? { ...model, notice } : model));
+  }
+
+  /** Republishes the person's Home tab shortly (several changes in a row publish it once). */
+  refreshSoon(person: { teamId: string; slackUserId: string }): void {
+    const key = `${person.teamId}:${person.slackUserId}`;
+    if (this.pending.has(key)) return;
+    const timer = setTimeout(() => {
+      this.pending.delete(key);
+      this.publish(person.teamId, person.slackUserId).catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, user: person.slackUserId }, "could not refresh a Home tab"),
+      );
+    }, HOME_REFRESH_DELAY_MS);
+    timer.unref();
+    this.pending.set(key, timer);
+  }
+
+  stop(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+  }
+
+  async model(teamId: string, slackUserId: string): Promise<HomeModel> {
+    const { store } = this.deps;
+    const now = this.deps.now?.() ?? new Date();
+    const link = await store.getLink(teamId, slackUserId);
+    const empty = { queued: [], paused: [], subscriptions: [], repositories: [] };
+    if (!link) return { login: null, canLink: this.deps.canLink, preferences: null, now, ...empty };
+    const login = link.githubLogin;
+    const readable = await this.readable(login);
+    const statuses = await pLimit(4).map(readable, async ({ repo, level }) => ({
+      repo,
+      level,
+      status: await this.deps.mergeQueue.getStatus(repo).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, repository: repo }, "Home tab: could not read a queue");
+        return null;
+      }),
+    }));
+    const queued: HomeModel["queued"] = [];
+    const paused: HomeModel["paused"] = [];
+    for (const { repo, level, status } of statuses) {
+      if (!status) continue;
+      ordered(status).forEach((pull, i) => {
+        if (pull.author.login.toLowerCase() !== login.toLowerCase()) return;
+        const eta = pull.estimated_merge_at ? new Date(pull.estimated_merge_at) : null;
+        queued.push({
+          repo,
+          number: pull.number,
+          title: pull.title,
+          url: pull.url,
+          position: i + 1,
+          eta,
+          canDequeue: satisfies(level, this.deps.levels.dequeue),
+        });
+      });
+      if (status.pause?.paused) {
+        paused.push({
+          repo,
+          reason: status.pause.reason ?? null,
+          since: status.pause.paused_at ? new Date(status.pause.paused_at) : null,
+          canUnpause: satisfies(level, this.deps.levels.unpause),
+        });
+      }
+    }
+    const keys = new Set(readable.map((r) => r.repo.key));
+    const subscriptions = (await store.listSubscriptions())
+      .filter((s) => keys.has(s.repository.key) && (s.teamId === null || s.teamId === teamId))
+      .map((s) => ({
+        channelId: s.channelId,
+        repo: s.repository,
+        branchGlob: s.branchGlob,
+        groups: s.groups,
+      }));
+    const preferences =
+      (await store.getNoticePreferences(teamId, slackUserId)) ??
+      defaultNoticePreferences(teamId, slackUserId, now);
+    return {
+      login,
+      canLink: this.deps.canLink,
+      queued,
+      paused,
+      subscriptions,
+      repositories: readable.map((r) => r.repo),
+      preferences: {
+        enabled: preferences.enabled,
+        groups: preferences.groups,
+        muted: preferences.mutedRepositories,
+      },
+      now,
+    };
+  }
+
+  /** The subscribed repositories the login can read, with its level on each. A failed lookup hides one. */
+  private async readable(login: string): Promise<{ repo: Repo; level: PermissionLevel }[]> {
+    const repos = (await this.deps.store.listSubscribedRepositories()).slice(0, HOME_MAX_REPOSITORIES);
+    const levels = await pLimit(4).map(repos, async (repo) => ({
+      repo,
+      level: await this.deps.permission(repo, login).catch((): PermissionLevel => "none"),
+    }));
+    return levels.filter((r) => satisfies(r.level, "read"));
+  }
+}
+
+/** The queue's pull requests in merge order: batches (with their sub-batches), then those waiting. */
+function ordered(status: QueueStatus): QueuedPullRequest[] {
+  const seen = new Set<number>();
+  const out: QueuedPullRequest[] = [];
+  const add = (pulls: readonly QueuedPullRequest[]) => {
+    for (const p of pulls) {
+      if (seen.has(p.number)) continue;
+      seen.add(p.number);
+      out.push(p);
+    }
+  };
+  for (const batch of status.batches) {
+    add(batch.pull_requests);
+    for (const sub of batch.sub_batches ?? []) add(sub.pull_requests);
+  }
+  add(status.waiting_pull_requests);
+  return out;
+}

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import type { LogEvent } from "../../src/merge-queue/index.js";
+import { PersonalNotices } from "../../src/notifier/personal-notices.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+
+const widgets = Repo.of("acme", "widgets");
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const event = (type: string, pull: number | null, at = T0): LogEvent =>
+  ({ id: at, type, pull_request: pull, received_at: new Date(at).toISOString(), metadata: {} }) as never;
+
+let store: Store;
+let levels: Record<string, string>;
+let changed: string[];
+const notices = () =>
+  new PersonalNotices({
+    store,
+    author: async (_repo, number) => (number === 7 ? "Alice" : number === 8 ? "bob" : null),
+    permission: async (_repo, login) => {
+      const level = levels[login];
+      if (level === "boom") throw new Error("GitHub is down");
+      return (level ?? "none") as never;
+    },
+    onPullRequestChange: (p) => changed.push(p.slackUserId),
+    logger: createLogger({ level: "silent" }),
+  });
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  levels = { alice: "read", bob: "write" };
+  changed = [];
+  await store.putLink({
+    teamId: "T1",
+    slackUserId: "U1",
+    githubLogin: "alice",
+    githubId: 1,
+    linkedAt: new Date(T0 - 1),
+  });
+  await store.putLink({
+    teamId: "T1",
+    slackUserId: "U2",
+    githubLogin: "bob",
+    githubId: 2,
+    linkedAt: new Date(T0 + 60_000),
+  });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe("who hears about an event in a direct message", () => {
+  it("the pull request's linked author, matched case-insensitively, who can read the repository", async () => {
+    const route = notices();
+    expect(await route.route(widgets, event("action.queue.enter", 7))).toEqual(["dm:T1:U1"]);
+    expect(changed).toEqual(["U1"]);
+    // Queue-wide counts stay in channels; a pull request nobody linked is nobody's.
+    expect(await route.route(widgets, event("action.queue.change", 7))).toEqual([]);
+    expect(await route.route(widgets, event("action.queue.enter", 9))).toEqual([]);
+  });
+
+  it("nobody who linked after the event, cannot read the repository, or whose lookup failed", async () => {
+    expect(await notices().route(widgets, event("action.queue.enter", 8))).toEqual([]);
+    levels.alice = "none";
+    expect(await notices().route(widgets, event("action.queue.enter", 7))).toEqual([]);
+    levels.alice = "boom";
+    expect(await notices().route(widgets, event("action.queue.enter", 7))).toEqual([]);
+  });
+
+  it("a pause: each person whose pull request the queue holds, by their notices, if they want pauses", async () => {
+    await store.putNoticePreferences({
+      teamId: "T1",
+      slackUserId: "U1",
+      enabled: true,
+      groups: ["queue", "pause"],
+      mutedRepositories: [],
+      updatedAt: new Date(T0),
+    });
+    const record = async (pull: number, latestType: string, eventId: number) => {
+      await store.claimNotification({
+        channelId: "dm:T1:U1",
+        eventId,
+        repository: widgets,
+        pullRequest: pull,
+        eventType: latestType,
+        payload: {},
+        claimedAt: new Date(T0),
+      });
+      await store.markNotificationSent({
+        channelId: "dm:T1:U1",
+        eventId,
+        message: { ts: `${eventId}.0`, threadTs: null },
+        thread: { parentTs: `${eventId}.0`, state: { latestType } },
+        at: new Date(T0),
+      });
+    };
+    await record(5, "action.queue.merged", 1);
+    const pause = event("queue.pause.create", null, T0 + 1);
+    expect(await notices().route(widgets, pause)).toEqual([]);
+    await record(6, "action.queue.enter", 2);
+    await record(7, "action.queue.checks_start", 3);
+    expect(await notices().route(widgets, pause)).toEqual(["dm:T1:U1"]);
+    expect(changed).toEqual([]);
+    expect(await notices().wantedGroups()).toEqual(["pause", "queue"]);
+  });
+});
