@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { commentWebhookPayload, linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
+import { commentWebhookPayload, linkSlackUser, startWorld, tickReplicas, type World } from "../helpers/e2e.js";
 import { createSchema, dropSchema } from "../helpers/postgres.js";
 
 /**
@@ -59,10 +59,10 @@ describe("replicas on one PostgreSQL", () => {
       pull_request: { number: 1, title: "One", base_ref: "main", author: { id: 1, login: "alice" } },
     });
     for (let i = 0; i < 3; i++) {
-      await Promise.all([world.yardmaster.poller!.tick(), second.app.poller!.tick()]);
+      await tickReplicas([world.yardmaster, second.app]);
       world.sim.clock.advance(40_000);
     }
-    await Promise.all([world.yardmaster.poller!.tick(), second.app.poller!.tick()]);
+    await tickReplicas([world.yardmaster, second.app]);
     const ids = world.slack.state
       .messages(CHANNEL)
       .flatMap((m) => [m, ...m.replies])

@@ -7,7 +7,7 @@ import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import { linkSlackUser, startWorld, subscribeChannel, tickReplicas, type World } from "../helpers/e2e.js";
 import { createSchema, dropSchema } from "../helpers/postgres.js";
 
 /**
@@ -97,7 +97,7 @@ function notices(): string[] {
 /** Both replicas' pollers read and post whatever is due on the simulator's clock. */
 async function notify(): Promise<void> {
   world.sim.clock.advance(20_000);
-  await Promise.all([world.yardmaster.poller!.tick(), second.app.poller!.tick()]);
+  await tickReplicas([world.yardmaster, second.app]);
 }
 
 describe("timed pauses, two replicas on PostgreSQL", () => {

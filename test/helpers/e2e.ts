@@ -1,6 +1,6 @@
 import { GITHUB_WRITE_LIMITS, scaleWriteLimits } from "../../src/github/github-writes.js";
 import { Repo } from "../../src/repo.js";
-import type { YardmasterOptions } from "../../src/yardmaster.js";
+import type { Yardmaster, YardmasterOptions } from "../../src/yardmaster.js";
 import { GITHUB_SECONDARY_LIMITS, scaleSecondaryLimits } from "../../tools/stand-ins/github/index.js";
 import {
   type Settings,
@@ -108,4 +108,14 @@ export async function linkSlackUser(
     githubId,
     linkedAt: new Date(),
   });
+}
+
+/**
+ * The replicas' pollers pass at the same moment, as their loops may; then each once more, as their loops
+ * would within a second. A replica that routes events while the other holds the channel's delivery lease
+ * leaves them for a later pass: without the second round, a test would see them missing.
+ */
+export async function tickReplicas(apps: readonly Pick<Yardmaster, "poller">[]): Promise<void> {
+  await Promise.all(apps.map((app) => app.poller!.tick()));
+  for (const app of apps) await app.poller!.tick();
 }
