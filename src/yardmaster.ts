@@ -25,6 +25,7 @@ import { Deliverer } from "./notifier/deliverer.js";
 import { Digests } from "./notifier/digests.js";
 import { directMessagePoster } from "./notifier/direct-poster.js";
 import { PersonalNotices } from "./notifier/personal-notices.js";
+import { PushedNotices } from "./notifier/pushed-notices.js";
 import { currentReadReason, Poller } from "./notifier/poller.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiDigestPoster, webApiPoster } from "./notifier/slack-poster.js";
@@ -213,13 +214,14 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   let stopping = false;
 
   let poller: Poller | null = null;
+  let pushed: PushedNotices | null = null;
   let homeTab: HomeTab | null = null;
   let deliverer: Deliverer | null = null;
   let digests: Digests | null = null;
   const handlers: Handler[] = [
     healthHandler({
       storeReachable: () => store.ping(),
-      ...(config.slack && provider !== "github"
+      ...(config.slack
         ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null }
         : {}),
     }),
@@ -254,6 +256,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
             await poller?.ring(repository);
           },
           ...(follower ? { relays: { follower, botLogin: config.mergeQueue.botLogin } } : {}),
+          // Slack's notifier exists once Slack is configured (below); GitHub's queue webhooks feed it.
+          ...(provider !== "mergify"
+            ? { onQueueHappening: async (happening, deliveryId) => pushed?.accept(happening, deliveryId) }
+            : {}),
         },
         logger,
         options.Octokit,
@@ -382,13 +388,21 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           })
         : undefined;
       const announced = installations;
-      // GitHub's own merge queue has no Mergify log to read: with MERGE_QUEUE_PROVIDER=github nothing is
-      // polled (GitHub's webhooks are to bring its notices). With auto, a repository on GitHub's queue is
-      // read from Mergify like any other, and a failed read is backed off as usual.
-      if (provider !== "github" && mergify)
-        poller = new Poller({
+      // With MERGE_QUEUE_PROVIDER=github the poller reads nothing and only delivers what GitHub's webhooks
+      // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
+      const chooser = backends;
+      poller = new Poller({
           store,
-          mergeQueue: mergify,
+          mergeQueue: provider === "github" ? null : (mergify ?? null),
+          ...(provider === "auto" && chooser
+            ? {
+                readsLog: (repository: Repo) =>
+                  chooser.choose(repository).then(
+                    (backend) => backend === "mergify",
+                    () => true,
+                  ),
+              }
+            : {}),
           deliverer,
           ...(personal ? { personal } : {}),
           intervalMs: config.pollIntervalSeconds * 1000,
@@ -399,6 +413,20 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           logger: logger.child({ name: "notifier" }),
           now: options.now,
           concurrency: options.pollConcurrency,
+        });
+      // GitHub's own merge queue pushes its notices as webhooks (src/notifier/pushed-notices.ts).
+      const app = installations;
+      const delivering = poller;
+      if (provider !== "mergify" && app)
+        pushed = new PushedNotices({
+          deliverer,
+          ...(personal ? { personal } : {}),
+          memory: store,
+          subscriptions: (repository) => store.listSubscriptions({ repository }),
+          failedChecks: (repository, sha) => app.failedChecks(repository, sha),
+          deliver: () => delivering.deliver(),
+          logger: logger.child({ name: "notifier" }),
+          now: options.now,
         });
     }
   } catch (error) {
@@ -461,7 +489,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         poller.start();
         digests?.start();
         logger.info(
-          `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}`,
+          provider === "github"
+            ? "notifier posting what GitHub's merge queue announces in its webhooks"
+            : `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${provider === "auto" ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
         );
       }
       if (config.setupCheckOnStart) {

@@ -23,15 +23,17 @@ export interface GitHubAppCheckOptions {
   /** What app.yml asks for, or why it could not be read. */
   asks: GitHubAppAsks | Error;
   /**
-   * Whether GitHub's own merge queue is driven (MERGE_QUEUE_PROVIDER github or auto): only then is
-   * app.yml's `contents: write` needed (to enqueue); with Mergify alone it is not asked of anyone.
+   * Whether GitHub's own merge queue is driven (MERGE_QUEUE_PROVIDER github or auto): only then are
+   * app.yml's `contents: write` (to enqueue) and `merge_group` event (its notices) needed; with Mergify
+   * alone they are not asked of anyone.
    */
   githubQueue?: boolean;
   now?: () => Date;
 }
 
-/** What only GitHub's own merge queue needs of the app. */
+/** What only GitHub's own merge queue needs of the app: to enqueue, and the webhooks its notices come from. */
 const GITHUB_QUEUE_PERMISSIONS: readonly string[] = ["contents"];
+const GITHUB_QUEUE_EVENTS: readonly string[] = ["merge_group"];
 
 interface Granted {
   permissions?: Record<string, string>;
@@ -59,6 +61,7 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
               ([name]) => !GITHUB_QUEUE_PERMISSIONS.includes(name),
             ),
           ),
+          events: options.asks.events.filter((name) => !GITHUB_QUEUE_EVENTS.includes(name)),
         };
   if (!app)
     return [skip(CHECK, "not configured (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET unset)")];

@@ -5,12 +5,14 @@ import { parseGitHubComment } from "../commands/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { DeliveryLog } from "../delivery-log.js";
 import type { Logger } from "../logger.js";
+import type { QueueHappening } from "../notifier/pushed-notices.js";
 import { Repo } from "../repo.js";
 import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
+import { registerQueueWebhooks } from "./queue-webhooks.js";
 import { renderSummary } from "./render-markdown.js";
 import { KeyedLock, SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
 
@@ -33,6 +35,8 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   answerRetryDelayMs?: number;
   /** GitHub announced activity on a repository (src/github/doorbell.ts): the notifier reads its log early. */
   onRepositoryActivity?: (repository: Repo) => Promise<void>;
+  /** GitHub's own merge queue said something happened (queue-webhooks.ts): the notifier's pushed notices. */
+  onQueueHappening?: (happening: QueueHappening, deliveryId: string) => Promise<unknown>;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayAnswersDeps;
 }
@@ -52,6 +56,7 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
       await handleComment(context, deps, summaries);
     });
     if (deps.onRepositoryActivity) registerDoorbell(app, deps.onRepositoryActivity);
+    if (deps.onQueueHappening) registerQueueWebhooks(app, deps.onQueueHappening);
     if (deps.relays) {
       registerRelayAnswers(app, deps.relays, {
         appSlug: deps.appSlug,

@@ -1,11 +1,15 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
+import type { FailedCheck } from "../notifier/pushed-notices.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
+
+/** Check-run conclusions that fail a merge group. */
+const FAILED_CONCLUSIONS = new Set(["failure", "timed_out", "cancelled", "action_required", "startup_failure"]);
 
 // Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
 const INSTALLATION_CACHE_MS = 10 * 60_000;
@@ -59,6 +63,28 @@ export class Installations {
   ): Promise<(query: string, variables: Record<string, unknown>) => Promise<unknown>> {
     const octokit = await this.probot.auth((await this.of(repo)).id);
     return (query, variables) => octokit.graphql(query, variables);
+  }
+
+  /**
+   * The check runs of a commit that did not succeed (latest of each name), with their pages: why a merge
+   * group failed. Needs the `checks: read` permission.
+   */
+  async failedChecks(repo: Repo, sha: string): Promise<FailedCheck[]> {
+    const octokit = await this.probot.auth((await this.of(repo)).id);
+    const { data } = await octokit.rest.checks.listForRef({
+      owner: repo.owner,
+      repo: repo.name,
+      ref: sha,
+      filter: "latest",
+      per_page: 100,
+    });
+    return data.check_runs
+      .filter((run) => run.status === "completed" && FAILED_CONCLUSIONS.has(run.conclusion ?? ""))
+      .map((run) => ({
+        name: run.name,
+        conclusion: run.conclusion ?? "failure",
+        url: run.html_url ?? run.details_url ?? "",
+      }));
   }
 
   /** The commands' GitHub gateway, acting as the repository's installation. */

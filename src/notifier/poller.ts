@@ -13,11 +13,22 @@ import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
 import type { PersonalNotices } from "./personal-notices.js";
-import { groupOf, route, wantedEventTypes } from "./routing.js";
+import { dispatchEvent } from "./dispatch.js";
+import { groupOf, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {
   store: Store;
-  mergeQueue: MergeQueueClient;
+  /**
+   * Mergify's event log; null when no repository is on Mergify (MERGE_QUEUE_PROVIDER=github): nothing is
+   * read, and the loop only delivers what GitHub's webhooks brought (pushed-notices.ts).
+   */
+  mergeQueue: MergeQueueClient | null;
+  /**
+   * Whether the repository's notices come from Mergify's log; false for a repository on GitHub's own
+   * merge queue (MERGE_QUEUE_PROVIDER=auto), whose notices GitHub's webhooks bring: it is not read.
+   * Default: every repository is read.
+   */
+  readsLog?: (repository: Repo) => Promise<boolean>;
   deliverer: Deliverer;
   /** Who hears about an event in a direct message (personal notices); none without it. */
   personal?: PersonalNotices;
@@ -179,7 +190,7 @@ export class Poller {
     const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
     const limit = this.deps.concurrency ?? 16;
     await this.deps.personal?.refreshGroups();
-    for (;;) {
+    for (; this.deps.mergeQueue; ) {
       const claimed = await store.claimPolls({
         owner: this.deps.owner,
         now: this.now(),
@@ -201,10 +212,10 @@ export class Poller {
         }
       });
       // What this batch routed is posted while the next batch is read.
-      if (report.events > 0) void this.deliverSoon();
+      if (report.events > 0) void this.deliver();
       if (this.halted) break;
     }
-    report.sent = await this.deliverSoon();
+    report.sent = await this.deliver();
     this.lastSuccessfulTick = this.now();
     metrics?.pollerLastTick.set(this.lastSuccessfulTick.getTime() / 1000);
     if (report.events || report.failed) logger.debug(report, "poller pass");
@@ -213,9 +224,10 @@ export class Poller {
 
   /**
    * Delivers what is pending, one delivery at a time: asked again while one runs, it runs once more
-   * after. Resolves with the notices sent by the delivery that covers this call.
+   * after. Resolves with the notices sent by the delivery that covers this call. Also for what GitHub's
+   * webhooks put in the outbox.
    */
-  private deliverSoon(): Promise<number> {
+  deliver(): Promise<number> {
     if (this.delivering) {
       this.deliverAgain = true;
       return this.delivering;
@@ -291,7 +303,8 @@ export class Poller {
 
   /** Reads the repository's log since its cursor and hands the new events to the outbox. */
   private async read(repository: Repo): Promise<number> {
-    const { store, metrics, deliverer, personal } = this.deps;
+    const { store, metrics, deliverer, personal, mergeQueue } = this.deps;
+    if (!mergeQueue || (this.deps.readsLog && !(await this.deps.readsLog(repository)))) return 0;
     const subs = await store.listSubscriptions({ repository });
     if (subs.length === 0) return 0;
     const now = this.now();
@@ -303,7 +316,7 @@ export class Poller {
       updatedAt: now,
     };
     const events: LogEvent[] = [];
-    for await (const event of this.deps.mergeQueue.iterateEvents(repository, {
+    for await (const event of mergeQueue.iterateEvents(repository, {
       receivedFrom: cursor.receivedFrom,
       eventTypes: wantedEventTypes([...subs, { groups: (await personal?.wantedGroups()) ?? [] }]),
       perPage: 100,
@@ -321,9 +334,7 @@ export class Poller {
         metrics?.eventsSkipped.inc({ reason: "unknown_type" });
         continue;
       }
-      for (const channel of route(event, subs)) await deliverer.enqueue(channel, repository, event);
-      for (const person of (await personal?.route(repository, event)) ?? [])
-        await deliverer.enqueue(person, repository, event);
+      await dispatchEvent({ deliverer, personal }, repository, event, subs);
     }
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;

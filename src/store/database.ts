@@ -135,6 +135,14 @@ export interface Tables {
     claimed_until: NullableTime;
   };
   slack_signatures: { signature: string; seen_at: Time };
+  github_queue_pulls: {
+    repository_key: string;
+    repository: string;
+    pull_number: number;
+    base_ref: string;
+    entered_at: Time;
+    group_sha: string | null;
+  };
   digests: {
     channel_id: string;
     repository_key: string;

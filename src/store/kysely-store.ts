@@ -6,6 +6,8 @@ import {
   type Backoff,
   type ClaimedPoll,
   DELIVERY_RETENTION_MS,
+  GITHUB_QUEUE_PULL_RETENTION_MS,
+  type GitHubQueuePull,
   type DigestClaim,
   type DigestKey,
   type IdentityLink,
@@ -46,6 +48,7 @@ export class KyselyStore implements Store {
   #lastOAuthStatePrune: number | undefined;
   #lastNotificationPrune: number | undefined;
   #lastSignaturePrune: number | undefined;
+  #lastQueuePullPrune: number | undefined;
   #lastRelayPrune: number | undefined;
 
   /** Use `openStore`, which migrates the database first. */
@@ -1003,6 +1006,56 @@ export class KyselyStore implements Store {
       .limit(limit)
       .execute();
     return rows.map((row) => toRelay(row, this.#v));
+  }
+
+  // GitHub's own merge queue: what its webhooks said of each pull request
+
+  async rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha">): Promise<void> {
+    if (due(this.#lastQueuePullPrune, entry.enteredAt)) {
+      this.#lastQueuePullPrune = entry.enteredAt.getTime();
+      await this.#db
+        .deleteFrom("github_queue_pulls")
+        .where("entered_at", "<", time(new Date(entry.enteredAt.getTime() - GITHUB_QUEUE_PULL_RETENTION_MS)))
+        .execute();
+    }
+    const values = {
+      repository: entry.repository.fullName,
+      base_ref: entry.baseRef,
+      entered_at: time(entry.enteredAt),
+      group_sha: null,
+    };
+    await this.#db
+      .insertInto("github_queue_pulls")
+      .values({ repository_key: entry.repository.key, pull_number: entry.number, ...values })
+      .onConflict((oc) => oc.columns(["repository_key", "pull_number"]).doUpdateSet(values))
+      .execute();
+  }
+
+  async rememberMergeGroup(repository: Repo, number: number, sha: string): Promise<void> {
+    await this.#db
+      .updateTable("github_queue_pulls")
+      .set({ group_sha: sha })
+      .where("repository_key", "=", repository.key)
+      .where("pull_number", "=", number)
+      .execute();
+  }
+
+  async getQueuePull(repository: Repo, number: number): Promise<GitHubQueuePull | null> {
+    const row = await this.#db
+      .selectFrom("github_queue_pulls")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .where("pull_number", "=", number)
+      .executeTakeFirst();
+    return row
+      ? {
+          repository: Repo.from(row.repository),
+          number: row.pull_number,
+          baseRef: row.base_ref,
+          enteredAt: readTime(row.entered_at),
+          groupSha: row.group_sha,
+        }
+      : null;
   }
 
   // Scheduled unpauses

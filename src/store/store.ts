@@ -1,4 +1,6 @@
 import type {
+  GitHubQueueMemory,
+  GitHubQueuePull,
   NoticePreferences,
   OAuthState,
   PauseAttribution,
@@ -13,6 +15,7 @@ import type { Repo } from "../repo.js";
 
 // The records the command core keeps are the core's own (its ports); the store keeps them as they are.
 export type {
+  GitHubQueuePull,
   NoticePreferences,
   OAuthState,
   PauseAttribution,
@@ -30,7 +33,7 @@ export type {
  * every time comes back as a `Date`. Repositories are `Repo`s, compared case-insensitively as GitHub
  * compares them: each table keeps `repo.key` next to the name as it was given.
  */
-export interface Store extends RelayStore, ScheduledUnpauseClaims {
+export interface Store extends RelayStore, ScheduledUnpauseClaims, GitHubQueueMemory {
   readonly kind: "sqlite" | "postgres";
   /**
    * A real query and an empty write transaction (SQLite: also that its file is still there and writable):
@@ -351,6 +354,8 @@ export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
  */
 export const SLACK_SIGNATURE_RETENTION_MS = 15 * 60 * 1000;
 /** Sent notifications are remembered this long (the poller must not read events older than this). */
+/** What GitHub's merge queue said of a pull request is kept this long after it entered the queue. */
+export const GITHUB_QUEUE_PULL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;

@@ -8,6 +8,7 @@ import { noticePreferences } from "./007-notice-preferences.js";
 import { scheduledUnpauses } from "./008-scheduled-unpauses.js";
 import { statsDays } from "./009-stats-days.js";
 import { digests } from "./010-digests.js";
+import { githubQueuePulls } from "./011-github-queue-pulls.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   scheduledUnpauses,
   statsDays,
   digests,
+  githubQueuePulls,
 ];
 
 /** The highest migration version this build knows. */

@@ -1,0 +1,198 @@
+import { createHash } from "node:crypto";
+import type { GitHubQueueMemory } from "../commands/ports.js";
+import type { Logger } from "../logger.js";
+import type { LogEvent } from "../merge-queue/index.js";
+import type { Repo } from "../repo.js";
+import type { Subscription } from "../store/index.js";
+import { type DispatchDeps, dispatchEvent } from "./dispatch.js";
+
+/**
+ * What GitHub's own merge queue did, as its webhooks say it (src/github/queue-webhooks.ts reads them):
+ * a pull request entered the queue (`pull_request` `enqueued`), was removed (`dequeued`, with GitHub's
+ * reason), merged (`closed` and merged), or GitHub built or dropped the merge group that tests it
+ * (`merge_group` `checks_requested` / `destroyed`).
+ */
+export type QueueHappening =
+  | { kind: "entered"; repository: Repo; number: number; baseRef: string }
+  | { kind: "removed"; repository: Repo; number: number; baseRef: string; reason: string; by: string }
+  | { kind: "merged"; repository: Repo; number: number; baseRef: string; mergeCommitSha: string | null }
+  | { kind: "group-built"; repository: Repo; number: number; baseRef: string; sha: string }
+  | {
+      kind: "group-gone";
+      repository: Repo;
+      number: number;
+      baseRef: string;
+      sha: string;
+      reason: "merged" | "invalidated" | "dequeued" | null;
+    };
+
+/** A check run that did not succeed, with its page on GitHub. */
+export interface FailedCheck {
+  name: string;
+  conclusion: string;
+  url: string;
+}
+
+export interface PushedNoticesDeps extends DispatchDeps {
+  memory: GitHubQueueMemory;
+  subscriptions: (repository: Repo) => Promise<Subscription[]>;
+  /** The check runs of a commit that did not succeed (GitHub's checks API, as the installation). */
+  failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
+  /** Posts what is pending in the outbox (the poller's delivery). */
+  deliver: () => Promise<unknown>;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** GitHub's removal reasons (PullRequestEvent `dequeued`), in words. */
+const REMOVAL_REASONS: Readonly<Record<string, string>> = {
+  MANUAL: "removed by hand",
+  MERGE_CONFLICT: "it conflicts with the branch",
+  CI_FAILURE: "the merge group's required checks failed",
+  CI_TIMEOUT: "the merge group's required checks did not report in time",
+  ALREADY_MERGED: "it was already merged",
+  QUEUE_CLEARED: "the queue was cleared",
+  ROLL_BACK: "a pull request ahead of it left the queue and it could not be rebuilt",
+  BRANCH_PROTECTIONS: "it no longer meets the branch's protection rules",
+  GIT_TREE_INVALID: "its merge group's commit could not be built",
+  INVALID_MERGE_COMMIT: "its merge commit was invalid",
+};
+/** Removals whose cause the merge group's checks tell. */
+const CHECK_REASONS = new Set(["CI_FAILURE", "CI_TIMEOUT"]);
+const TRIGGER = "GitHub merge queue";
+
+/** A failed check as the merge-queue log lists one (its QueueCheck). */
+const asLogCheck = (c: FailedCheck) => ({
+  name: c.name,
+  description: "",
+  url: c.url,
+  details_url: c.url,
+  state: c.conclusion,
+  avatar_url: null,
+});
+
+/**
+ * An event id for what a webhook said: negative (Mergify's log ids are positive, so the two never meet
+ * in one outbox), the same for the same `key` on every replica and redelivery.
+ */
+export function pushedEventId(key: string): number {
+  const bits = Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
+  return -(bits + 1);
+}
+
+/**
+ * Notices pushed by GitHub's own merge queue (docs/notifications.md, "GitHub's merge queue"): each
+ * webhook becomes at most one event, shaped like the merge-queue log's (so it is routed, threaded,
+ * rendered and sent to authors like any other), and goes into the outbox. The event's id comes from the
+ * webhook's delivery id (GitHub keeps it on a redelivery), or for a merge from the pull request (its
+ * `dequeued` MERGE and `closed` arrive apart, and it merges once): whichever replica gets a delivery,
+ * and however often, the outbox posts it once.
+ */
+export class PushedNotices {
+  constructor(private readonly deps: PushedNoticesDeps) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  /** Turns what GitHub said into a notice (or none), hands it to the outbox, and delivers. */
+  async accept(happening: QueueHappening, deliveryId: string): Promise<LogEvent | null> {
+    const event = await this.toEvent(happening, deliveryId);
+    if (!event) return null;
+    const { repository } = happening;
+    await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository));
+    await this.deps.deliver();
+    return event;
+  }
+
+  private async toEvent(h: QueueHappening, deliveryId: string): Promise<LogEvent | null> {
+    const { memory } = this.deps;
+    const at = this.now();
+    const event = (type: string, key: string, metadata: Record<string, unknown>): LogEvent => ({
+      id: pushedEventId(key),
+      received_at: at.toISOString(),
+      trigger: TRIGGER,
+      repository: h.repository.fullName,
+      pull_request: h.number,
+      base_ref: h.baseRef,
+      type,
+      metadata: { branch: h.baseRef, ...metadata },
+    });
+    const delivered = `delivery:${deliveryId}`;
+    switch (h.kind) {
+      case "entered":
+        await memory.rememberQueueEntry({
+          repository: h.repository,
+          number: h.number,
+          baseRef: h.baseRef,
+          enteredAt: at,
+        });
+        return event("action.queue.enter", delivered, {});
+      case "removed": {
+        // Merged: the `closed` webhook says it, with the merge commit.
+        if (h.reason === "MERGE") return null;
+        const checks = CHECK_REASONS.has(h.reason) ? await this.checksOfGroup(h.repository, h.number) : [];
+        const words = REMOVAL_REASONS[h.reason] ?? "GitHub removed it";
+        return event("action.queue.leave", delivered, {
+          merged: false,
+          reason: h.reason === "MANUAL" ? `removed by ${h.by}` : words,
+          dequeue_code: h.reason,
+          unsuccessful_checks: checks.map(asLogCheck),
+        });
+      }
+      case "merged": {
+        // Only a pull request that entered through the queue merged through it.
+        if (!(await memory.getQueuePull(h.repository, h.number))) return null;
+        return event("action.queue.merged", `merged:${h.repository.key}#${h.number}`, {
+          merge_commit_sha: h.mergeCommitSha,
+        });
+      }
+      case "group-built":
+        await memory.rememberMergeGroup(h.repository, h.number, h.sha);
+        return event("action.queue.checks_start", delivered, { merge_group_sha: h.sha });
+      case "group-gone": {
+        if (h.reason === "merged")
+          return event("action.queue.checks_end", delivered, {
+            aborted: false,
+            speculative_check_pull_request: { checks_conclusion: "success" },
+          });
+        const failed = h.reason === "dequeued" ? await this.checksOf(h.repository, h.sha) : [];
+        if (failed.length)
+          return event("action.queue.checks_end", delivered, {
+            aborted: false,
+            speculative_check_pull_request: {
+              checks_conclusion: "failure",
+              unsuccessful_checks: failed.map(asLogCheck),
+            },
+          });
+        return event("action.queue.checks_end", delivered, {
+          aborted: true,
+          abort_reason:
+            h.reason === "invalidated"
+              ? "a pull request ahead of it left the queue; GitHub builds a new merge group"
+              : "it left the queue",
+          abort_code: null,
+        });
+      }
+    }
+  }
+
+  /** The failed checks of the pull request's latest merge group, as remembered from its webhook. */
+  private async checksOfGroup(repository: Repo, number: number): Promise<FailedCheck[]> {
+    const pull = await this.deps.memory.getQueuePull(repository, number);
+    return pull?.groupSha ? this.checksOf(repository, pull.groupSha) : [];
+  }
+
+  /** The notice goes without the checks when GitHub cannot list them. */
+  private async checksOf(repository: Repo, sha: string): Promise<FailedCheck[]> {
+    try {
+      return await this.deps.failedChecks(repository, sha);
+    } catch (error) {
+      this.deps.logger.warn(
+        { repository, sha, err: error },
+        "could not read the merge group's checks: the notice goes without them",
+      );
+      return [];
+    }
+  }
+}
