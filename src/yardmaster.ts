@@ -25,8 +25,8 @@ import { Deliverer } from "./notifier/deliverer.js";
 import { Digests } from "./notifier/digests.js";
 import { directMessagePoster } from "./notifier/direct-poster.js";
 import { PersonalNotices } from "./notifier/personal-notices.js";
-import { PushedNotices } from "./notifier/pushed-notices.js";
 import { currentReadReason, Poller } from "./notifier/poller.js";
+import { PushedNotices } from "./notifier/pushed-notices.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
 import { webApiDigestPoster, webApiPoster } from "./notifier/slack-poster.js";
 import type { Repo } from "./repo.js";
@@ -221,9 +221,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const handlers: Handler[] = [
     healthHandler({
       storeReachable: () => store.ping(),
-      ...(config.slack
-        ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null }
-        : {}),
+      ...(config.slack ? { pollerLastTick: () => poller?.lastSuccessfulTick ?? null } : {}),
     }),
     metricsHandler(metrics),
   ];
@@ -392,28 +390,28 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
       const chooser = backends;
       poller = new Poller({
-          store,
-          mergeQueue: provider === "github" ? null : (mergify ?? null),
-          ...(provider === "auto" && chooser
-            ? {
-                readsLog: (repository: Repo) =>
-                  chooser.choose(repository).then(
-                    (backend) => backend === "mergify",
-                    () => true,
-                  ),
-              }
-            : {}),
-          deliverer,
-          ...(personal ? { personal } : {}),
-          intervalMs: config.pollIntervalSeconds * 1000,
-          idleMs: config.pollIdleSeconds * 1000,
-          ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
-          owner,
-          metrics,
-          logger: logger.child({ name: "notifier" }),
-          now: options.now,
-          concurrency: options.pollConcurrency,
-        });
+        store,
+        mergeQueue: provider === "github" ? null : (mergify ?? null),
+        ...(provider === "auto" && chooser
+          ? {
+              readsLog: (repository: Repo) =>
+                chooser.choose(repository).then(
+                  (backend) => backend === "mergify",
+                  () => true,
+                ),
+            }
+          : {}),
+        deliverer,
+        ...(personal ? { personal } : {}),
+        intervalMs: config.pollIntervalSeconds * 1000,
+        idleMs: config.pollIdleSeconds * 1000,
+        ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
+        owner,
+        metrics,
+        logger: logger.child({ name: "notifier" }),
+        now: options.now,
+        concurrency: options.pollConcurrency,
+      });
       // GitHub's own merge queue pushes its notices as webhooks (src/notifier/pushed-notices.ts).
       const app = installations;
       const delivering = poller;

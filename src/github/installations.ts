@@ -9,7 +9,13 @@ import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 
 /** Check-run conclusions that fail a merge group. */
-const FAILED_CONCLUSIONS = new Set(["failure", "timed_out", "cancelled", "action_required", "startup_failure"]);
+const FAILED_CONCLUSIONS = new Set([
+  "failure",
+  "timed_out",
+  "cancelled",
+  "action_required",
+  "startup_failure",
+]);
 
 // Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
 const INSTALLATION_CACHE_MS = 10 * 60_000;

@@ -12,8 +12,8 @@ import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
-import type { PersonalNotices } from "./personal-notices.js";
 import { dispatchEvent } from "./dispatch.js";
+import type { PersonalNotices } from "./personal-notices.js";
 import { groupOf, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {

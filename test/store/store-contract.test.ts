@@ -1180,6 +1180,47 @@ describe.each([
     });
   });
 
+  describe("pull requests in GitHub's merge queue", () => {
+    const ships = r("acme/Ships");
+    it("remembers an entry and its latest merge group, per pull request, case-insensitively", async () => {
+      expect(await store.getQueuePull(ships, 7)).toBeNull();
+      // A merge group of a pull request never seen entering is not remembered.
+      await store.rememberMergeGroup(ships, 7, "a".repeat(40));
+      expect(await store.getQueuePull(ships, 7)).toBeNull();
+      await store.rememberQueueEntry({ repository: ships, number: 7, baseRef: "main", enteredAt: T0 });
+      expect(await store.getQueuePull(r("ACME/ships"), 7)).toEqual({
+        repository: ships,
+        number: 7,
+        baseRef: "main",
+        enteredAt: T0,
+        groupSha: null,
+      });
+      await store.rememberMergeGroup(r("acme/ships"), 7, "b".repeat(40));
+      expect((await store.getQueuePull(ships, 7))?.groupSha).toBe("b".repeat(40));
+      expect(await store.getQueuePull(ships, 8)).toBeNull();
+      // Entering again starts over: the old group says nothing of the new entry.
+      await store.rememberQueueEntry({
+        repository: ships,
+        number: 7,
+        baseRef: "release",
+        enteredAt: at(HOUR),
+      });
+      expect(await store.getQueuePull(ships, 7)).toMatchObject({ baseRef: "release", groupSha: null });
+    });
+
+    it("forgets entries older than 30 days, when a later one is remembered", async () => {
+      await store.rememberQueueEntry({ repository: ships, number: 1, baseRef: "main", enteredAt: T0 });
+      await store.rememberQueueEntry({
+        repository: ships,
+        number: 2,
+        baseRef: "main",
+        enteredAt: at(31 * DAY),
+      });
+      expect(await store.getQueuePull(ships, 1)).toBeNull();
+      expect(await store.getQueuePull(ships, 2)).not.toBeNull();
+    });
+  });
+
   describe("relays followed until the merge queue answers", () => {
     const widgets = r("acme/Widgets");
     const relay = (id: string, ms: number, commandName = "queue") => ({

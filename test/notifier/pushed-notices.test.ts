@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import type { LogEvent } from "../../src/merge-queue/index.js";
+import {
+  type FailedCheck,
+  PushedNotices,
+  pushedEventId,
+  type QueueHappening,
+} from "../../src/notifier/pushed-notices.js";
+import { notificationRenderer } from "../../src/notifier/render-notification.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+
+const ships = Repo.of("acme", "ships");
+const T0 = new Date("2026-11-23T10:00:00Z");
+const GROUP = "a".repeat(40);
+const where = { repository: ships, number: 12, baseRef: "main" };
+
+let store: Store;
+let enqueued: { address: string; event: LogEvent }[];
+let checks: FailedCheck[] | Error;
+let delivered: number;
+let notices: PushedNotices;
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  await store.putSubscription({
+    channelId: "C1",
+    teamId: "T1",
+    repository: ships,
+    branchGlob: null,
+    groups: ["queue", "checks"],
+    createdBy: "alice",
+    createdAt: new Date(T0.getTime() - 1000),
+  });
+  enqueued = [];
+  delivered = 0;
+  checks = [];
+  notices = new PushedNotices({
+    deliverer: { enqueue: async (address, _repo, event) => void enqueued.push({ address, event }) },
+    memory: store,
+    subscriptions: (repository) => store.listSubscriptions({ repository }),
+    failedChecks: async () => {
+      if (checks instanceof Error) throw checks;
+      return checks;
+    },
+    deliver: async () => {
+      delivered += 1;
+    },
+    logger: createLogger({ level: "silent" }),
+    now: () => T0,
+  });
+});
+afterEach(() => store.close());
+
+const accept = (h: QueueHappening, delivery = `d-${Math.random()}`) => notices.accept(h, delivery);
+/** What the channel's notice says, as Slack would show it. */
+const shown = (event: LogEvent) =>
+  JSON.stringify(
+    notificationRenderer.event(event, null, { repo: ships, githubWebUrl: "https://github.com", now: T0 })
+      .blocks,
+  );
+
+describe("notices pushed by GitHub's merge queue", () => {
+  it("an entry: a queue event of the pull request, routed to the channel and delivered at once", async () => {
+    const event = await accept({ kind: "entered", ...where }, "delivery-1");
+    expect(event).toMatchObject({
+      id: pushedEventId("delivery:delivery-1"),
+      type: "action.queue.enter",
+      pull_request: 12,
+      base_ref: "main",
+      received_at: T0.toISOString(),
+    });
+    expect(event!.id).toBeLessThan(0);
+    expect(enqueued.map((e) => e.address)).toEqual(["C1"]);
+    expect(delivered).toBe(1);
+    expect(shown(event!)).toContain("Entered the merge queue for `main`");
+  });
+
+  it("the same delivery twice (a redelivery, or another replica) is the same event", async () => {
+    const first = await accept({ kind: "entered", ...where }, "delivery-2");
+    const again = await accept({ kind: "entered", ...where }, "delivery-2");
+    expect(again?.id).toBe(first?.id);
+    const other = await accept({ kind: "entered", ...where }, "delivery-3");
+    expect(other?.id).not.toBe(first?.id);
+  });
+
+  it("a removal for failed checks lists the merge group's failed checks with their links, and offers Requeue", async () => {
+    await accept({ kind: "entered", ...where });
+    await accept({ kind: "group-built", ...where, sha: GROUP });
+    checks = [{ name: "ci / <build>", conclusion: "failure", url: "https://github.com/acme/ships/runs/9" }];
+    const event = await accept({
+      kind: "removed",
+      ...where,
+      reason: "CI_FAILURE",
+      by: "github-merge-queue[bot]",
+    });
+    expect(event?.type).toBe("action.queue.leave");
+    const text = shown(event!);
+    expect(text).toContain("without merging: the merge group's required checks failed (`CI_FAILURE`)");
+    expect(text).toContain("<https://github.com/acme/ships/runs/9|ci / &lt;build&gt; (failure)>");
+    expect(text).toContain("Requeue");
+  });
+
+  it("a removal whose checks GitHub cannot list still goes, without them", async () => {
+    await accept({ kind: "entered", ...where });
+    await accept({ kind: "group-built", ...where, sha: GROUP });
+    checks = new Error("Resource not accessible by integration");
+    const event = await accept({
+      kind: "removed",
+      ...where,
+      reason: "CI_TIMEOUT",
+      by: "github-merge-queue[bot]",
+    });
+    expect(shown(event!)).toContain("did not report in time (`CI_TIMEOUT`)");
+    expect(shown(event!)).not.toContain("Failed checks");
+  });
+
+  it("a removal by hand says who", async () => {
+    const event = await accept({ kind: "removed", ...where, reason: "MANUAL", by: "bob" });
+    expect(shown(event!)).toContain("without merging: removed by bob (`MANUAL`)");
+  });
+
+  it("a merge is told once whichever webhook says it, and only for a pull request that came through the queue", async () => {
+    expect(await accept({ kind: "merged", ...where, mergeCommitSha: GROUP })).toBeNull();
+    await accept({ kind: "entered", ...where });
+    expect(
+      await accept({ kind: "removed", ...where, reason: "MERGE", by: "github-merge-queue[bot]" }),
+    ).toBeNull();
+    const merged = await accept({ kind: "merged", ...where, mergeCommitSha: GROUP }, "d-merged");
+    const again = await accept({ kind: "merged", ...where, mergeCommitSha: GROUP }, "d-other");
+    expect(again?.id).toBe(merged?.id);
+    expect(shown(merged!)).toContain("Merged into `main` as <https://github.com/acme/ships/commit/aaaaaaa");
+  });
+
+  it("merge groups: checks started, and how they ended (merged, failed, invalidated)", async () => {
+    await accept({ kind: "entered", ...where });
+    const started = await accept({ kind: "group-built", ...where, sha: GROUP });
+    expect(shown(started!)).toContain("Checks started");
+    expect(await store.getQueuePull(ships, 12)).toMatchObject({ groupSha: GROUP });
+
+    const merged = await accept({ kind: "group-gone", ...where, sha: GROUP, reason: "merged" });
+    expect(shown(merged!)).toContain("Checks ended: `success`");
+    checks = [{ name: "lint", conclusion: "timed_out", url: "https://github.com/acme/ships/runs/3" }];
+    const failed = await accept({ kind: "group-gone", ...where, sha: GROUP, reason: "dequeued" });
+    expect(shown(failed!)).toContain("Checks ended: `failure`");
+    expect(shown(failed!)).toContain("lint (timed_out)");
+    const invalidated = await accept({ kind: "group-gone", ...where, sha: GROUP, reason: "invalidated" });
+    expect(shown(invalidated!)).toContain("Checks aborted: a pull request ahead of it left the queue");
+  });
+
+  it("an event of a repository nobody subscribed to goes nowhere", async () => {
+    await accept({ kind: "entered", ...where, repository: Repo.of("acme", "boats") });
+    expect(enqueued).toEqual([]);
+  });
+});
