@@ -116,7 +116,8 @@ export class PushedNotices {
       pull_request: h.number,
       base_ref: h.baseRef,
       type,
-      metadata: { branch: h.baseRef, ...metadata },
+      // GitHub has one queue per branch: the branch is the queue's name.
+      metadata: { queue_name: h.baseRef, ...metadata },
     });
     const delivered = `delivery:${deliveryId}`;
     switch (h.kind) {

@@ -74,7 +74,7 @@ describe("notices pushed by GitHub's merge queue", () => {
     expect(event!.id).toBeLessThan(0);
     expect(enqueued.map((e) => e.address)).toEqual(["C1"]);
     expect(delivered).toBe(1);
-    expect(shown(event!)).toContain("Entered the merge queue for `main`");
+    expect(shown(event!)).toContain("Entered the merge queue `main`");
   });
 
   it("the same delivery twice (a redelivery, or another replica) is the same event", async () => {
@@ -97,7 +97,7 @@ describe("notices pushed by GitHub's merge queue", () => {
     });
     expect(event?.type).toBe("action.queue.leave");
     const text = shown(event!);
-    expect(text).toContain("without merging: the merge group's required checks failed (`CI_FAILURE`)");
+    expect(text).toContain("`main` without merging: the merge group's required checks failed (`CI_FAILURE`)");
     expect(text).toContain("<https://github.com/acme/ships/runs/9|ci / &lt;build&gt; (failure)>");
     expect(text).toContain("Requeue");
   });

@@ -168,6 +168,8 @@ export interface GitHubStandIn {
   ): Promise<{ status: number; deliveryId: string; payload: Record<string, unknown> }>;
   /** How many webhooks were sent so far, by event name (`X-GitHub-Event`). */
   deliveryCounts(): Record<string, number>;
+  /** GitHub's "Redeliver": a recorded delivery sent again, same payload and delivery id (to `url` if given). */
+  redeliver(deliveryId: string, url?: string): Promise<{ status: number }>;
   setWebhookUrl(url: string): void;
   /** Resolves when every background webhook queued so far has been delivered (or has failed). */
   settle(): Promise<void>;
@@ -390,6 +392,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       return counts;
     },
 
+    redeliver: (deliveryId, url) => ctx.webhooks.redeliver(deliveryId, url),
     setWebhookUrl: (webhookUrl) => ctx.webhooks.setUrl(webhookUrl),
     async settle() {
       await mergeQueueWebhooks.settle();

@@ -17,6 +17,8 @@ export interface DeliveryRecord {
   status: number | null;
   error: string | null;
   at: string;
+  /** What was sent, for a redelivery. */
+  payload: object;
 }
 
 export interface DeliverOptions {
@@ -86,6 +88,7 @@ export class WebhookSender {
       status: null,
       error: null,
       at: new Date().toISOString(),
+      payload,
     };
     this.deliveries.push(record);
     try {
@@ -103,6 +106,22 @@ export class WebhookSender {
       record.error = error instanceof Error ? error.message : String(error);
       this.logger.warn({ event, action, deliveryId, err: record.error }, "webhook delivery failed");
       throw error;
+    }
+  }
+
+  /**
+   * GitHub's "Redeliver" of a recorded delivery: the same event, payload and delivery id (its GUID), to
+   * the webhook URL now set or `url`; awaited.
+   */
+  async redeliver(deliveryId: string, url?: string): Promise<{ status: number }> {
+    const record = this.deliveries.find((d) => d.deliveryId === deliveryId);
+    if (!record) throw new Error(`GitHub stand-in: no delivery ${deliveryId} to redeliver`);
+    const previous = this.url;
+    if (url) this.url = url;
+    try {
+      return await this.deliver(record.event, record.payload, { deliveryId });
+    } finally {
+      this.url = previous;
     }
   }
 
