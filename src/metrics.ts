@@ -76,6 +76,19 @@ export function createMetrics() {
       ["method", "route"],
       SECONDS_BUCKETS,
     ),
+    githubQueueCalls: counter(
+      registry,
+      "yardmaster_github_merge_queue_requests_total",
+      "GraphQL calls to GitHub's own merge queue, by operation and outcome (ok, or why it failed).",
+      ["operation", "outcome"],
+    ),
+    githubQueueLatency: histogram(
+      registry,
+      "yardmaster_github_merge_queue_request_duration_seconds",
+      "Latency of GraphQL calls to GitHub's own merge queue, by operation and outcome.",
+      ["operation", "outcome"],
+      SECONDS_BUCKETS,
+    ),
     eventsPolled: counter(
       registry,
       "yardmaster_events_polled_total",

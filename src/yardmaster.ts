@@ -174,11 +174,14 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       ? undefined
       : queueBackends(
           provider,
-          new GitHubQueueClient(async (repo) => {
-            if (!installations)
-              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
-            return installations.graphql(repo);
-          }),
+          new GitHubQueueClient(
+            async (repo) => {
+              if (!installations)
+                throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+              return installations.graphql(repo);
+            },
+            { metrics },
+          ),
         );
   const common = {
     mergeQueue,

@@ -66,13 +66,14 @@ export async function queueOn<N extends "queue" | "requeue">(
 /** queue: relays `queue [queue-name]` to Mergify, or enqueues on GitHub's own merge queue (`--jump` there). */
 export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQueueResult<"queue">>({
   name: "queue",
-  summary: "add the pull request to the merge queue",
+  summary:
+    "add the pull request to the merge queue (--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify)",
   permission: "write",
   needsLink: true,
   changes: true,
   grammar: {
     github: {
-      usage: "queue [queue-name]",
+      usage: "queue [queue-name] [--jump]",
       read: ({ words }, place) => {
         const pull = commentPull("queue", place);
         const { jump, rest } = jumpFlag(words);
@@ -88,7 +89,7 @@ export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQu
       },
     },
     slack: {
-      usage: "queue <pr> [queue-name]",
+      usage: "queue <pr> [queue-name] [--jump]",
       read: ({ words }, place) => {
         const { jump, rest: typed } = jumpFlag(words);
         const { repo, pull, rest } = pullArgument("queue", typed, place);

@@ -18,13 +18,13 @@ export interface RequeueCommand extends RelayCommand<"requeue"> {
  */
 export const requeue = defineCommand<RequeueCommand, RelayResult<"requeue"> | GitHubQueueResult<"requeue">>({
   name: "requeue",
-  summary: "put a pull request that left the queue back in it",
+  summary: "put a pull request that left the queue back in it (--jump as for queue)",
   permission: "write",
   needsLink: true,
   changes: true,
   grammar: {
     github: {
-      usage: "requeue [queue-name]",
+      usage: "requeue [queue-name] [--jump]",
       read: ({ words }, place) => {
         const pull = commentPull("requeue", place);
         const { jump, rest } = jumpFlag(words);
@@ -40,7 +40,7 @@ export const requeue = defineCommand<RequeueCommand, RelayResult<"requeue"> | Gi
       },
     },
     slack: {
-      usage: "requeue <pr> [queue-name]",
+      usage: "requeue <pr> [queue-name] [--jump]",
       read: ({ words }, place) => {
         const { jump, rest: typed } = jumpFlag(words);
         const { repo, pull, rest } = pullArgument("requeue", typed, place);

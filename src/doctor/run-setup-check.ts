@@ -4,8 +4,9 @@ import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
 import { checkGitHubApp } from "./github-app.js";
-import { CALL_TIMEOUT_MS, fail, pass, skip } from "./line.js";
+import { CALL_TIMEOUT_MS, fail, skip } from "./line.js";
 import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppAsks } from "./manifests.js";
+import { checkMergeQueueBackends } from "./merge-queue-backends.js";
 import { checkMergeQueueToken } from "./merge-queue-token.js";
 import { checkPublicUrl } from "./public-url.js";
 import { checkSlackSigningSecret, checkWebhookSecret } from "./secrets.js";
@@ -52,29 +53,25 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
     ["Slack token", () => checkSlackToken(settings.slack, attempt(manifests.slack))],
     ["Slack signing secret", () => checkSlackSigningSecret(settings.slack)],
     [
-      "merge-queue token",
-      async () =>
-        settings.mergeQueue.provider === "github"
+      "merge queue",
+      async () => [
+        ...(await checkMergeQueueBackends({
+          provider: settings.mergeQueue.provider,
+          app: settings.github,
+          apiUrl: githubUrls(settings.githubHost).apiUrl,
+          repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
+          checkToken: (repositories) => checkMergeQueueToken(mergeQueue(), repositories),
+          ...(deps.now ? { now: deps.now } : {}),
+        })),
+        ...(settings.mergeQueue.provider === "github"
           ? [
               skip(
                 "merge-queue token",
                 "not needed: MERGE_QUEUE_PROVIDER=github drives GitHub's own merge queue through the GitHub App",
               ),
             ]
-          : [
-              ...(settings.mergeQueue.provider === "auto"
-                ? [
-                    pass(
-                      "merge-queue provider",
-                      "auto: a command uses GitHub's own merge queue where the branch has one (asked of GitHub, remembered a minute), otherwise Mergify with the token below",
-                    ),
-                  ]
-                : []),
-              ...(await checkMergeQueueToken(
-                mergeQueue(),
-                await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
-              )),
-            ],
+          : []),
+      ],
     ],
     ["database", () => checkDatabase(deps.database, deps.knownMigrations)],
     ["PUBLIC_URL", () => checkPublicUrl(settings.publicUrl)],

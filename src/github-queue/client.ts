@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubMergeQueue, GitHubQueueEntry, GitHubQueueStatus } from "../commands/ports.js";
+import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import {
   DEQUEUE_MUTATION,
@@ -26,11 +27,59 @@ function githubMessage(error: unknown): string {
   return messages.length ? messages.join("; ") : (error as Error).message;
 }
 
+/** What a GraphQL call is, for its metrics: the client's name for it (GitHub's field for most). */
+export type GitHubQueueOperation =
+  | "hasQueue"
+  | "mergeQueue"
+  | "mergeQueueEntry"
+  | "enqueuePullRequest"
+  | "dequeuePullRequest";
+
+/**
+ * How a call ended, as the metrics' `outcome`: `ok`; GitHub's error type in lower case (`not_found`,
+ * `forbidden`, `unprocessable`, …) or `graphql` when it gave none; `http_<status>`; `timeout`;
+ * `unreadable` (an answer that does not match its schema); `installation` (no client for the
+ * repository's installation: nothing was sent); else `error` (the network).
+ */
+export function outcomeOf(error: unknown): string {
+  const e = error as { errors?: { type?: unknown }[]; status?: unknown; name?: unknown };
+  if (Array.isArray(e?.errors) && e.errors.length > 0) {
+    const type = e.errors.map((x) => x?.type).find((t): t is string => typeof t === "string");
+    return type && /^[A-Z_]{1,40}$/.test(type) ? type.toLowerCase() : "graphql";
+  }
+  if (typeof e?.status === "number") return `http_${e.status}`;
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return "timeout";
+  return "error";
+}
+
+export interface GitHubQueueClientOptions {
+  /** Counts and times each GraphQL call by operation and outcome (/metrics). */
+  metrics?: Pick<Metrics, "githubQueueCalls" | "githubQueueLatency">;
+  /** Milliseconds, for the durations (tests). */
+  clock?: () => number;
+}
+
 /** GitHub's own merge queue, over GraphQL, acting as the repository's installation. */
 export class GitHubQueueClient implements GitHubMergeQueue {
-  constructor(private readonly graphqlFor: (repo: Repo) => Promise<GraphQL>) {}
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly graphqlFor: (repo: Repo) => Promise<GraphQL>,
+    private readonly options: GitHubQueueClientOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => performance.now());
+  }
+
+  private count(operation: GitHubQueueOperation, outcome: string, startedAt?: number): void {
+    const { metrics } = this.options;
+    if (!metrics) return;
+    metrics.githubQueueCalls.inc({ operation, outcome });
+    if (startedAt !== undefined)
+      metrics.githubQueueLatency.observe((this.clock() - startedAt) / 1000, { operation, outcome });
+  }
 
   private async call<S extends z.ZodType>(
+    operation: GitHubQueueOperation,
     repo: Repo,
     query: string,
     variables: Record<string, unknown>,
@@ -39,14 +88,25 @@ export class GitHubQueueClient implements GitHubMergeQueue {
   ): Promise<z.infer<S>> {
     const failed = (detail: string) =>
       new CommandError(CommandErrorCode.GitHubFailed, { ...details, repository: repo.fullName, detail });
+    let graphql: GraphQL;
+    try {
+      graphql = await this.graphqlFor(repo);
+    } catch (error) {
+      this.count(operation, "installation");
+      if (error instanceof CommandError) throw error;
+      throw failed(githubMessage(error));
+    }
+    const startedAt = this.clock();
     let data: unknown;
     try {
-      data = await (await this.graphqlFor(repo))(query, variables);
+      data = await graphql(query, variables);
     } catch (error) {
+      this.count(operation, outcomeOf(error), startedAt);
       if (error instanceof CommandError) throw error;
       throw failed(githubMessage(error));
     }
     const parsed = schema.safeParse(data);
+    this.count(operation, parsed.success ? "ok" : "unreadable", startedAt);
     if (!parsed.success) throw failed("its merge queue's answer could not be read");
     return parsed.data;
   }
@@ -56,24 +116,45 @@ export class GitHubQueueClient implements GitHubMergeQueue {
    * (GitHub Enterprise Server before 3.8: its schema has no `mergeQueue`) has none.
    */
   async hasQueue(repo: Repo, branch: string | null): Promise<boolean> {
+    return (await this.readQueue(repo, branch)).queue;
+  }
+
+  /**
+   * The default branch's name (null when GitHub does not say) and whether it has a merge queue: what
+   * the setup check says of each subscribed repository.
+   */
+  async defaultBranchQueue(repo: Repo): Promise<{ branch: string | null; queue: boolean }> {
+    return this.readQueue(repo, null);
+  }
+
+  private async readQueue(
+    repo: Repo,
+    branch: string | null,
+  ): Promise<{ branch: string | null; queue: boolean }> {
     try {
       const data = await this.call(
+        "hasQueue",
         repo,
         HAS_MERGE_QUEUE_QUERY,
         { owner: repo.owner, name: repo.name, branch },
         hasMergeQueueAnswer,
         { command: "status" },
       );
-      return Boolean(data.repository?.mergeQueue);
+      return {
+        branch: branch ?? data.repository?.defaultBranchRef?.name ?? null,
+        queue: Boolean(data.repository?.mergeQueue),
+      };
     } catch (error) {
       const detail = error instanceof CommandError ? (error.details.detail ?? "") : "";
-      if (/Field 'mergeQueue' doesn't exist|Cannot query field "mergeQueue"/.test(detail)) return false;
+      if (/Field 'mergeQueue' doesn't exist|Cannot query field "mergeQueue"/.test(detail))
+        return { branch, queue: false };
       throw error;
     }
   }
 
   async status(repo: Repo, branch?: string): Promise<GitHubQueueStatus | null> {
     const data = await this.call(
+      "mergeQueue",
       repo,
       MERGE_QUEUE_QUERY,
       { owner: repo.owner, name: repo.name, branch: branch ?? null },
@@ -95,6 +176,7 @@ export class GitHubQueueClient implements GitHubMergeQueue {
 
   private async pullRequest(repo: Repo, number: number, command: string) {
     const data = await this.call(
+      "mergeQueueEntry",
       repo,
       PULL_REQUEST_ENTRY_QUERY,
       { owner: repo.owner, name: repo.name, number },
@@ -123,6 +205,7 @@ export class GitHubQueueClient implements GitHubMergeQueue {
   ): Promise<GitHubQueueEntry | null> {
     const { id } = await this.pullRequest(repo, pull.number, "queue");
     const data = await this.call(
+      "enqueuePullRequest",
       repo,
       ENQUEUE_MUTATION,
       // The head the permission check and the person saw: a push since then is not queued unseen.
@@ -137,7 +220,7 @@ export class GitHubQueueClient implements GitHubMergeQueue {
   async dequeue(repo: Repo, number: number): Promise<boolean> {
     const pull = await this.pullRequest(repo, number, "dequeue");
     if (!pull.mergeQueueEntry) return false;
-    await this.call(repo, DEQUEUE_MUTATION, { id: pull.id }, dequeueAnswer, {
+    await this.call("dequeuePullRequest", repo, DEQUEUE_MUTATION, { id: pull.id }, dequeueAnswer, {
       command: "dequeue",
       pull: number,
     });

@@ -86,16 +86,25 @@ export const mergeQueueAnswer = z.object({
     .nullable(),
 });
 
-/** Whether a branch has a merge queue (for MERGE_QUEUE_PROVIDER=auto): the smallest read. */
+/**
+ * Whether a branch has a merge queue (for MERGE_QUEUE_PROVIDER=auto, and the setup check): the smallest
+ * read, with the default branch's name (the branch asked when `branch` is null).
+ */
 export const HAS_MERGE_QUEUE_QUERY = `
 query YardmasterHasMergeQueue($owner: String!, $name: String!, $branch: String) {
   repository(owner: $owner, name: $name) {
+    defaultBranchRef { name }
     mergeQueue(branch: $branch) { id }
   }
 }`;
 
 export const hasMergeQueueAnswer = z.object({
-  repository: z.object({ mergeQueue: z.object({ id: z.string() }).nullable() }).nullable(),
+  repository: z
+    .object({
+      defaultBranchRef: z.object({ name: z.string() }).nullish(),
+      mergeQueue: z.object({ id: z.string() }).nullable(),
+    })
+    .nullable(),
 });
 
 /** A pull request: its node id and head (to enqueue it), its base branch, and its queue entry. */

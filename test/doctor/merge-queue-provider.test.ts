@@ -33,18 +33,20 @@ describe("the setup check's merge-queue lines", () => {
     ]);
   });
 
-  it("says how auto chooses, then checks the token; says nothing of it with Mergify alone", async () => {
+  it("with auto and no subscription, checks the token (nothing to read); no generic provider line", async () => {
     const auto = await mergeQueueLines({
       ...github,
       MERGE_QUEUE_PROVIDER: "auto",
       MERGE_QUEUE_API_TOKEN: "t",
     });
-    expect(auto[0]).toEqual([
-      "merge-queue provider",
-      "pass",
-      "auto: a command uses GitHub's own merge queue where the branch has one (asked of GitHub, remembered a minute), otherwise Mergify with the token below",
+    expect(auto).toEqual([
+      [
+        "merge-queue token",
+        "pass",
+        "no repository is subscribed yet: nothing to read (/mq subscribe owner/repo in a channel)",
+      ],
     ]);
     const mergify = await mergeQueueLines({ ...github, MERGE_QUEUE_API_TOKEN: "t" });
-    expect(mergify.map(([check]) => check)).not.toContain("merge-queue provider");
+    expect(mergify).toEqual(auto);
   });
 });

@@ -211,6 +211,17 @@ describe("commands on GitHub's merge queue", () => {
     expect(lines).toContain("State: awaiting checks");
   });
 
+  it("help names --jump in queue's and requeue's usage, and says it is GitHub's merge queue's only", () => {
+    const help = said({ name: "help", surface: "github" }).join("\n");
+    expect(help).toContain("`@yardmaster queue [queue-name] [--jump]`");
+    expect(help).toContain("`@yardmaster requeue [queue-name] [--jump]`");
+    expect(help).toContain(
+      "(--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify)",
+    );
+    const slack = said({ name: "help", surface: "slack" }).join("\n");
+    expect(slack).toContain("queue <pr> [queue-name] [--jump]");
+  });
+
   it("auto: GitHub's queue where the branch has one (asked once a minute), Mergify elsewhere", async () => {
     const calls = github({
       YardmasterHasMergeQueue: { data: { repository: { mergeQueue: null } } },

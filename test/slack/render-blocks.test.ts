@@ -641,7 +641,7 @@ describe("help", () => {
       expect(message.text).toContain(c.summary);
     }
     expect(texts).toContain(
-      "`/mq queue &lt;pr&gt; [queue-name]`: add the pull request to the merge queue. _Needs a linked GitHub account and write permission on the repository._",
+      "`/mq queue &lt;pr&gt; [queue-name] [--jump]`: add the pull request to the merge queue (--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify). _Needs a linked GitHub account and write permission on the repository._",
     );
     expect(texts).toContain("`/mq unpause [repo]` (or `resume`)");
     expect(texts).toContain(
