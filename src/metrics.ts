@@ -89,6 +89,12 @@ export function createMetrics() {
       ["operation", "outcome"],
       SECONDS_BUCKETS,
     ),
+    githubQueueWebhooks: counter(
+      registry,
+      "yardmaster_github_queue_webhooks_total",
+      "Webhooks of GitHub's own merge queue read by the notifier, by what they said and whether they became a notice.",
+      ["kind", "outcome"],
+    ),
     eventsPolled: counter(
       registry,
       "yardmaster_events_polled_total",

@@ -426,6 +426,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           subscriptions: (repository) => store.listSubscriptions({ repository }),
           failedChecks: (repository, sha) => app.failedChecks(repository, sha),
           deliver: () => delivering.deliver(),
+          metrics,
           logger: logger.child({ name: "notifier" }),
           now: options.now,
         });

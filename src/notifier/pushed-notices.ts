@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { GitHubQueueMemory } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
+import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { Subscription } from "../store/index.js";
 import { type DispatchDeps, dispatchEvent } from "./dispatch.js";
@@ -40,6 +41,7 @@ export interface PushedNoticesDeps extends DispatchDeps {
   failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
   /** Posts what is pending in the outbox (the poller's delivery). */
   deliver: () => Promise<unknown>;
+  metrics?: Pick<Metrics, "githubQueueWebhooks">;
   logger: Logger;
   now?: () => Date;
 }
@@ -98,6 +100,7 @@ export class PushedNotices {
   /** Turns what GitHub said into a notice (or none), hands it to the outbox, and delivers. */
   async accept(happening: QueueHappening, deliveryId: string): Promise<LogEvent | null> {
     const event = await this.toEvent(happening, deliveryId);
+    this.deps.metrics?.githubQueueWebhooks.inc({ kind: happening.kind, outcome: event ? "notice" : "none" });
     if (!event) return null;
     const { repository } = happening;
     await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
-import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
+import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**
  * GitHub's own merge queue, end to end, with MERGE_QUEUE_PROVIDER=auto: acme/ships's main branch has a
@@ -139,6 +140,28 @@ describe("GitHub's merge queue, end to end (MERGE_QUEUE_PROVIDER=auto)", () => {
     await comment(WIDGETS, 21, "@yardmaster pause release freeze");
     expect(world.sim.state.pauseData(WIDGETS)).toMatchObject({ paused: true, reason: "release freeze" });
     await comment(WIDGETS, 21, "@yardmaster unpause");
+  });
+
+  it("auto reads Mergify's log only for the repository on Mergify; GitHub's queue pushes its notices", async () => {
+    await subscribeChannel(world, CHANNEL, [SHIPS, WIDGETS], ["queue"]);
+    world.sim.clock.advance(5_000);
+    world.sim.requests.reset();
+    await world.yardmaster.poller!.tick();
+    const read = world.sim.requests.snapshot().repositories;
+    expect(read[WIDGETS]?.total).toBeGreaterThan(0);
+    expect(read[SHIPS]).toBeUndefined();
+
+    await comment(SHIPS, 12, "@yardmaster queue");
+    await world.github.settle();
+    const told = await world.slack.waitFor(
+      () =>
+        world.slack.state
+          .messages(CHANNEL)
+          .find((m) => m.metadata?.event_type === METADATA_EVENT_TYPE && m.text?.includes("#12")),
+      10_000,
+    );
+    expect(told.text).toContain("Entered the merge queue main");
+    expect(world.sim.requests.snapshot().repositories[SHIPS]).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import type { LogEvent } from "../../src/merge-queue/index.js";
+import { createMetrics } from "../../src/metrics.js";
 import {
   type FailedCheck,
   PushedNotices,
@@ -21,6 +22,7 @@ let enqueued: { address: string; event: LogEvent }[];
 let checks: FailedCheck[] | Error;
 let delivered: number;
 let notices: PushedNotices;
+let metrics: ReturnType<typeof createMetrics>;
 
 beforeEach(async () => {
   store = await openStore({ kind: "sqlite", path: ":memory:" });
@@ -36,7 +38,9 @@ beforeEach(async () => {
   enqueued = [];
   delivered = 0;
   checks = [];
+  metrics = createMetrics();
   notices = new PushedNotices({
+    metrics,
     deliverer: { enqueue: async (address, _repo, event) => void enqueued.push({ address, event }) },
     memory: store,
     subscriptions: (repository) => store.listSubscriptions({ repository }),
@@ -130,6 +134,10 @@ describe("notices pushed by GitHub's merge queue", () => {
     const merged = await accept({ kind: "merged", ...where, mergeCommitSha: GROUP }, "d-merged");
     const again = await accept({ kind: "merged", ...where, mergeCommitSha: GROUP }, "d-other");
     expect(again?.id).toBe(merged?.id);
+    const counted = await metrics.registry.getSingleMetricAsString("yardmaster_github_queue_webhooks_total");
+    expect(counted).toContain('yardmaster_github_queue_webhooks_total{kind="merged",outcome="none"} 1');
+    expect(counted).toContain('yardmaster_github_queue_webhooks_total{kind="merged",outcome="notice"} 2');
+    expect(counted).toContain('yardmaster_github_queue_webhooks_total{kind="removed",outcome="none"} 1');
     expect(shown(merged!)).toContain("Merged into `main` as <https://github.com/acme/ships/commit/aaaaaaa");
   });
 
