@@ -49,7 +49,9 @@ beforeAll(async () => {
   world.slack.state.addUser({ id: BOB, name: "bob" });
   await linkSlackUser(world, ALICE, "alice", 1);
   await subscribeChannel(world, CHANNEL, [SHIPS], ["queue", "checks"]);
-  world.sim.clock.advance(5_000);
+  // The notifier's clock (the simulator's) stands still: it moves a minute past the subscription, made
+  // on the real clock, so that every webhook of the tests comes after it.
+  world.sim.clock.advance(60_000);
 });
 afterAll(async () => {
   await world?.close();

@@ -96,6 +96,7 @@ describe("the store on PostgreSQL", () => {
   const expectedTables = [
     "backoffs",
     "digests",
+    "github_queue_pulls",
     "identity_links",
     "leases",
     "notice_preferences",
