@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { commentWebhookPayload, linkSlackUser, startWorld, tickReplicas, type World } from "../helpers/e2e.js";
+import {
+  commentWebhookPayload,
+  linkSlackUser,
+  startWorld,
+  tickReplicas,
+  type World,
+} from "../helpers/e2e.js";
 import { createSchema, dropSchema } from "../helpers/postgres.js";
 
 /**
