@@ -26,4 +26,44 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     expect(await slash(`status ${repo}`)).toContain("2 pull requests queued");
     expect(await slash(`pause ${repo} release freeze`)).toContain("which has no pause");
   });
+
+  it("fails the checks of the head (removed, CI_FAILURE) and merges the next head, from the page's controls", async () => {
+    const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
+    const { github } = sandbox.world;
+    const queued = () => github.mergeQueues.entries(repo, "main").map((e) => e.pull.number);
+    const post = async (path: string) => {
+      const response = await fetch(new URL(path, sandbox.url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ as: "octocat" }),
+      });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const state = async () =>
+      (
+        (await (await fetch(new URL("/api/state?as=octocat", sandbox.url))).json()) as {
+          githubQueue: {
+            entries: Array<{ number: number; checks: Array<{ name: string; status: string }> }>;
+          };
+        }
+      ).githubQueue;
+    expect(queued()).toEqual([1, 2]);
+    expect((await state()).entries[0]).toMatchObject({
+      number: 1,
+      checks: [{ name: "ci", status: "in_progress" }],
+    });
+    expect(await post("/api/github-queue/fail-checks")).toEqual({
+      status: 200,
+      json: { status: 200, number: 1, removed: true, reason: "CI_FAILURE", passed: false },
+    });
+    expect(queued()).toEqual([2]);
+    expect((await post("/api/github-queue/merge")).json).toMatchObject({ number: 2 });
+    expect(queued()).toEqual([]);
+    expect(github.state.getIssue(repo, 2)?.pull?.merged).toBe(true);
+    expect((await post("/api/github-queue/merge")).status).toBe(409);
+    await github.settle();
+    // #1's group destroyed (dequeued), #2's invalidated, #2's new one merged.
+    const destroyed = github.deliveries.filter((d) => d.event === "merge_group" && d.action === "destroyed");
+    expect(destroyed).toHaveLength(3);
+  });
 });

@@ -174,4 +174,20 @@ describe("the sandbox page, in a real browser", () => {
     },
     TEST_TIMEOUT,
   );
+  it(
+    "fails the checks of the head of acme/ships' queue on GitHub's merge queue, then merges the next head",
+    async () => {
+      const ghq = page.locator("#gh-queue");
+      await actAs("octocat");
+      await visible(ghq.locator(".pill[data-number='1']"));
+      await slash("/mq queue acme/ships#2");
+      await visible(ghq.locator(".pill[data-number='2']"));
+      await page.getByRole("button", { name: "Fail the checks of the head of acme/ships' queue" }).click();
+      await hidden(ghq.locator(".pill[data-number='1']"));
+      await page.getByRole("button", { name: "Merge the head of acme/ships' queue" }).click();
+      await hidden(ghq.locator(".pill[data-number='2']"));
+      await visible(ghq.locator(".pill", { hasText: "empty" }));
+    },
+    TEST_TIMEOUT,
+  );
 });

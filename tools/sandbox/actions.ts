@@ -1,8 +1,14 @@
 // What a person does in the page, done through the stand-ins as GitHub and Slack would: a comment
 // (a signed issue_comment webhook), a slash command or a message in the channel, a button click.
 
+import type { GitHubStandIn } from "../stand-ins/github/index.js";
 import type { SlackStandIn } from "../stand-ins/slack/index.js";
-import { SANDBOX_CHANNEL, SANDBOX_REPOSITORY, type SandboxPerson } from "./demo-people.js";
+import {
+  SANDBOX_CHANNEL,
+  SANDBOX_GITHUB_QUEUE_REPOSITORY,
+  SANDBOX_REPOSITORY,
+  type SandboxPerson,
+} from "./demo-people.js";
 import type { TypedCommand, ViewParts } from "./view-state.js";
 
 export class ActionError extends Error {
@@ -98,4 +104,38 @@ export async function clickButton(
 export async function openHome(slack: SlackStandIn, person: SandboxPerson) {
   const sent = await slack.openHome({ userId: person.slackUserId });
   return { status: sent.status };
+}
+
+/** The head of acme/ships' queue on GitHub's own merge queue (the GitHub stand-in's), or a 409. */
+function githubQueueHead(github: GitHubStandIn) {
+  const repository = github.state.requireRepository(SANDBOX_GITHUB_QUEUE_REPOSITORY);
+  const head = github.mergeQueues.entries(repository.fullName, repository.defaultBranch)[0];
+  if (!head) throw new ActionError(409, `${repository.fullName}'s merge queue is empty`);
+  return { repository, head };
+}
+
+/**
+ * CI fails the required checks of the merge group of the head of acme/ships' queue: GitHub removes it
+ * (`dequeued`, reason CI_FAILURE) and makes the groups behind anew.
+ */
+export function failGitHubQueueHead(github: GitHubStandIn) {
+  const { repository, head } = githubQueueHead(github);
+  const conclusions = Object.fromEntries(head.group.checkRuns.map((r) => [r.name, "failure" as const]));
+  const outcome = github.mergeQueues.completeChecks(repository.fullName, head.pull.number, conclusions);
+  return { status: 200, number: head.pull.number, ...outcome };
+}
+
+/** Its checks pass and GitHub merges the head of acme/ships' queue (merge group destroyed "merged", closed). */
+export function mergeGitHubQueueHead(github: GitHubStandIn) {
+  const { repository, head } = githubQueueHead(github);
+  const pending = head.group.checkRuns.filter((r) => r.status !== "completed").map((r) => r.name);
+  if (pending.length) {
+    github.mergeQueues.completeChecks(
+      repository.fullName,
+      head.pull.number,
+      Object.fromEntries(pending.map((name) => [name, "success" as const])),
+    );
+  }
+  const merged = github.mergeQueues.merge(repository.fullName, repository.defaultBranch);
+  return { status: 200, number: merged?.number ?? head.pull.number };
 }

@@ -6,13 +6,25 @@
 //                     "dm" for the person's direct messages, "home" for their Home tab)
 //   POST /api/home    {as}                   the person opens the app's Home tab
 //   POST /api/digest  {as}                   the channel's weekly digest, posted now
+//   POST /api/github-queue/fail-checks {as}  CI fails the checks of the head of acme/ships' queue (GitHub's
+//                     own merge queue): removed with CI_FAILURE, the groups behind made anew
+//   POST /api/github-queue/merge       {as}  the head of acme/ships' queue passes its checks and merges
+//                     (both 409 when the queue is empty)
 
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
-import { ActionError, clickButton, openHome, postComment, sendToChannel } from "./actions.js";
+import {
+  ActionError,
+  clickButton,
+  failGitHubQueueHead,
+  mergeGitHubQueueHead,
+  openHome,
+  postComment,
+  sendToChannel,
+} from "./actions.js";
 import { findPerson, type SandboxPerson } from "./demo-people.js";
 import { type TypedCommand, type ViewParts, viewState } from "./view-state.js";
 
@@ -78,6 +90,12 @@ export async function startSandboxServer(options: SandboxServerOptions) {
           return;
         case "/api/home":
           sendJson(res, 200, await openHome(parts.slack, person));
+          return;
+        case "/api/github-queue/fail-checks":
+          sendJson(res, 200, failGitHubQueueHead(parts.github));
+          return;
+        case "/api/github-queue/merge":
+          sendJson(res, 200, mergeGitHubQueueHead(parts.github));
           return;
       }
     }

@@ -5,7 +5,13 @@ import { batchStatusLabel } from "../../src/commands/present.js";
 import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn, ReactionContent } from "../stand-ins/github/index.js";
 import type { EphemeralMessage, SlackMessage, SlackStandIn } from "../stand-ins/slack/index.js";
-import { SANDBOX_CHANNEL, SANDBOX_PEOPLE, SANDBOX_REPOSITORY, type SandboxPerson } from "./demo-people.js";
+import {
+  SANDBOX_CHANNEL,
+  SANDBOX_GITHUB_QUEUE_REPOSITORY,
+  SANDBOX_PEOPLE,
+  SANDBOX_REPOSITORY,
+  type SandboxPerson,
+} from "./demo-people.js";
 import { messageToHtml } from "./render/blocks.js";
 import { markdownToHtml } from "./render/markdown.js";
 
@@ -41,6 +47,7 @@ export function viewState(parts: ViewParts, person: SandboxPerson, pull: number,
     repository: SANDBOX_REPOSITORY,
     clock: new Date(parts.sim.clock.now()).toISOString(),
     queues: queues(parts.sim),
+    githubQueue: githubQueue(parts.github),
     pulls: pulls(parts),
     thread: thread(parts, pull),
     channel: channel(parts, person, typed),
@@ -89,6 +96,26 @@ function queues(sim: Simulator) {
       waiting: status.waiting_pull_requests.map((p) => p.number),
     };
   });
+}
+
+/**
+ * acme/ships' queue on GitHub's own merge queue: its entries, head first, with their merge group's checks
+ * (null when the sandbox has no such repository).
+ */
+function githubQueue(github: GitHubStandIn) {
+  const repository = github.state.getRepository(SANDBOX_GITHUB_QUEUE_REPOSITORY);
+  if (!repository) return null;
+  const branch = repository.defaultBranch;
+  return {
+    repository: repository.fullName,
+    branch,
+    entries: github.mergeQueues.entries(repository.fullName, branch).map((e) => ({
+      number: e.pull.number,
+      title: e.pull.title,
+      state: e.state,
+      checks: e.group.checkRuns.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion })),
+    })),
+  };
 }
 
 function pulls({ sim, github }: ViewParts) {

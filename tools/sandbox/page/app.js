@@ -62,6 +62,7 @@ function render(state) {
   changed("hints", state.appSlug, () => renderHints(state.appSlug));
   changed("people", [state.people, ui.as], () => renderPeople(state.people));
   changed("queues", [state.queues, state.clock.slice(0, 19)], () => renderQueues(state.queues, state.clock));
+  changed("gh-queue", state.githubQueue, () => renderGitHubQueue(state.githubQueue));
   changed("pulls", [state.pulls, ui.pr], () => renderPullSelect($("pull-select"), state.pulls, ui.pr));
   const pull = state.pulls.find((p) => p.number === ui.pr);
   changed("title", [state.thread?.title, state.thread?.state, pull?.where], () =>
@@ -155,6 +156,64 @@ function renderQueues(queues, clock) {
   );
 }
 
+const CHECK_MARK = { success: "✓", failure: "✗", timed_out: "⏱", cancelled: "⊘" };
+
+/** acme/ships on GitHub's own merge queue: entries with their merge group's checks, and two controls. */
+function renderGitHubQueue(queue) {
+  if (!queue) {
+    $("gh-queue").replaceChildren();
+    return;
+  }
+  const empty = queue.entries.length === 0;
+  const items = [
+    h(
+      "strong",
+      { title: `GitHub's own merge queue of ${queue.repository}, branch ${queue.branch}` },
+      `${queue.repository}`,
+    ),
+    empty ? h("span", { class: "pill waiting" }, "empty") : null,
+    ...queue.entries.map((e) =>
+      h(
+        "span",
+        {
+          class: "pill",
+          "data-number": e.number,
+          title: `#${e.number} ${e.title}: ${e.state}; checks of its merge group: ${e.checks
+            .map((c) => `${c.name} ${c.conclusion ?? c.status}`)
+            .join(", ")}`,
+        },
+        `#${e.number} `,
+        e.checks.map((c) => `${c.name} ${CHECK_MARK[c.conclusion] ?? "running"}`).join(" "),
+      ),
+    ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghq-act",
+        "data-act": "fail-checks",
+        disabled: empty,
+        "aria-label": "Fail the checks of the head of acme/ships' queue",
+        title: "CI fails the checks of the head's merge group: GitHub removes it (CI_FAILURE)",
+      },
+      "✗ Fail the head's checks",
+    ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghq-act",
+        "data-act": "merge",
+        disabled: empty,
+        "aria-label": "Merge the head of acme/ships' queue",
+        title: "The head's checks pass and GitHub merges it",
+      },
+      "✓ Merge the head",
+    ),
+  ];
+  $("gh-queue").replaceChildren(...items.filter(Boolean));
+}
+
 async function refresh() {
   try {
     render(await api(`/api/state?as=${encodeURIComponent(ui.as)}&pr=${ui.pr}`));
@@ -237,6 +296,13 @@ function setUp() {
   });
   $("comment-body").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("comment-form").requestSubmit();
+  });
+  $("gh-queue").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-act]");
+    if (!button) return;
+    button.disabled = true;
+    ui.first.sl = true;
+    act(`/api/github-queue/${button.dataset.act}`, {});
   });
   $("run-digest").addEventListener("click", () => {
     ui.first.sl = true;

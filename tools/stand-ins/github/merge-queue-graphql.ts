@@ -3,7 +3,18 @@ import { buildSchema, type GraphQLSchema, graphql } from "graphql";
 import type { Caller, StandInContext } from "./context.js";
 import { requireToken, subscribed } from "./context.js";
 import { bodyFields, HttpError, type Router, sendJson } from "./http.js";
-import { pullRequestEventJson } from "./queue-payloads.js";
+import {
+  checksRequestedEventJson,
+  destroyedEventJson,
+  fakeSha,
+  type GroupCheckConclusion,
+  type GroupCheckRun,
+  groupCheckRunEventJson,
+  type MergeGroup,
+  type MergeGroupDestroyedReason,
+  passing,
+} from "./merge-groups.js";
+import { pullRequestEventJson, type WebhookTarget } from "./queue-payloads.js";
 import { type Account, type Issue, type Repository, timestamp } from "./state.js";
 
 /**
@@ -11,7 +22,9 @@ import { type Account, type Issue, type Repository, timestamp } from "./state.js
  * path): `repository.mergeQueue(branch)`, `pullRequest.mergeQueueEntry`, `enqueuePullRequest` and
  * `dequeuePullRequest`, executed against GitHub's published schema (@octokit/graphql-schema), so a
  * query GitHub would refuse is refused here too. A branch has a queue once `enable` gave it one; its
- * entries move only when a test says so (`merge`, `remove`).
+ * entries move only when a test says so (`merge`, `remove`, `completeChecks`). Each entry is tested in a
+ * merge group (merge-groups.ts): made when it enters, destroyed when it leaves, merges, or an entry ahead
+ * of it leaves (then made anew), with `merge_group` webhooks and the queue's required check runs.
  */
 
 export interface QueueConfiguration {
@@ -21,6 +34,8 @@ export interface QueueConfiguration {
   maximumEntriesToMerge: number;
   maximumEntriesToBuild: number;
   checkResponseTimeout: number;
+  /** The checks the branch requires, run on each merge group's commit (not a GraphQL field). */
+  requiredChecks: string[];
 }
 
 export interface QueueEntry {
@@ -29,6 +44,8 @@ export interface QueueEntry {
   enqueuer: Account;
   jump: boolean;
   state: "QUEUED" | "AWAITING_CHECKS" | "MERGEABLE" | "UNMERGEABLE" | "LOCKED";
+  /** The merge group it is tested in now (the base, the entries ahead, and it). */
+  group: MergeGroup;
 }
 
 interface BranchQueue {
@@ -36,6 +53,16 @@ interface BranchQueue {
   branch: string;
   configuration: QueueConfiguration;
   entries: QueueEntry[];
+  /** The base branch's head commit (becomes a merged group's commit). */
+  baseSha: string;
+}
+
+/** What `completeChecks` did: the pull request was removed (with GitHub's reason), or not. */
+export interface ChecksOutcome {
+  removed: boolean;
+  reason: "CI_FAILURE" | "CI_TIMEOUT" | null;
+  /** Every required check of the group passed: the entry is MERGEABLE. */
+  passed: boolean;
 }
 
 /** Seconds GitHub estimates each entry ahead adds (position × this). */
@@ -48,6 +75,7 @@ const DEFAULT_CONFIGURATION: QueueConfiguration = {
   maximumEntriesToMerge: 5,
   maximumEntriesToBuild: 5,
   checkResponseTimeout: 3600,
+  requiredChecks: ["ci"],
 };
 
 let schema: GraphQLSchema | undefined;
@@ -61,6 +89,11 @@ function githubSchema(): GraphQLSchema {
 
 export class GitHubMergeQueues {
   private readonly queues = new Map<string, BranchQueue>();
+  /** Every merge group made (destroyed ones too: their commits keep their check runs), by head sha. */
+  private readonly groupsBySha = new Map<string, MergeGroup>();
+  private groupCount = 0;
+  private nextCheckRunId = 8_000_001;
+  private nextCheckSuiteId = 7_000_001;
 
   constructor(private readonly ctx: StandInContext) {}
 
@@ -75,8 +108,13 @@ export class GitHubMergeQueues {
     this.queues.set(this.key(fullName, name), {
       repository,
       branch: name,
-      configuration: { ...DEFAULT_CONFIGURATION, ...configuration },
+      configuration: {
+        ...DEFAULT_CONFIGURATION,
+        ...configuration,
+        requiredChecks: [...(configuration.requiredChecks ?? DEFAULT_CONFIGURATION.requiredChecks)],
+      },
       entries: [],
+      baseSha: fakeSha(repository.fullName, name, "base"),
     });
   }
 
@@ -118,11 +156,153 @@ export class GitHubMergeQueues {
       enqueuer,
       jump: options.jump,
       state: queue.entries.length === 0 ? "AWAITING_CHECKS" : "QUEUED",
+      group: undefined as unknown as MergeGroup, // made below, once the entry has its place
     };
     if (options.jump) queue.entries.unshift(entry);
     else queue.entries.push(entry);
     this.send(pull, "enqueued", enqueuer);
+    // Jumping to the head invalidates every group behind: they no longer hold what is ahead of them.
+    this.regroup(queue, options.jump ? 0 : queue.entries.length - 1, entry);
     return entry;
+  }
+
+  /**
+   * Reports the required checks of the pull request's current merge group, as CI would (`check_run`
+   * `completed` for each). A failure or a cancellation removes it (`dequeued` reason CI_FAILURE; a time-out
+   * alone: CI_TIMEOUT) by github-merge-queue[bot], destroys its group (`dequeued`), and invalidates and
+   * makes anew the groups behind it. Every required check passing makes the entry MERGEABLE (merging is
+   * still `merge`'s). Checks not named stay in progress. Throws when the pull request is not queued or a
+   * name is not a required check.
+   */
+  completeChecks(
+    fullName: string,
+    number: number,
+    conclusions: Record<string, GroupCheckConclusion>,
+  ): ChecksOutcome {
+    const pull = this.ctx.state.getIssue(fullName, number);
+    const found = pull ? this.entryOf(pull) : undefined;
+    if (!pull || !found) throw new Error(`${fullName}#${number} is not in a merge queue`);
+    const { entry } = found;
+    const group = entry.group;
+    const now = timestamp();
+    for (const [name, conclusion] of Object.entries(conclusions)) {
+      const run = group.checkRuns.find((r) => r.name === name);
+      if (!run) {
+        throw new Error(
+          `${name} is not a required check of ${fullName}'s ${found.queue.branch} (${group.checkRuns.map((r) => r.name).join(", ")})`,
+        );
+      }
+      run.status = "completed";
+      run.conclusion = conclusion;
+      run.completedAt = now;
+    }
+    for (const name of Object.keys(conclusions)) {
+      const run = group.checkRuns.find((r) => r.name === name);
+      if (run)
+        this.sendGroup(
+          "check_run",
+          groupCheckRunEventJson(this.ctx.urls, this.target(group), "completed", group, run),
+        );
+    }
+    const done = group.checkRuns.filter((r) => r.status === "completed");
+    const failed = done.some((r) => r.conclusion === "failure" || r.conclusion === "cancelled");
+    const timedOut = done.some((r) => r.conclusion === "timed_out");
+    if (failed || timedOut) {
+      const reason = failed ? "CI_FAILURE" : "CI_TIMEOUT";
+      this.remove(pull, reason, this.ctx.state.githubMergeQueueBot);
+      return { removed: true, reason, passed: false };
+    }
+    const passed = group.checkRuns.every((r) => passing(r.conclusion));
+    if (passed) entry.state = "MERGEABLE";
+    return { removed: false, reason: null, passed };
+  }
+
+  /** The merge group a commit belongs to (destroyed ones too), if it is one's. */
+  groupOfCommit(fullName: string, sha: string): MergeGroup | undefined {
+    const group = this.groupsBySha.get(sha.toLowerCase());
+    return group && group.repository.fullName.toLowerCase() === fullName.toLowerCase() ? group : undefined;
+  }
+
+  /** Every merge group made on a repository (destroyed ones too), oldest first. */
+  groups(fullName: string): MergeGroup[] {
+    return [...this.groupsBySha.values()].filter(
+      (g) => g.repository.fullName.toLowerCase() === fullName.toLowerCase(),
+    );
+  }
+
+  /**
+   * Gives `queue.entries[from..]` new merge groups, each on the one ahead: the old groups of those entries
+   * are destroyed (`invalidated`) first, except `fresh`'s (a new entry has none).
+   */
+  private regroup(queue: BranchQueue, from: number, fresh?: QueueEntry): void {
+    const behind = queue.entries.slice(from);
+    for (const entry of behind) {
+      if (entry !== fresh) this.destroy(entry.group, "invalidated");
+    }
+    for (const entry of behind) {
+      const index = queue.entries.indexOf(entry);
+      const ahead = index > 0 ? queue.entries[index - 1]?.group : undefined;
+      entry.group = this.createGroup(queue, entry.pull, ahead?.headSha ?? queue.baseSha);
+      entry.state = index === 0 ? "AWAITING_CHECKS" : "QUEUED";
+    }
+  }
+
+  private createGroup(queue: BranchQueue, pull: Issue, baseSha: string): MergeGroup {
+    const repository = queue.repository;
+    const headSha = fakeSha(repository.fullName, pull.number, "merge-group", ++this.groupCount);
+    const now = timestamp();
+    const suiteId = this.nextCheckSuiteId++;
+    const checkRuns: GroupCheckRun[] = queue.configuration.requiredChecks.map((name) => ({
+      id: this.nextCheckRunId++,
+      suiteId,
+      name,
+      headSha,
+      status: "in_progress",
+      conclusion: null,
+      startedAt: now,
+      completedAt: null,
+    }));
+    const group: MergeGroup = {
+      repository,
+      pull,
+      baseBranch: queue.branch,
+      headBranch: `gh-readonly-queue/${queue.branch}/pr-${pull.number}-${pull.pull?.headSha ?? ""}`,
+      headSha,
+      treeSha: fakeSha(headSha, "tree"),
+      baseSha,
+      message: `Merge pull request #${pull.number} from ${repository.owner.login}/${pull.pull?.headRef ?? ""}\n\n${pull.title}`,
+      createdAt: now,
+      checkRuns,
+      destroyed: null,
+    };
+    this.groupsBySha.set(headSha, group);
+    this.sendGroup("merge_group", checksRequestedEventJson(this.ctx.urls, this.target(group), group));
+    for (const run of checkRuns) {
+      this.sendGroup(
+        "check_run",
+        groupCheckRunEventJson(this.ctx.urls, this.target(group), "created", group, run),
+      );
+    }
+    return group;
+  }
+
+  private destroy(group: MergeGroup, reason: MergeGroupDestroyedReason): void {
+    if (group.destroyed) return;
+    group.destroyed = reason;
+    this.sendGroup("merge_group", destroyedEventJson(this.ctx.urls, this.target(group), group, reason));
+  }
+
+  private target(group: MergeGroup): WebhookTarget {
+    const repository = group.repository;
+    const installationId = this.ctx.state.installationOf(repository.fullName)?.id ?? 0;
+    return { repository, installationId, sender: this.ctx.state.githubMergeQueueBot };
+  }
+
+  /** A merge group's webhook (`merge_group`, `check_run`), in the background, where the installation gets it. */
+  private sendGroup(event: "merge_group" | "check_run", payload: object): void {
+    const repository = (payload as { repository?: { full_name?: string } }).repository?.full_name ?? "";
+    if (!subscribed(this.ctx, repository, event)) return;
+    this.ctx.webhooks.enqueue(event, payload);
   }
 
   /**
@@ -132,15 +312,24 @@ export class GitHubMergeQueues {
   remove(pull: Issue, reason = "MANUAL", by: Account = this.ctx.state.appBot): boolean {
     const found = this.entryOf(pull);
     if (!found) return false;
-    found.queue.entries.splice(found.position - 1, 1);
+    const index = found.position - 1;
+    found.queue.entries.splice(index, 1);
     this.send(pull, "dequeued", by, { reason });
+    this.destroy(found.entry.group, "dequeued");
+    this.regroup(found.queue, index);
     return true;
   }
 
   /** The head of a branch's queue merges: it leaves the queue (reason MERGE), merged and closed. */
   merge(fullName: string, branch: string): Issue | undefined {
-    const head = this.queueOf(fullName, branch)?.entries.shift();
-    if (!head?.pull.pull) return undefined;
+    const queue = this.queueOf(fullName, branch);
+    const head = queue?.entries.shift();
+    if (!queue || !head?.pull.pull) return undefined;
+    // The group's commit becomes the branch's: the groups behind, built on it, stay valid.
+    queue.baseSha = head.group.headSha;
+    this.destroy(head.group, "merged");
+    const next = queue.entries[0];
+    if (next?.state === "QUEUED") next.state = "AWAITING_CHECKS";
     this.ctx.state.updatePullRequest(fullName, head.pull.number, { merged: true, state: "closed" });
     this.send(head.pull, "dequeued", this.ctx.state.appBot, { reason: "MERGE" });
     this.send(head.pull, "closed", this.ctx.state.appBot, { mergedBy: head.enqueuer });

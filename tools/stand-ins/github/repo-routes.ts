@@ -1,11 +1,16 @@
 import type { StandInContext } from "./context.js";
 import { intParam, requireRepository, selfUrl } from "./context.js";
 import { HttpError, notFound, paginate, type Router, sendJson } from "./http.js";
+import { groupCheckRunJson } from "./merge-groups.js";
+import type { GitHubMergeQueues } from "./merge-queue-graphql.js";
 import { issueJson, pullRequestJson, repositoryJson, userJson } from "./payloads.js";
 import { legacyPermission } from "./state.js";
 
-/** Repositories, collaborator permissions, pull requests and issues. */
-export function addRepoRoutes(router: Router, ctx: StandInContext): void {
+/**
+ * Repositories, collaborator permissions, pull requests and issues; a commit's check runs (those of GitHub's
+ * merge groups, from `mergeQueues`).
+ */
+export function addRepoRoutes(router: Router, ctx: StandInContext, mergeQueues?: GitHubMergeQueues): void {
   const { state, urls } = ctx;
 
   router
@@ -65,5 +70,28 @@ export function addRepoRoutes(router: Router, ctx: StandInContext): void {
       const issue = state.getIssue(repository.fullName, intParam(req.params.number));
       if (!issue) throw notFound();
       sendJson(res, 200, issueJson(urls, state, issue));
+    })
+    .add("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", (req, res) => {
+      const { caller, repository } = requireRepository(ctx, req);
+      // GitHub asks for checks: read; an installation that has not granted it is refused.
+      if (caller.kind === "installation" && !caller.token.permissions.checks) {
+        throw new HttpError(403, "Resource not accessible by integration");
+      }
+      const group = mergeQueues?.groupOfCommit(repository.fullName, req.params.ref ?? "");
+      const wanted = req.query.get("check_name");
+      const status = req.query.get("status");
+      const runs = (group?.checkRuns ?? [])
+        .filter((r) => (wanted === null || r.name === wanted) && (status === null || r.status === status))
+        .sort((a, b) => a.id - b.id);
+      const { page, headers } = paginate(runs, req.query, selfUrl(ctx, req));
+      sendJson(
+        res,
+        200,
+        {
+          total_count: runs.length,
+          check_runs: group ? page.map((r) => groupCheckRunJson(urls, group, r)) : [],
+        },
+        headers,
+      );
     });
 }

@@ -69,7 +69,7 @@ export interface GitHubStandInOptions {
   secondaryLimits?: Partial<SecondaryLimitOptions> | false;
   /**
    * The webhook events installations are subscribed to (and so the permissions they grant). Default:
-   * `issue_comment`, `check_run`, `check_suite`, `pull_request`, `status`. `["issue_comment"]` plays an
+   * `issue_comment`, `check_run`, `check_suite`, `pull_request`, `status` (app.yml's), `merge_group`. `["issue_comment"]` plays an
    * installation that has not accepted the doorbell's events.
    */
   installationEvents?: string[];
@@ -222,14 +222,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const answers = new MergeQueueAnswers(ctx);
   ctx.answers = answers;
 
+  const mergeQueues = new GitHubMergeQueues(ctx);
   const api = new Router();
   addAppRoutes(api, ctx);
-  addRepoRoutes(api, ctx);
+  addRepoRoutes(api, ctx, mergeQueues);
   addCommentRoutes(api, ctx);
   addUserRoutes(api, ctx);
   const web = new Router();
   addOAuthWebRoutes(web, ctx);
-  const mergeQueues = new GitHubMergeQueues(ctx);
   addGraphQLRoute(web, ctx, mergeQueues);
 
   const requests: RecordedRequest[] = [];

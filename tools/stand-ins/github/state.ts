@@ -30,8 +30,20 @@ export interface Account {
 
 const APP_ASKS = readGitHubAppAsks();
 
-/** The webhook events an installation is subscribed to by default: app.yml's (with the doorbell's). */
-export const DEFAULT_INSTALLATION_EVENTS: readonly string[] = APP_ASKS.events;
+/**
+ * Events the stand-in's installations get by default on top of app.yml's: `merge_group` (GitHub's merge
+ * groups, for GitHub's own merge queue), until app.yml asks for it too (then this adds nothing).
+ */
+export const STAND_IN_EXTRA_EVENTS: readonly string[] = ["merge_group"];
+
+/**
+ * The webhook events an installation is subscribed to by default: app.yml's (with the doorbell's), and
+ * `STAND_IN_EXTRA_EVENTS` that app.yml does not list yet.
+ */
+export const DEFAULT_INSTALLATION_EVENTS: readonly string[] = [
+  ...APP_ASKS.events,
+  ...STAND_IN_EXTRA_EVENTS.filter((e) => !APP_ASKS.events.includes(e)),
+];
 
 /** GitHub asks for these permissions to send these events: without the events, they are not granted. */
 const EVENT_PERMISSIONS: Record<string, readonly string[]> = {
@@ -197,7 +209,10 @@ const key = (s: string): string => s.toLowerCase();
  */
 export class GitHubState {
   readonly appBot: Account;
+  /** Mergify's bot: the merge queue's acts (comments, merges) on the simulator's repositories. */
   readonly mergeQueueBot: Account;
+  /** GitHub's own merge queue's bot: it removes pull requests whose merge group failed its checks. */
+  readonly githubMergeQueueBot: Account;
 
   private readonly accounts = new Map<string, Account>();
   private readonly installations = new Map<string, Installation>(); // by account login
@@ -224,6 +239,12 @@ export class GitHubState {
     this.appBot = this.putAccount({ login: `${appSlug}[bot]`, id: 41_000_001, type: "Bot" });
     // Mergify's real bot account id.
     this.mergeQueueBot = this.putAccount({ login: "mergify[bot]", id: 37_929_162, type: "Bot" });
+    // GitHub's real github-merge-queue[bot] id.
+    this.githubMergeQueueBot = this.putAccount({
+      login: "github-merge-queue[bot]",
+      id: 118_344_674,
+      type: "Bot",
+    });
   }
 
   // ---- accounts ----
