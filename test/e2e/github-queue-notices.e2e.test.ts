@@ -75,6 +75,13 @@ interface Notice {
 function pushedEvents(): Map<number, { type: string; pull: number }> {
   const events = new Map<number, { type: string; pull: number }>();
   for (const d of world.github.deliveries) {
+    if (d.event === "merge_group") {
+      const group = d.payload as { merge_group: { head_ref: string } };
+      const pull = Number(/\/pr-(\d+)-/.exec(group.merge_group.head_ref)?.[1]);
+      const type = d.action === "checks_requested" ? "checks_start" : "checks_end";
+      events.set(pushedEventId(`delivery:${d.deliveryId}`), { type, pull });
+      continue;
+    }
     if (d.event !== "pull_request") continue;
     const payload = d.payload as { number: number; reason?: string; pull_request: { merged?: boolean } };
     const pull = payload.number;
@@ -126,39 +133,56 @@ async function settled(until: () => boolean): Promise<void> {
 }
 
 describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, two replicas)", () => {
-  it("a pull request queued from a comment: the channel hears it, the linked author gets a direct message", async () => {
+  it("a pull request queued from a comment: the channel hears it and its checks, the linked author gets a direct message", async () => {
     await comment(11, "@yardmaster queue");
     expect(queued()).toEqual([11]);
-    await settled(() => ofType(channel(), "enter", 11).length > 0 && direct(ALICE).length > 0);
+    await settled(
+      () => ofType(channel(), "checks_start", 11).length > 0 && ofType(direct(ALICE), "enter", 11).length > 0,
+    );
     const [entered] = ofType(channel(), "enter", 11);
     expect(entered?.parent).toBe(true);
-    expect(entered?.blocks).toContain("Entered the merge queue main");
     expect(entered?.blocks).toContain("queue `main`");
     expect(entered?.blocks).toContain("Faster &lt;hulls&gt;");
-    expect(ofType(direct(ALICE), "enter", 11)).toHaveLength(1);
+    const [started] = ofType(channel(), "checks_start", 11);
+    expect(started?.threadTs).toBe(entered?.ts);
+    expect(started?.blocks).toContain("Checks started");
+    // The author hears of the queue, not of its checks (their default groups).
+    const [dm] = direct(ALICE);
+    expect(direct(ALICE)).toHaveLength(1);
+    expect(dm?.blocks).toContain("Entered the merge queue main");
     // Nothing asked Mergify: there is none.
     expect(world.sim.requests.snapshot().total).toBe(0);
   });
 
   it("an unlinked author's pull request is told in the channel only", async () => {
     await comment(12, "@yardmaster queue", "bob");
-    await settled(() => ofType(channel(), "enter", 12).length > 0);
+    await settled(() => ofType(channel(), "checks_start", 12).length > 0);
+    expect(ofType(channel(), "enter", 12)).toHaveLength(1);
     expect(direct(BOB)).toEqual([]);
   });
 
-  it("a removal says GitHub's reason, in the pull request's thread and the author's, with Requeue", async () => {
-    world.github.mergeQueues.remove(pull(11), "CI_FAILURE");
+  it("failed checks: the removal says GitHub's reason and links the failed check, in the channel's thread and the author's, with Requeue", async () => {
+    const outcome = world.github.mergeQueues.completeChecks(SHIPS, 11, { ci: "failure" });
+    expect(outcome).toMatchObject({ removed: true, reason: "CI_FAILURE" });
     await settled(
-      () => ofType(channel(), "leave", 11).length > 0 && ofType(direct(ALICE), "leave", 11).length > 0,
+      () =>
+        ofType(channel(), "leave", 11).length > 0 &&
+        ofType(channel(), "checks_end", 11).length > 0 &&
+        ofType(channel(), "checks_start", 12).length === 2 &&
+        ofType(direct(ALICE), "leave", 11).length > 0,
     );
-    const [left] = ofType(channel(), "leave", 11);
     const [parent] = ofType(channel(), "enter", 11);
+    const [left] = ofType(channel(), "leave", 11);
     expect(left?.threadTs).toBe(parent?.ts);
     expect(left?.blocks).toContain(
-      "Left the merge queue `main` without merging: the merge group's required checks failed",
+      "Left the merge queue `main` without merging: the merge group's required checks failed (`CI_FAILURE`)",
     );
-    expect(left?.blocks).toContain("`CI_FAILURE`");
+    expect(left?.blocks).toMatch(/<http:\/\/[^|]+\/acme\/ships\/runs\/\d+\|ci \(failure\)>/);
+    const [ended] = ofType(channel(), "checks_end", 11);
+    expect(ended?.blocks).toContain("Checks ended: `failure`");
+
     const [dm] = ofType(direct(ALICE), "leave", 11);
+    expect(dm?.blocks).toMatch(/acme\/ships\/runs\/\d+\|ci \(failure\)>/);
     expect(dm?.blocks).toContain(ACTION_IDS.requeue);
     // The thread's parent shows the latest state.
     const dmChannel = world.slack.state.directChannel(ALICE)!.id;
@@ -166,6 +190,10 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
     expect(world.slack.state.message(dmChannel, dmParent!.ts)?.text).toMatch(
       /left the queue without merging/i,
     );
+
+    // The pull request behind had its merge group rebuilt: aborted, then started again.
+    const [aborted] = ofType(channel(), "checks_end", 12);
+    expect(aborted?.blocks).toContain("Checks aborted: a pull request ahead of it left the queue");
   });
 
   it("Requeue from the direct message puts it back in GitHub's queue, told once more", async () => {
@@ -186,7 +214,9 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
   });
 
   it("a merge through the queue is told once, though GitHub says it twice (dequeued MERGE, closed)", async () => {
+    world.github.mergeQueues.completeChecks(SHIPS, 12, { ci: "success" });
     world.github.mergeQueues.merge(SHIPS, "main"); // #12, at the head
+    world.github.mergeQueues.completeChecks(SHIPS, 11, { ci: "success" });
     world.github.mergeQueues.merge(SHIPS, "main"); // #11
     await settled(
       () =>
@@ -198,16 +228,24 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
     expect(ofType(direct(ALICE), "merged", 11)).toHaveLength(1);
     const [merged] = ofType(channel(), "merged", 11);
     expect(merged?.blocks).toContain("Merged into `main`");
+    expect(
+      ofType(channel(), "checks_end", 12)
+        .map((n) => n.blocks)
+        .join(),
+    ).toContain("Checks ended: `success`");
     // Nothing else was told: a removal for the merge is not a notice.
     expect(ofType(channel(), "leave", 12)).toEqual([]);
-    // One thread per pull request in the author's direct messages.
+    // One thread per pull request in the author's direct messages and in the channel.
     expect(direct(ALICE).filter((n) => n.parent)).toHaveLength(1);
+    expect(channel().filter((n) => n.parent)).toHaveLength(2);
   });
 
   it("a redelivered webhook, to either replica or both at once, posts nothing twice", async () => {
     const before = { channel: channel().length, alice: direct(ALICE).length };
-    const sent = world.github.deliveries.filter((d) => d.event === "pull_request");
-    expect(sent.length).toBeGreaterThan(5);
+    const sent = world.github.deliveries.filter(
+      (d) => d.event === "pull_request" || d.event === "merge_group",
+    );
+    expect(sent.length).toBeGreaterThan(10);
     for (const delivery of sent) {
       const [a, b] = await Promise.all([
         world.github.redeliver(delivery.deliveryId, `${world.url}/api/github/webhooks`),

@@ -30,20 +30,8 @@ export interface Account {
 
 const APP_ASKS = readGitHubAppAsks();
 
-/**
- * Events the stand-in's installations get by default on top of app.yml's: `merge_group` (GitHub's merge
- * groups, for GitHub's own merge queue), until app.yml asks for it too (then this adds nothing).
- */
-export const STAND_IN_EXTRA_EVENTS: readonly string[] = ["merge_group"];
-
-/**
- * The webhook events an installation is subscribed to by default: app.yml's (with the doorbell's), and
- * `STAND_IN_EXTRA_EVENTS` that app.yml does not list yet.
- */
-export const DEFAULT_INSTALLATION_EVENTS: readonly string[] = [
-  ...APP_ASKS.events,
-  ...STAND_IN_EXTRA_EVENTS.filter((e) => !APP_ASKS.events.includes(e)),
-];
+/** The webhook events an installation is subscribed to by default: app.yml's. */
+export const DEFAULT_INSTALLATION_EVENTS: readonly string[] = APP_ASKS.events;
 
 /** GitHub asks for these permissions to send these events: without the events, they are not granted. */
 const EVENT_PERMISSIONS: Record<string, readonly string[]> = {

@@ -340,8 +340,8 @@ describe("GitHub stand-in: installations' events and permissions", () => {
     const id = standIn.installationId(REPO);
     const expected = {
       id,
-      // app.yml's default_events, and merge_group (the stand-in's extra until app.yml lists it).
-      events: ["issue_comment", "check_run", "check_suite", "pull_request", "status", "merge_group"],
+      // app.yml's default_events.
+      events: ["issue_comment", "merge_group", "check_run", "check_suite", "pull_request", "status"],
       permissions: {
         issues: "write",
         metadata: "read",
