@@ -65,5 +65,12 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     // #1's group destroyed (dequeued), #2's invalidated, #2's new one merged.
     const destroyed = github.deliveries.filter((d) => d.event === "merge_group" && d.action === "destroyed");
     expect(destroyed).toHaveLength(3);
+
+    // #merge-queue is subscribed to acme/ships too: GitHub's webhooks told it, threaded per pull request.
+    const { slack } = sandbox.world;
+    const said = () => JSON.stringify(slack.state.messages(SANDBOX_CHANNEL.id));
+    await slack.waitFor(() => said().includes("Merged into") || undefined, 10_000);
+    expect(said()).toContain("the merge group's required checks failed (`CI_FAILURE`)");
+    expect(said()).toMatch(/acme\/ships\/runs\/\d+\|ci \(failure\)/);
   });
 });

@@ -1,6 +1,6 @@
 // What the sandbox starts with, besides the simulator's demo seed: the same repository and pull requests
 // on the GitHub stand-in, the page's two people on GitHub and Slack (linked; the writer wrote a few of the
-// pull requests), and #merge-queue subscribed.
+// pull requests), and #merge-queue subscribed to both repositories.
 
 import { Repo } from "../../src/repo.js";
 import type { Store } from "../../src/store/index.js";
@@ -36,16 +36,24 @@ export async function seedSandbox(parts: {
       linkedAt: new Date(),
     });
   }
-  // Made now, so that only what happens from now on is notified (no backfill of the seeded log).
-  await parts.store.putSubscription({
+  // Made now, so that only what happens from now on is notified (no backfill of the seeded log). acme/ships
+  // is on GitHub's own merge queue: its notices come from the GitHub stand-in's webhooks.
+  const subscription = {
     channelId: SANDBOX_CHANNEL.id,
     teamId: SANDBOX_TEAM_ID,
-    repository: Repo.from(SANDBOX_REPOSITORY),
     branchGlob: null,
     groups: SUBSCRIBED_GROUPS,
-    digest: { cadence: "weekly" },
     createdBy: SANDBOX_PEOPLE[0]?.login ?? "octocat",
     createdAt: new Date(parts.sim.clock.now()),
+  };
+  await parts.store.putSubscription({
+    ...subscription,
+    repository: Repo.from(SANDBOX_REPOSITORY),
+    digest: { cadence: "weekly" },
+  });
+  await parts.store.putSubscription({
+    ...subscription,
+    repository: Repo.from(SANDBOX_GITHUB_QUEUE_REPOSITORY),
   });
 }
 
