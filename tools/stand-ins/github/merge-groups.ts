@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Context } from "probot";
 import { nodeId, repositoryJson, type Urls, userJson } from "./payloads.js";
-import type { CheckConclusion, WebhookTarget } from "./queue-payloads.js";
+import { appJson, type CheckConclusion, type PublicApp, type WebhookTarget } from "./queue-payloads.js";
 import type { Issue, Repository } from "./state.js";
 
 /**
@@ -17,12 +17,17 @@ export type MergeGroupJson = MergeGroupChecksRequested["merge_group"];
 export type MergeGroupDestroyedReason = NonNullable<MergeGroupDestroyed["reason"]>;
 
 /** The CI that runs the required checks on merge-group commits (GitHub Actions' public app). */
-export const CI_APP = {
+export const CI_APP: PublicApp = {
   id: 15_368,
   slug: "github-actions",
   name: "GitHub Actions",
-  owner: { login: "github", id: 9_919, type: "Organization" as const },
+  owner: { login: "github", id: 9_919, type: "Organization" },
   createdAt: "2018-07-30T09:30:17Z",
+  nodePrefix: "MDM6QXBw",
+  description: "Automate your workflow from idea to production (GitHub stand-in)",
+  externalUrl: "https://help.github.com/en/actions",
+  permissions: { checks: "write", contents: "write", metadata: "read", pull_requests: "write" },
+  events: ["check_run", "check_suite", "merge_group", "pull_request", "push"],
 };
 
 /** What a test (or the sandbox) may report for a required check. */
@@ -138,24 +143,6 @@ export function destroyedEventJson(
   return { action: "destroyed", reason, merge_group: mergeGroupJson(group), ...envelope(urls, target) };
 }
 
-export function ciAppJson(urls: Urls): Record<string, unknown> {
-  const app = CI_APP;
-  return {
-    id: app.id,
-    slug: app.slug,
-    node_id: nodeId("MDM6QXBw", app.id),
-    owner: userJson(urls, app.owner),
-    name: app.name,
-    description: "Automate your workflow from idea to production (GitHub stand-in)",
-    external_url: "https://help.github.com/en/actions",
-    html_url: `${urls.web}/apps/${app.slug}`,
-    created_at: app.createdAt,
-    updated_at: app.createdAt,
-    permissions: { checks: "write", contents: "write", metadata: "read", pull_requests: "write" },
-    events: ["check_run", "check_suite", "merge_group", "pull_request", "push"],
-  };
-}
-
 /** One check run as `GET .../commits/{ref}/check-runs` lists it and `check_run` webhooks carry it. */
 export function groupCheckRunJson(
   urls: Urls,
@@ -185,7 +172,7 @@ export function groupCheckRunJson(
       annotations_url: `${api}/check-runs/${run.id}/annotations`,
     },
     check_suite: { id: run.suiteId },
-    app: ciAppJson(urls),
+    app: appJson(urls, CI_APP),
     pull_requests: [],
   };
 }
@@ -215,7 +202,7 @@ export function groupCheckRunEventJson(
         before: group.baseSha,
         after: group.headSha,
         pull_requests: [],
-        app: ciAppJson(urls),
+        app: appJson(urls, CI_APP),
         created_at: group.createdAt,
         updated_at: run.completedAt ?? run.startedAt,
       },

@@ -4,12 +4,17 @@ import type { Account, GitHubState, Issue, Repository } from "./state.js";
 /** GitHub-shaped `check_run`, `check_suite` and `pull_request` webhook payloads, for the merge queue's acts. */
 
 /** The merge queue's GitHub App, as `app` of its check runs and suites (Mergify's public app). */
-export const MERGE_QUEUE_APP = {
+export const MERGE_QUEUE_APP: PublicApp = {
   id: 10_562,
   slug: "mergify",
   name: "Mergify",
-  owner: { login: "Mergifyio", id: 18_445_244, type: "Organization" as const },
+  owner: { login: "Mergifyio", id: 18_445_244, type: "Organization" },
   createdAt: "2018-04-06T12:00:00Z",
+  nodePrefix: "A",
+  description: "Merge queue (GitHub stand-in)",
+  externalUrl: "https://mergify.com",
+  permissions: { checks: "write", contents: "write", issues: "write", pull_requests: "write" },
+  events: ["check_run", "check_suite", "issue_comment", "pull_request", "push", "status"],
 };
 
 export type CheckConclusion = "success" | "failure" | "neutral" | "cancelled" | "skipped" | "timed_out";
@@ -33,21 +38,35 @@ export interface WebhookTarget {
   sender: Account;
 }
 
-export function mergeQueueAppJson(urls: Urls): Record<string, unknown> {
-  const app = MERGE_QUEUE_APP;
+/** A public GitHub App as the `app` of its check runs and suites. */
+export interface PublicApp {
+  id: number;
+  slug: string;
+  name: string;
+  owner: Account;
+  createdAt: string;
+  /** The prefix of its node id. */
+  nodePrefix: string;
+  description: string;
+  externalUrl: string;
+  permissions: Record<string, string>;
+  events: string[];
+}
+
+export function appJson(urls: Urls, app: PublicApp): Record<string, unknown> {
   return {
     id: app.id,
     slug: app.slug,
-    node_id: nodeId("A", app.id),
+    node_id: nodeId(app.nodePrefix, app.id),
     owner: userJson(urls, app.owner),
     name: app.name,
-    description: "Merge queue (GitHub stand-in)",
-    external_url: "https://mergify.com",
+    description: app.description,
+    external_url: app.externalUrl,
     html_url: `${urls.web}/apps/${app.slug}`,
     created_at: app.createdAt,
     updated_at: app.createdAt,
-    permissions: { checks: "write", contents: "write", issues: "write", pull_requests: "write" },
-    events: ["check_run", "check_suite", "issue_comment", "pull_request", "push", "status"],
+    permissions: app.permissions,
+    events: app.events,
   };
 }
 
@@ -91,7 +110,7 @@ function suiteJson(
     before: null,
     after: run.headSha,
     pull_requests: [pullRefJson(urls, pull)],
-    app: mergeQueueAppJson(urls),
+    app: appJson(urls, MERGE_QUEUE_APP),
     created_at: run.at,
     updated_at: run.at,
   };
@@ -140,7 +159,7 @@ export function checkRunEventJson(
         },
         pull,
       ),
-      app: mergeQueueAppJson(urls),
+      app: appJson(urls, MERGE_QUEUE_APP),
       pull_requests: [pullRefJson(urls, pull)],
     },
     ...envelope(urls, target),
