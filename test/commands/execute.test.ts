@@ -35,7 +35,7 @@ function gateway(pull: PullRequestInfo | null = openPull) {
 }
 
 const deps = (github: GitHubGateway) => ({
-  mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
+  mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 1_000 }),
   github,
   commandPrefix: "@mergifyio",
 });
@@ -113,7 +113,7 @@ describe("execute", () => {
     ];
     for (const [status, code] of cases) {
       const scope = nock(ORIGIN).put(`${PATH}/merge-queue/pause`);
-      if (status === "timeout") scope.delay(1_000).reply(200, pauseState());
+      if (status === "timeout") scope.delay(5_000).reply(200, pauseState());
       else if (status === "malformed") scope.reply(200, { paused: "yes" });
       else scope.reply(status, { detail: `said ${status}` });
       const error = await failure(

@@ -52,7 +52,7 @@ describe("npm run bench", () => {
     }
   });
 
-  it("explains a bad flag", { timeout: 30_000 }, async () => {
+  it("explains a bad flag", { timeout: 90_000 }, async () => {
     const result = await bench(["notifier", "--repos", "many"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--repos must be a whole number");

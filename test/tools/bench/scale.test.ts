@@ -52,7 +52,7 @@ describe("npm run bench -- scale", () => {
     for (const section of ["Setup", "Figures", "Notes"]) expect(stdout).toContain(section);
   });
 
-  it("explains a bad flag", { timeout: 30_000 }, async () => {
+  it("explains a bad flag", { timeout: 90_000 }, async () => {
     const child = spawn(
       process.execPath,
       [
