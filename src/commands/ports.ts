@@ -402,8 +402,11 @@ export interface GitHubQueuePull {
 
 /** Where the notifier keeps GitHubQueuePull records, shared by the replicas (one row per pull request). */
 export interface GitHubQueueMemory {
-  /** The pull request entered the queue (again): a new record, no merge group yet. */
-  rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha">): Promise<void>;
+  /**
+   * The pull request entered the queue (again): a new record, no merge group yet; unless `deliveryId` is
+   * the delivery that recorded the entry already (GitHub redelivered it), which changes nothing.
+   */
+  rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha"> & { deliveryId: string }): Promise<void>;
   /** GitHub built a merge group for the pull request: its commit, unless the pull request is not known. */
   rememberMergeGroup(repository: Repo, number: number, sha: string): Promise<void>;
   getQueuePull(repository: Repo, number: number): Promise<GitHubQueuePull | null>;

@@ -130,6 +130,7 @@ export class PushedNotices {
           number: h.number,
           baseRef: h.baseRef,
           enteredAt: at,
+          deliveryId,
         });
         return event("action.queue.enter", delivered, {});
       case "removed": {

@@ -141,6 +141,7 @@ export interface Tables {
     pull_number: number;
     base_ref: string;
     entered_at: Time;
+    entry_delivery: string;
     group_sha: string | null;
   };
   digests: {

@@ -1010,7 +1010,7 @@ export class KyselyStore implements Store {
 
   // GitHub's own merge queue: what its webhooks said of each pull request
 
-  async rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha">): Promise<void> {
+  async rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha"> & { deliveryId: string }): Promise<void> {
     if (due(this.#lastQueuePullPrune, entry.enteredAt)) {
       this.#lastQueuePullPrune = entry.enteredAt.getTime();
       await this.#db
@@ -1022,12 +1022,18 @@ export class KyselyStore implements Store {
       repository: entry.repository.fullName,
       base_ref: entry.baseRef,
       entered_at: time(entry.enteredAt),
+      entry_delivery: entry.deliveryId,
       group_sha: null,
     };
     await this.#db
       .insertInto("github_queue_pulls")
       .values({ repository_key: entry.repository.key, pull_number: entry.number, ...values })
-      .onConflict((oc) => oc.columns(["repository_key", "pull_number"]).doUpdateSet(values))
+      .onConflict((oc) =>
+        oc
+          .columns(["repository_key", "pull_number"])
+          .doUpdateSet(values)
+          .where("github_queue_pulls.entry_delivery", "!=", entry.deliveryId),
+      )
       .execute();
   }
 

@@ -1187,7 +1187,8 @@ describe.each([
       // A merge group of a pull request never seen entering is not remembered.
       await store.rememberMergeGroup(ships, 7, "a".repeat(40));
       expect(await store.getQueuePull(ships, 7)).toBeNull();
-      await store.rememberQueueEntry({ repository: ships, number: 7, baseRef: "main", enteredAt: T0 });
+      const entry = { repository: ships, number: 7, baseRef: "main", enteredAt: T0, deliveryId: "d1" };
+      await store.rememberQueueEntry(entry);
       expect(await store.getQueuePull(r("ACME/ships"), 7)).toEqual({
         repository: ships,
         number: 7,
@@ -1198,24 +1199,18 @@ describe.each([
       await store.rememberMergeGroup(r("acme/ships"), 7, "b".repeat(40));
       expect((await store.getQueuePull(ships, 7))?.groupSha).toBe("b".repeat(40));
       expect(await store.getQueuePull(ships, 8)).toBeNull();
+      // The same entry redelivered (later) changes nothing.
+      await store.rememberQueueEntry({ ...entry, enteredAt: at(HOUR) });
+      expect(await store.getQueuePull(ships, 7)).toMatchObject({ enteredAt: T0, groupSha: "b".repeat(40) });
       // Entering again starts over: the old group says nothing of the new entry.
-      await store.rememberQueueEntry({
-        repository: ships,
-        number: 7,
-        baseRef: "release",
-        enteredAt: at(HOUR),
-      });
+      await store.rememberQueueEntry({ ...entry, baseRef: "release", enteredAt: at(HOUR), deliveryId: "d2" });
       expect(await store.getQueuePull(ships, 7)).toMatchObject({ baseRef: "release", groupSha: null });
     });
 
     it("forgets entries older than 30 days, when a later one is remembered", async () => {
-      await store.rememberQueueEntry({ repository: ships, number: 1, baseRef: "main", enteredAt: T0 });
-      await store.rememberQueueEntry({
-        repository: ships,
-        number: 2,
-        baseRef: "main",
-        enteredAt: at(31 * DAY),
-      });
+      const entry = { repository: ships, baseRef: "main" };
+      await store.rememberQueueEntry({ ...entry, number: 1, enteredAt: T0, deliveryId: "d1" });
+      await store.rememberQueueEntry({ ...entry, number: 2, enteredAt: at(31 * DAY), deliveryId: "d2" });
       expect(await store.getQueuePull(ships, 1)).toBeNull();
       expect(await store.getQueuePull(ships, 2)).not.toBeNull();
     });

@@ -3,7 +3,8 @@ import type { Migration } from "./migration.js";
 /**
  * GitHub's own merge queue (docs/notifications.md, "GitHub's merge queue"): what its webhooks said of each
  * pull request in it, for the notices of later ones: that it entered through the queue (so its merge is
- * the queue's), and the commit of its latest merge group (whose failed checks a removal lists).
+ * the queue's), and the commit of its latest merge group (whose failed checks a removal lists). The
+ * entry's delivery id tells a redelivery of it (which changes nothing) from a new entry.
  */
 export const githubQueuePulls: Migration = {
   version: 11,
@@ -16,6 +17,7 @@ export const githubQueuePulls: Migration = {
       .addColumn("pull_number", "integer", (c) => c.notNull())
       .addColumn("base_ref", "text", (c) => c.notNull())
       .addColumn("entered_at", t.time, (c) => c.notNull())
+      .addColumn("entry_delivery", "text", (c) => c.notNull())
       .addColumn("group_sha", "text")
       .addPrimaryKeyConstraint("github_queue_pulls_pkey", ["repository_key", "pull_number"])
       .execute();
