@@ -190,6 +190,12 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
+    ...(provider !== "mergify"
+      ? {
+          attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
+            store.rememberRemoval(repository, number, by),
+        }
+      : {}),
     statsDays,
     pauseAttribution: (repository: Repo) => store.getPauseAttribution(repository),
     unpauseSchedule: {
@@ -426,6 +432,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           subscriptions: (repository) => store.listSubscriptions({ repository }),
           failedChecks: (repository, sha) => app.failedChecks(repository, sha),
           deliver: () => delivering.deliver(),
+          ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
           metrics,
           logger: logger.child({ name: "notifier" }),
           now: options.now,

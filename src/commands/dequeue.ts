@@ -52,7 +52,7 @@ export const dequeue = defineCommand<
   },
   async execute(command, actor, ports) {
     const github = await githubQueueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
-    return github ? actOnGitHubQueue(command, github, ports) : relay(command, "dequeue", actor, ports);
+    return github ? actOnGitHubQueue(command, github, ports, actor) : relay(command, "dequeue", actor, ports);
   },
   describe(result, context) {
     if (!isRelayed(result)) return describeGitHubDequeued(result, context);

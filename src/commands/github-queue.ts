@@ -1,5 +1,5 @@
 import type { Repo } from "../repo.js";
-import type { DescribeContext } from "./command.js";
+import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Part, Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type {
@@ -70,6 +70,7 @@ export async function actOnGitHubQueue<N extends RelayName>(
   command: { name: N; repo: Repo; pull: number; jump?: boolean },
   queue: GitHubMergeQueue,
   ports: Ports,
+  actor: Actor,
 ): Promise<GitHubQueueResult<N>> {
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
@@ -79,6 +80,13 @@ export async function actOnGitHubQueue<N extends RelayName>(
   if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
   const jump = command.jump === true;
   if (command.name === "dequeue") {
+    // Before GitHub is asked: its webhook may come before its answer.
+    await ports
+      .attributeDequeue?.(repo, number, {
+        login: actor.githubLogin ?? actor.display,
+        at: ports.now?.() ?? new Date(),
+      })
+      .catch(() => undefined);
     if (!(await queue.dequeue(repo, number))) throw new CommandError(CommandErrorCode.NotInQueue, details);
     return { name: command.name, repo, pull, github: { entry: null, jump } };
   }

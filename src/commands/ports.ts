@@ -367,6 +367,11 @@ export interface Ports {
    * is reported as read right after it, and nothing follows it.
    */
   relayFollow?: { store: RelayStore; seconds: number };
+  /**
+   * Best effort: remembers who dequeued a pull request from GitHub's merge queue through Yardmaster
+   * (GitHub's webhook names only the app's bot), for the removal's notice.
+   */
+  attributeDequeue?: (repository: Repo, number: number, by: { login: string; at: Date }) => Promise<void>;
   /** Who last paused or unpaused through Yardmaster (status says who paused, and until when). */
   pauseAttribution?: (repository: Repo) => Promise<PauseAttribution | null>;
   /** Timed pauses' ends; a timed pause is refused where there is none. */
@@ -398,6 +403,8 @@ export interface GitHubQueuePull {
   enteredAt: Date;
   /** The head commit of its latest merge group; null until GitHub built one. */
   groupSha: string | null;
+  /** Who asked Yardmaster to take it out of the queue, and when; null otherwise. */
+  removedBy: { login: string; at: Date } | null;
 }
 
 /** Where the notifier keeps GitHubQueuePull records, shared by the replicas (one row per pull request). */
@@ -406,7 +413,11 @@ export interface GitHubQueueMemory {
    * The pull request entered the queue (again): a new record, no merge group yet; unless `deliveryId` is
    * the delivery that recorded the entry already (GitHub redelivered it), which changes nothing.
    */
-  rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha"> & { deliveryId: string }): Promise<void>;
+  rememberQueueEntry(
+    entry: Omit<GitHubQueuePull, "groupSha" | "removedBy"> & { deliveryId: string },
+  ): Promise<void>;
+  /** Someone asked Yardmaster to dequeue it (before GitHub is asked): unless the pull request is not known. */
+  rememberRemoval(repository: Repo, number: number, by: { login: string; at: Date }): Promise<void>;
   /** GitHub built a merge group for the pull request: its commit, unless the pull request is not known. */
   rememberMergeGroup(repository: Repo, number: number, sha: string): Promise<void>;
   getQueuePull(repository: Repo, number: number): Promise<GitHubQueuePull | null>;

@@ -51,7 +51,7 @@ export async function queueOn<N extends "queue" | "requeue">(
     if (command.queueName) {
       notOnGitHubQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
     }
-    return actOnGitHubQueue(command, github, ports);
+    return actOnGitHubQueue(command, github, ports, actor);
   }
   if (command.jump) {
     notOnGitHubQueue(

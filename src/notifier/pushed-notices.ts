@@ -41,6 +41,8 @@ export interface PushedNoticesDeps extends DispatchDeps {
   failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
   /** Posts what is pending in the outbox (the poller's delivery). */
   deliver: () => Promise<unknown>;
+  /** The app's bot login (`<slug>[bot]`): a removal it made was asked for by someone, remembered. */
+  appBot?: string;
   metrics?: Pick<Metrics, "githubQueueWebhooks">;
   logger: Logger;
   now?: () => Date;
@@ -59,6 +61,8 @@ const REMOVAL_REASONS: Readonly<Record<string, string>> = {
   GIT_TREE_INVALID: "its merge group's commit could not be built",
   INVALID_MERGE_COMMIT: "its merge commit was invalid",
 };
+/** How long a dequeue asked of Yardmaster explains a removal by the app's bot. */
+const ATTRIBUTION_MS = 10 * 60_000;
 /** Removals whose cause the merge group's checks tell. */
 const CHECK_REASONS = new Set(["CI_FAILURE", "CI_TIMEOUT"]);
 const TRIGGER = "GitHub merge queue";
@@ -140,7 +144,7 @@ export class PushedNotices {
         const words = REMOVAL_REASONS[h.reason] ?? "GitHub removed it";
         return event("action.queue.leave", delivered, {
           merged: false,
-          reason: h.reason === "MANUAL" ? `removed by ${h.by}` : words,
+          reason: h.reason === "MANUAL" ? await this.removedBy(h) : words,
           dequeue_code: h.reason,
           unsuccessful_checks: checks.map(asLogCheck),
         });
@@ -180,6 +184,19 @@ export class PushedNotices {
         });
       }
     }
+  }
+
+  /**
+   * Who removed a pull request by hand: GitHub's sender, or for the app's bot, the person who asked
+   * Yardmaster (remembered just before it asked GitHub).
+   */
+  private async removedBy(h: QueueHappening & { kind: "removed" }): Promise<string> {
+    if (this.deps.appBot && h.by.toLowerCase() === this.deps.appBot.toLowerCase()) {
+      const asked = (await this.deps.memory.getQueuePull(h.repository, h.number))?.removedBy;
+      if (asked && Math.abs(this.now().getTime() - asked.at.getTime()) <= ATTRIBUTION_MS)
+        return `removed by ${asked.login} (through Yardmaster)`;
+    }
+    return `removed by ${h.by}`;
   }
 
   /** The failed checks of the pull request's latest merge group, as remembered from its webhook. */

@@ -143,6 +143,8 @@ export interface Tables {
     entered_at: Time;
     entry_delivery: string;
     group_sha: string | null;
+    removed_by: string | null;
+    removed_at: NullableTime;
   };
   digests: {
     channel_id: string;

@@ -1010,7 +1010,9 @@ export class KyselyStore implements Store {
 
   // GitHub's own merge queue: what its webhooks said of each pull request
 
-  async rememberQueueEntry(entry: Omit<GitHubQueuePull, "groupSha"> & { deliveryId: string }): Promise<void> {
+  async rememberQueueEntry(
+    entry: Omit<GitHubQueuePull, "groupSha" | "removedBy"> & { deliveryId: string },
+  ): Promise<void> {
     if (due(this.#lastQueuePullPrune, entry.enteredAt)) {
       this.#lastQueuePullPrune = entry.enteredAt.getTime();
       await this.#db
@@ -1024,6 +1026,8 @@ export class KyselyStore implements Store {
       entered_at: time(entry.enteredAt),
       entry_delivery: entry.deliveryId,
       group_sha: null,
+      removed_by: null,
+      removed_at: null,
     };
     await this.#db
       .insertInto("github_queue_pulls")
@@ -1046,6 +1050,15 @@ export class KyselyStore implements Store {
       .execute();
   }
 
+  async rememberRemoval(repository: Repo, number: number, by: { login: string; at: Date }): Promise<void> {
+    await this.#db
+      .updateTable("github_queue_pulls")
+      .set({ removed_by: by.login, removed_at: time(by.at) })
+      .where("repository_key", "=", repository.key)
+      .where("pull_number", "=", number)
+      .execute();
+  }
+
   async getQueuePull(repository: Repo, number: number): Promise<GitHubQueuePull | null> {
     const row = await this.#db
       .selectFrom("github_queue_pulls")
@@ -1060,6 +1073,8 @@ export class KyselyStore implements Store {
           baseRef: row.base_ref,
           enteredAt: readTime(row.entered_at),
           groupSha: row.group_sha,
+          removedBy:
+            row.removed_by && row.removed_at ? { login: row.removed_by, at: readTime(row.removed_at) } : null,
         }
       : null;
   }

@@ -45,6 +45,7 @@ beforeAll(async () => {
     title: "Brass fittings",
     base: "main",
   });
+  state.addPullRequest({ repository: SHIPS, number: 13, author: "alice", title: "Sails", base: "main" });
   world.slack.state.addUser({ id: ALICE, name: "alice" });
   world.slack.state.addUser({ id: BOB, name: "bob" });
   await linkSlackUser(world, ALICE, "alice", 1);
@@ -238,6 +239,24 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
     // One thread per pull request in the author's direct messages and in the channel.
     expect(direct(ALICE).filter((n) => n.parent)).toHaveLength(1);
     expect(channel().filter((n) => n.parent)).toHaveLength(2);
+  });
+
+  it("a dequeue asked in Slack is told as that person's, not the app's", async () => {
+    await comment(13, "@yardmaster queue");
+    await settled(() => ofType(channel(), "enter", 13).length > 0);
+    const sent = await world.slack.sendSlashCommand({
+      text: `dequeue ${SHIPS}#13`,
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    await world.slack.waitFor(
+      () => world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+      10_000,
+    );
+    expect(queued()).toEqual([]);
+    await settled(() => ofType(channel(), "leave", 13).length > 0);
+    const [left] = ofType(channel(), "leave", 13);
+    expect(left?.blocks).toContain("without merging: removed by alice (through Yardmaster) (`MANUAL`)");
   });
 
   it("a redelivered webhook, to either replica or both at once, posts nothing twice", async () => {

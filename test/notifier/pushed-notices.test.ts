@@ -41,6 +41,7 @@ beforeEach(async () => {
   metrics = createMetrics();
   notices = new PushedNotices({
     metrics,
+    appBot: "yardmaster[bot]",
     deliverer: { enqueue: async (address, _repo, event) => void enqueued.push({ address, event }) },
     memory: store,
     subscriptions: (repository) => store.listSubscriptions({ repository }),
@@ -120,9 +121,18 @@ describe("notices pushed by GitHub's merge queue", () => {
     expect(shown(event!)).not.toContain("Failed checks");
   });
 
-  it("a removal by hand says who", async () => {
+  it("a removal by hand says who: GitHub's sender, or who asked Yardmaster", async () => {
     const event = await accept({ kind: "removed", ...where, reason: "MANUAL", by: "bob" });
     expect(shown(event!)).toContain("without merging: removed by bob (`MANUAL`)");
+
+    await accept({ kind: "entered", ...where });
+    const byApp = () => accept({ kind: "removed", ...where, reason: "MANUAL", by: "Yardmaster[bot]" });
+    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot] (`MANUAL`)");
+    await store.rememberRemoval(ships, 12, { login: "alice", at: new Date(T0.getTime() - 60_000) });
+    expect(shown((await byApp())!)).toContain("removed by alice (through Yardmaster) (`MANUAL`)");
+    // Asked long before: it says nothing of this removal.
+    await store.rememberRemoval(ships, 12, { login: "alice", at: new Date(T0.getTime() - 3_600_000) });
+    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot] (`MANUAL`)");
   });
 
   it("a merge is told once whichever webhook says it, and only for a pull request that came through the queue", async () => {

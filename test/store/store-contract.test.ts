@@ -1195,16 +1195,26 @@ describe.each([
         baseRef: "main",
         enteredAt: T0,
         groupSha: null,
+        removedBy: null,
       });
       await store.rememberMergeGroup(r("acme/ships"), 7, "b".repeat(40));
       expect((await store.getQueuePull(ships, 7))?.groupSha).toBe("b".repeat(40));
+      expect(await store.getQueuePull(ships, 8)).toBeNull();
+      // Who asked Yardmaster to dequeue it, when.
+      await store.rememberRemoval(ships, 7, { login: "alice", at: at(SECOND) });
+      await store.rememberRemoval(ships, 8, { login: "alice", at: at(SECOND) });
+      expect((await store.getQueuePull(ships, 7))?.removedBy).toEqual({ login: "alice", at: at(SECOND) });
       expect(await store.getQueuePull(ships, 8)).toBeNull();
       // The same entry redelivered (later) changes nothing.
       await store.rememberQueueEntry({ ...entry, enteredAt: at(HOUR) });
       expect(await store.getQueuePull(ships, 7)).toMatchObject({ enteredAt: T0, groupSha: "b".repeat(40) });
       // Entering again starts over: the old group says nothing of the new entry.
       await store.rememberQueueEntry({ ...entry, baseRef: "release", enteredAt: at(HOUR), deliveryId: "d2" });
-      expect(await store.getQueuePull(ships, 7)).toMatchObject({ baseRef: "release", groupSha: null });
+      expect(await store.getQueuePull(ships, 7)).toMatchObject({
+        baseRef: "release",
+        groupSha: null,
+        removedBy: null,
+      });
     });
 
     it("forgets entries older than 30 days, when a later one is remembered", async () => {

@@ -4,7 +4,8 @@ import type { Migration } from "./migration.js";
  * GitHub's own merge queue (docs/notifications.md, "GitHub's merge queue"): what its webhooks said of each
  * pull request in it, for the notices of later ones: that it entered through the queue (so its merge is
  * the queue's), and the commit of its latest merge group (whose failed checks a removal lists). The
- * entry's delivery id tells a redelivery of it (which changes nothing) from a new entry.
+ * entry's delivery id tells a redelivery of it (which changes nothing) from a new entry. Who removed it
+ * through Yardmaster (GitHub names the app's bot) is kept for the removal's notice.
  */
 export const githubQueuePulls: Migration = {
   version: 11,
@@ -19,6 +20,8 @@ export const githubQueuePulls: Migration = {
       .addColumn("entered_at", t.time, (c) => c.notNull())
       .addColumn("entry_delivery", "text", (c) => c.notNull())
       .addColumn("group_sha", "text")
+      .addColumn("removed_by", "text")
+      .addColumn("removed_at", t.time)
       .addPrimaryKeyConstraint("github_queue_pulls_pkey", ["repository_key", "pull_number"])
       .execute();
     await db.schema
