@@ -125,7 +125,6 @@ const ofType = (list: Notice[], type: string, pull: number) =>
 const comment = (number: number, body: string, author = "alice") =>
   world.github.deliverIssueComment({ repository: SHIPS, number, body, author });
 const queued = () => world.github.mergeQueues.entries(SHIPS, "main").map((e) => e.pull.number);
-const pull = (number: number) => world.github.state.getIssue(SHIPS, number)!;
 
 /** Waits for the stand-in's webhooks to be answered and for what they brought to be posted. */
 async function settled(until: () => boolean): Promise<void> {
