@@ -334,6 +334,14 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           ? {
               home: {
                 mergeQueue,
+                ...(backends
+                  ? {
+                      githubQueue: {
+                        serves: (repo: Repo) => backends.choose(repo).then((b) => b === "github"),
+                        status: (repo: Repo, branch?: string) => backends.github.status(repo, branch),
+                      },
+                    }
+                  : {}),
                 permission: readPermission,
                 levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
                 canLink: oauth !== null && oauth !== undefined,

@@ -63,7 +63,8 @@ export interface GitHubQueueEntry {
   estimatedSecondsToMerge: number | null;
   jump: boolean;
   enqueuer: string;
-  pull: { number: number; title: string; url: string } | null;
+  /** `author`: the pull request's author's login; null for a deleted account. */
+  pull: { number: number; title: string; url: string; author: string | null } | null;
 }
 
 /** A branch's queue on GitHub, as `status` shows it. */

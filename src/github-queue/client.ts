@@ -236,6 +236,13 @@ function entry(e: MergeQueueEntryData): GitHubQueueEntry {
     estimatedSecondsToMerge: e.estimatedTimeToMerge,
     jump: e.jump,
     enqueuer: e.enqueuer.login,
-    pull: e.pullRequest,
+    pull: e.pullRequest
+      ? {
+          number: e.pullRequest.number,
+          title: e.pullRequest.title,
+          url: e.pullRequest.url,
+          author: e.pullRequest.author?.login ?? null,
+        }
+      : null,
   };
 }

@@ -15,7 +15,7 @@ const ENTRY_FIELDS = `
   estimatedTimeToMerge
   jump
   enqueuer { login }
-  pullRequest { number title url }
+  pullRequest { number title url author { login } }
 `;
 
 const entrySchema = z.object({
@@ -27,7 +27,15 @@ const entrySchema = z.object({
   estimatedTimeToMerge: z.number().nullable(),
   jump: z.boolean(),
   enqueuer: z.object({ login: z.string() }),
-  pullRequest: z.object({ number: z.number().int(), title: z.string(), url: z.string() }).nullable(),
+  pullRequest: z
+    .object({
+      number: z.number().int(),
+      title: z.string(),
+      url: z.string(),
+      /** Null for a deleted account. */
+      author: z.object({ login: z.string() }).nullable(),
+    })
+    .nullable(),
 });
 export type MergeQueueEntryData = z.infer<typeof entrySchema>;
 

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { defaultNoticePreferences } from "../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
-import type { MergeQueue, PermissionLookup } from "../commands/ports.js";
+import type { GitHubMergeQueue, MergeQueue, PermissionLookup } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { QueuedPullRequest, QueueStatus } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
@@ -17,6 +17,14 @@ export const HOME_REFRESH_DELAY_MS = 2_000;
 export interface HomeTabDeps {
   store: Store;
   mergeQueue: Pick<MergeQueue, "getStatus">;
+  /**
+   * GitHub's own merge queue, for the repositories it serves (MERGE_QUEUE_PROVIDER github or auto: their
+   * default branch's queue); absent: Mergify serves every repository.
+   */
+  githubQueue?: {
+    serves(repo: Repo): Promise<boolean>;
+    status: GitHubMergeQueue["status"];
+  };
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
   permission: PermissionLookup;
   /** The levels the Home tab's buttons need (the commands' own: the click checks again). */
@@ -71,16 +79,34 @@ export class HomeTab {
     if (!link) return { login: null, canLink: this.deps.canLink, preferences: null, now, ...empty };
     const login = link.githubLogin;
     const readable = await this.readable(login);
-    const statuses = await pLimit(4).map(readable, async ({ repo, level }) => ({
-      repo,
-      level,
-      status: await this.deps.mergeQueue.getStatus(repo).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error, repository: repo }, "Home tab: could not read a queue");
-        return null;
-      }),
-    }));
     const queued: HomeModel["queued"] = [];
     const paused: HomeModel["paused"] = [];
+    const couldNot = (repo: Repo) => (error: unknown) => {
+      this.deps.logger.warn({ err: error, repository: repo }, "Home tab: could not read a queue");
+      return null;
+    };
+    const statuses = await pLimit(4).map(readable, async ({ repo, level }) => {
+      const github = this.deps.githubQueue;
+      if (github && (await github.serves(repo).catch(() => false))) {
+        const status = await github.status(repo).catch(couldNot(repo));
+        for (const entry of status?.entries ?? []) {
+          if (entry.pull?.author?.toLowerCase() !== login.toLowerCase()) continue;
+          const seconds = entry.estimatedSecondsToMerge;
+          queued.push({
+            repo,
+            number: entry.pull.number,
+            title: entry.pull.title,
+            url: entry.pull.url,
+            position: entry.position,
+            eta: seconds === null ? null : new Date(now.getTime() + seconds * 1000),
+            canDequeue: satisfies(level, this.deps.levels.dequeue),
+          });
+        }
+        // GitHub's queue has no pause.
+        return { repo, level, status: null };
+      }
+      return { repo, level, status: await this.deps.mergeQueue.getStatus(repo).catch(couldNot(repo)) };
+    });
     for (const { repo, level, status } of statuses) {
       if (!status) continue;
       ordered(status).forEach((pull, i) => {

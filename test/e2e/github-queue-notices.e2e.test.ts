@@ -154,6 +154,18 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
     expect(world.sim.requests.snapshot().total).toBe(0);
   });
 
+  it("the author's Home tab shows it in GitHub's queue, with its position and Dequeue", async () => {
+    const before = world.slack.state.homeView(ALICE)?.publishes ?? 0;
+    expect((await world.slack.openHome({ userId: ALICE })).status).toBe(200);
+    const home = await world.slack.waitFor(() => {
+      const view = world.slack.state.homeView(ALICE);
+      return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
+    }, 10_000);
+    expect(home).toContain("acme/ships#11");
+    expect(home).toContain("Faster &lt;hulls&gt;\\nPosition 1, merge expected");
+    expect(home).toContain(ACTION_IDS.dequeue);
+  });
+
   it("an unlinked author's pull request is told in the channel only", async () => {
     await comment(12, "@yardmaster queue", "bob");
     await settled(() => ofType(channel(), "checks_start", 12).length > 0);

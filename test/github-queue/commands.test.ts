@@ -35,7 +35,12 @@ const entry = (position: number, number: number, extra: Record<string, unknown> 
   estimatedTimeToMerge: 300 * position,
   jump: false,
   enqueuer: { login: "yardmaster[bot]" },
-  pullRequest: { number, title: `PR ${number}`, url: `https://github.com/acme/ships/pull/${number}` },
+  pullRequest: {
+    number,
+    title: `PR ${number}`,
+    url: `https://github.com/acme/ships/pull/${number}`,
+    author: { login: "alice" },
+  },
   ...extra,
 });
 

@@ -405,6 +405,7 @@ export class GitHubMergeQueues {
       url: `${urls.web}/${pull.repository.fullName}/pull/${pull.number}`,
       baseRefName: pull.pull?.baseRef,
       headRefOid: pull.pull?.headSha,
+      author: { __typename: pull.user.type === "Bot" ? "Bot" : "User", login: pull.user.login },
       mergeQueueEntry: () => entryNode(pull),
     });
     const queueNode = (queue: BranchQueue) => ({
