@@ -6,7 +6,7 @@ import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLink, Store } from "../store/index.js";
-import { groupOf } from "./routing.js";
+import { groupOf, QUEUE_WIDE_TYPES } from "./routing.js";
 import type { ThreadState } from "./types.js";
 
 /**
@@ -27,15 +27,6 @@ export function parseDirectAddress(address: string): { teamId: string; slackUser
   return teamId && slackUserId && rest.length === 0 ? { teamId, slackUserId } : null;
 }
 
-/**
- * Events of a pull request that a person hears about: queue-wide counts (`action.queue.change`, running
- * checks changed) are left to channels.
- */
-const CHANNEL_ONLY = new Set([
-  "action.queue.change",
-  "action.queue.checks.change",
-  "action.queue.checks_change",
-]);
 /** A thread whose latest event is one of these is no longer in a queue (a pause does not concern it). */
 const OUT_OF_QUEUE = new Set(["action.queue.merged", "action.queue.leave"]);
 const MAX_AUTHORS = 10_000;
@@ -88,7 +79,7 @@ export class PersonalNotices {
    */
   async route(repository: Repo, event: LogEvent): Promise<string[]> {
     const group = groupOf(event.type);
-    if (!group || CHANNEL_ONLY.has(event.type)) return [];
+    if (!group || QUEUE_WIDE_TYPES.has(event.type)) return [];
     const people =
       group === "pause"
         ? await this.holders(repository)

@@ -11,14 +11,10 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
+import { QUEUE_WIDE_TYPES } from "./routing.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;
-const QUEUE_WIDE = new Set([
-  "action.queue.change",
-  "action.queue.checks.change",
-  "action.queue.checks_change",
-]);
 
 interface Check {
   name: string;
@@ -227,7 +223,7 @@ export const notificationRenderer: NotificationRenderer = {
 
   stateAfter(previous, event, pull, repo): ThreadState {
     // Queue-size and running-check counts say nothing of this pull request's own state.
-    if (previous && QUEUE_WIDE.has(event.type)) return { ...previous, pull };
+    if (previous && QUEUE_WIDE_TYPES.has(event.type)) return { ...previous, pull };
     const d = describeEvent(event, {
       repo,
       githubWebUrl: "",

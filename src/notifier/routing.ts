@@ -22,6 +22,16 @@ export const GROUP_EVENT_TYPES: Readonly<Record<EventGroup, readonly string[]>> 
   pause: ["queue.pause.create", "queue.pause.update", "queue.pause.delete"],
 };
 
+/**
+ * Event types about a whole queue, not one pull request's state (its size, its running checks): they do
+ * not change a thread's state, and people's direct messages leave them to channels.
+ */
+export const QUEUE_WIDE_TYPES: ReadonlySet<string> = new Set([
+  "action.queue.change",
+  "action.queue.checks.change",
+  "action.queue.checks_change",
+]);
+
 const TYPE_GROUP = new Map<string, EventGroup>(
   Object.entries(GROUP_EVENT_TYPES).flatMap(([group, types]) => types.map((t) => [t, group as EventGroup])),
 );

@@ -6,6 +6,7 @@ import {
   type Backoff,
   type ClaimedPoll,
   DELIVERY_RETENTION_MS,
+  DIGEST_RETENTION_MS,
   type DigestClaim,
   type DigestKey,
   GITHUB_QUEUE_PULL_RETENTION_MS,
@@ -28,6 +29,7 @@ import {
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
   SLACK_SIGNATURE_RETENTION_MS,
+  STATS_DAY_RETENTION_MS,
   type Store,
   type Subscription,
   type ThreadRecord,
@@ -49,6 +51,8 @@ export class KyselyStore implements Store {
   #lastNotificationPrune: number | undefined;
   #lastSignaturePrune: number | undefined;
   #lastQueuePullPrune: number | undefined;
+  #lastStatsDayPrune: number | undefined;
+  #lastDigestPrune: number | undefined;
   #lastRelayPrune: number | undefined;
 
   /** Use `openStore`, which migrates the database first. */
@@ -786,6 +790,13 @@ export class KyselyStore implements Store {
   // Weekly digests
 
   async claimDigest(c: DigestClaim): Promise<"new" | "in-doubt" | null> {
+    if (due(this.#lastDigestPrune, c.now)) {
+      this.#lastDigestPrune = c.now.getTime();
+      await this.#db
+        .deleteFrom("digests")
+        .where("week", "<", dayBefore(c.now, DIGEST_RETENTION_MS))
+        .execute();
+    }
     const claim = { claimed_by: c.owner, claimed_at: time(c.now), claimed_until: time(c.until) };
     const key = { channel_id: c.channelId, repository_key: c.repository.key, week: c.week };
     const inserted = await this.#db
@@ -844,6 +855,13 @@ export class KyselyStore implements Store {
   }
 
   async putStatsDay(repository: Repo, day: string, facts: unknown, now: Date): Promise<void> {
+    if (due(this.#lastStatsDayPrune, now)) {
+      this.#lastStatsDayPrune = now.getTime();
+      await this.#db
+        .deleteFrom("stats_days")
+        .where("day", "<", dayBefore(now, STATS_DAY_RETENTION_MS))
+        .execute();
+    }
     const values = { facts: json(facts), computed_at: time(now) };
     await this.#db
       .insertInto("stats_days")
@@ -1203,6 +1221,11 @@ const POSTGRES: DialectValues = {
  */
 function time(date: Date): string {
   return date.toISOString();
+}
+
+/** The UTC day (`YYYY-MM-DD`, as stats days and digest weeks are kept) `ms` before `now`. */
+function dayBefore(now: Date, ms: number): string {
+  return new Date(now.getTime() - ms).toISOString().slice(0, 10);
 }
 
 /** A time as read: pg's Date or SQLite's text. */

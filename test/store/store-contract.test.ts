@@ -1117,6 +1117,26 @@ describe.each([
     });
   });
 
+  describe("stats days and digests, forgotten", () => {
+    it("forgets a day's figures 100 days on, and a week's digest 90 days on", async () => {
+      const widgets = r("acme/widgets");
+      await store.putStatsDay(widgets, "2025-02-01", { waits: [1] }, T0);
+      await store.putStatsDay(widgets, "2025-02-02", { waits: [2] }, at(100 * DAY));
+      expect([...(await store.getStatsDays(widgets, ["2025-02-01", "2025-02-02"])).keys()]).toEqual([
+        "2025-02-02",
+      ]);
+
+      const week = { channelId: "C1", repository: widgets, week: "2025-02-24", owner: "a" };
+      expect(await store.claimDigest({ ...week, now: T0, until: at(HOUR) })).toBe("new");
+      await store.markDigestSent({ ...week, messageTs: "1.1", at: T0 });
+      expect(await store.claimDigest({ ...week, now: at(2 * HOUR), until: at(3 * HOUR) })).toBeNull();
+      const later = at(95 * DAY);
+      await store.claimDigest({ ...week, week: "2025-06-02", now: later, until: at(96 * DAY) });
+      // Forgotten: claimed anew (nobody asks for a week that old; the digest posts only this week's).
+      expect(await store.claimDigest({ ...week, now: later, until: at(96 * DAY) })).toBe("new");
+    });
+  });
+
   describe("weekly digests", () => {
     const MINUTE = 60 * SECOND;
     const key = { channelId: "C1", repository: r("acme/widgets"), week: "2026-11-23" };
