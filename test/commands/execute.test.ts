@@ -1,10 +1,11 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../../src/commands/command.js";
-import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
+import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../src/commands/ports.js";
 import { execute } from "../../src/commands/run.js";
 import { Repo } from "../../src/repo.js";
+import { failure } from "../helpers/command-error.js";
 import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../merge-queue/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
@@ -39,16 +40,6 @@ const deps = (github: GitHubGateway) => ({
   github,
   commandPrefix: "@mergifyio",
 });
-
-async function failure(promise: Promise<unknown>): Promise<CommandError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(CommandError);
-    return error as CommandError;
-  }
-  throw new Error("expected a CommandError");
-}
 
 describe("execute", () => {
   it("relays dequeue and says when the pull request is out", async () => {

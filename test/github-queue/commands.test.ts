@@ -4,13 +4,14 @@ import type { CommandResult } from "../../src/commands/catalog.js";
 import type { Actor } from "../../src/commands/command.js";
 import { describeFailure, describeResult } from "../../src/commands/describe.js";
 import type { Description, Part } from "../../src/commands/description.js";
-import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
+import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../src/commands/ports.js";
 import { execute } from "../../src/commands/run.js";
 import { markdownFormat } from "../../src/github/markdown.js";
 import { type QueueProvider, queueBackends } from "../../src/github-queue/backends.js";
 import { GitHubQueueClient } from "../../src/github-queue/client.js";
 import { Repo } from "../../src/repo.js";
+import { failure } from "../helpers/command-error.js";
 import { TestOctokit } from "../helpers/github-app.js";
 import { makeClient, ORIGIN, pullRequestDetails } from "../merge-queue/fixtures.js";
 
@@ -100,16 +101,6 @@ function words(description: Description): string[] {
 }
 const said = (result: CommandResult, surface: "github" | "slack" = "github") =>
   words(describeResult(result, { surface, now, githubWebUrl: "https://github.com" }));
-
-async function failure(promise: Promise<unknown>): Promise<CommandError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(CommandError);
-    return error as CommandError;
-  }
-  throw new Error("expected a CommandError");
-}
 
 const pullAnswer = (queued: unknown) => ({
   data: {
