@@ -1,17 +1,16 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIGEST_METADATA_EVENT_TYPE, webApiDigestPoster } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Weekly digests end to end: two replicas on one PostgreSQL, the simulator's clock moved to Monday 09:00
  * in DIGEST_TIME_ZONE, each replica looking for due digests (by hand: autoPoll is off). A week's digest
  * is posted once per subscription, whatever the replicas, restarts and a replica that died mid-post.
  */
-const SCHEMA = `ym_digest_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_digest");
 const REPO = "acme/digest";
 const CHANNEL = "C0DIGEST";
 const QUIET = "C0QUIET"; // subscribed without a digest
@@ -20,7 +19,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 let world: World;
 let replica: Yardmaster;
-let admin: pg.Client;
 
 /** The digests posted in a channel. */
 function digests(channel: string) {
@@ -62,9 +60,11 @@ async function slash(text: string, channelId = CHANNEL) {
 }
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  world = await startWorld({ DATABASE_URL: url, DIGEST_TIME_ZONE: "Europe/Paris" }, {}, { seed: "empty" });
+  world = await startWorld(
+    { DATABASE_URL: db.url(), DIGEST_TIME_ZONE: "Europe/Paris" },
+    {},
+    { seed: "empty" },
+  );
   replica = (await world.replica()).app;
   // Slack's clock is Yardmaster's here: a digest is looked for in the channel's history by time.
   world.slack.state.useClock(() => world.sim.clock.now());
@@ -79,7 +79,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 describe("weekly digests", () => {

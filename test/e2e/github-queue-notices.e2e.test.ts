@@ -1,4 +1,3 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushedEventId } from "../../src/notifier/pushed-notices.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
@@ -6,26 +5,27 @@ import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, requeueValue } from "../../src/slack/actions.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Notices pushed by GitHub's own merge queue, end to end (docs/notifications.md, "GitHub's merge
  * queue"): MERGE_QUEUE_PROVIDER=github without any Mergify key, two replicas on one PostgreSQL. The
  * GitHub stand-in runs the queue and sends `pull_request` webhooks as GitHub does; nothing is polled.
  */
-const SCHEMA = `ym_ghq_notices_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_ghq_notices");
 const SHIPS = "acme/ships";
 const CHANNEL = "C0SHIPS";
 const ALICE = "U0ALICE"; // linked: the author of #11
 const BOB = "U0BOB"; // not linked: the author of #12
 let world: World;
 let second: { app: Yardmaster; url: string };
-let admin: pg.Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  world = await startWorld({ DATABASE_URL: url, MERGE_QUEUE_PROVIDER: "github", MERGE_QUEUE_API_TOKEN: "" });
+  world = await startWorld({
+    DATABASE_URL: db.url(),
+    MERGE_QUEUE_PROVIDER: "github",
+    MERGE_QUEUE_API_TOKEN: "",
+  });
   second = await world.replica();
   const { state } = world.github;
   state.addRepository(SHIPS);
@@ -56,7 +56,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 interface Notice {

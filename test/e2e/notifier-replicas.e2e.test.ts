@@ -1,9 +1,8 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
 import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Two replicas on one PostgreSQL, each running its notifier by itself on the real clock
@@ -11,13 +10,12 @@ import { createSchema, dropSchema } from "../helpers/postgres.js";
  * one, a burst across three repositories is posted once each, and when one replica is killed (SIGKILL,
  * mid-burst) the other finishes its work.
  */
-const SCHEMA = `ym_scale_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_scale");
 const REPOS = ["acme/r1", "acme/r2", "acme/r3"];
 const CHANNEL = "C0BURST";
 const INTERVAL_S = 1;
 let world: World;
 let child: ChildServer;
-let admin: pg.Client;
 
 /** Every notice posted in the channel (top level and replies), by the event id its metadata carries. */
 function postedIds(): number[] {
@@ -38,9 +36,7 @@ function queueEvents() {
 }
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  const settings = { DATABASE_URL: url, POLL_INTERVAL_SECONDS: String(INTERVAL_S) };
+  const settings = { DATABASE_URL: db.url(), POLL_INTERVAL_SECONDS: String(INTERVAL_S) };
   world = await startWorld(
     settings,
     { autoPoll: true },
@@ -69,7 +65,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await child?.close();
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 describe("the notifier on two replicas", () => {
@@ -115,9 +110,9 @@ describe("the notifier on two replicas", () => {
     // Killed mid-burst while it is the replica posting to the channel (it holds the channel's lease; its
     // owner name carries its pid), with notices still to post.
     const childHoldsChannel = async () => {
-      const { rows } = await admin.query(`SELECT owner FROM ${SCHEMA}.leases WHERE name = $1`, [
-        `deliver:${CHANNEL}`,
-      ]);
+      const { rows } = await db
+        .admin()
+        .query(`SELECT owner FROM ${db.name}.leases WHERE name = $1`, [`deliver:${CHANNEL}`]);
       return rows.some((r: { owner: string }) => r.owner.includes(`-${child.pid}-`));
     };
     const until = Date.now() + 30_000;

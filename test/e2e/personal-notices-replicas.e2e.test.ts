@@ -1,9 +1,8 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
 import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * A direct message's exactly-once across a crash (docs/notifications.md, "Personal notices"): a replica
@@ -11,17 +10,14 @@ import { createSchema, dropSchema } from "../helpers/postgres.js";
  * it; the other replica, on the same PostgreSQL, finds the message in the conversation by its metadata
  * instead of posting it again, and goes on in the same thread.
  */
-const SCHEMA = `ym_dm_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_dm");
 const REPO = "acme/dmtest";
 const ALICE = "U0ALICE";
 let world: World;
 let child: ChildServer;
-let admin: pg.Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  const settings = { DATABASE_URL: url, POLL_INTERVAL_SECONDS: "1" };
+  const settings = { DATABASE_URL: db.url(), POLL_INTERVAL_SECONDS: "1" };
   // This replica waits: the child reads and posts first.
   world = await startWorld(
     settings,
@@ -61,7 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await child?.close();
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 function directNotices() {
@@ -89,10 +84,11 @@ describe("personal notices on two replicas", () => {
     const entered = await world.slack.waitFor(() => directNotices()[0], 20_000);
     child.signal("SIGKILL");
     await child.exited;
-    const { rows } = await admin.query(
-      `SELECT status FROM ${SCHEMA}.notifications WHERE event_id = $1 AND channel_id LIKE 'dm:%'`,
-      [entered.eventId],
-    );
+    const { rows } = await db
+      .admin()
+      .query(`SELECT status FROM ${db.name}.notifications WHERE event_id = $1 AND channel_id LIKE 'dm:%'`, [
+        entered.eventId,
+      ]);
     expect(rows).toEqual([{ status: "pending" }]);
 
     // The survivor takes over; the pull request then leaves the queue.
@@ -107,10 +103,12 @@ describe("personal notices on two replicas", () => {
     expect(all.filter((n) => n.eventId === leave?.id)).toEqual([
       expect.objectContaining({ threadTs: entered.ts }),
     ]);
-    const recorded = await admin.query(
-      `SELECT status, message_ts FROM ${SCHEMA}.notifications WHERE event_id = $1 AND channel_id LIKE 'dm:%'`,
-      [entered.eventId],
-    );
+    const recorded = await db
+      .admin()
+      .query(
+        `SELECT status, message_ts FROM ${db.name}.notifications WHERE event_id = $1 AND channel_id LIKE 'dm:%'`,
+        [entered.eventId],
+      );
     expect(recorded.rows).toEqual([{ status: "sent", message_ts: entered.ts }]);
   }, 150_000);
 });

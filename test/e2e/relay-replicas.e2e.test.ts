@@ -1,26 +1,22 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { waitFor } from "../../tools/stand-ins/slack/wait-for.js";
 import { startWorld, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * The merge queue's answer to a relay on several replicas of one PostgreSQL (docs/commands.md,
  * "Following the merge queue's answer"): whichever replica receives the answer's webhook shows it, once,
  * and a relay is still followed after the replica that relayed it restarted.
  */
-const SCHEMA = `ym_relays_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_relays");
 const REPO = "acme/sprockets";
 let world: World;
 let second: { app: Yardmaster; url: string };
-let admin: pg.Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  world = await startWorld({ DATABASE_URL: url });
+  world = await startWorld({ DATABASE_URL: db.url() });
   second = await world.replica();
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
@@ -39,7 +35,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 function summary(number: number): { id: number; body: string } | undefined {

@@ -1,4 +1,3 @@
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
@@ -10,24 +9,21 @@ import {
   tickReplicas,
   type World,
 } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Several replicas on one PostgreSQL (docs/operations.md, "Several replicas"): commands are served by any replica and
  * the poller's work is shared, so nothing is polled or notified twice.
  */
-const SCHEMA = `ym_replicas_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_replicas");
 const REPO = "acme/sprockets";
 const CHANNEL = "C0REPL";
 const ALICE = "U0ALICE";
 let world: World;
 let second: { app: Yardmaster; url: string };
-let admin: pg.Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
-  world = await startWorld({ DATABASE_URL: url });
+  world = await startWorld({ DATABASE_URL: db.url() });
   second = await world.replica();
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
@@ -55,7 +51,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 describe("replicas on one PostgreSQL", () => {

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { linkSlackUser, startWorld, subscribeChannel, tickReplicas, type World } from "../helpers/e2e.js";
-import { createSchema, dropSchema } from "../helpers/postgres.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Timed pauses end to end (docs/commands.md, "Timed pauses"): `pause … for <duration>` and `until
@@ -16,22 +15,19 @@ import { createSchema, dropSchema } from "../helpers/postgres.js";
  * simulator's clock (the world's notifier clock, which timed pauses run on): the tests move it by hand,
  * and the replicas look for due unpauses every 50 ms.
  */
-const SCHEMA = `ym_timed_${Math.random().toString(36).slice(2, 10)}`;
+const db = useSchema("ym_timed");
 const REPO = "acme/timers";
 const CHANNEL = "C0TIMED";
 const ALICE = "U0ALICE";
 const FAST = { scheduledUnpauseIntervalMs: 50 };
 let world: World;
 let second: { app: Yardmaster; url: string };
-let admin: pg.Client;
 let pull = 0;
 
 beforeAll(async () => {
-  let url: string;
-  ({ admin, url } = await createSchema(SCHEMA));
   // Every subscribed repository is read every 15 s of the simulator's clock, whether GitHub announced
   // activity or not (a pause makes no GitHub event).
-  world = await startWorld({ DATABASE_URL: url, POLL_IDLE_SECONDS: "15" }, FAST);
+  world = await startWorld({ DATABASE_URL: db.url(), POLL_IDLE_SECONDS: "15" }, FAST);
   second = await world.replica();
   await setUp(world);
   world.slack.state.addUser({ id: ALICE, name: "alice", tz: "Asia/Tokyo" });
@@ -41,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world?.close();
-  await dropSchema(admin, SCHEMA);
 });
 
 async function setUp(w: World): Promise<void> {

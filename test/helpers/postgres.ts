@@ -70,3 +70,25 @@ export async function dropSchema(admin: pg.Client | undefined, schema: string): 
   await admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin?.end();
 }
+
+/**
+ * A schema of its own on the test PostgreSQL for an end-to-end file whose replicas share one database:
+ * made before the file's own `beforeAll` (call this at the top of the file, before them) and dropped
+ * after its own `afterAll` (hooks run in reverse, so the replicas are closed first). `url()` is the
+ * DATABASE_URL whose search_path is the schema; `name` qualifies tables in an `admin()` query.
+ */
+export function useSchema(prefix: string): { name: string; url(): string; admin(): pg.Client } {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  let made: { admin: pg.Client; url: string } | undefined;
+  beforeAll(async () => {
+    made = await createSchema(name);
+  });
+  afterAll(async () => {
+    await dropSchema(made?.admin, name);
+  });
+  const get = () => {
+    if (!made) throw new Error(`the schema ${name} is made before the file's tests`);
+    return made;
+  };
+  return { name, url: () => get().url, admin: () => get().admin };
+}
