@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
 import { cachedPermission } from "./commands/cached-permission.js";
+import { githubQueueServing } from "./commands/github-queue.js";
 import type { MergeQueue, StatsDays } from "./commands/ports.js";
 import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
@@ -334,14 +335,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           ? {
               home: {
                 mergeQueue,
-                ...(backends
-                  ? {
-                      githubQueue: {
-                        serves: (repo: Repo) => backends.choose(repo).then((b) => b === "github"),
-                        status: (repo: Repo, branch?: string) => backends.github.status(repo, branch),
-                      },
-                    }
-                  : {}),
+                ...(backends ? { queueBackends: backends } : {}),
                 permission: readPermission,
                 levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
                 canLink: oauth !== null && oauth !== undefined,
@@ -405,19 +399,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       const announced = installations;
       // With MERGE_QUEUE_PROVIDER=github the poller reads nothing and only delivers what GitHub's webhooks
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
-      const chooser = backends;
       poller = new Poller({
         store,
         mergeQueue: provider === "github" ? null : (mergify ?? null),
-        ...(provider === "auto" && chooser
-          ? {
-              readsLog: (repository: Repo) =>
-                chooser.choose(repository).then(
-                  (backend) => backend === "mergify",
-                  () => true,
-                ),
-            }
-          : {}),
+        readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
         deliverer,
         ...(personal ? { personal } : {}),
         intervalMs: config.pollIntervalSeconds * 1000,

@@ -8,6 +8,8 @@ import type {
   GitHubQueueStatus,
   Ports,
   PullRequestInfo,
+  QueueBackend,
+  QueueBackends,
 } from "./ports.js";
 import { clip, formatEta, formatTime, plural, pullLink } from "./present.js";
 import type { RelayName, RelayResult } from "./relay.js";
@@ -17,6 +19,19 @@ import type { RelayName, RelayResult } from "./relay.js";
  * GraphQL as the app's installation, after Yardmaster's own permission check, so nothing is relayed.
  * The command modules pick the backend here and describe its result with what is here.
  */
+
+/**
+ * GitHub's merge queue where it serves the repository's default branch; null where Mergify's does, or
+ * when GitHub cannot say (for what only reads: the notifier, the Home tab; commands use githubQueueOf).
+ */
+export async function githubQueueServing(
+  backends: QueueBackends | undefined,
+  repo: Repo,
+): Promise<GitHubMergeQueue | null> {
+  if (!backends) return null;
+  const backend = await backends.choose(repo).catch((): QueueBackend => "mergify");
+  return backend === "github" ? backends.github : null;
+}
 
 /** GitHub's merge queue when it serves the branch (read only when the choice depends on it), else null. */
 export async function githubQueueOf(

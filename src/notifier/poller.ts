@@ -304,9 +304,10 @@ export class Poller {
   /** Reads the repository's log since its cursor and hands the new events to the outbox. */
   private async read(repository: Repo): Promise<number> {
     const { store, metrics, deliverer, personal, mergeQueue } = this.deps;
-    if (!mergeQueue || (this.deps.readsLog && !(await this.deps.readsLog(repository)))) return 0;
+    if (!mergeQueue) return 0;
     const subs = await store.listSubscriptions({ repository });
     if (subs.length === 0) return 0;
+    if (this.deps.readsLog && !(await this.deps.readsLog(repository))) return 0;
     const now = this.now();
     const cursor: PollCursor = (await store.getPollCursor(repository)) ?? {
       repository,

@@ -1,7 +1,8 @@
 import pLimit from "p-limit";
+import { githubQueueServing } from "../commands/github-queue.js";
 import { defaultNoticePreferences } from "../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
-import type { GitHubMergeQueue, MergeQueue, PermissionLookup } from "../commands/ports.js";
+import type { MergeQueue, PermissionLookup, QueueBackends } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { QueuedPullRequest, QueueStatus } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
@@ -17,14 +18,8 @@ export const HOME_REFRESH_DELAY_MS = 2_000;
 export interface HomeTabDeps {
   store: Store;
   mergeQueue: Pick<MergeQueue, "getStatus">;
-  /**
-   * GitHub's own merge queue, for the repositories it serves (MERGE_QUEUE_PROVIDER github or auto: their
-   * default branch's queue); absent: Mergify serves every repository.
-   */
-  githubQueue?: {
-    serves(repo: Repo): Promise<boolean>;
-    status: GitHubMergeQueue["status"];
-  };
+  /** GitHub's own merge queue and which repositories it serves; absent: Mergify serves every one. */
+  queueBackends?: QueueBackends;
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
   permission: PermissionLookup;
   /** The levels the Home tab's buttons need (the commands' own: the click checks again). */
@@ -86,8 +81,8 @@ export class HomeTab {
       return null;
     };
     const statuses = await pLimit(4).map(readable, async ({ repo, level }) => {
-      const github = this.deps.githubQueue;
-      if (github && (await github.serves(repo).catch(() => false))) {
+      const github = await githubQueueServing(this.deps.queueBackends, repo);
+      if (github) {
         const status = await github.status(repo).catch(couldNot(repo));
         for (const entry of status?.entries ?? []) {
           if (entry.pull?.author?.toLowerCase() !== login.toLowerCase()) continue;
