@@ -4,7 +4,7 @@ import type { Actor } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { fromMergeQueueError } from "./from-merge-queue-error.js";
 import { type PermissionLevel, satisfies } from "./permission-level.js";
-import type { CommandCounter, PermissionLookup, Ports } from "./ports.js";
+import type { CommandCounter, GitHubGateway, PermissionLookup, Ports } from "./ports.js";
 
 /** A command run to its end: done, or an error (refused before any call, or failed). */
 export type CommandOutcome = { ok: true; result: CommandResult } | { ok: false; error: CommandError };
@@ -85,11 +85,31 @@ export async function authorize(
 /** Runs an authorized command in its module; what the merge-queue client threw becomes a CommandError. */
 export async function execute(command: Command, actor: Actor, ports: Ports): Promise<CommandResult> {
   try {
-    return await moduleOf(command.name).execute(command, actor, ports);
+    return await moduleOf(command.name).execute(command, actor, { ...ports, github: readsOnce(ports.github) });
   } catch (error) {
     const repository = "repo" in command ? command.repo.fullName : "";
     throw fromMergeQueueError(error, { command: command.name, repository });
   }
+}
+
+/**
+ * The GitHub gateway for one command: a pull request is read once however many steps need it (choosing
+ * its queue by its base branch, then acting on it), so they all see the same pull request.
+ */
+function readsOnce(github: GitHubGateway): GitHubGateway {
+  const pulls = new Map<string, ReturnType<GitHubGateway["pullRequest"]>>();
+  return {
+    ...github,
+    pullRequest(repo, number) {
+      const key = `${repo.key}#${number}`;
+      let read = pulls.get(key);
+      if (!read) {
+        read = github.pullRequest(repo, number);
+        pulls.set(key, read);
+      }
+      return read;
+    },
+  };
 }
 
 async function attempt(work: () => Promise<CommandResult>): Promise<CommandOutcome> {

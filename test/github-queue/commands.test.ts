@@ -65,9 +65,13 @@ function github(answers: Record<string, unknown>) {
 
 function ports(provider: QueueProvider) {
   const comments: string[] = [];
+  const reads: number[] = [];
   const gateway: GitHubGateway = {
     permission: async () => "write",
-    pullRequest: async () => pull,
+    pullRequest: async (_repo, number) => {
+      reads.push(number);
+      return pull;
+    },
     comment: async (_repo, _n, body) => {
       comments.push(body);
       return { id: 1, url: "https://github.com/acme/ships/pull/7#c1" };
@@ -77,6 +81,7 @@ function ports(provider: QueueProvider) {
   const client = new GitHubQueueClient(async () => (query, variables) => octokit.graphql(query, variables));
   return {
     comments,
+    reads,
     ports: {
       github: gateway,
       mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
@@ -222,11 +227,13 @@ describe("commands on GitHub's merge queue", () => {
     const calls = github({
       YardmasterHasMergeQueue: { data: { repository: { mergeQueue: null } } },
     });
-    const { ports: p, comments } = ports("auto");
+    const { ports: p, comments, reads } = ports("auto");
     nock(ORIGIN).get("/v1/repos/acme/ships/merge-queue/pull/7").times(2).reply(200, pullRequestDetails(7));
     await execute({ name: "queue", repo, pull: 7 }, alice, p);
     await execute({ name: "queue", repo, pull: 7 }, alice, p);
     expect(comments.map((c) => c.split("\n")[0])).toEqual(["@mergifyio queue", "@mergifyio queue"]);
+    // The pull request is read once per command, though its base branch chose the queue first.
+    expect(reads).toEqual([7, 7]);
     expect(calls).toEqual([
       { operation: "YardmasterHasMergeQueue", variables: { owner: "acme", name: "ships", branch: "main" } },
     ]);
