@@ -57,7 +57,7 @@ export class PersonalNotices {
 
   /**
    * The groups some person's notices want: the poller asks the log for them too. Read again at the
-   * start of each poller pass (refreshGroups), so a change of preferences counts from the next pass.
+   * start of each poller pass that reads a log (refreshGroups), so a change of preferences counts from the next pass.
    */
   async wantedGroups(): Promise<EventGroup[]> {
     return this.groups ?? this.refreshGroups();

@@ -189,7 +189,6 @@ export class Poller {
     const { store, logger, metrics } = this.deps;
     const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
     const limit = this.deps.concurrency ?? 16;
-    await this.deps.personal?.refreshGroups();
     for (; this.deps.mergeQueue; ) {
       const claimed = await store.claimPolls({
         owner: this.deps.owner,
@@ -198,6 +197,8 @@ export class Poller {
         limit,
       });
       if (claimed.length === 0) break;
+      // People's preferences, read once for a pass that reads some log (most passes claim nothing).
+      if (report.repositories === 0) await this.deps.personal?.refreshGroups();
       report.repositories += claimed.length;
       await pLimit(limit).map(claimed, async (poll) => {
         const result = await this.pollRepository(poll).catch((error: unknown) => {
