@@ -85,7 +85,10 @@ export async function authorize(
 /** Runs an authorized command in its module; what the merge-queue client threw becomes a CommandError. */
 export async function execute(command: Command, actor: Actor, ports: Ports): Promise<CommandResult> {
   try {
-    return await moduleOf(command.name).execute(command, actor, { ...ports, github: readsOnce(ports.github) });
+    return await moduleOf(command.name).execute(command, actor, {
+      ...ports,
+      github: readsOnce(ports.github),
+    });
   } catch (error) {
     const repository = "repo" in command ? command.repo.fullName : "";
     throw fromMergeQueueError(error, { command: command.name, repository });

@@ -354,6 +354,7 @@ export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
  */
 export const SLACK_SIGNATURE_RETENTION_MS = 15 * 60 * 1000;
 /** Sent notifications are remembered this long (the poller must not read events older than this). */
+export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /**
  * A day's queue figures are kept this long: stats reads at most 60 days back (30 days and the 30 before),
  * and the merge queue's log keeps 90.
@@ -361,8 +362,10 @@ export const SLACK_SIGNATURE_RETENTION_MS = 15 * 60 * 1000;
 export const STATS_DAY_RETENTION_MS = 100 * 24 * 60 * 60 * 1000;
 /** A sent (or abandoned) weekly digest's record is kept this long: only this week's is ever asked for. */
 export const DIGEST_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
-/** What GitHub's merge queue said of a pull request is kept this long after it entered the queue. */
-export const GITHUB_QUEUE_PULL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-export const SENT_NOTIFICATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * What GitHub's merge queue said of a pull request is kept as long as the outbox keeps its notices, within
+ * which a redelivered webhook is still posted once.
+ */
+export const GITHUB_QUEUE_PULL_RETENTION_MS = SENT_NOTIFICATION_RETENTION_MS;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;

@@ -1120,20 +1120,24 @@ describe.each([
   describe("stats days and digests, forgotten", () => {
     it("forgets a day's figures 100 days on, and a week's digest 90 days on", async () => {
       const widgets = r("acme/widgets");
-      await store.putStatsDay(widgets, "2025-02-01", { waits: [1] }, T0);
-      await store.putStatsDay(widgets, "2025-02-02", { waits: [2] }, at(100 * DAY));
-      expect([...(await store.getStatsDays(widgets, ["2025-02-01", "2025-02-02"])).keys()]).toEqual([
-        "2025-02-02",
+      // T0 is 2025-03-01: 100 days later, the day before it is forgotten and it is not.
+      await store.putStatsDay(widgets, "2025-02-28", { waits: [1] }, T0);
+      await store.putStatsDay(widgets, "2025-03-01", { waits: [2] }, T0);
+      await store.putStatsDay(widgets, "2025-06-09", { waits: [3] }, at(100 * DAY));
+      expect([...(await store.getStatsDays(widgets, ["2025-02-28", "2025-03-01"])).keys()]).toEqual([
+        "2025-03-01",
       ]);
 
-      const week = { channelId: "C1", repository: widgets, week: "2025-02-24", owner: "a" };
-      expect(await store.claimDigest({ ...week, now: T0, until: at(HOUR) })).toBe("new");
-      await store.markDigestSent({ ...week, messageTs: "1.1", at: T0 });
-      expect(await store.claimDigest({ ...week, now: at(2 * HOUR), until: at(3 * HOUR) })).toBeNull();
-      const later = at(95 * DAY);
-      await store.claimDigest({ ...week, week: "2025-06-02", now: later, until: at(96 * DAY) });
-      // Forgotten: claimed anew (nobody asks for a week that old; the digest posts only this week's).
-      expect(await store.claimDigest({ ...week, now: later, until: at(96 * DAY) })).toBe("new");
+      // 90 days after 2025-03-06, the week before it is forgotten (claimed anew) and it is not (sent).
+      const week = { channelId: "C1", repository: widgets, owner: "a", now: T0, until: at(HOUR) };
+      for (const w of ["2025-03-05", "2025-03-06"]) {
+        expect(await store.claimDigest({ ...week, week: w })).toBe("new");
+        await store.markDigestSent({ ...week, week: w, messageTs: "1.1", at: T0 });
+      }
+      const later = { ...week, now: at(95 * DAY), until: at(96 * DAY) };
+      await store.claimDigest({ ...later, week: "2025-06-02" });
+      expect(await store.claimDigest({ ...later, week: "2025-03-05" })).toBe("new");
+      expect(await store.claimDigest({ ...later, week: "2025-03-06" })).toBeNull();
     });
   });
 
@@ -1239,8 +1243,9 @@ describe.each([
 
     it("forgets entries older than 30 days, when a later one is remembered", async () => {
       const entry = { repository: ships, baseRef: "main" };
-      await store.rememberQueueEntry({ ...entry, number: 1, enteredAt: T0, deliveryId: "d1" });
-      await store.rememberQueueEntry({ ...entry, number: 2, enteredAt: at(31 * DAY), deliveryId: "d2" });
+      await store.rememberQueueEntry({ ...entry, number: 1, enteredAt: at(DAY - 1), deliveryId: "d1" });
+      await store.rememberQueueEntry({ ...entry, number: 2, enteredAt: at(DAY), deliveryId: "d2" });
+      await store.rememberQueueEntry({ ...entry, number: 3, enteredAt: at(31 * DAY), deliveryId: "d3" });
       expect(await store.getQueuePull(ships, 1)).toBeNull();
       expect(await store.getQueuePull(ships, 2)).not.toBeNull();
     });
