@@ -25,9 +25,14 @@ describe("when weekly digests are due", () => {
     expect(latestDigestTime(at("2026-06-15T07:30:00Z"), "Europe/Paris").at).toEqual(
       at("2026-06-15T07:00:00Z"),
     );
-    // Sunday 23:30 in UTC is already Monday in Tokyo (UTC+9): Monday 09:00 there is 00:00 UTC.
+    // Monday 09:00 in Tokyo (UTC+9) is 00:00 UTC.
     expect(latestDigestTime(at("2026-11-23T00:30:00Z"), "Asia/Tokyo")).toEqual({
       at: at("2026-11-23T00:00:00Z"),
+      week: "2026-11-23",
+    });
+    // Sunday 22:30 in UTC is already Monday 09:30 in Sydney (UTC+11 in November): this week's digest.
+    expect(latestDigestTime(at("2026-11-22T22:30:00Z"), "Australia/Sydney")).toEqual({
+      at: at("2026-11-22T22:00:00Z"),
       week: "2026-11-23",
     });
     // New York on the Monday after DST ended (2026-11-01): UTC-5.
