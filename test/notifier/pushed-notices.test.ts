@@ -84,8 +84,17 @@ describe("notices pushed by GitHub's merge queue", () => {
 
   it("the same delivery twice (a redelivery, or another replica) is the same event", async () => {
     const first = await accept({ kind: "entered", ...where }, "delivery-2");
+    await accept({ kind: "group-built", ...where, sha: GROUP });
     const again = await accept({ kind: "entered", ...where }, "delivery-2");
     expect(again?.id).toBe(first?.id);
+    // The outbox got the same (address, event) twice: it keeps one row for it.
+    const entries = enqueued.filter((e) => e.event.type === "action.queue.enter");
+    expect(entries.map((e) => [e.address, e.event.id])).toEqual([
+      ["C1", first?.id],
+      ["C1", first?.id],
+    ]);
+    // What was remembered of the entry stands: its merge group is not forgotten.
+    expect(await store.getQueuePull(ships, 12)).toMatchObject({ enteredAt: T0, groupSha: GROUP });
     const other = await accept({ kind: "entered", ...where }, "delivery-3");
     expect(other?.id).not.toBe(first?.id);
   });

@@ -122,6 +122,8 @@ describe("the Home tab view", () => {
     };
     const view = renderHome(huge);
     expect(view.blocks.length).toBeLessThanOrEqual(HOME_MAX_BLOCKS);
+    // Within the limit by its own caps: nothing was cut at the end (the "Updated" line is last).
+    expect(JSON.stringify(view.blocks.at(-1))).toContain("Updated ");
     expect(validateBlocks(view.blocks, LIMITS.blocksPerView)).toEqual([]);
     expect(text(huge)).toContain("more in a queue");
     expect(text(huge)).toContain("more paused");
