@@ -1,4 +1,5 @@
 import type { Repo } from "../repo.js";
+import { wallClock } from "../time-zone.js";
 import type { TextFormat } from "./description.js";
 
 /** Wording and cutting shared by every description (and the notifier's messages). */
@@ -62,16 +63,21 @@ export function formatTime(at: string | null | undefined): string {
   return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
 /** "in under a minute", "in 20 min", "in 1 h 20 min", "in 2 d 3 h": how long until `at`. */
-export function formatIn(at: Date, now: Date): string {
+function formatIn(at: Date, now: Date): string {
   const minutes = Math.round((at.getTime() - now.getTime()) / 60_000);
-  if (minutes < 1) return "in under a minute";
-  const days = Math.floor(minutes / 1440);
-  const hours = Math.floor((minutes % 1440) / 60);
-  const rest = minutes % 60;
-  if (days) return hours ? `in ${days} d ${hours} h` : `in ${days} d`;
-  if (hours) return rest ? `in ${hours} h ${rest} min` : `in ${hours} h`;
-  return `in ${rest} min`;
+  return minutes < 1 ? "in under a minute" : `in ${formatDuration(minutes * 60)}`;
 }
 
 /**
@@ -86,13 +92,10 @@ export function resumesText(at: Date, now: Date, zone?: string | null): string {
   return `resumes at ${utc} (${local}${formatIn(at, now)})`;
 }
 
+/** "19:00": the time a clock in `zone` shows at `at`. */
 function localTime(at: Date, zone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone: zone,
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(at);
+  const { hour, minute } = wallClock(at, zone);
+  return `${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
 }
 
 /** At most `max` items, and how many were left out ("and N more"). */

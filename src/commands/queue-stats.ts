@@ -1,4 +1,4 @@
-import type { LogEvent } from "../merge-queue/index.js";
+import { compareLogEvents, type LogEvent } from "../merge-queue/index.js";
 
 /**
  * Queue health from the event log: what `stats` and the weekly digest show. Events are first reduced
@@ -71,9 +71,7 @@ export interface PeriodFigures {
 /** The facts of events (any order; other types are ignored). */
 export function factsOf(events: readonly LogEvent[]): StatsFacts {
   const facts: StatsFacts = { waits: [], leaves: [], pauses: [] };
-  const sorted = [...events].sort(
-    (a, b) => Date.parse(a.received_at) - Date.parse(b.received_at) || a.id - b.id,
-  );
+  const sorted = [...events].sort(compareLogEvents);
   for (const event of sorted) {
     const at = Date.parse(event.received_at);
     const m = (event.metadata ?? {}) as Record<string, unknown>;

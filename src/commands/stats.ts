@@ -3,7 +3,7 @@ import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Description, Part, Text } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { clip, formatTime, plural } from "./present.js";
+import { clip, formatDuration, formatTime, plural } from "./present.js";
 import type { PeriodFigures } from "./queue-stats.js";
 import { readPeriodFigures } from "./stats-reader.js";
 import { repoArgument } from "./targets.js";
@@ -87,17 +87,6 @@ function statsPeriod(word: string | undefined): StatsPeriod {
 function periodWords(period: StatsPeriod): string {
   const days = STATS_PERIODS[period];
   return days === 1 ? "24 hours" : `${days} days`;
-}
-
-/** "45 s", "12 min", "3 h 5 min", "2 d 4 h". */
-export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${Math.round(seconds)} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
 }
 
 /** "+3", "−2", "±0". */
