@@ -2,7 +2,7 @@ import type { PermissionLevel } from "./permission-level.js";
 import type { PermissionLookup } from "./ports.js";
 
 /** How long a permission looked up for a notice or the Home tab is trusted (commands always ask anew). */
-export const PERMISSION_CACHE_MS = 60_000;
+const PERMISSION_CACHE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
 /**

@@ -15,7 +15,7 @@ export interface DoctorResult {
  * At most this many subscribed repositories are asked about (in order) for the person's permission:
  * an admin of a later one runs `npm run doctor` on the server instead.
  */
-export const MOST_ADMIN_LOOKUPS = 20;
+const MOST_ADMIN_LOOKUPS = 20;
 
 const MARKS: Record<SetupStatus, string> = { pass: "✅", warn: "⚠️", fail: "❌", skip: "➖" };
 

@@ -148,7 +148,7 @@ function stateOf(f: TextFormat, state: string): string {
 }
 
 /** "at position 2 in GitHub's merge queue of `main`, ETA in 5 min". */
-export function githubPlace(f: TextFormat, entry: GitHubQueueEntry, branch: string, now: Date): string {
+function githubPlace(f: TextFormat, entry: GitHubQueueEntry, branch: string, now: Date): string {
   return `at position ${entry.position} ${queueOf(f, branch)}, ETA ${eta(entry.estimatedSecondsToMerge, now)}`;
 }
 

@@ -40,7 +40,7 @@ export interface RelayResult<N extends RelayName> {
 export type StoredRelay = Omit<RelayResult<RelayName>, "repo" | "queue" | "relayId" | "answer">;
 
 /** Mergify's documentation of `commands_restrictions`, which a refusal points at. */
-export const COMMAND_RESTRICTIONS_DOC = "https://docs.mergify.com/commands/restrictions/";
+const COMMAND_RESTRICTIONS_DOC = "https://docs.mergify.com/commands/restrictions/";
 
 /** The first line is for the merge queue; the rest says who asked and from where. */
 function relayBody(prefix: string, relayed: string, actor: Actor): string {

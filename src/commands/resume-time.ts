@@ -8,7 +8,7 @@ import { CommandError, CommandErrorCode } from "./errors.js";
  */
 
 /** A timed pause ends at most this far ahead. */
-export const MAX_RESUME_AHEAD_MS = 14 * 24 * 60 * 60_000;
+const MAX_RESUME_AHEAD_MS = 14 * 24 * 60 * 60_000;
 
 /** What was typed after the reason: a duration, or a wall-clock time (in a zone, or the default one). */
 export type ResumeSpec =

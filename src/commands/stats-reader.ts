@@ -20,7 +20,7 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A day is kept once it ended this long ago: events are written to the log a little after they happen. */
-export const STATS_SETTLE_MS = 5 * 60 * 1000;
+const STATS_SETTLE_MS = 5 * 60 * 1000;
 
 const factsSchema = z.object({
   waits: z.array(z.object({ at: z.number(), seconds: z.number() })),

@@ -9,9 +9,9 @@ import { readPeriodFigures } from "./stats-reader.js";
 import { repoArgument } from "./targets.js";
 
 /** The periods `stats` knows, by how they are written. */
-export const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;
+const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;
 export type StatsPeriod = keyof typeof STATS_PERIODS;
-export const DEFAULT_STATS_PERIOD: StatsPeriod = "7d";
+const DEFAULT_STATS_PERIOD: StatsPeriod = "7d";
 
 export interface StatsCommand {
   name: "stats";
@@ -103,7 +103,7 @@ function top(items: Text[], more: string): Text[] {
 
 const wait = (s: number | null) => (s === null ? "—" : formatDuration(s));
 
-export function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
+function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
   const { current: c, previous: p, repo } = result;
   const span = periodWords(result.period);
   const before = `previous ${span}`;

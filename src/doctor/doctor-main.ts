@@ -60,7 +60,7 @@ export async function doctor(
   }
 }
 
-export function printReport(report: SetupReport, write: (line: string) => void): void {
+function printReport(report: SetupReport, write: (line: string) => void): void {
   for (const line of report.lines) write(formatSetupLine(line));
   write(setupVerdict(report));
 }

@@ -21,8 +21,8 @@ export interface SlackAppAsks {
 }
 
 const ROOT = new URL("../../", import.meta.url);
-export const APP_MANIFEST_PATH = fileURLToPath(new URL("app.yml", ROOT));
-export const SLACK_MANIFEST_PATH = fileURLToPath(new URL("slack-manifest.yml", ROOT));
+const APP_MANIFEST_PATH = fileURLToPath(new URL("app.yml", ROOT));
+const SLACK_MANIFEST_PATH = fileURLToPath(new URL("slack-manifest.yml", ROOT));
 
 export function readGitHubAppAsks(path = APP_MANIFEST_PATH): GitHubAppAsks {
   return githubAppAsks(readFileSync(path, "utf8"));

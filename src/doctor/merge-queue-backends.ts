@@ -134,7 +134,7 @@ async function readOne(client: GitHubQueueClient, repo: Repo, auto: boolean): Pr
  * installation (`GET /repos/{owner}/{repo}/installation`) and gets a token for it
  * (`POST /app/installations/{id}/access_tokens`, one per installation); the token calls `POST /graphql`.
  */
-export function installationGraphql(
+function installationGraphql(
   app: GitHubAppSettings,
   apiUrl: string,
   now: () => Date,

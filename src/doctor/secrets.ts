@@ -3,7 +3,7 @@ import type { Settings } from "../settings/read-settings.js";
 import { fail, pass, skip, warn } from "./line.js";
 
 /** Probot's default webhook secret, which a deployment must never keep. */
-export const DEVELOPMENT_WEBHOOK_SECRET = "development";
+const DEVELOPMENT_WEBHOOK_SECRET = "development";
 /** Shorter than this, a webhook secret is easy to guess (GitHub asks for a random string of high entropy). */
 const SHORTEST_WEBHOOK_SECRET = 16;
 

@@ -6,7 +6,7 @@ import type { GitHubQueueClient } from "./client.js";
 export type QueueProvider = "mergify" | "github" | "auto";
 
 /** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
-export const AUTO_CACHE_MS = 60_000;
+const AUTO_CACHE_MS = 60_000;
 
 /**
  * Which merge queue serves a branch: the provider's, or with `auto` GitHub's where the branch has one

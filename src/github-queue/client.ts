@@ -28,7 +28,7 @@ function githubMessage(error: unknown): string {
 }
 
 /** What a GraphQL call is, for its metrics: the client's name for it (GitHub's field for most). */
-export type GitHubQueueOperation =
+type GitHubQueueOperation =
   | "hasQueue"
   | "mergeQueue"
   | "mergeQueueEntry"
@@ -41,7 +41,7 @@ export type GitHubQueueOperation =
  * `unreadable` (an answer that does not match its schema); `installation` (no client for the
  * repository's installation: nothing was sent); else `error` (the network).
  */
-export function outcomeOf(error: unknown): string {
+function outcomeOf(error: unknown): string {
   const e = error as { errors?: { type?: unknown }[]; status?: unknown; name?: unknown };
   if (Array.isArray(e?.errors) && e.errors.length > 0) {
     const type = e.errors.map((x) => x?.type).find((t): t is string => typeof t === "string");
@@ -52,7 +52,7 @@ export function outcomeOf(error: unknown): string {
   return "error";
 }
 
-export interface GitHubQueueClientOptions {
+interface GitHubQueueClientOptions {
   /** Counts and times each GraphQL call by operation and outcome (/metrics). */
   metrics?: Pick<Metrics, "githubQueueCalls" | "githubQueueLatency">;
   /** Milliseconds, for the durations (tests). */

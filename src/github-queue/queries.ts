@@ -40,7 +40,7 @@ const entrySchema = z.object({
 export type MergeQueueEntryData = z.infer<typeof entrySchema>;
 
 /** How many entries `status` reads (the rest are counted). */
-export const ENTRIES_READ = 50;
+const ENTRIES_READ = 50;
 
 /** A branch's merge queue (the default branch's when `branch` is null); null where it has none. */
 export const MERGE_QUEUE_QUERY = `

@@ -1,6 +1,7 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
+import type { GraphQL } from "../github-queue/client.js";
 import type { FailedCheck } from "../notifier/pushed-notices.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
@@ -54,6 +55,11 @@ export class Installations {
     return installation;
   }
 
+  /** An Octokit acting as the repository's installation. */
+  private async octokitFor(repo: Repo): Promise<Octokit> {
+    return this.probot.auth((await this.of(repo)).id);
+  }
+
   /**
    * Whether GitHub tells the app when the repository's merge queue acts: the installation receives the
    * events the merge queue always causes (ANNOUNCING_EVENTS).
@@ -64,10 +70,8 @@ export class Installations {
   }
 
   /** GraphQL as the repository's installation (GitHub's own merge queue). */
-  async graphql(
-    repo: Repo,
-  ): Promise<(query: string, variables: Record<string, unknown>) => Promise<unknown>> {
-    const octokit = await this.probot.auth((await this.of(repo)).id);
+  async graphql(repo: Repo): Promise<GraphQL> {
+    const octokit = await this.octokitFor(repo);
     return (query, variables) => octokit.graphql(query, variables);
   }
 
@@ -76,7 +80,7 @@ export class Installations {
    * group failed. Needs the `checks: read` permission.
    */
   async failedChecks(repo: Repo, sha: string): Promise<FailedCheck[]> {
-    const octokit = await this.probot.auth((await this.of(repo)).id);
+    const octokit = await this.octokitFor(repo);
     const { data } = await octokit.rest.checks.listForRef({
       owner: repo.owner,
       repo: repo.name,
@@ -95,10 +99,7 @@ export class Installations {
 
   /** The commands' GitHub gateway, acting as the repository's installation. */
   gateway(writes: GitHubWrites): GitHubGateway {
-    return octokitGateway(
-      async (repo: Repo): Promise<Octokit> => this.probot.auth((await this.of(repo)).id),
-      writes,
-    );
+    return octokitGateway((repo: Repo): Promise<Octokit> => this.octokitFor(repo), writes);
   }
 }
 

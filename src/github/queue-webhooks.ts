@@ -9,7 +9,7 @@ import { Repo } from "../repo.js";
  * `destroyed`. Only the fields read here are checked; a payload without them is refused (logged) and
  * changes nothing.
  */
-export const QUEUE_WEBHOOKS = [
+const QUEUE_WEBHOOKS = [
   "pull_request.enqueued",
   "pull_request.dequeued",
   "pull_request.closed",

@@ -33,7 +33,7 @@ export interface GitHubPresentation {
   at: string;
 }
 
-export interface PresenterDeps {
+interface PresenterDeps {
   appSlug: string;
   writes: GitHubWrites;
   githubWebUrl?: string;

@@ -3,7 +3,7 @@ import { fromWallClock, wallClock } from "../time-zone.js";
 /** When weekly digests are due: Monday at 09:00 in the workspace's time zone (DIGEST_TIME_ZONE). */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const DIGEST_HOUR = 9;
+const DIGEST_HOUR = 9;
 
 /**
  * The latest Monday 09:00 in the zone at or before `now`: when it was, and its week (the Monday's date,

@@ -23,11 +23,11 @@ export interface DigestsDeps {
 }
 
 /** How often due digests are looked for. */
-export const DIGEST_CHECK_MS = 60_000;
+const DIGEST_CHECK_MS = 60_000;
 /** A claimed digest not marked sent within this is in doubt: another replica may take it over. */
-export const DIGEST_CLAIM_MS = 2 * 60_000;
+const DIGEST_CLAIM_MS = 2 * 60_000;
 /** A digest not posted within this after it was due (Yardmaster was down) is skipped, not posted late. */
-export const DIGEST_LATE_MS = 24 * 60 * 60_000;
+const DIGEST_LATE_MS = 24 * 60 * 60_000;
 const WEEK_MS = 7 * 24 * 60 * 60_000;
 
 /**

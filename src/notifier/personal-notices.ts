@@ -14,7 +14,7 @@ import type { ThreadState } from "./types.js";
  * linked their Slack account, hears about it in a direct message. A person's direct messages go through
  * the outbox like a channel's, under the address `dm:<team>:<user>` (the poster opens the conversation).
  */
-export const DIRECT_PREFIX = "dm:";
+const DIRECT_PREFIX = "dm:";
 
 export function directAddress(teamId: string, slackUserId: string): string {
   return `${DIRECT_PREFIX}${teamId}:${slackUserId}`;

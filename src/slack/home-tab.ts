@@ -11,9 +11,9 @@ import { type HomeModel, type HomeView, renderHome } from "./render-home.js";
 import type { KnownBlock } from "./render-kit.js";
 
 /** At most this many subscribed repositories are looked at for one Home tab (permission, then status). */
-export const HOME_MAX_REPOSITORIES = 50;
+const HOME_MAX_REPOSITORIES = 50;
 /** A person's Home tab is republished at most this often when their pull requests change. */
-export const HOME_REFRESH_DELAY_MS = 2_000;
+const HOME_REFRESH_DELAY_MS = 2_000;
 
 export interface HomeTabDeps {
   store: Store;

@@ -6,7 +6,7 @@ import type { Store } from "../store/index.js";
 import type { SlackNames, SlackNamesLookup } from "./names.js";
 
 /** The linking confirmation says once that personal notices are on (docs/notifications.md). */
-export const PERSONAL_NOTICES_ON =
+const PERSONAL_NOTICES_ON =
   "Yardmaster will now send you a direct message when one of your pull requests enters a merge queue, merges or leaves it (`/mq notify` shows and changes this; `/mq notify off` stops it).";
 
 export const OAUTH_CALLBACK_PATH = "/github/oauth/callback";
