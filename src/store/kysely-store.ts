@@ -44,16 +44,10 @@ export class KyselyStore implements Store {
   readonly kind: "sqlite" | "postgres";
   readonly #database: Database;
   readonly #db: Kysely<Tables>;
+  /** When each table was last pruned by this instance (ms). */
+  readonly #lastPrune = new Map<keyof Tables, number>();
   readonly #v: DialectValues;
   #closed = false;
-  #lastDeliveryPrune: number | undefined;
-  #lastOAuthStatePrune: number | undefined;
-  #lastNotificationPrune: number | undefined;
-  #lastSignaturePrune: number | undefined;
-  #lastQueuePullPrune: number | undefined;
-  #lastStatsDayPrune: number | undefined;
-  #lastDigestPrune: number | undefined;
-  #lastRelayPrune: number | undefined;
 
   /** Use `openStore`, which migrates the database first. */
   constructor(database: Database) {
@@ -61,6 +55,22 @@ export class KyselyStore implements Store {
     this.#database = database;
     this.#db = database.db;
     this.#v = database.kind === "sqlite" ? SQLITE : POSTGRES;
+  }
+
+  /**
+   * Runs `prune` (removing a table's old rows) when this instance has not done so for `interval`, as of
+   * `now` (the caller's clock). It is marked as done before it runs, so concurrent callers do not repeat it.
+   */
+  async #pruneIfDue(
+    table: keyof Tables,
+    now: Date,
+    prune: () => Promise<unknown>,
+    interval = PRUNE_INTERVAL_MS,
+  ): Promise<void> {
+    const last = this.#lastPrune.get(table);
+    if (last !== undefined && now.getTime() - last < interval) return;
+    this.#lastPrune.set(table, now.getTime());
+    await prune();
   }
 
   async ping(): Promise<boolean> {
@@ -218,8 +228,7 @@ export class KyselyStore implements Store {
       .where("state", "=", state)
       .returningAll()
       .executeTakeFirst();
-    if (due(this.#lastOAuthStatePrune, now)) {
-      this.#lastOAuthStatePrune = now.getTime();
+    await this.#pruneIfDue("oauth_states", now, async () => {
       // Its own statement; PostgreSQL skips the rows another transaction holds: never waits, so never
       // deadlocks with a concurrent consume.
       const expired = this.#db
@@ -228,7 +237,7 @@ export class KyselyStore implements Store {
         .where("expires_at", "<=", time(now))
         .$if(this.kind === "postgres", (q) => q.forUpdate().skipLocked());
       await this.#db.deleteFrom("oauth_states").where("state", "in", expired).execute();
-    }
+    });
     if (!row || readTime(row.expires_at).getTime() <= now.getTime()) return null;
     return toOAuthState(row);
   }
@@ -342,13 +351,12 @@ export class KyselyStore implements Store {
   // Webhook deliveries
 
   async claimDelivery(id: string, now: Date): Promise<boolean> {
-    if (due(this.#lastDeliveryPrune, now)) {
-      this.#lastDeliveryPrune = now.getTime();
+    await this.#pruneIfDue("webhook_deliveries", now, async () => {
       await this.#db
         .deleteFrom("webhook_deliveries")
         .where("received_at", "<", time(new Date(now.getTime() - DELIVERY_RETENTION_MS)))
         .execute();
-    }
+    });
     const inserted = await this.#db
       .insertInto("webhook_deliveries")
       .values({ id, received_at: time(now) })
@@ -362,10 +370,14 @@ export class KyselyStore implements Store {
 
   async claimSlackSignature(signature: string, now: Date): Promise<boolean> {
     const forgotten = time(new Date(now.getTime() - SLACK_SIGNATURE_RETENTION_MS));
-    if (due(this.#lastSignaturePrune, now, SLACK_SIGNATURE_RETENTION_MS)) {
-      this.#lastSignaturePrune = now.getTime();
-      await this.#db.deleteFrom("slack_signatures").where("seen_at", "<=", forgotten).execute();
-    }
+    await this.#pruneIfDue(
+      "slack_signatures",
+      now,
+      async () => {
+        await this.#db.deleteFrom("slack_signatures").where("seen_at", "<=", forgotten).execute();
+      },
+      SLACK_SIGNATURE_RETENTION_MS,
+    );
     // A row older than the retention that pruning has not removed yet counts as forgotten: the claim
     // takes it over. Otherwise the conflict leaves the row as it is and returns nothing.
     const claimed = await this.#db
@@ -605,14 +617,13 @@ export class KyselyStore implements Store {
         .onConflict((oc) => oc.columns(["channel_id", "repository_key", "pull_request"]).doUpdateSet(values))
         .execute();
     });
-    if (due(this.#lastNotificationPrune, sent.at)) {
-      this.#lastNotificationPrune = sent.at.getTime();
+    await this.#pruneIfDue("notifications", sent.at, async () => {
       await this.#db
         .deleteFrom("notifications")
         .where("status", "=", "sent")
         .where("sent_at", "<", time(new Date(sent.at.getTime() - SENT_NOTIFICATION_RETENTION_MS)))
         .execute();
-    }
+    });
   }
 
   async releaseNotification(channelId: string, eventId: number): Promise<void> {
@@ -790,13 +801,12 @@ export class KyselyStore implements Store {
   // Weekly digests
 
   async claimDigest(c: DigestClaim): Promise<"new" | "in-doubt" | null> {
-    if (due(this.#lastDigestPrune, c.now)) {
-      this.#lastDigestPrune = c.now.getTime();
+    await this.#pruneIfDue("digests", c.now, async () => {
       await this.#db
         .deleteFrom("digests")
         .where("week", "<", dayBefore(c.now, DIGEST_RETENTION_MS))
         .execute();
-    }
+    });
     const claim = { claimed_by: c.owner, claimed_at: time(c.now), claimed_until: time(c.until) };
     const key = { channel_id: c.channelId, repository_key: c.repository.key, week: c.week };
     const inserted = await this.#db
@@ -855,13 +865,12 @@ export class KyselyStore implements Store {
   }
 
   async putStatsDay(repository: Repo, day: string, facts: unknown, now: Date): Promise<void> {
-    if (due(this.#lastStatsDayPrune, now)) {
-      this.#lastStatsDayPrune = now.getTime();
+    await this.#pruneIfDue("stats_days", now, async () => {
       await this.#db
         .deleteFrom("stats_days")
         .where("day", "<", dayBefore(now, STATS_DAY_RETENTION_MS))
         .execute();
-    }
+    });
     const values = { facts: json(facts), computed_at: time(now) };
     await this.#db
       .insertInto("stats_days")
@@ -875,11 +884,10 @@ export class KyselyStore implements Store {
   async createRelay(
     r: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
   ): Promise<void> {
-    if (due(this.#lastRelayPrune, r.relayedAt)) {
-      this.#lastRelayPrune = r.relayedAt.getTime();
+    await this.#pruneIfDue("relays", r.relayedAt, async () => {
       const forgotten = time(new Date(r.relayedAt.getTime() - RELAY_RETENTION_MS));
       await this.#db.deleteFrom("relays").where("deadline", "<", forgotten).execute();
-    }
+    });
     await this.#db
       .insertInto("relays")
       .values({
@@ -1031,13 +1039,12 @@ export class KyselyStore implements Store {
   async rememberQueueEntry(
     entry: Omit<GitHubQueuePull, "groupSha" | "removedBy"> & { deliveryId: string },
   ): Promise<void> {
-    if (due(this.#lastQueuePullPrune, entry.enteredAt)) {
-      this.#lastQueuePullPrune = entry.enteredAt.getTime();
+    await this.#pruneIfDue("github_queue_pulls", entry.enteredAt, async () => {
       await this.#db
         .deleteFrom("github_queue_pulls")
         .where("entered_at", "<", time(new Date(entry.enteredAt.getTime() - GITHUB_QUEUE_PULL_RETENTION_MS)))
         .execute();
-    }
+    });
     const values = {
       repository: entry.repository.fullName,
       base_ref: entry.baseRef,
@@ -1240,10 +1247,6 @@ function json(value: unknown): string {
 /** A 64-bit integer as read: pg hands bigint back as a string, SQLite as a number. */
 function int(value: number | string): number {
   return Number(value);
-}
-
-function due(last: number | undefined, now: Date, interval = PRUNE_INTERVAL_MS): boolean {
-  return last === undefined || now.getTime() - last >= interval;
 }
 
 function toLink(row: Selectable<Tables["identity_links"]>): IdentityLink {
