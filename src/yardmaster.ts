@@ -96,9 +96,6 @@ export const BODY_LIMITS: Readonly<Record<string, number>> = {
   [OAUTH_CALLBACK_PATH]: 0,
 };
 
-/** How often answers to relays that no replica is showing are looked for (a lease lasts 30 s). */
-const RELAY_SWEEP_MS = 30_000;
-
 /** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
 export interface CloseReport {
   abandoned: number;
@@ -457,8 +454,6 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     stopping: () => stopping,
   });
   let closing: Promise<CloseReport> | undefined;
-  // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
-  let sweeping: NodeJS.Timeout | undefined;
   return {
     config,
     metrics,
@@ -481,12 +476,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
       logger.info({ url }, `Yardmaster listening on ${url}`);
-      if (follower) {
-        sweeping = setInterval(() => {
-          follower.sweep().catch((error: unknown) => logger.warn({ err: error }, "relay sweep failed"));
-        }, RELAY_SWEEP_MS);
-        sweeping.unref();
-      }
+      // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
+      follower?.start();
       if (poller && options.autoPoll !== false) {
         poller.start();
         digests?.start();
@@ -511,7 +502,6 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     close({ timeoutMs = 0 } = {}) {
       closing ??= (async () => {
         stopping = true;
-        clearInterval(sweeping);
         homeTab?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
@@ -519,7 +509,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         const [finished, pollerStopped, unpauserStopped] = await Promise.all([
           inFlight.idle(deadline),
           poller ? before(Promise.all([poller.stop(), digests?.stop()]), deadline) : true,
-          before(scheduledUnpauser.stop(), deadline),
+          before(Promise.all([scheduledUnpauser.stop(), follower?.stop()]), deadline),
         ]);
         const abandoned =
           (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1) + (unpauserStopped ? 0 : 1);

@@ -31,6 +31,8 @@ export interface RelayFollowerDeps {
 export type { MergeQueueComment };
 
 const DEFAULT_LEASE_MS = 30_000;
+/** How often `start` looks for answers no replica is showing (a lease lasts 30 s). */
+const SWEEP_MS = 30_000;
 /** At most this many versions shown in one go (each new one re-takes the lease). */
 const MAX_ROUNDS = 5;
 
@@ -38,9 +40,31 @@ export class RelayFollower {
   /** Set by each surface when it is wired (src/yardmaster.ts). */
   readonly presenters: Partial<Record<"github" | "slack", RelayPresenter>> = {};
   private readonly now: Clock;
+  private sweeping: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
 
   constructor(private readonly deps: RelayFollowerDeps) {
     this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Sweeps every 30 s (sweep), until `stop`. */
+  start(): void {
+    if (this.sweeping) return;
+    this.sweeping = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "relay sweep failed"))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, SWEEP_MS);
+    this.sweeping.unref();
+  }
+
+  /** Stops sweeping and waits for a sweep under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.sweeping);
+    this.sweeping = undefined;
+    await this.running;
   }
 
   /** The merge-queue bot wrote or edited a comment: recorded as an answer if it answers a relay, and shown. */
