@@ -9,6 +9,7 @@ import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
 import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
 import type { DeliveryLog } from "./delivery-log.js";
+import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
@@ -211,7 +212,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     settings: config,
     knownMigrations: MIGRATIONS.map((m) => m.version),
     database: async () => ({
-      where: config.database.kind === "sqlite" ? `SQLite ${config.database.path}` : "PostgreSQL",
+      where: databaseWhere(config.database),
       applied: await store.appliedMigrations(),
     }),
     subscribedRepositories: () => store.listSubscribedRepositories(),

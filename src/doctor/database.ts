@@ -1,15 +1,21 @@
 import type { SetupLine } from "../commands/ports.js";
+import type { Settings } from "../settings/read-settings.js";
 import { fail, listed, pass, reason, warn } from "./line.js";
 
 /** What the store is, for the check: where it is, and the schema versions recorded as applied. */
 export interface DatabaseState {
-  /** "sqlite ./data/yardmaster.db", "postgres" (never a URL: it may carry a password). */
+  /** databaseWhere(): never a URL, which may carry a password. */
   where: string;
   /** null: an SQLite file not created yet (`npm start` creates it). */
   applied: number[] | null;
 }
 
 const CHECK = "database";
+
+/** How the check names the database: "SQLite ./data/yardmaster.db" or "PostgreSQL" (never its URL). */
+export function databaseWhere(database: Settings["database"]): string {
+  return database.kind === "sqlite" ? `SQLite ${database.path}` : "PostgreSQL";
+}
 
 /** The database opens, and the migrations this build knows are applied (`npm start` applies them). */
 export async function checkDatabase(

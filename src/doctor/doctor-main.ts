@@ -5,6 +5,7 @@ import { loadConfig } from "../load-config.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "../settings/start-log.js";
 import { MIGRATIONS, openStoreAsIs, type Store } from "../store/index.js";
+import { databaseWhere } from "./database.js";
 import { formatSetupLine, runSetupCheck, setupVerdict } from "./run-setup-check.js";
 
 /**
@@ -67,7 +68,7 @@ function printReport(report: SetupReport, write: (line: string) => void): void {
 
 /** The store, opened on first use (never created: a missing SQLite file stays missing). */
 function openAsIs(database: Settings["database"]) {
-  const where = database.kind === "sqlite" ? `SQLite ${database.path}` : "PostgreSQL";
+  const where = databaseWhere(database);
   const missing =
     database.kind === "sqlite" && database.path !== ":memory:" && !existsSync(resolve(database.path));
   let store: Store | undefined;
