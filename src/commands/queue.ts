@@ -1,5 +1,13 @@
+import type { Repo } from "../repo.js";
 import { queueName, unexpected } from "./arguments.js";
-import { type Actor, type DescribeContext, defineCommand } from "./command.js";
+import {
+  type Actor,
+  type CommentPlace,
+  type DescribeContext,
+  defineCommand,
+  type Grammar,
+  type SlackPlace,
+} from "./command.js";
 import type { Description, Text } from "./description.js";
 import {
   actOnGitHubQueue,
@@ -24,12 +32,14 @@ import {
 } from "./relay.js";
 import { commentPull, pullArgument } from "./targets.js";
 
-export interface QueueCommand extends RelayCommand<"queue"> {
+/** queue and requeue: a pull request, the queue to use when not the default, and GitHub's `--jump`. */
+export type QueueLike<N extends "queue" | "requeue"> = RelayCommand<N> & {
   /** The merge queue's queue to use, when not its default. */
   queueName?: string;
   /** GitHub's merge queue only: put it at the head of the queue (`--jump`). */
   jump?: boolean;
-}
+};
+export type QueueCommand = QueueLike<"queue">;
 
 /** `--jump`, anywhere after the command, and the other words. */
 export function jumpFlag(words: string[]): { jump?: true; rest: string[] } {
@@ -42,7 +52,7 @@ export function jumpFlag(words: string[]): { jump?: true; rest: string[] } {
  * no named queues), otherwise relayed to Mergify (which has no `--jump`).
  */
 export async function queueOn<N extends "queue" | "requeue">(
-  command: RelayCommand<N> & { queueName?: string; jump?: boolean },
+  command: QueueLike<N>,
   actor: Actor,
   ports: Ports,
 ): Promise<RelayResult<N> | GitHubQueueResult<N>> {
@@ -71,46 +81,56 @@ export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQu
   permission: "write",
   needsLink: true,
   changes: true,
-  grammar: {
+  grammar: queueGrammar("queue"),
+  execute: (command, actor, ports) => queueOn(command, actor, ports),
+  describe: (result, context) => describeQueueOn(result, context, "queued"),
+});
+
+/** The grammar of queue and requeue: `[queue-name] [--jump]` on the comment's pull request, or after `<pr>`. */
+export function queueGrammar<N extends "queue" | "requeue">(
+  name: N,
+): { github: Grammar<QueueLike<N>, CommentPlace>; slack: Grammar<QueueLike<N>, SlackPlace> } {
+  const command = (repo: Repo, pull: number, jump: true | undefined, rest: string[]): QueueLike<N> => {
+    const [queue, ...extra] = rest;
+    unexpected(name, extra);
+    return {
+      name,
+      repo,
+      pull,
+      ...(queue ? { queueName: queueName(name, queue) } : {}),
+      ...(jump ? { jump } : {}),
+    };
+  };
+  return {
     github: {
-      usage: "queue [queue-name] [--jump]",
+      usage: `${name} [queue-name] [--jump]`,
       read: ({ words }, place) => {
-        const pull = commentPull("queue", place);
+        const pull = commentPull(name, place);
         const { jump, rest } = jumpFlag(words);
-        const [name, ...extra] = rest;
-        unexpected("queue", extra);
-        return {
-          name: "queue",
-          repo: place.repo,
-          pull,
-          ...(name ? { queueName: queueName("queue", name) } : {}),
-          ...(jump ? { jump } : {}),
-        };
+        return command(place.repo, pull, jump, rest);
       },
     },
     slack: {
-      usage: "queue <pr> [queue-name] [--jump]",
+      usage: `${name} <pr> [queue-name] [--jump]`,
       read: ({ words }, place) => {
         const { jump, rest: typed } = jumpFlag(words);
-        const { repo, pull, rest } = pullArgument("queue", typed, place);
-        const [name, ...extra] = rest;
-        unexpected("queue", extra);
-        return {
-          name: "queue",
-          repo,
-          pull,
-          ...(name ? { queueName: queueName("queue", name) } : {}),
-          ...(jump ? { jump } : {}),
-        };
+        const { repo, pull, rest } = pullArgument(name, typed, place);
+        return command(repo, pull, jump, rest);
       },
     },
-  },
-  execute: (command, actor, ports) => queueOn(command, actor, ports),
-  describe: (result, context) =>
-    isRelayed(result)
-      ? describeQueued(result, context, "queued")
-      : describeGitHubQueued(result, context, "queued"),
-});
+  };
+}
+
+/** How queue and requeue read: where the pull request stands, on Mergify's queue or GitHub's. */
+export function describeQueueOn(
+  result: RelayResult<"queue" | "requeue"> | GitHubQueueResult<"queue" | "requeue">,
+  context: DescribeContext,
+  verb: "queued" | "requeued",
+): Description {
+  return isRelayed(result)
+    ? describeQueued(result, context, verb)
+    : describeGitHubQueued(result, context, verb);
+}
 
 /**
  * Where the pull request stands after queue or requeue, truthfully: its place, or that the merge
