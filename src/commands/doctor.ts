@@ -68,9 +68,14 @@ function lineText(f: TextFormat, l: SetupLine): string {
   return `${MARKS[l.status]} ${f.bold(f.escape(l.check))}: ${f.escape(l.message)}${l.fix ? `. ${f.italic("Fix:")} ${f.escape(l.fix)}.` : ""}`;
 }
 
-function verdictText(report: SetupReport): string {
+/** How many required checks failed, and how many warned. */
+export function setupCounts(report: SetupReport): { fails: number; warns: number } {
   const count = (s: SetupStatus) => report.lines.filter((l) => l.status === s).length;
-  const [fails, warns] = [count("fail"), count("warn")];
+  return { fails: count("fail"), warns: count("warn") };
+}
+
+function verdictText(report: SetupReport): string {
+  const { fails, warns } = setupCounts(report);
   if (fails > 0)
     return `❌ ${plural(fails, "required check", "required checks")} failed${warns ? `, ${plural(warns, "warning", "warnings")}` : ""}.`;
   return warns > 0

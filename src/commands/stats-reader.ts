@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { LogEvent } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { MergeQueue, StatsDays } from "./ports.js";
 import {
@@ -78,12 +79,17 @@ async function readDays(sources: StatsSources, repo: Repo, days: string[], now: 
     if (first === undefined) return;
     const to = Math.min(start(run[run.length - 1] as string) + DAY_MS, now.getTime());
     const events = await readLog(sources, repo, { from: new Date(start(first)), to: new Date(to) });
+    const byDay = new Map<string, LogEvent[]>();
+    for (const e of events) {
+      const at = Date.parse(e.received_at);
+      if (Number.isNaN(at)) continue;
+      const day = new Date(at).toISOString().slice(0, 10);
+      const own = byDay.get(day);
+      if (own) own.push(e);
+      else byDay.set(day, [e]);
+    }
     for (const day of run) {
-      const own = events.filter((e) => {
-        const at = Date.parse(e.received_at);
-        return at >= start(day) && at < start(day) + DAY_MS;
-      });
-      const dayFacts = factsOf(own);
+      const dayFacts = factsOf(byDay.get(day) ?? []);
       facts.push(dayFacts);
       if (finished(day)) await sources.statsDays?.put(repo, day, dayFacts);
     }

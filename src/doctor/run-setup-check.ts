@@ -1,3 +1,4 @@
+import { setupCounts } from "../commands/doctor.js";
 import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
 import { MergeQueueClient } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
@@ -109,8 +110,7 @@ export function formatSetupLine(line: SetupLine): string {
 
 /** The report's last line. */
 export function setupVerdict(report: SetupReport): string {
-  const count = (s: SetupStatus) => report.lines.filter((l) => l.status === s).length;
-  const [fails, warns] = [count("fail"), count("warn")];
+  const { fails, warns } = setupCounts(report);
   if (fails > 0)
     return `${fails} required check${fails > 1 ? "s" : ""} failed${warns ? `, ${warns} warning${warns > 1 ? "s" : ""}` : ""}: fix them and run npm run doctor again.`;
   return warns > 0 ? `Ready, with ${warns} warning${warns > 1 ? "s" : ""}.` : "Ready: every check passed.";
