@@ -216,6 +216,15 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       applied: await store.appliedMigrations(),
     }),
     subscribedRepositories: () => store.listSubscribedRepositories(),
+    // The GitHub App's installations once it started: their tokens are this process's own.
+    ...(config.github
+      ? {
+          graphqlFor: (repo: Repo) => {
+            if (!installations) throw new Error("the GitHub App has not started");
+            return installations.graphql(repo);
+          },
+        }
+      : {}),
   };
   const urls = githubUrls(config.githubHost);
   const inFlight = new InFlight();

@@ -1,5 +1,6 @@
 import { setupCounts } from "../commands/doctor.js";
 import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
+import type { GraphQL } from "../github-queue/client.js";
 import { MergeQueueClient } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
@@ -22,6 +23,11 @@ export interface SetupCheckDeps {
   knownMigrations: readonly number[];
   /** Every subscribed repository (throws when the store cannot say). */
   subscribedRepositories(): Promise<Repo[]>;
+  /**
+   * How the GitHub App reaches a repository's GraphQL; the running server passes its own installations
+   * (their tokens cached), `npm run doctor` none (it authenticates as the app itself).
+   */
+  graphqlFor?: (repo: Repo) => Promise<GraphQL>;
   /** Default: app.yml and slack-manifest.yml beside src/ (tests pass their own). */
   manifests?: { github(): GitHubAppAsks; slack(): SlackAppAsks };
   now?: () => Date;
@@ -62,6 +68,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
           apiUrl: githubUrls(settings.githubHost).apiUrl,
           repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
           checkToken: (repositories) => checkMergeQueueToken(mergeQueue(), repositories),
+          ...(deps.graphqlFor ? { graphqlFor: deps.graphqlFor } : {}),
           ...(deps.now ? { now: deps.now } : {}),
         })),
         ...(settings.mergeQueue.provider === "github"
