@@ -9,6 +9,19 @@ export interface SlackNames {
   team: string;
 }
 
+/**
+ * A Web API client for lookups a person is waiting on: tried once, given up after `timeoutMs` (the
+ * caller shows an id, or UTC, instead).
+ */
+export function slackLookupClient(token: string, apiUrl: string, timeoutMs: number): webApi.WebClient {
+  return new webApi.WebClient(token, {
+    slackApiUrl: apiUrl,
+    retryConfig: { retries: 0 },
+    timeout: timeoutMs,
+    logLevel: webApi.LogLevel.ERROR,
+  });
+}
+
 export type SlackNamesLookup = (teamId: string, userId: string) => Promise<SlackNames>;
 
 /**
@@ -22,12 +35,7 @@ export function slackNamesFromWebApi(options: {
   logger: Logger;
   timeoutMs?: number;
 }): SlackNamesLookup {
-  const client = new webApi.WebClient(options.token, {
-    slackApiUrl: options.apiUrl,
-    retryConfig: { retries: 0 },
-    timeout: options.timeoutMs ?? 5_000,
-    logLevel: webApi.LogLevel.ERROR,
-  });
+  const client = slackLookupClient(options.token, options.apiUrl, options.timeoutMs ?? 5_000);
   const nameOr = async (id: string, lookup: () => Promise<string | undefined>) => {
     try {
       const name = (await lookup())?.trim();

@@ -1,5 +1,5 @@
-import { webApi } from "@slack/bolt";
 import type { Logger } from "../logger.js";
+import { slackLookupClient } from "./names.js";
 
 /**
  * A Slack user's time zone as their profile sets it (`users.info`'s `tz`, an IANA name such as
@@ -12,12 +12,7 @@ export function slackTimeZoneFromWebApi(options: {
   logger: Logger;
   timeoutMs?: number;
 }): (user: { teamId: string; userId: string }) => Promise<string | null> {
-  const client = new webApi.WebClient(options.token, {
-    slackApiUrl: options.apiUrl,
-    retryConfig: { retries: 0 },
-    timeout: options.timeoutMs ?? 3_000,
-    logLevel: webApi.LogLevel.ERROR,
-  });
+  const client = slackLookupClient(options.token, options.apiUrl, options.timeoutMs ?? 3_000);
   return async ({ userId }) => {
     try {
       const { user } = await client.users.info({ user: userId });
