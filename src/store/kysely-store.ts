@@ -459,9 +459,19 @@ export class KyselyStore implements Store {
       .sort((a, b) => (a.reason === "doorbell" ? 0 : 1) - (b.reason === "doorbell" ? 0 : 1));
   }
 
-  async renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
+  renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
+    return this.#renewClaim("poll_schedule", repository, owner, until);
+  }
+
+  /** Extends a repository's claim in a table of per-repository claims, if `owner` still holds it. */
+  async #renewClaim(
+    table: "poll_schedule" | "scheduled_unpauses",
+    repository: Repo,
+    owner: string,
+    until: Date,
+  ): Promise<boolean> {
     const row = await this.#db
-      .updateTable("poll_schedule")
+      .updateTable(table)
       .set({ claimed_until: time(until) })
       .where("repository_key", "=", repository.key)
       .where("claimed_by", "=", owner)
@@ -1169,15 +1179,8 @@ export class KyselyStore implements Store {
     return rows.map(toScheduledUnpause).sort((a, b) => a.resumesAt.getTime() - b.resumesAt.getTime());
   }
 
-  async renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
-    const row = await this.#db
-      .updateTable("scheduled_unpauses")
-      .set({ claimed_until: time(until) })
-      .where("repository_key", "=", repository.key)
-      .where("claimed_by", "=", owner)
-      .returning("repository_key")
-      .executeTakeFirst();
-    return row !== undefined;
+  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean> {
+    return this.#renewClaim("scheduled_unpauses", repository, owner, until);
   }
 
   async finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean> {
