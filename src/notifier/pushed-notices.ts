@@ -101,18 +101,14 @@ export class PushedNotices {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** Turns what GitHub said into a notice (or none), hands it to the outbox, and starts a delivery. */
+  /** Turns what GitHub said into a notice (or none), hands it to the outbox, and delivers. */
   async accept(happening: QueueHappening, deliveryId: string): Promise<LogEvent | null> {
     const event = await this.toEvent(happening, deliveryId);
     this.deps.metrics?.githubQueueWebhooks.inc({ kind: happening.kind, outcome: event ? "notice" : "none" });
     if (!event) return null;
     const { repository } = happening;
     await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository));
-    // Started, not awaited: GitHub waits 10 s for the webhook's answer, and the notice is in the outbox
-    // already (any replica's loop posts it if this delivery cannot).
-    void this.deps
-      .deliver()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not deliver the outbox"));
+    await this.deps.deliver();
     return event;
   }
 
