@@ -50,14 +50,21 @@ const DURATION = new RegExp(
   "i",
 );
 const DURATION_PART = /(\d+)\s*([a-z]+)/gi;
+/**
+ * A duration mistyped: one word, a number (perhaps with a decimal part) followed by a letter, then
+ * letters and digits ("2x", "3hrs5", "1.5h", "90mn"). Only such a word after the last `for` is refused as
+ * a duration; anything else there is the reason's ("freeze for 1.2", "for v2.0", "for 1.2.3", "for QA",
+ * "for 2 reviewers"). A bare number ("for 2") is a reason too: no unit was attempted.
+ */
+const DURATION_ATTEMPT = /^\d+(?:[.,]\d+)?[a-z][a-z\d]*$/i;
 const CLOCK = /^(\d{1,2}):(\d{2})$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
  * Splits a pause's text into its reason and, when it ends with `for <duration>` or `until <time>`, when
- * the pause ends. The ending counts only when it looks like one (`for` then numbers with units, `until`
- * then a digit), so that "waiting for CI" or "until the release" stay reasons; once it looks like one,
- * it must be readable or the pause is refused with examples.
+ * the pause ends. The ending counts only when it looks like one (`for` then numbers with units or a
+ * DURATION_ATTEMPT, `until` then a digit), so that "waiting for CI", "freeze for 1.2" or "until the
+ * release" stay reasons; once it looks like one, it must be readable or the pause is refused with examples.
  */
 export function splitResume(command: string, text: string): { reason: string; resume: ResumeSpec | null } {
   const trimmed = text.trim();
@@ -67,9 +74,7 @@ export function splitResume(command: string, text: string): { reason: string; re
   const { keyword, index, tail } = last;
   const reason = trimmed.slice(0, index).trim();
   if (keyword === "for") {
-    // "for 2 reviewers" is a reason; "for 2x" (one word) is a duration mistyped.
-    if (!/^\d/.test(tail) || (!DURATION.test(tail) && /\s/.test(tail)))
-      return { reason: trimmed, resume: null };
+    if (!DURATION.test(tail) && !DURATION_ATTEMPT.test(tail)) return { reason: trimmed, resume: null };
     return { reason, resume: { kind: "for", ms: readDuration(command, tail) } };
   }
   if (!/^\d/.test(tail)) return { reason: trimmed, resume: null };

@@ -114,8 +114,10 @@ export class Poller {
     return Math.min(60_000, Math.max(10_000, this.deps.intervalMs));
   }
 
+  /** Starts the loop (again, after stop()). */
   start(): void {
     this.stopped = false;
+    this.halted = false;
     this.wake(0);
   }
 

@@ -44,7 +44,16 @@ describe("parseGitHubComment", () => {
     expect(parse("@yardmaster pause waiting for CI")).toMatchObject({
       command: { name: "pause", reason: "waiting for CI" },
     });
+    // A version after "for" is the reason's (issue 21): the whole text, no end.
+    expect(parse("@yardmaster pause Release freeze for 1.2")).toEqual({
+      kind: "command",
+      command: { name: "pause", repo, reason: "Release freeze for 1.2" },
+      typed: "pause Release freeze for 1.2",
+    });
     expect(refusal("@yardmaster pause freeze for 2x").code).toBe(CommandErrorCode.InvalidArgument);
+    expect(refusal("@yardmaster pause freeze for 3hrs5").details.detail).toContain(
+      '"3hrs5" is not a duration',
+    );
     expect(parse("@yardmaster unpause")).toMatchObject({ command: { name: "unpause" } });
     expect(parse("@yardmaster resume")).toMatchObject({ command: { name: "unpause" } });
     // On a pull request, status without a branch means the pull request's base branch.

@@ -58,6 +58,25 @@ describe("timed pauses: durations", () => {
     }
   });
 
+  it.each([
+    "Release freeze for 1.2",
+    "freeze for v2.0",
+    "freeze for 1.2.3",
+    "freeze for QA",
+    "freeze for 2",
+    "freeze for 2.0-rc1",
+  ])("takes versions and words after the last `for` as the reason: %s", (text) => {
+    expect(resumesAt(text)).toEqual({ reason: text, at: null });
+  });
+
+  it("still reads a duration after a version", () => {
+    expect(resumesAt("deploy for 1.2 for 2h")).toEqual({
+      reason: "deploy for 1.2",
+      at: new Date(NOW.getTime() + 2 * H).toISOString(),
+    });
+    expect(resumesAt("deploy for 2h").reason).toBe("deploy");
+  });
+
   it("reads only the last ending, and leaves the reason empty when there is none", () => {
     expect(resumesAt("wait for CI for 2h").reason).toBe("wait for CI");
     expect(resumesAt("for 2h")).toEqual({ reason: "", at: new Date(NOW.getTime() + 2 * H).toISOString() });
@@ -68,7 +87,8 @@ describe("timed pauses: durations", () => {
     ["freeze for 0m", "no time at all"],
     ["freeze for 2x", "not a duration"],
     ["freeze for 1h1h", "not a duration"],
-    ["freeze for 2", "not a duration"],
+    ["freeze for 3hrs5", "not a duration"],
+    ["freeze for 1.5h", "not a duration"],
   ])("refuses %s with examples", (text, why) => {
     const detail = refusal(text);
     expect(detail).toContain(why);
