@@ -125,6 +125,8 @@ export class Poller {
     this.stopped = true;
     this.halted = true;
     clearTimeout(this.timer);
+    // No wake-up is pending any more: start() must be able to set one.
+    this.wakeAt = Number.POSITIVE_INFINITY;
     for (const timer of this.rings) clearTimeout(timer);
     this.rings.clear();
     await this.running;

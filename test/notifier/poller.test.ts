@@ -200,6 +200,40 @@ describe("the poller's schedule", () => {
     }
   });
 
+  it("runs again when started after a stop, however long it was stopped", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const { deliverer, deliveries } = recordingDeliverer();
+    const p = new Poller({
+      store,
+      mergeQueue: makeClient({ retry: { retries: 0 } }),
+      deliverer,
+      intervalMs: INTERVAL,
+      owner: "a",
+      logger,
+      now: () => now,
+      wakeMs: 50,
+    });
+    const passes = async (n: number) => {
+      for (const until = Date.now() + 10_000; deliveries() < n; await sleep(5))
+        if (Date.now() > until) throw new Error(`fewer than ${n} passes`);
+    };
+    log();
+    p.start();
+    try {
+      await passes(1);
+      // Stopped while its next pass waits, and for longer than that wait: a stale wake-up time must not
+      // keep it from starting again.
+      await sleep(20);
+      await p.stop();
+      await sleep(100);
+      const before = deliveries();
+      p.start();
+      await passes(before + 1);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it("counts log requests by reason, and doorbells", async () => {
     const p = poller("a", { announced: true });
     log();
