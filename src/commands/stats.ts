@@ -1,3 +1,4 @@
+import { removalWords } from "../merge-queue/removal-reasons.js";
 import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
@@ -139,8 +140,7 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
       heading: (f) => f.bold("Why pull requests left without merging"),
       items: top(
         c.leaves.map(
-          (l) => (f) =>
-            `${l.code ? f.code(clip(l.code, 80)) : "no code"} × ${l.count}${l.reason ? ` — ${f.escape(clip(l.reason, 120))}` : ""}`,
+          (l) => (f) => `${f.escape(clip(removalWords(l) ?? "no reason given", 120))} × ${l.count}`,
         ),
         "more reason",
       ),

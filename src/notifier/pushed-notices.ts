@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { GitHubQueueMemory } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
+import { removalWords } from "../merge-queue/removal-reasons.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { Subscription } from "../store/index.js";
@@ -48,19 +49,6 @@ export interface PushedNoticesDeps extends DispatchDeps {
   now?: () => Date;
 }
 
-/** GitHub's removal reasons (PullRequestEvent `dequeued`), in words. */
-const REMOVAL_REASONS: Readonly<Record<string, string>> = {
-  MANUAL: "removed by hand",
-  MERGE_CONFLICT: "it conflicts with the branch",
-  CI_FAILURE: "the merge group's required checks failed",
-  CI_TIMEOUT: "the merge group's required checks did not report in time",
-  ALREADY_MERGED: "it was already merged",
-  QUEUE_CLEARED: "the queue was cleared",
-  ROLL_BACK: "a pull request ahead of it left the queue and it could not be rebuilt",
-  BRANCH_PROTECTIONS: "it no longer meets the branch's protection rules",
-  GIT_TREE_INVALID: "its merge group's commit could not be built",
-  INVALID_MERGE_COMMIT: "its merge commit was invalid",
-};
 /** How long a dequeue asked of Yardmaster explains a removal by the app's bot. */
 const ATTRIBUTION_MS = 10 * 60_000;
 /** Removals whose cause the merge group's checks tell. */
@@ -141,11 +129,12 @@ export class PushedNotices {
         // Merged: the `closed` webhook says it, with the merge commit.
         if (h.reason === "MERGE") return null;
         const checks = CHECK_REASONS.has(h.reason) ? await this.checksOfGroup(h.repository, h.number) : [];
-        const words = REMOVAL_REASONS[h.reason] ?? "GitHub removed it";
+        const removedBy = h.reason === "MANUAL" ? await this.removedBy(h) : null;
         return event("action.queue.leave", delivered, {
           merged: false,
-          reason: h.reason === "MANUAL" ? await this.removedBy(h) : words,
+          reason: removalWords({ code: h.reason, removedBy }),
           dequeue_code: h.reason,
+          ...(removedBy ? { removed_by: removedBy } : {}),
           unsuccessful_checks: checks.map(asLogCheck),
         });
       }
@@ -194,9 +183,9 @@ export class PushedNotices {
     if (this.deps.appBot && h.by.toLowerCase() === this.deps.appBot.toLowerCase()) {
       const asked = (await this.deps.memory.getQueuePull(h.repository, h.number))?.removedBy;
       if (asked && Math.abs(this.now().getTime() - asked.at.getTime()) <= ATTRIBUTION_MS)
-        return `removed by ${asked.login} (through Yardmaster)`;
+        return `${asked.login} (through Yardmaster)`;
     }
-    return `removed by ${h.by}`;
+    return h.by;
   }
 
   /** The failed checks of the pull request's latest merge group, as remembered from its webhook. */

@@ -1,5 +1,6 @@
 import { formatTime, resumesText } from "../commands/present.js";
 import { type LogEvent, parseEventMetadata } from "../merge-queue/index.js";
+import { removalWords } from "../merge-queue/removal-reasons.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
   actions,
@@ -32,6 +33,18 @@ function checksList(checks: readonly Check[] | undefined): string {
   });
   const more = checks.length > MAX_CHECKS ? [`• …and ${checks.length - MAX_CHECKS} more`] : [];
   return [...shown, ...more].join("\n");
+}
+
+/** Failed checks within a sentence: " (ci/test, lint)", each linked to its page where known. */
+function checksInline(checks: readonly Check[] | undefined, mrkdwn: boolean): string {
+  if (!checks?.length) return "";
+  const names = checks.slice(0, MAX_CHECKS).map((c) => {
+    const url = c.details_url ?? c.url;
+    if (!mrkdwn) return c.name;
+    return url ? linkMrkdwn(url, c.name) : escapeMrkdwn(c.name);
+  });
+  const more = checks.length > MAX_CHECKS ? [`and ${checks.length - MAX_CHECKS} more`] : [];
+  return ` (${[...names, ...more].join(", ")})`;
 }
 
 function pullText(pull: PullInfo | null, number: number | null): string {
@@ -77,13 +90,17 @@ export function describeEvent(event: LogEvent, ctx: NotificationContext): Descri
           line: `✅ Left the merge queue${queue(m.queue_name)}: merged`,
           plain: "left the queue: merged",
         };
-      const codeText = m.dequeue_code ? ` (${code(m.dequeue_code)})` : "";
-      const reason = m.reason ? `: ${escapeMrkdwn(m.reason)}` : "";
-      const failed = checksList(m.unsuccessful_checks);
+      // One sentence: why, in words (removal-reasons.ts), then the checks that failed.
+      const removedBy = (m as { removed_by?: unknown }).removed_by;
+      const why = removalWords({
+        code: m.dequeue_code,
+        reason: m.reason,
+        removedBy: typeof removedBy === "string" ? removedBy : null,
+      });
+      const lead = `without merging${why ? `: ${why}` : ""}`;
       return {
-        line: `❌ Left the merge queue${queue(m.queue_name)} without merging${reason}${codeText}`,
-        plain: `left the queue without merging${m.reason ? `: ${m.reason}` : ""}${m.dequeue_code ? ` (${m.dequeue_code})` : ""}`,
-        ...(failed ? { detail: `*Failed checks*\n${failed}` } : {}),
+        line: `❌ Left the merge queue${queue(m.queue_name)} ${escapeMrkdwn(lead)}${checksInline(m.unsuccessful_checks, true)}`,
+        plain: `left the queue ${lead}${checksInline(m.unsuccessful_checks, false)}`,
         requeue: true,
       };
     }
@@ -113,10 +130,10 @@ export function describeEvent(event: LogEvent, ctx: NotificationContext): Descri
     case "action.queue.checks_end": {
       const m = typed.metadata;
       if (m.aborted) {
-        const why = m.abort_reason ? `: ${escapeMrkdwn(m.abort_reason)}` : "";
+        const why = removalWords({ code: m.abort_code, reason: m.abort_reason });
         return {
-          line: `⏹️ Checks aborted${why}${m.abort_code ? ` (${code(m.abort_code)})` : ""}`,
-          plain: `checks aborted${m.abort_reason ? `: ${m.abort_reason}` : ""}`,
+          line: `⏹️ Checks aborted${why ? `: ${escapeMrkdwn(why)}` : ""}`,
+          plain: `checks aborted${why ? `: ${why}` : ""}`,
         };
       }
       const conclusion = m.speculative_check_pull_request?.checks_conclusion ?? "unknown";

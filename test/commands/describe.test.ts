@@ -195,6 +195,12 @@ describe("descriptions", () => {
     }
   });
 
+  it("stats: says why pull requests left in words, not the service's codes", () => {
+    const said = words(on("slack", statsResult()));
+    expect(said).toContain("its checks failed × 1");
+    expect(said.join(" ")).not.toContain("CHECKS_FAILED");
+  });
+
   it("names who ran a command only when asked to", () => {
     const result: CommandResult = { name: "unpause", repo };
     expect(words(on("slack", result)).join(" ")).not.toContain("<@U1>");

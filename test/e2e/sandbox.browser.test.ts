@@ -170,7 +170,7 @@ describe("the sandbox page, in a real browser", () => {
       await visible(digest);
       // The demo seed's week: merges, two pull requests thrown out by their checks, an incident pause.
       expect(await digest.innerText()).toMatch(/Merged:?\s*\d+/);
-      expect(await digest.innerText()).toContain("CHECKS_FAILED");
+      expect(await digest.innerText()).toContain("its checks failed ×");
     },
     TEST_TIMEOUT,
   );

@@ -106,9 +106,11 @@ describe("stats, end to end", () => {
     expect(body).toContain("**Time in queue:** p50 30 min · p90 2 h (previous 7 days: p50 1 h · p90 1 h)");
     expect(body).toContain("**Left without merging:** 2 (previous 7 days: 0, +2)");
     expect(body).toContain("**Pauses:** 1, 1 h 30 min paused in all (previous 7 days: 0, 0 s)");
-    expect(body).toContain("`CHECKS_FAILED` × 1 — unit failed");
+    expect(body).toContain("its checks failed × 1");
+    expect(body).toContain("it was removed by hand × 1");
+    expect(body).not.toContain("CHECKS_FAILED");
     expect(body).toContain(`[unit](${UNIT}) × 1`);
-    // The reason is the service's text: shown inert.
+    // The service's text is not shown where its code says why.
     expect(body).not.toContain("<!channel>");
   });
 
@@ -128,7 +130,8 @@ describe("stats, end to end", () => {
     expect(text).toContain("Queue health of acme/stats");
     expect(text).toContain("4 (previous 30 days: 0, +4)");
     expect(text).toContain("p50 30 min · p90 2 h");
-    expect(text).toContain("&lt;!channel&gt;");
+    expect(text).toContain("it was removed by hand × 1");
+    expect(text).not.toContain("<!channel>");
     const before = totalLogReads();
     const second = await ask();
     expect(`${second.text ?? ""}`).toContain("4 (previous 30 days: 0, +4)");

@@ -111,8 +111,10 @@ describe("notices pushed by GitHub's merge queue", () => {
     });
     expect(event?.type).toBe("action.queue.leave");
     const text = shown(event!);
-    expect(text).toContain("`main` without merging: the merge group's required checks failed (`CI_FAILURE`)");
-    expect(text).toContain("<https://github.com/acme/ships/runs/9|ci / &lt;build&gt; (failure)>");
+    expect(text).toContain(
+      "`main` without merging: its merge group's required checks failed (<https://github.com/acme/ships/runs/9|ci / &lt;build&gt;>)",
+    );
+    expect(text).not.toContain("CI_FAILURE");
     expect(text).toContain("Requeue");
   });
 
@@ -126,22 +128,24 @@ describe("notices pushed by GitHub's merge queue", () => {
       reason: "CI_TIMEOUT",
       by: "github-merge-queue[bot]",
     });
-    expect(shown(event!)).toContain("did not report in time (`CI_TIMEOUT`)");
-    expect(shown(event!)).not.toContain("Failed checks");
+    expect(shown(event!)).toContain(
+      "without merging: its merge group's required checks did not report in time",
+    );
+    expect(shown(event!)).not.toContain("CI_TIMEOUT");
   });
 
   it("a removal by hand says who: GitHub's sender, or who asked Yardmaster", async () => {
     const event = await accept({ kind: "removed", ...where, reason: "MANUAL", by: "bob" });
-    expect(shown(event!)).toContain("without merging: removed by bob (`MANUAL`)");
+    expect(shown(event!)).toContain("without merging: removed by bob");
 
     await accept({ kind: "entered", ...where });
     const byApp = () => accept({ kind: "removed", ...where, reason: "MANUAL", by: "Yardmaster[bot]" });
-    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot] (`MANUAL`)");
+    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot]");
     await store.rememberRemoval(ships, 12, { login: "alice", at: new Date(T0.getTime() - 60_000) });
-    expect(shown((await byApp())!)).toContain("removed by alice (through Yardmaster) (`MANUAL`)");
+    expect(shown((await byApp())!)).toContain("removed by alice (through Yardmaster)");
     // Asked long before: it says nothing of this removal.
     await store.rememberRemoval(ships, 12, { login: "alice", at: new Date(T0.getTime() - 3_600_000) });
-    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot] (`MANUAL`)");
+    expect(shown((await byApp())!)).toContain("removed by Yardmaster[bot]");
   });
 
   it("a merge is told once whichever webhook says it, and only for a pull request that came through the queue", async () => {

@@ -133,7 +133,7 @@ describe("notification messages", () => {
       [queueEnterEvent(), /Entered the merge queue `default` for `main`/],
       [
         queueLeaveEvent(),
-        /Left the merge queue `default` without merging: Checks failed on the draft pull request \(`CHECKS_FAILED`\)/,
+        /Left the merge queue `default` without merging: its checks failed \(<https:\/\/ci.example.com\/runs\/7\|ci\/test>\)"/,
       ],
       [
         {
@@ -161,12 +161,30 @@ describe("notification messages", () => {
     }
   });
 
-  it("lists failed checks with their links, and offers Requeue after leaving without merging", () => {
+  it("says a removal in one sentence with the failed checks and their links, and offers Requeue", () => {
     const message = render.event(parse(queueLeaveEvent()), pull, ctx);
     const text = all(message);
-    expect(text).toContain("*Failed checks*");
-    expect(text).toMatch(/<https:\/\/[^|>]+\|[^>]*\(failure\)>/);
+    expect(text).toContain("without merging: its checks failed (<https://ci.example.com/runs/7|ci/test>)");
+    expect(text).not.toContain("CHECKS_FAILED");
+    expect(text).not.toContain("*Failed checks*");
+    expect(message.text).toBe("acme/widgets #42 left the queue without merging: its checks failed (ci/test)");
     expect(text).toContain('"action_id":"mq.requeue"');
+  });
+
+  it("words every removal: a code no one listed reads as its words, without a code the service's text", () => {
+    const leave = (metadata: Record<string, unknown>) => {
+      const raw = queueLeaveEvent();
+      const event = { ...raw, metadata: { ...raw.metadata, unsuccessful_checks: [], ...metadata } };
+      return render.event(parse(event), pull, ctx).text;
+    };
+    expect(leave({ dequeue_code: "CONFLICT_WITH_BASE_BRANCH" })).toContain(
+      "without merging: it conflicts with its base branch",
+    );
+    expect(leave({ dequeue_code: "SOME_NEW_REASON" })).toContain("without merging: some new reason");
+    expect(leave({ dequeue_code: null, reason: "Dequeued by a rule" })).toContain(
+      "without merging: Dequeued by a rule",
+    );
+    expect(leave({ dequeue_code: null, reason: "" })).toMatch(/left the queue without merging$/);
   });
 
   it("offers Unpause on a pause, at the top level, without a pull request", () => {

@@ -4,6 +4,8 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
+import { logEventSchema } from "../../src/merge-queue/index.js";
+import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
 import {
@@ -15,7 +17,13 @@ import {
   type SlackMessage,
 } from "../../src/slack/render-blocks.js";
 import { validateBlocks } from "../../tools/stand-ins/slack/block-kit-limits.js";
-import { pauseState, pullRequestDetails, queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
+import {
+  pauseState,
+  pullRequestDetails,
+  queuedPullRequest,
+  queueLeaveEvent,
+  queueStatus,
+} from "../merge-queue/fixtures.js";
 
 /** The command a button's value runs, or the code of its refusal. */
 function commandOfAction(actionId: string, value: string) {
@@ -906,5 +914,37 @@ describe("escaping what people typed", () => {
       repo: REPO,
       branch,
     });
+  });
+});
+
+describe("notices", () => {
+  it("says a removal in one sentence, in words, with the failed checks linked, and Requeue", () => {
+    const raw = queueLeaveEvent();
+    const event = logEventSchema.parse({
+      ...raw,
+      metadata: {
+        ...raw.metadata,
+        unsuccessful_checks: [
+          { ...raw.metadata.unsuccessful_checks[0], name: "ci/test" },
+          {
+            ...raw.metadata.unsuccessful_checks[0],
+            name: "lint",
+            details_url: "https://ci.example.com/runs/8",
+          },
+        ],
+      },
+    });
+    const message = notificationRenderer.event(
+      event,
+      { number: 42, title: "Fix the cache", url: "https://github.com/acme/widgets/pull/42" },
+      { repo: REPO, githubWebUrl: "https://github.com", now: NOW },
+    );
+    assertWithinSlackLimits(message);
+    expect(message).toMatchSnapshot();
+    expect(sectionTexts(message)[0]).toBe(
+      "<https://github.com/acme/widgets/pull/42|#42> Fix the cache · ❌ Left the merge queue `default` without merging: its checks failed (<https://ci.example.com/runs/7|ci/test>, <https://ci.example.com/runs/8|lint>)",
+    );
+    expect(everything(message)).not.toContain("CHECKS_FAILED");
+    expect(buttons(message).map((b) => b.action_id)).toEqual([ACTION_IDS.requeue]);
   });
 });
