@@ -75,8 +75,9 @@ function directNotices() {
 
 describe("personal notices on two replicas", () => {
   it("repeats nothing when the replica that posted is killed before it recorded the post", async () => {
-    // Slack takes the post at once but answers 40 s later: the poster is killed meanwhile.
-    world.slack.faults.delayAnswer("chat.postMessage", 40_000);
+    // Slack takes the post at once but answers 40 s later; the poster is frozen (SIGSTOP) the moment
+    // the post lands, so that its own timeout cannot fire, however slow this machine, and killed after.
+    world.slack.faults.delayAnswer("chat.postMessage", 40_000, 1, () => child.signal("SIGSTOP"));
     world.sim.state.relayCommand(REPO, {
       body: "@mergifyio queue",
       pull_request: { number: 5, title: "Tidy", base_ref: "main", author: { id: 1, login: "alice" } },

@@ -180,17 +180,23 @@ describe("the server's life", () => {
   it("counts a request in flight until its response is done", async () => {
     const inFlight = new InFlight();
     let release = () => {};
+    let arrived = () => {};
+    const handling = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const { port } = await serve({
       inFlight,
       handler: async (_req, res) => {
         await new Promise<void>((resolve) => {
           release = resolve;
+          arrived();
         });
         return sendJson(res, 200, {});
       },
     });
     const answered = exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The handler holds the request (however long it took to arrive).
+    await handling;
     expect(inFlight.size).toBe(1);
     release();
     expect((await answered).text).toMatch(/^HTTP\/1\.1 200 /);

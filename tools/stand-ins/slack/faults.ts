@@ -7,8 +7,11 @@ export type FaultOutcome =
   | { kind: "rate_limit"; retryAfterSeconds: number }
   | { kind: "error"; error: string }
   | { kind: "delay"; ms: number }
-  /** The call is carried out at once, and its answer sent `ms` later (a caller killed meanwhile never hears it). */
-  | { kind: "answer_delay"; ms: number };
+  /**
+   * The call is carried out at once, and its answer sent `ms` later (a caller killed meanwhile never
+   * hears it). `taken` runs as soon as it took effect, before any answer (a test stops its caller there).
+   */
+  | { kind: "answer_delay"; ms: number; taken?: () => void };
 
 interface PendingFault {
   method: string;
@@ -37,9 +40,12 @@ export class SlackFaults {
     this.add(method, count, { kind: "delay", ms });
   }
 
-  /** The call takes effect at once (a message is posted), but its answer comes `ms` later. */
-  delayAnswer(method: string, ms: number, count = 1): void {
-    this.add(method, count, { kind: "answer_delay", ms });
+  /**
+   * The call takes effect at once (a message is posted), but its answer comes `ms` later; `taken` is
+   * called as soon as it took effect.
+   */
+  delayAnswer(method: string, ms: number, count = 1, taken?: () => void): void {
+    this.add(method, count, { kind: "answer_delay", ms, ...(taken ? { taken } : {}) });
   }
 
   clear(): void {
@@ -55,10 +61,12 @@ export class SlackFaults {
   take(method: string): {
     delayMs: number;
     answerDelayMs?: number;
+    taken?: () => void;
     outcome?: Exclude<FaultOutcome, { kind: "delay" | "answer_delay" }>;
   } {
     let delayMs = 0;
     let answerDelayMs = 0;
+    let taken: (() => void) | undefined;
     let outcome: Exclude<FaultOutcome, { kind: "delay" | "answer_delay" }> | undefined;
     for (const fault of this.pending) {
       if (fault.method !== method && fault.method !== "*") continue;
@@ -68,6 +76,7 @@ export class SlackFaults {
       } else if (fault.outcome.kind === "answer_delay") {
         if (answerDelayMs > 0) continue;
         answerDelayMs = fault.outcome.ms;
+        taken = fault.outcome.taken;
       } else {
         if (outcome) continue;
         outcome = fault.outcome;
@@ -75,7 +84,7 @@ export class SlackFaults {
       fault.remaining -= 1;
     }
     this.pending = this.pending.filter((fault) => fault.remaining > 0);
-    const answer = answerDelayMs > 0 ? { answerDelayMs } : {};
+    const answer = answerDelayMs > 0 ? { answerDelayMs, ...(taken ? { taken } : {}) } : {};
     return outcome ? { delayMs, ...answer, outcome } : { delayMs, ...answer };
   }
 

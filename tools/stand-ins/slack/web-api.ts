@@ -89,6 +89,7 @@ export async function handleWebApiCall(ctx: WebApiContext, request: WebApiReques
     const scopes = { "x-oauth-scopes": ctx.scopes.join(",") };
     try {
       const body = ok200({ ok: true, ...handler(args, ctx, warnings) });
+      fault.taken?.();
       if (fault.answerDelayMs) await sleep(fault.answerDelayMs);
       return { ...body, headers: scopes };
     } catch (error) {

@@ -68,6 +68,27 @@ describe("faults", () => {
     await clientFor(slack).auth.test();
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
+
+  it("carries out a call whose answer it holds, and says so before any answer", async () => {
+    let postedWhenTaken: number | undefined;
+    let answered = false;
+    let answeredWhenTaken: boolean | undefined;
+    slack.faults.delayAnswer("chat.postMessage", 200, 1, () => {
+      postedWhenTaken = slack.state.messages("C0MERGE").length;
+      answeredWhenTaken = answered;
+    });
+    const before = slack.state.messages("C0MERGE").length;
+    const call = clientFor(slack)
+      .chat.postMessage({ channel: "C0MERGE", text: "held" })
+      .then(() => {
+        answered = true;
+      });
+    await slack.waitFor(() => postedWhenTaken !== undefined, 5_000);
+    expect(postedWhenTaken).toBe(before + 1);
+    expect(answeredWhenTaken).toBe(false);
+    await call;
+    expect(answered).toBe(true);
+  });
 });
 
 describe("rate limits and the WebClient's defaults", () => {
