@@ -90,8 +90,19 @@ describe("the notifier on two replicas", () => {
   });
 
   it("posts a burst across three repositories once each, and finishes it when a replica is killed", async () => {
+    // The child posts the burst: the in-process replica's loop is stopped until the child is killed. The
+    // child is frozen (SIGSTOP) the moment Slack takes its first post, before it hears the answer: it
+    // holds the channel's lease then, with that post in doubt and the rest still to post.
     const survivor = world.yardmaster.poller!;
     await survivor.stop();
+    let frozen = () => {};
+    const childFrozen = new Promise<void>((resolve) => {
+      frozen = resolve;
+    });
+    world.slack.faults.delayAnswer("chat.postMessage", 40_000, 1, () => {
+      child.signal("SIGSTOP");
+      frozen();
+    });
     const before = new Set(queueEvents().map((e) => e.id));
     let number = 100;
     for (let i = 0; i < 20; i++) {
@@ -109,21 +120,12 @@ describe("the notifier on two replicas", () => {
     }
     const burst = () => queueEvents().filter((e) => !before.has(e.id));
     expect(burst().length).toBeGreaterThanOrEqual(20);
-    // The child is the replica posting the burst (it holds the channel's lease; its owner name carries
-    // its pid): the in-process replica's loop is stopped until the child is killed. Slack's pace (a post
-    // a second) keeps most of the burst unposted meanwhile, however fast either replica runs.
-    const childHoldsChannel = async () => {
-      const { rows } = await db
-        .admin()
-        .query(`SELECT owner FROM ${db.name}.leases WHERE name = $1`, [`deliver:${CHANNEL}`]);
-      return rows.some((r: { owner: string }) => r.owner.includes(`-${child.pid}-`));
-    };
-    const until = Date.now() + 60_000;
-    while (!(await childHoldsChannel())) {
-      if (Date.now() > until) throw new Error("the child replica never posted to the channel");
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    // Killed mid-burst, holding the channel's lease, with notices still to post.
+    await childFrozen;
+    // Its lease on the channel names it (an owner name carries its pid).
+    const { rows } = await db
+      .admin()
+      .query(`SELECT owner FROM ${db.name}.leases WHERE name = $1`, [`deliver:${CHANNEL}`]);
+    expect(rows.map((r: { owner: string }) => r.owner.includes(`-${child.pid}-`))).toEqual([true]);
     child.signal("SIGKILL");
     await child.exited;
     survivor.start();
