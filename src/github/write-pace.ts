@@ -120,6 +120,26 @@ export class LocalWritePace implements WritePaceKeeper {
   }
 }
 
+/** The store's side of a shared pace: one state per app, changed under a lock (src/store). */
+export interface WritePaceStore {
+  /** Runs `change` on the app's pace in one transaction holding it (none yet: EMPTY_PACE), keeps its state. */
+  updateGitHubWritePace<T>(app: string, change: (state: WritePaceState) => PaceChange<T>): Promise<T>;
+}
+
+/** The pace every replica of the app shares, kept in the store. */
+export class StoreWritePace implements WritePaceKeeper {
+  constructor(
+    private readonly store: WritePaceStore,
+    /** The GitHub App's id: its writes share one pace. */
+    private readonly app: string,
+    readonly replica: string,
+  ) {}
+
+  update<T>(change: (state: WritePaceState) => PaceChange<T>): Promise<T> {
+    return this.store.updateGitHubWritePace(this.app, change);
+  }
+}
+
 /** A start for one write of this kind now, or when to ask again. */
 export type PaceAnswer = { go: PaceKind } | { askAt: number };
 
