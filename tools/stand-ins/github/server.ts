@@ -141,8 +141,7 @@ export interface GitHubStandIn {
   secondaryLimitHits: SecondaryLimitHit[];
   /**
    * The app's writes (installation tokens) as the secondary limits counted them, oldest first: when each
-   * was admitted (after any hold), whether it creates content, whether it was refused. Recorded with
-   * the limits off too.
+   * arrived, whether it creates content, whether it was refused. Recorded with the limits off too.
    */
   appWrites: AppWrite[];
   /** Failures to answer and writes to hold, for tests. */
@@ -249,13 +248,15 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const faults = new GitHubFaults();
   const appWrites: AppWrite[] = [];
 
-  /** The app's own writes (installation tokens) wait while held, then count against its limits. */
+  /**
+   * The app's own writes (installation tokens) count against its limits when they arrive, as GitHub
+   * counts them, then wait while held (GitHub slow to answer).
+   */
   async function admit(method: string, fullPath: string, routePath: string, request: RouteRequest) {
     const { write, content } = classifyRequest(method, routePath);
     const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
     if (write && credential !== undefined && ctx.installationTokens.find(credential)) {
       request.auth = "installation";
-      await faults.writeGate();
       const counted: AppWrite = { at: Date.now(), method, path: routePath, content, limited: false };
       appWrites.push(counted);
       try {
@@ -264,6 +265,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         counted.limited = true;
         throw error;
       }
+      await faults.writeGate();
     }
     faults.apply(method, fullPath);
   }
