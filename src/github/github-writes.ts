@@ -273,21 +273,23 @@ export class GitHubWrites {
     const backoffEnds = Math.min(...this.queue.filter((job) => job.notBefore > now).map((j) => j.notBefore));
     const kinds = kindsOf(ready);
     if (kinds.length === 0) {
-      if (this.published) this.ask(now, [], backoffEnds);
+      if (this.published) this.ask([], backoffEnds);
       else this.wakeAt(backoffEnds);
       return;
     }
     if (this.timer && this.asked && kinds.every((k) => this.asked!.has(kindKey(k)))) return;
-    this.ask(now, kinds, backoffEnds);
+    this.ask(kinds, backoffEnds);
   }
 
-  private ask(now: number, kinds: WaitingKind[], backoffEnds: number): void {
+  private ask(kinds: WaitingKind[], backoffEnds: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.asking = true;
-    const ask = { replica: this.pace.replica, now, kinds };
+    const { replica } = this.pace;
+    // The time is read once the pace is held: a replica that waited for another's transaction must not
+    // take a start as of before it waited.
     this.pace
-      .update((state) => askPace(state, ask, this.limits))
+      .update((state) => askPace(state, { replica, now: Date.now(), kinds }, this.limits))
       .then(
         (answer) => {
           this.asking = false;
