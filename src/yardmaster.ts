@@ -15,6 +15,7 @@ import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-set
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
+import { StoreWritePace } from "./github/write-pace.js";
 import { queueBackends } from "./github-queue/backends.js";
 import { GitHubQueueClient } from "./github-queue/client.js";
 import { withoutMergify } from "./github-queue/without-mergify.js";
@@ -252,6 +253,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         logger: logger.child({ name: "github-writes" }),
         ...(answers.limits ? { limits: answers.limits } : {}),
         ...(answers.retry ? { retry: answers.retry } : {}),
+        // GitHub's limits count per app: every replica of it keeps one pace, in the store they share.
+        pace: new StoreWritePace(store, config.github.appId, owner),
       });
       githubWrites = writes;
       const surface = await startGitHubSurface(
@@ -261,6 +264,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           ...common,
           deliveries,
           writes,
+          summaryClaims: { records: store, owner },
           githubWebUrl: urls.webUrl,
           ...(answers.seenAfterMs !== undefined ? { seenAfterMs: answers.seenAfterMs } : {}),
           ...(answers.answerRetryDelayMs !== undefined

@@ -14,7 +14,7 @@ import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { registerQueueWebhooks } from "./queue-webhooks.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
-import { KeyedLock, SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
+import { KeyedLock, SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
 
 /** 👀 is sent only for a command whose answer is not written within this long. */
 export const SEEN_AFTER_MS = 1_000;
@@ -27,6 +27,8 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   deliveries: DeliveryLog;
   /** The app's one write queue (src/github/github-writes.ts). */
   writes: GitHubWrites;
+  /** One summary comment per issue across replicas (the store); absent: this process's lock alone. */
+  summaryClaims?: SummaryClaims;
   /** GitHub's web address, for links in answers; github.com when not given. */
   githubWebUrl?: string;
   /** Default SEEN_AFTER_MS. */
@@ -62,6 +64,7 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
         appSlug: deps.appSlug,
         writes: deps.writes,
         summaries,
+        ...(deps.summaryClaims ? { summaryClaims: deps.summaryClaims } : {}),
         ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
       });
     }
@@ -111,7 +114,15 @@ export async function handleComment(
   const deliver = () =>
     attemptDelivery(() =>
       summaries.run(`${place.repo.key}#${place.number}`, () =>
-        upsertSummaryComment(octokit, deps.writes, place.repo, place.number, `${deps.appSlug}[bot]`, body),
+        upsertSummaryComment(
+          octokit,
+          deps.writes,
+          place.repo,
+          place.number,
+          `${deps.appSlug}[bot]`,
+          body,
+          deps.summaryClaims,
+        ),
       ),
     );
   try {

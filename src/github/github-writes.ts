@@ -1,52 +1,38 @@
 import type { Logger } from "../logger.js";
+import {
+  askPace,
+  blockPace,
+  GITHUB_WRITE_LIMITS,
+  LocalWritePace,
+  type PaceAnswer,
+  type WaitingKind,
+  type WriteLimits,
+  type WritePaceKeeper,
+} from "./write-pace.js";
 
 /**
- * The app's writes to GitHub, one queue for the whole app (every installation's writes are the app
- * bot's, and GitHub's secondary limits count per account), kept within GitHub's guidance
- * (docs.github.com: "Best practices for using the REST API", "Rate limits for the REST API"):
+ * The app's writes to GitHub, one queue per process, kept within GitHub's guidance by one pace for the
+ * whole app across every replica (write-pace.ts: every installation's writes are the app bot's, and
+ * GitHub's secondary limits count per account) (docs.github.com: "Best practices for using the REST API",
+ * "Rate limits for the REST API"):
  *
- * - one write at a time, each started at least `intervalMs` (1 s) after the one before;
+ * - one write at a time per process, each started at least `intervalMs` (1 s) after the one before,
+ *   whichever replica made it;
  * - content-creating writes (a comment, a reaction) at most 80 in any minute and 500 in any hour
  *   (with a second a minute to spare); edits and deletions create nothing and are only paced by the
  *   second;
  * - on a secondary (or primary) rate-limit answer, 403 or 429: no write at all until its
- *   `retry-after` (exactly), else until `x-ratelimit-reset`, else a minute; then the same write again;
+ *   `retry-after` (exactly), else until `x-ratelimit-reset`, else a minute, on every replica; then the
+ *   same write again;
  * - a write GitHub answered 5xx (or never answered) is tried again after 1 s, 4 s, 9 s (as Octokit's
  *   retry plugin would), without holding up the others meanwhile.
  *
  * What goes first is what a person waits for: the answer (the summary comment, a relayed command),
- * then 👀 for a command still running, then the final 👍/😕. Octokit's own throttle and retries are off
+ * then 👀 for a command still running, then the final 👍/😕, on every replica. Octokit's own throttle and retries are off
  * for these requests (src/github/probot.ts, `request` below), so nothing is paced or retried twice.
  */
 
-export interface ContentWindow {
-  limit: number;
-  windowMs: number;
-}
-
-export interface WriteLimits {
-  /** Least time between the starts of two writes. */
-  intervalMs: number;
-  /** Content-creating writes allowed in any window of `windowMs`. */
-  content: readonly ContentWindow[];
-}
-
-/** GitHub's published figures. */
-export const GITHUB_WRITE_LIMITS: WriteLimits = {
-  intervalMs: 1_000,
-  content: [
-    { limit: 80, windowMs: 60_000 },
-    { limit: 500, windowMs: 3_600_000 },
-  ],
-};
-
-/** The same rules on a faster clock (tests): every duration times `factor`. */
-export function scaleWriteLimits(limits: WriteLimits, factor: number): WriteLimits {
-  return {
-    intervalMs: limits.intervalMs * factor,
-    content: limits.content.map((w) => ({ limit: w.limit, windowMs: w.windowMs * factor })),
-  };
-}
+export { type ContentWindow, GITHUB_WRITE_LIMITS, scaleWriteLimits, type WriteLimits } from "./write-pace.js";
 
 export interface WriteRetry {
   /** Further attempts of a write answered 5xx or not answered at all. Default 3. */
@@ -101,6 +87,8 @@ export interface GitHubWritesOptions {
   logger: Logger;
   limits?: WriteLimits;
   retry?: Partial<WriteRetry>;
+  /** Where the app's pace is kept: default this process's memory; replicas share the store's. */
+  pace?: WritePaceKeeper;
 }
 
 export interface WriteStats {
@@ -172,17 +160,36 @@ export function rateLimitWaitMs(error: unknown, now: number, fallbackMs: number)
   return null;
 }
 
+/** The kinds of `jobs` as the pace tells them apart, with how many of each. */
+function kindsOf(jobs: readonly Job[]): WaitingKind[] {
+  const kinds = new Map<string, WaitingKind>();
+  for (const job of jobs) {
+    const content = isContent(job.write.kind);
+    const key = `${job.rank}:${content}`;
+    const kind = kinds.get(key) ?? { rank: job.rank, content, count: 0 };
+    kind.count += 1;
+    kinds.set(key, kind);
+  }
+  return [...kinds.values()];
+}
+
+const kindKey = (kind: { rank: number; content: boolean }) => `${kind.rank}:${kind.content}`;
+
 export class GitHubWrites {
   readonly limits: WriteLimits;
   private readonly retry: WriteRetry;
   private readonly logger: Logger;
+  private readonly pace: WritePaceKeeper;
   private readonly queue: Job[] = [];
   private seq = 0;
+  /** A write is under way (one at a time per process). */
   private inFlight = false;
-  private lastStart = Number.NEGATIVE_INFINITY;
-  private blockedUntil = 0;
-  /** Start times of content-creating writes within the longest window. */
-  private contentStarts: number[] = [];
+  /** The pace is being asked. */
+  private asking = false;
+  /** The kinds the pace was last asked for, while waiting for the time it gave: none of them can go sooner. */
+  private asked: Set<string> | null = null;
+  /** The pace holds writes of this process as waiting (cleared when none are left). */
+  private published = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly counts: WriteStats = { sent: 0, rateLimited: 0, failed: 0, cancelled: 0 };
 
@@ -190,6 +197,7 @@ export class GitHubWrites {
     this.limits = options.limits ?? GITHUB_WRITE_LIMITS;
     this.retry = { ...DEFAULT_WRITE_RETRY, ...options.retry };
     this.logger = options.logger;
+    this.pace = options.pace ?? new LocalWritePace();
   }
 
   /** Queues a write; resolves with its result once sent, or rejects with why it could not be. */
@@ -227,7 +235,7 @@ export class GitHubWrites {
     return { ...this.counts };
   }
 
-  private pump(): void {
+  private dropCancelled(): void {
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const job = this.queue[i]!;
       if (job.write.signal?.aborted) {
@@ -236,53 +244,91 @@ export class GitHubWrites {
         job.reject(new WriteCancelled(`${job.write.what}: cancelled`));
       }
     }
-    if (this.inFlight) return;
+  }
+
+  private wakeAt(at: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.queue.length === 0) return;
-    const now = Date.now();
-    const paced = Math.max(this.lastStart + this.limits.intervalMs, this.blockedUntil);
-    const contentAt = this.contentFreeAt(now);
-    let best: Job | undefined;
-    let wake = Number.POSITIVE_INFINITY;
-    for (const job of this.queue) {
-      const at = Math.max(paced, job.notBefore, isContent(job.write.kind) ? contentAt : 0);
-      if (at > now) wake = Math.min(wake, at);
-      else if (!best || job.rank < best.rank || (job.rank === best.rank && job.seq < best.seq)) best = job;
-    }
-    if (best) {
-      this.start(best, now);
-    } else {
-      this.timer = setTimeout(() => this.pump(), Math.max(1, wake - now));
-      this.timer.unref();
-    }
+    if (!Number.isFinite(at)) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.asked = null;
+        this.pump();
+      },
+      Math.max(1, at - Date.now()),
+    );
+    this.timer.unref();
   }
 
   /**
-   * When the next content-creating write fits every window. Each window is kept a sixtieth longer
-   * (a second a minute): a request reaches GitHub a moment after it starts, and GitHub counts arrivals.
+   * Asks the pace for a start when writes are ready (their retry backoff passed), unless it already
+   * said when the same kinds may go; tells it when none are left.
    */
-  private contentFreeAt(now: number): number {
-    const windows = this.limits.content.map((w) => ({
-      limit: w.limit,
-      windowMs: w.windowMs + Math.ceil(w.windowMs / 60),
-    }));
-    const longest = Math.max(0, ...windows.map((w) => w.windowMs));
-    while (this.contentStarts.length > 0 && this.contentStarts[0]! <= now - longest)
-      this.contentStarts.shift();
-    let at = now;
-    for (const { limit, windowMs } of windows) {
-      const inWindow = this.contentStarts.filter((t) => t > now - windowMs);
-      if (inWindow.length >= limit) at = Math.max(at, inWindow[inWindow.length - limit]! + windowMs);
+  private pump(): void {
+    this.dropCancelled();
+    if (this.inFlight || this.asking) return;
+    const now = Date.now();
+    const ready = this.queue.filter((job) => job.notBefore <= now);
+    const backoffEnds = Math.min(...this.queue.filter((job) => job.notBefore > now).map((j) => j.notBefore));
+    const kinds = kindsOf(ready);
+    if (kinds.length === 0) {
+      if (this.published) this.ask([], backoffEnds);
+      else this.wakeAt(backoffEnds);
+      return;
     }
-    return at;
+    if (this.timer && this.asked && kinds.every((k) => this.asked!.has(kindKey(k)))) return;
+    this.ask(kinds, backoffEnds);
   }
 
-  private start(job: Job, now: number): void {
+  private ask(kinds: WaitingKind[], backoffEnds: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.asking = true;
+    const { replica } = this.pace;
+    // The time is read once the pace is held: a replica that waited for another's transaction must not
+    // take a start as of before it waited.
+    this.pace
+      .update((state) => askPace(state, { replica, now: Date.now(), kinds }, this.limits))
+      .then(
+        (answer) => {
+          this.asking = false;
+          const waiting = kinds.reduce((sum, k) => sum + k.count, 0) - ("go" in answer ? 1 : 0);
+          this.published = waiting > 0;
+          this.answered(answer, kinds, backoffEnds);
+        },
+        (error: unknown) => {
+          this.asking = false;
+          this.logger.warn({ err: error }, "could not ask the store for the GitHub write pace; asking again");
+          this.wakeAt(Date.now() + Math.max(1_000, this.limits.intervalMs));
+        },
+      );
+  }
+
+  private answered(answer: PaceAnswer, kinds: WaitingKind[], backoffEnds: number): void {
+    this.dropCancelled();
+    if ("go" in answer) {
+      // The best write ready that the start allows (a start for content allows any write).
+      const now = Date.now();
+      let best: Job | undefined;
+      for (const job of this.queue) {
+        if (job.notBefore > now || (!answer.go.content && isContent(job.write.kind))) continue;
+        if (!best || job.rank < best.rank || (job.rank === best.rank && job.seq < best.seq)) best = job;
+      }
+      if (best) this.start(best);
+      else this.pump();
+      return;
+    }
+    this.asked = new Set(kinds.map(kindKey));
+    this.wakeAt(Math.min(answer.askAt, backoffEnds));
+    // Writes of another kind may have come while the pace was asked.
+    this.pump();
+  }
+
+  private start(job: Job): void {
     this.queue.splice(this.queue.indexOf(job), 1);
     this.inFlight = true;
-    this.lastStart = now;
-    if (isContent(job.write.kind)) this.contentStarts.push(now);
+    this.asked = null;
     job.attempts += 1;
     const request: WriteRequestOptions = { retries: 0, signal: AbortSignal.timeout(this.retry.timeoutMs) };
     let sent: Promise<unknown>;
@@ -305,14 +351,20 @@ export class GitHubWrites {
       });
   }
 
-  private failed(job: Job, error: unknown): void {
+  private async failed(job: Job, error: unknown): Promise<void> {
     const now = Date.now();
     const { what } = job.write;
     const status = errorStatus(error);
     const waitMs = rateLimitWaitMs(error, now, this.retry.fallbackLimitWaitMs);
     if (waitMs !== null) {
       this.counts.rateLimited += 1;
-      this.blockedUntil = Math.max(this.blockedUntil, now + waitMs);
+      // Every replica waits, not only this one; recorded before this write asks for a start again.
+      await this.pace
+        .update((state) => blockPace(state, now + waitMs))
+        .catch((err: unknown) => {
+          this.logger.warn({ err }, "could not record GitHub's rate limit in the store");
+          job.notBefore = Math.max(job.notBefore, now + waitMs);
+        });
       if (job.limitWaits < this.retry.limitWaits) {
         job.limitWaits += 1;
         this.logger.warn({ what, status, waitMs }, "GitHub's rate limit: no write until it has passed");

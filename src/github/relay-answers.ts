@@ -6,7 +6,12 @@ import type { GitHubWrites } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import type { Octokit } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
-import { type KeyedLock, SUMMARY_MARKER, upsertSummaryComment } from "./summary-comment.js";
+import {
+  type KeyedLock,
+  SUMMARY_MARKER,
+  type SummaryClaims,
+  upsertSummaryComment,
+} from "./summary-comment.js";
 
 /**
  * The merge queue's answers to relayed commands on the GitHub surface (docs/commands.md, "Following the
@@ -38,6 +43,7 @@ interface PresenterDeps {
   writes: GitHubWrites;
   githubWebUrl?: string;
   summaries: KeyedLock;
+  summaryClaims?: SummaryClaims;
 }
 
 type AnswerPayload = {
@@ -96,7 +102,15 @@ async function showInSummary(
     markdownFormat(deps.appSlug),
   );
   await deps.summaries.run(`${repo.key}#${where.number}`, () =>
-    upsertSummaryComment(octokit, deps.writes, repo, where.number, `${deps.appSlug}[bot]`, body),
+    upsertSummaryComment(
+      octokit,
+      deps.writes,
+      repo,
+      where.number,
+      `${deps.appSlug}[bot]`,
+      body,
+      deps.summaryClaims,
+    ),
   );
   if (relayTurnedDown(result)) await turnDown(octokit, repo, where.commentId, deps);
 }

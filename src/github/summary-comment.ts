@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Repo } from "../repo.js";
 import { errorStatus, type GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
@@ -25,11 +26,127 @@ export class KeyedLock {
   }
 }
 
+/** What the store says of an issue's summary comment when a replica claims its creation. */
+export type SummaryClaim = { commentId: number } | "claimed" | "held";
+
+/** The store's side: one record per issue or pull request, shared by every replica. */
+export interface SummaryCommentRecords {
+  /** The summary's comment id, when recorded. */
+  getSummaryComment(repository: Repo, issueNumber: number): Promise<number | null>;
+  /**
+   * Its comment id when recorded; else the creation is `owner`'s until `until` ("claimed": the claim was
+   * free, ran out, or already `owner`'s, then extended); "held" while another's live claim holds it.
+   * Of two concurrent claims, one gets "claimed".
+   */
+  claimSummaryComment(claim: {
+    repository: Repo;
+    issueNumber: number;
+    owner: string;
+    now: Date;
+    until: Date;
+  }): Promise<SummaryClaim>;
+  /** Records the summary's comment id (created, or found on GitHub), ending any claim. */
+  recordSummaryComment(repository: Repo, issueNumber: number, commentId: number, now: Date): Promise<void>;
+  /** Ends `owner`'s claim if no comment id was recorded (nothing was created). */
+  releaseSummaryClaim(repository: Repo, issueNumber: number, owner: string): Promise<void>;
+  /** Forgets the comment id if it is still `commentId` (GitHub says it is gone). */
+  forgetSummaryComment(repository: Repo, issueNumber: number, commentId: number): Promise<void>;
+}
+
+/** One summary per issue across replicas: the store's records, and this replica as a claim's holder. */
+export interface SummaryClaims {
+  records: SummaryCommentRecords;
+  owner: string;
+  /** How long a claim lasts unrenewed (a replica stopped while creating holds the others up that long). */
+  claimMs?: number;
+  /** How often a replica waiting for another's creation asks the store again. */
+  pollMs?: number;
+}
+
+export const SUMMARY_CLAIM_MS = 30_000;
+export const SUMMARY_POLL_MS = 200;
+
+interface Target {
+  octokit: Octokit;
+  writes: GitHubWrites;
+  repo: Repo;
+  issueNumber: number;
+  botLogin: string;
+  body: string;
+}
+
+/** The app's summary comment on the issue, looked for on GitHub (the first 100-comment pages). */
+async function findOnGitHub(t: Target): Promise<number | undefined> {
+  const params = { owner: t.repo.owner, repo: t.repo.name, issue_number: t.issueNumber, per_page: 100 };
+  for await (const page of t.octokit.paginate.iterator(t.octokit.rest.issues.listComments, params)) {
+    const mine = page.data.find(
+      (c) => c.user?.login.toLowerCase() === t.botLogin.toLowerCase() && c.body?.includes(SUMMARY_MARKER),
+    );
+    if (mine) return mine.id;
+  }
+  return undefined;
+}
+
+/** Edits the summary; false when GitHub says it is gone (deleted since). */
+async function edit(t: Target, id: number): Promise<boolean> {
+  try {
+    await t.writes.run({
+      kind: "edit",
+      priority: "answer",
+      what: `summary comment on ${t.repo.fullName}#${t.issueNumber} (edit)`,
+      send: (request) =>
+        t.octokit.rest.issues.updateComment({
+          owner: t.repo.owner,
+          repo: t.repo.name,
+          comment_id: id,
+          body: t.body,
+          request,
+        }),
+    });
+    return true;
+  } catch (error) {
+    if (errorStatus(error) !== 404) throw error;
+    return false;
+  }
+}
+
+/**
+ * Creates the summary. A creation tried again (GitHub answered 5xx, and may have created it after all)
+ * first looks for it again, so it is never doubled.
+ */
+function create(t: Target): Promise<{ id: number; created: boolean }> {
+  const where = { owner: t.repo.owner, repo: t.repo.name };
+  return t.writes.run({
+    kind: "comment",
+    priority: "answer",
+    what: `summary comment on ${t.repo.fullName}#${t.issueNumber}`,
+    send: async (request, attempt) => {
+      const again = attempt > 1 ? await findOnGitHub(t) : undefined;
+      if (again !== undefined) {
+        await t.octokit.rest.issues.updateComment({ ...where, comment_id: again, body: t.body, request });
+        return { id: again, created: false };
+      }
+      const { data } = await t.octokit.rest.issues.createComment({
+        ...where,
+        issue_number: t.issueNumber,
+        body: t.body,
+        request,
+      });
+      return { id: data.id, created: true };
+    },
+  });
+}
+
 /**
  * Edits the app's summary comment on an issue or pull request in place, or creates it the first time.
  * Only a comment written by the app itself counts, so a person quoting the marker changes nothing.
- * The edit or creation is a write of the answer's priority; a creation tried again (GitHub answered
- * 5xx, and may have created it after all) first looks for the summary again, so it is never doubled.
+ * The edit or creation is a write of the answer's priority.
+ *
+ * With `claims` (the store, shared by the replicas), there is one summary whichever replicas answer at
+ * once: its id is read from the store, else it is looked for on GitHub (one written before the store
+ * kept them) and recorded, else its creation is claimed in the store before it is created, and a replica
+ * that finds another's claim waits for the id that replica records, then edits. A claim is renewed while
+ * the creation waits its turn, and runs out `claimMs` after a replica stopped.
  */
 export async function upsertSummaryComment(
   octokit: Octokit,
@@ -38,68 +155,62 @@ export async function upsertSummaryComment(
   issueNumber: number,
   botLogin: string,
   body: string,
+  claims?: SummaryClaims,
 ): Promise<{ id: number; created: boolean }> {
-  const where = `${repo.fullName}#${issueNumber}`;
-  const find = async (): Promise<number | undefined> => {
-    const params = { owner: repo.owner, repo: repo.name, issue_number: issueNumber, per_page: 100 };
-    for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, params)) {
-      const mine = page.data.find(
-        (c) => c.user?.login.toLowerCase() === botLogin.toLowerCase() && c.body?.includes(SUMMARY_MARKER),
-      );
-      if (mine) return mine.id;
-    }
-    return undefined;
-  };
-  const edit = (id: number) =>
-    writes.run({
-      kind: "edit",
-      priority: "answer",
-      what: `summary comment on ${where} (edit)`,
-      send: async (request) => {
-        await octokit.rest.issues.updateComment({
-          owner: repo.owner,
-          repo: repo.name,
-          comment_id: id,
-          body,
-          request,
-        });
-        return { id, created: false };
-      },
-    });
-
-  const existing = await find();
-  if (existing !== undefined) {
-    try {
-      return await edit(existing);
-    } catch (error) {
-      // Deleted since it was found: write it again.
-      if (errorStatus(error) !== 404) throw error;
-    }
+  const t: Target = { octokit, writes, repo, issueNumber, botLogin, body };
+  if (!claims) {
+    const existing = await findOnGitHub(t);
+    if (existing !== undefined && (await edit(t, existing))) return { id: existing, created: false };
+    return create(t);
   }
-  return writes.run({
-    kind: "comment",
-    priority: "answer",
-    what: `summary comment on ${where}`,
-    send: async (request, attempt) => {
-      const again = attempt > 1 ? await find() : undefined;
-      if (again !== undefined) {
-        await octokit.rest.issues.updateComment({
-          owner: repo.owner,
-          repo: repo.name,
-          comment_id: again,
-          body,
-          request,
-        });
-        return { id: again, created: false };
-      }
-      const { data } = await octokit.rest.issues.createComment({
-        owner: repo.owner,
-        repo: repo.name,
-        issue_number: issueNumber,
-        body,
-        request,
-      });
-      return { id: data.id, created: true };
-    },
-  });
+  const { records } = claims;
+  // A summary deleted on GitHub since it was recorded is forgotten and written again (twice at most).
+  for (let round = 0; ; round++) {
+    const known = (await records.getSummaryComment(repo, issueNumber)) ?? (await findAndRecord(t, records));
+    const id = known ?? (await claimOrWait(t, claims));
+    if (typeof id === "object") return id;
+    if (await edit(t, id)) return { id, created: false };
+    await records.forgetSummaryComment(repo, issueNumber, id);
+    if (round >= 2)
+      throw new Error(`the summary comment on ${repo.fullName}#${issueNumber} keeps disappearing`);
+  }
+}
+
+async function findAndRecord(t: Target, records: SummaryCommentRecords): Promise<number | null> {
+  const found = await findOnGitHub(t);
+  if (found === undefined) return null;
+  await records.recordSummaryComment(t.repo, t.issueNumber, found, new Date());
+  return found;
+}
+
+/** Creates the summary under this replica's claim, or waits for the id of the one another creates. */
+async function claimOrWait(
+  t: Target,
+  claims: SummaryClaims,
+): Promise<number | { id: number; created: boolean }> {
+  const { records, owner } = claims;
+  const claimMs = claims.claimMs ?? SUMMARY_CLAIM_MS;
+  const claim = () => {
+    const now = new Date();
+    const until = new Date(now.getTime() + claimMs);
+    return records.claimSummaryComment({ repository: t.repo, issueNumber: t.issueNumber, owner, now, until });
+  };
+  let claimed = await claim();
+  while (claimed === "held") {
+    await sleep(claims.pollMs ?? SUMMARY_POLL_MS);
+    claimed = await claim();
+  }
+  if (claimed !== "claimed") return claimed.commentId;
+  const renewal = setInterval(() => void claim().catch(() => undefined), claimMs / 3);
+  renewal.unref();
+  try {
+    const written = await create(t);
+    await records.recordSummaryComment(t.repo, t.issueNumber, written.id, new Date());
+    return written;
+  } catch (error) {
+    await records.releaseSummaryClaim(t.repo, t.issueNumber, owner).catch(() => undefined);
+    throw error;
+  } finally {
+    clearInterval(renewal);
+  }
 }

@@ -156,6 +156,24 @@ export interface Tables {
     sent_at: NullableTime;
     message_ts: string | null;
   };
+  github_write_pace: {
+    app: string;
+    last_start_at: NullableTime;
+    blocked_until: NullableTime;
+    /** Ms since the epoch, oldest first. */
+    content_starts: Json;
+    waiting: Json;
+    updated_at: Time;
+  };
+  summary_comments: {
+    repository_key: string;
+    repository: string;
+    issue_number: number;
+    comment_id: NullableInt8;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    updated_at: Time;
+  };
   stats_days: { repository_key: string; day: string; facts: Json; computed_at: Time };
   relays: {
     id: string;

@@ -1,7 +1,10 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import type { SummaryClaim } from "../github/summary-comment.js";
+import type { PaceChange, WritePaceState } from "../github/write-pace.js";
 import { Repo } from "../repo.js";
 import { type Database, inTransaction, type Tables } from "./database.js";
 import { EPOCH } from "./migrations/004-poll-schedule.js";
+import * as shared from "./shared-github-writes.js";
 import {
   type Backoff,
   type ClaimedPoll,
@@ -31,6 +34,7 @@ import {
   SLACK_SIGNATURE_RETENTION_MS,
   STATS_DAY_RETENTION_MS,
   type Store,
+  SUMMARY_COMMENT_RETENTION_MS,
   type Subscription,
   type ThreadRecord,
 } from "./store.js";
@@ -1191,6 +1195,46 @@ export class KyselyStore implements Store {
       .returning("repository_key")
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  // The GitHub App's writes shared by its replicas (shared-github-writes.ts)
+
+  updateGitHubWritePace<T>(app: string, change: (state: WritePaceState) => PaceChange<T>): Promise<T> {
+    return shared.updateWritePace(this.#database, app, change);
+  }
+
+  getSummaryComment(repository: Repo, issueNumber: number): Promise<number | null> {
+    return shared.getSummaryComment(this.#database, repository, issueNumber);
+  }
+
+  claimSummaryComment(claim: {
+    repository: Repo;
+    issueNumber: number;
+    owner: string;
+    now: Date;
+    until: Date;
+  }): Promise<SummaryClaim> {
+    return shared.claimSummaryComment(this.#database, claim);
+  }
+
+  async recordSummaryComment(
+    repository: Repo,
+    issueNumber: number,
+    commentId: number,
+    now: Date,
+  ): Promise<void> {
+    await shared.recordSummaryComment(this.#database, repository, issueNumber, commentId, now);
+    await this.#pruneIfDue("summary_comments", now, () =>
+      shared.pruneSummaryComments(this.#database, new Date(now.getTime() - SUMMARY_COMMENT_RETENTION_MS)),
+    );
+  }
+
+  releaseSummaryClaim(repository: Repo, issueNumber: number, owner: string): Promise<void> {
+    return shared.releaseSummaryClaim(this.#database, repository, issueNumber, owner);
+  }
+
+  forgetSummaryComment(repository: Repo, issueNumber: number, commentId: number): Promise<void> {
+    return shared.forgetSummaryComment(this.#database, repository, issueNumber, commentId);
   }
 }
 

@@ -11,6 +11,8 @@ import type {
   ScheduledUnpauseClaims,
   Subscription,
 } from "../commands/ports.js";
+import type { SummaryCommentRecords } from "../github/summary-comment.js";
+import type { WritePaceStore } from "../github/write-pace.js";
 import type { Repo } from "../repo.js";
 
 // The records the command core keeps are the core's own (its ports); the store keeps them as they are.
@@ -33,7 +35,12 @@ export type {
  * every time comes back as a `Date`. Repositories are `Repo`s, compared case-insensitively as GitHub
  * compares them: each table keeps `repo.key` next to the name as it was given.
  */
-export interface Store extends RelayStore, ScheduledUnpauseClaims, GitHubQueueMemory {
+export interface Store
+  extends RelayStore,
+    ScheduledUnpauseClaims,
+    GitHubQueueMemory,
+    WritePaceStore,
+    SummaryCommentRecords {
   readonly kind: "sqlite" | "postgres";
   /**
    * A real query and an empty write transaction (SQLite: also that its file is still there and writable):
@@ -233,6 +240,10 @@ export interface Store extends RelayStore, ScheduledUnpauseClaims, GitHubQueueMe
   deleteScheduledUnpause(repository: Repo): Promise<boolean>;
   getScheduledUnpause(repository: Repo): Promise<ScheduledUnpause | null>;
   // Claiming, renewing and finishing those whose time has come: ScheduledUnpauseClaims (src/commands/ports.ts)
+
+  // The GitHub App's writes, shared by its replicas: one write pace per app (WritePaceStore,
+  // src/github/write-pace.ts), and one summary comment per issue (SummaryCommentRecords,
+  // src/github/summary-comment.ts), whose records are pruned SUMMARY_COMMENT_RETENTION_MS after written
 }
 
 export interface DigestKey {
@@ -367,5 +378,10 @@ export const DIGEST_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
  * which a redelivered webhook is still posted once.
  */
 export const GITHUB_QUEUE_PULL_RETENTION_MS = SENT_NOTIFICATION_RETENTION_MS;
+/**
+ * A summary comment's record is kept this long after it was last written: an older summary is found on
+ * GitHub again (and recorded again) when a command comes.
+ */
+export const SUMMARY_COMMENT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;

@@ -10,6 +10,7 @@ import {
   type WriteLimits,
   type WritePriority,
 } from "../../src/github/github-writes.js";
+import { LocalWritePace, type WritePaceKeeper } from "../../src/github/write-pace.js";
 import { createLogger } from "../../src/logger.js";
 
 /** An error as Octokit throws it: status, message, response headers. */
@@ -17,11 +18,23 @@ function httpError(status: number, message = "x", headers: Record<string, string
   return Object.assign(new Error(message), { status, response: { headers } });
 }
 
-/** A queue on fake timers that records when (ms from the start) each write was sent, and in what order. */
-function queue(limits: WriteLimits = GITHUB_WRITE_LIMITS, retry = {}) {
+/**
+ * A queue on fake timers that records when (ms from the start) each write was sent, and in what order.
+ * Replicas are queues given one pace (as the store's is shared) and one `sent` list.
+ */
+function queue(
+  limits: WriteLimits = GITHUB_WRITE_LIMITS,
+  retry = {},
+  shared: { pace?: WritePaceKeeper; sent?: { name: string; at: number; attempt: number }[] } = {},
+) {
   const t0 = Date.now();
-  const sent: { name: string; at: number; attempt: number }[] = [];
-  const writes = new GitHubWrites({ logger: createLogger({ level: "silent" }), limits, retry });
+  const sent = shared.sent ?? [];
+  const writes = new GitHubWrites({
+    logger: createLogger({ level: "silent" }),
+    limits,
+    retry,
+    ...(shared.pace ? { pace: shared.pace } : {}),
+  });
   /** `answers`: what each attempt does, in turn (an Error is thrown); the last one repeats. */
   const write = (
     name: string,
@@ -78,8 +91,9 @@ describe("the app's GitHub write queue", () => {
     q.write("👍 3", "reaction", "outcome");
     q.write("summary 3", "edit", "answer");
     await vi.advanceTimersByTimeAsync(10_000);
-    // The first write went at once (nothing else was queued yet); then by priority, first come first.
-    expect(q.names()).toEqual(["👍 1", "summary 2", "summary 3", "👀 2", "👍 3"]);
+    // The pace is asked (a promise) before the first write starts, by when all five are queued: by
+    // priority, first come first.
+    expect(q.names()).toEqual(["summary 2", "summary 3", "👀 2", "👍 1", "👍 3"]);
   });
 
   it("keeps content creation within every window, and lets edits through meanwhile", async () => {
@@ -198,6 +212,82 @@ describe("the app's GitHub write queue", () => {
         { limit: 80, windowMs: 6_000 },
         { limit: 500, windowMs: 360_000 },
       ],
+    });
+  });
+
+  describe("replicas sharing one pace (the store's, here in memory)", () => {
+    /** Two queues, as two replicas would be, on one pace (each named as its replica). */
+    function replicas(limits: WriteLimits = GITHUB_WRITE_LIMITS) {
+      const state = new LocalWritePace("a");
+      const sent: { name: string; at: number; attempt: number }[] = [];
+      const paceOf = (replica: string): WritePaceKeeper => ({
+        replica,
+        update: (change) => state.update(change),
+      });
+      return {
+        a: queue(limits, {}, { pace: paceOf("a"), sent }),
+        b: queue(limits, {}, { pace: paceOf("b"), sent }),
+        sent,
+      };
+    }
+
+    it("start their writes a second apart between them, not each", async () => {
+      const { a, b, sent } = replicas();
+      for (let i = 1; i <= 3; i++) {
+        a.write(`a${i}`);
+        b.write(`b${i}`);
+      }
+      await vi.advanceTimersByTimeAsync(10_000);
+      const at = sent.map((s) => s.at).sort((x, y) => x - y);
+      expect(at).toEqual([0, 1_000, 2_000, 3_000, 4_000, 5_000]);
+    });
+
+    it("keep content creation within the windows between them", async () => {
+      const { a, b, sent } = replicas({ intervalMs: 10, content: [{ limit: 4, windowMs: 1_200 }] });
+      for (let i = 1; i <= 3; i++) {
+        a.write(`a${i}`, "reaction", "outcome");
+        b.write(`b${i}`, "comment");
+      }
+      await vi.advanceTimersByTimeAsync(5_000);
+      const at = sent.map((s) => s.at).sort((x, y) => x - y);
+      // Four in the window (kept 20 ms longer: 1,220 ms), then the fifth and sixth as the first leave it.
+      expect(at.slice(0, 4).every((t) => t < 100)).toBe(true);
+      expect(at[4]).toBe(at[0]! + 1_220);
+      expect(at[5]).toBe(at[1]! + 1_220);
+    });
+
+    it("write one replica's answers before the other's reactions", async () => {
+      const { a, b, sent } = replicas();
+      // a's first reaction goes at once and a asks for the next slot (a second later) before b's
+      // answers come: a asks first, and is turned back while b's answers wait.
+      a.write("a 👍 1", "reaction", "outcome");
+      a.write("a 👍 2", "reaction", "outcome");
+      a.write("a 👍 3", "reaction", "outcome");
+      await vi.advanceTimersByTimeAsync(500);
+      b.write("b summary 1", "comment", "answer");
+      b.write("b summary 2", "edit", "answer");
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(sent.map((s) => [s.name, s.at])).toEqual([
+        ["a 👍 1", 0],
+        ["b summary 1", 1_000],
+        ["b summary 2", 2_000],
+        ["a 👍 2", 3_000],
+        ["a 👍 3", 4_000],
+      ]);
+    });
+
+    it("all wait for a rate limit's retry-after that one of them was answered", async () => {
+      const { a, b, sent } = replicas();
+      const limited = httpError(403, "You have exceeded a secondary rate limit", { "retry-after": "7" });
+      a.write("a1", "comment", "answer", [limited, "done"]);
+      await vi.advanceTimersByTimeAsync(0);
+      b.write("b1", "reaction", "outcome");
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(sent.map((s) => [s.name, s.at, s.attempt])).toEqual([
+        ["a1", 0, 1],
+        ["a1", 7_000, 2],
+        ["b1", 8_000, 1],
+      ]);
     });
   });
 });

@@ -97,6 +97,7 @@ describe("the store on PostgreSQL", () => {
     "backoffs",
     "digests",
     "github_queue_pulls",
+    "github_write_pace",
     "identity_links",
     "leases",
     "notice_preferences",
@@ -111,6 +112,7 @@ describe("the store on PostgreSQL", () => {
     "slack_signatures",
     "stats_days",
     "subscriptions",
+    "summary_comments",
     "threads",
     "webhook_deliveries",
   ];

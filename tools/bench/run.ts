@@ -10,11 +10,17 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { githubBenchmark } from "./github/benchmark.js";
+import { githubReplicasBenchmark } from "./github/replicas.js";
 import { type Benchmark, UsageError } from "./lib/benchmark.js";
 import { notifierBenchmark } from "./notifier/benchmark.js";
 import { scaleBenchmark } from "./scale/benchmark.js";
 
-const BENCHMARKS: readonly Benchmark[] = [notifierBenchmark, githubBenchmark, scaleBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [
+  notifierBenchmark,
+  githubBenchmark,
+  githubReplicasBenchmark,
+  scaleBenchmark,
+];
 
 const GC_ENV = "YARDMASTER_BENCH_EXPOSE_GC";
 

@@ -15,7 +15,7 @@ export type {
 export { QUEUE_CHECK_NAME, ruleCheckName } from "./merge-queue-webhooks.js";
 export type { CheckConclusion } from "./queue-payloads.js";
 export { MERGE_QUEUE_APP } from "./queue-payloads.js";
-export type { ContentLimit, SecondaryLimitHit, SecondaryLimitOptions } from "./secondary-limits.js";
+export type { AppWrite, ContentLimit, SecondaryLimitHit, SecondaryLimitOptions } from "./secondary-limits.js";
 export {
   CONTENT_MESSAGE,
   GITHUB_SECONDARY_LIMITS,

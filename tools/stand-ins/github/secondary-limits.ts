@@ -59,6 +59,18 @@ export interface SecondaryLimitHit {
   retryAfterSeconds: number;
 }
 
+/** One of the app's writes as the limits counted it: when it was admitted (after any hold). */
+export interface AppWrite {
+  /** ms since the epoch. */
+  at: number;
+  method: string;
+  /** The API path, without `/api/v3`. */
+  path: string;
+  content: boolean;
+  /** Refused for a secondary limit (403 with retry-after). */
+  limited: boolean;
+}
+
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 /** Whether a request (API path without `/api/v3`) is a write; whether it creates content. */

@@ -27,6 +27,7 @@ import {
 import { addOAuthWebRoutes, addUserRoutes, UserTokens } from "./oauth.js";
 import { addRepoRoutes } from "./repo-routes.js";
 import {
+  type AppWrite,
   classifyRequest,
   GITHUB_SECONDARY_LIMITS,
   type SecondaryLimitHit,
@@ -111,6 +112,8 @@ export interface DeliverIssueCommentArgs {
   /** The login of the comment's author (an existing user). */
   author: string;
   deliveryId?: string;
+  /** Where the webhook goes, instead of the webhook URL (e.g. one replica of several). */
+  url?: string;
 }
 
 export interface GitHubStandIn {
@@ -136,6 +139,11 @@ export interface GitHubStandIn {
   secondaryLimits: SecondaryLimitOptions | null;
   /** Every secondary-rate-limit answer (403 with retry-after) given, oldest first. */
   secondaryLimitHits: SecondaryLimitHit[];
+  /**
+   * The app's writes (installation tokens) as the secondary limits counted them, oldest first: when each
+   * arrived, whether it creates content, whether it was refused. Recorded with the limits off too.
+   */
+  appWrites: AppWrite[];
   /** Failures to answer and writes to hold, for tests. */
   faults: GitHubFaults;
   /** GitHub's own merge queue (GraphQL): `enable` gives a branch one. */
@@ -238,15 +246,26 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       ? null
       : new SecondaryLimits({ ...GITHUB_SECONDARY_LIMITS, ...options.secondaryLimits });
   const faults = new GitHubFaults();
+  const appWrites: AppWrite[] = [];
 
-  /** The app's own writes (installation tokens) wait while held, then count against its limits. */
+  /**
+   * The app's own writes (installation tokens) count against its limits when they arrive, as GitHub
+   * counts them, then wait while held (GitHub slow to answer).
+   */
   async function admit(method: string, fullPath: string, routePath: string, request: RouteRequest) {
     const { write, content } = classifyRequest(method, routePath);
     const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
     if (write && credential !== undefined && ctx.installationTokens.find(credential)) {
       request.auth = "installation";
+      const counted: AppWrite = { at: Date.now(), method, path: routePath, content, limited: false };
+      appWrites.push(counted);
+      try {
+        limits?.admit(method, routePath, content, counted.at);
+      } catch (error) {
+        counted.limited = true;
+        throw error;
+      }
       await faults.writeGate();
-      limits?.admit(method, routePath, content);
     }
     faults.apply(method, fullPath);
   }
@@ -334,6 +353,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     forwards: ctx.forwarder?.records ?? [],
     secondaryLimits: limits?.options ?? null,
     secondaryLimitHits: limits?.hits ?? [],
+    appWrites,
     faults,
     mergeQueues,
     installationId: (repository) => state.installationFor(repository).id,
@@ -346,15 +366,15 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
       const author = state.getUser(args.author);
       if (!author)
         throw new Error(`GitHub stand-in: unknown user ${args.author} (add it with state.addUser)`);
-      if (!ctx.webhooks.webhookUrl) throw new Error("GitHub stand-in: no webhook URL (call setWebhookUrl)");
+      if (!args.url && !ctx.webhooks.webhookUrl)
+        throw new Error("GitHub stand-in: no webhook URL (call setWebhookUrl)");
       const { comment, replies } = await createComment(ctx, issue, author, args.body, false);
       try {
         const payload = issueCommentPayload(ctx, "created", comment);
-        const delivered = await ctx.webhooks.deliver(
-          "issue_comment",
-          payload,
-          args.deliveryId ? { deliveryId: args.deliveryId } : {},
-        );
+        const delivered = await ctx.webhooks.deliver("issue_comment", payload, {
+          ...(args.deliveryId ? { deliveryId: args.deliveryId } : {}),
+          ...(args.url ? { url: args.url } : {}),
+        });
         return { status: delivered.status, deliveryId: delivered.deliveryId, commentId: comment.id };
       } finally {
         emitCreated(ctx, replies);

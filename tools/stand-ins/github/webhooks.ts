@@ -23,6 +23,8 @@ export interface DeliveryRecord {
 
 export interface DeliverOptions {
   deliveryId?: string;
+  /** Where to, instead of the webhook URL (e.g. one replica of several). */
+  url?: string;
   /** Replaces `X-Hub-Signature-256` (and drops the SHA-1 one), e.g. to send a bad signature. */
   signature?: string;
 }
@@ -61,7 +63,7 @@ export class WebhookSender {
     options: DeliverOptions = {},
     mode: "sync" | "background" = "sync",
   ): Promise<{ status: number; body: string; deliveryId: string }> {
-    const url = this.url;
+    const url = options.url ?? this.url;
     if (!url) throw new Error("GitHub stand-in: no webhook URL (pass webhookUrl or call setWebhookUrl)");
     const deliveryId = options.deliveryId ?? randomUUID();
     const body = JSON.stringify(payload);

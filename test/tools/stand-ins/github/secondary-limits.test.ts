@@ -99,6 +99,32 @@ describe("GitHub stand-in: secondary rate limits on the app's writes", () => {
     expect(gh.secondaryLimitHits).toEqual([]);
   });
 
+  it("records the app's writes as the limits counted them: content or not, refused or not", async () => {
+    const { gh, octokit } = await start({ writeIntervalMs: 60_000, writeBurst: 2, content: [] });
+    const created = await comment(octokit);
+    await octokit.rest.issues.updateComment({ ...repo, comment_id: created.data.id, body: "edited" });
+    await comment(octokit).catch(() => undefined);
+    await tokenOctokit(gh, gh.userToken("alice")).rest.issues.createComment({
+      ...repo,
+      issue_number: 1,
+      body: "x",
+    });
+    const path = "/repos/acme/widgets/issues/1/comments";
+    expect(
+      gh.appWrites.map(({ method, path, content, limited }) => ({ method, path, content, limited })),
+    ).toEqual([
+      { method: "POST", path, content: true, limited: false },
+      {
+        method: "PATCH",
+        path: `/repos/acme/widgets/issues/comments/${created.data.id}`,
+        content: false,
+        limited: false,
+      },
+      { method: "POST", path, content: true, limited: true },
+    ]);
+    expect(gh.appWrites.every((w) => Number.isFinite(w.at))).toBe(true);
+  });
+
   it("is off with secondaryLimits: false", async () => {
     const { gh, octokit } = await start(false);
     for (let i = 0; i < 5; i++) await comment(octokit);

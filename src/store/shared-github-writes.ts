@@ -1,0 +1,183 @@
+import type { Selectable } from "kysely";
+import type { SummaryClaim } from "../github/summary-comment.js";
+import type { PaceChange, WritePaceState } from "../github/write-pace.js";
+import type { Repo } from "../repo.js";
+import { type Database, inTransaction, type Tables } from "./database.js";
+
+/**
+ * The store's part of the app's GitHub writes shared by replicas (migration 013): the write pace, and
+ * the summary comments known or being created. Called from kysely-store.ts; the rules are src/github's.
+ */
+
+/** A JSON column as read: PostgreSQL's jsonb comes back parsed, SQLite's text does not. */
+const readJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value);
+const ms = (value: Date | string | null): number | null =>
+  value === null ? null : new Date(value).getTime();
+const iso = (at: number): string => new Date(at).toISOString();
+
+function toPaceState(row: Selectable<Tables["github_write_pace"]>): WritePaceState {
+  return {
+    lastStartAt: ms(row.last_start_at),
+    blockedUntil: ms(row.blocked_until) ?? 0,
+    contentStarts: readJson(row.content_starts) as number[],
+    waiting: readJson(row.waiting) as WritePaceState["waiting"],
+  };
+}
+
+/**
+ * Runs `change` on the app's pace in one transaction: PostgreSQL holds the row (`FOR UPDATE`, made
+ * first if missing), SQLite its write lock (`BEGIN IMMEDIATE`); so of two replicas asking at once, one
+ * sees the other's start.
+ */
+export function updateWritePace<T>(
+  database: Database,
+  app: string,
+  change: (state: WritePaceState) => PaceChange<T>,
+): Promise<T> {
+  return inTransaction(database, async (tx) => {
+    const select = () =>
+      tx
+        .selectFrom("github_write_pace")
+        .selectAll()
+        .where("app", "=", app)
+        .$if(database.kind === "postgres", (q) => q.forUpdate())
+        .executeTakeFirst();
+    let row = await select();
+    if (!row) {
+      await tx
+        .insertInto("github_write_pace")
+        .values({ app, content_starts: "[]", waiting: "{}", updated_at: new Date().toISOString() })
+        .onConflict((oc) => oc.column("app").doNothing())
+        .execute();
+      row = await select();
+    }
+    if (!row) throw new Error(`the write pace of app ${app} could not be made`);
+    const { state, result } = change(toPaceState(row));
+    await tx
+      .updateTable("github_write_pace")
+      .set({
+        last_start_at: state.lastStartAt === null ? null : iso(state.lastStartAt),
+        blocked_until: state.blockedUntil > 0 ? iso(state.blockedUntil) : null,
+        content_starts: JSON.stringify(state.contentStarts),
+        waiting: JSON.stringify(state.waiting),
+        updated_at: new Date().toISOString(),
+      })
+      .where("app", "=", app)
+      .execute();
+    return result;
+  });
+}
+
+// Summary comments
+
+const issue = (repository: Repo, issueNumber: number) =>
+  ({ repository_key: repository.key, issue_number: issueNumber }) as const;
+
+export async function getSummaryComment(
+  database: Database,
+  repository: Repo,
+  issueNumber: number,
+): Promise<number | null> {
+  const row = await database.db
+    .selectFrom("summary_comments")
+    .select("comment_id")
+    .where("repository_key", "=", repository.key)
+    .where("issue_number", "=", issueNumber)
+    .executeTakeFirst();
+  return row?.comment_id == null ? null : Number(row.comment_id);
+}
+
+/** One statement claims; when it did not, the row says why (an id recorded, or another's live claim). */
+export async function claimSummaryComment(
+  database: Database,
+  c: { repository: Repo; issueNumber: number; owner: string; now: Date; until: Date },
+): Promise<SummaryClaim> {
+  const now = c.now.toISOString();
+  const until = c.until.toISOString();
+  const claimed = await database.db
+    .insertInto("summary_comments")
+    .values({
+      ...issue(c.repository, c.issueNumber),
+      repository: c.repository.fullName,
+      claimed_by: c.owner,
+      claimed_until: until,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["repository_key", "issue_number"])
+        .doUpdateSet({ claimed_by: c.owner, claimed_until: until, updated_at: now })
+        .where((eb) =>
+          eb.and([
+            eb("summary_comments.comment_id", "is", null),
+            eb.or([
+              eb("summary_comments.claimed_by", "=", c.owner),
+              eb("summary_comments.claimed_until", "is", null),
+              eb("summary_comments.claimed_until", "<=", now),
+            ]),
+          ]),
+        ),
+    )
+    .returning("repository_key")
+    .executeTakeFirst();
+  if (claimed) return "claimed";
+  const id = await getSummaryComment(database, c.repository, c.issueNumber);
+  return id === null ? "held" : { commentId: id };
+}
+
+export async function recordSummaryComment(
+  database: Database,
+  repository: Repo,
+  issueNumber: number,
+  commentId: number,
+  now: Date,
+): Promise<void> {
+  const values = {
+    comment_id: commentId,
+    claimed_by: null,
+    claimed_until: null,
+    updated_at: now.toISOString(),
+  };
+  await database.db
+    .insertInto("summary_comments")
+    .values({ ...issue(repository, issueNumber), repository: repository.fullName, ...values })
+    .onConflict((oc) => oc.columns(["repository_key", "issue_number"]).doUpdateSet(values))
+    .execute();
+}
+
+export async function releaseSummaryClaim(
+  database: Database,
+  repository: Repo,
+  issueNumber: number,
+  owner: string,
+): Promise<void> {
+  await database.db
+    .deleteFrom("summary_comments")
+    .where("repository_key", "=", repository.key)
+    .where("issue_number", "=", issueNumber)
+    .where("comment_id", "is", null)
+    .where("claimed_by", "=", owner)
+    .execute();
+}
+
+export async function forgetSummaryComment(
+  database: Database,
+  repository: Repo,
+  issueNumber: number,
+  commentId: number,
+): Promise<void> {
+  await database.db
+    .deleteFrom("summary_comments")
+    .where("repository_key", "=", repository.key)
+    .where("issue_number", "=", issueNumber)
+    .where("comment_id", "=", commentId)
+    .execute();
+}
+
+/** Records not written for `olderThan`: their summaries are found on GitHub again if asked for. */
+export async function pruneSummaryComments(database: Database, olderThan: Date): Promise<void> {
+  await database.db
+    .deleteFrom("summary_comments")
+    .where("updated_at", "<", olderThan.toISOString())
+    .execute();
+}
