@@ -4,7 +4,7 @@ import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
-import { DEFAULT_PERMISSIONS, memoryDeliveryLog, testProbot, testWrites } from "../helpers/github-app.js";
+import { DEFAULT_PERMISSIONS, inlineJobs, testProbot, testWrites } from "../helpers/github-app.js";
 import {
   ORIGIN as MQ,
   makeClient,
@@ -55,7 +55,7 @@ async function setup(
       commandPrefix: "@mergifyio",
       metrics,
       logger: createLogger({ level: "silent" }),
-      deliveries: memoryDeliveryLog(),
+      jobs: inlineJobs(),
       writes: testWrites({ retries: options.writeRetries ?? 0 }),
     }),
   );
