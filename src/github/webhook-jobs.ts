@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import type { Store, WebhookJob } from "../store/index.js";
 
@@ -32,6 +33,11 @@ export type JobQueueFactory = (run: JobRunner) => JobQueue;
 export const JOB_LEASE_MS = 30_000;
 /** How often each replica looks for jobs whose claim lapsed. */
 export const JOB_SWEEP_MS = 10_000;
+/**
+ * Jobs a replica runs at once; the others wait their turn, still claimed. Webhooks keep being answered
+ * meanwhile: 200 commands at once do not hold up the answers to the webhooks that bring them.
+ */
+export const JOB_CONCURRENCY = 8;
 const SWEEP_BATCH = 20;
 
 export interface WebhookJobsDeps {
@@ -46,6 +52,8 @@ export interface WebhookJobsDeps {
   leaseMs?: number;
   /** Default JOB_SWEEP_MS. */
   sweepMs?: number;
+  /** Default JOB_CONCURRENCY. */
+  concurrency?: number;
   now?: () => Date;
 }
 
@@ -58,8 +66,11 @@ export class WebhookJobs implements JobQueue {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private stopped = true;
+  private readonly slots: ReturnType<typeof pLimit>;
 
-  constructor(private readonly deps: WebhookJobsDeps) {}
+  constructor(private readonly deps: WebhookJobsDeps) {
+    this.slots = pLimit(deps.concurrency ?? JOB_CONCURRENCY);
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -127,7 +138,10 @@ export class WebhookJobs implements JobQueue {
     return jobs.length;
   }
 
-  /** Runs a job this replica holds, renewing its claim until it is done; never throws. */
+  /**
+   * Runs a job this replica holds when a slot is free, renewing its claim from now until it is done; a
+   * job whose claim was lost while it waited (another replica runs it) is not run. Never throws.
+   */
   private async runClaimed(job: WebhookJob): Promise<void> {
     const { store, owner, logger } = this.deps;
     const log = logger.child({ delivery: job.deliveryId });
@@ -150,7 +164,14 @@ export class WebhookJobs implements JobQueue {
     }, this.leaseMs / 3);
     renewal.unref();
     try {
-      await this.deps.run(job, { done: finish });
+      await this.slots(async () => {
+        if (!(await store.renewWebhookJob(job.deliveryId, owner, this.until()))) {
+          log.warn("another replica took over this webhook's work before it ran here");
+          finished = Promise.resolve(false);
+          return;
+        }
+        await this.deps.run(job, { done: finish });
+      });
     } catch (error) {
       log.error({ err: error }, "a webhook's work failed");
     } finally {
