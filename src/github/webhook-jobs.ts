@@ -34,8 +34,9 @@ export const JOB_LEASE_MS = 30_000;
 /** How often each replica looks for jobs whose claim lapsed. */
 export const JOB_SWEEP_MS = 10_000;
 /**
- * Jobs a replica runs at once; the others wait their turn, still claimed. Webhooks keep being answered
- * meanwhile: 200 commands at once do not hold up the answers to the webhooks that bring them.
+ * Jobs a replica runs at once, until their work is done (a command ran; its answer may wait for the write
+ * queue after); the others wait their turn, still claimed. Webhooks keep being answered meanwhile: 200
+ * commands at once do not hold up the answers to the webhooks that bring them.
  */
 export const JOB_CONCURRENCY = 8;
 const SWEEP_BATCH = 20;
@@ -164,14 +165,25 @@ export class WebhookJobs implements JobQueue {
     }, this.leaseMs / 3);
     renewal.unref();
     try {
+      // The slot is this job's until its work is done (`done`), not while its answer waits to be written.
+      let running: Promise<void> | undefined;
       await this.slots(async () => {
         if (!(await store.renewWebhookJob(job.deliveryId, owner, this.until()))) {
           log.warn("another replica took over this webhook's work before it ran here");
           finished = Promise.resolve(false);
           return;
         }
-        await this.deps.run(job, { done: finish });
+        let freeSlot: () => void = () => {};
+        const workDone = new Promise<void>((resolve) => (freeSlot = resolve));
+        running = this.deps.run(job, {
+          done: () => {
+            freeSlot();
+            return finish();
+          },
+        });
+        await Promise.race([workDone, running.catch(() => {})]);
       });
+      await running;
     } catch (error) {
       log.error({ err: error }, "a webhook's work failed");
     } finally {

@@ -20,8 +20,13 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 /** A replica's jobs; its runner records what it ran and what `done` said, unless `runner` is given. */
-function replica(owner: string, runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>) {
+function replica(
+  owner: string,
+  runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>,
+  concurrency?: number,
+) {
   return new WebhookJobs({
+    ...(concurrency ? { concurrency } : {}),
     store,
     owner,
     run:
@@ -100,5 +105,29 @@ describe("webhook jobs", () => {
     await settled();
     clock += LEASE * 10;
     expect(await replica("b").sweep()).toBe(0);
+  });
+
+  it("runs a replica's jobs a few at a time, each holding its turn only until its work is done", async () => {
+    const order: string[] = [];
+    let answer: () => void = () => {};
+    const answerWritten = new Promise<void>((resolve) => (answer = resolve));
+    const a = replica(
+      "a",
+      async (j, claim) => {
+        order.push(`ran ${j.deliveryId}`);
+        await claim.done();
+        // The first one's answer waits (GitHub is slow to take it): the next job runs meanwhile.
+        if (j.deliveryId === "d-1") await answerWritten;
+        order.push(`answered ${j.deliveryId}`);
+      },
+      1,
+    );
+    await a.accept(job("d-1"));
+    await a.accept(job("d-2"));
+    await work[1];
+    expect(order).toEqual(["ran d-1", "ran d-2", "answered d-2"]);
+    answer();
+    await settled();
+    expect(order.at(-1)).toBe("answered d-1");
   });
 });
