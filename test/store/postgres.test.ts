@@ -113,6 +113,7 @@ describe("the store on PostgreSQL", () => {
     "subscriptions",
     "threads",
     "webhook_deliveries",
+    "webhook_jobs",
   ];
 
   it("creates its schema and keeps every table in it", async () => {
