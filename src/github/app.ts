@@ -203,39 +203,54 @@ export async function handleComment(
   await seen;
 
   // Where the answer is, for the merge queue's answer to a relay to be shown there too.
-  const presented = async () => {
-    const relays = deps.relays;
-    if (!relays) return;
-    try {
-      await relays.follower.summaryWritten(place.repo, place.number);
-      const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
-      if (!relayId) return;
-      const presentation: GitHubPresentation = {
-        installationId: job.installationId,
-        repository: place.repo.fullName,
-        number: place.number,
-        typed: parsed.typed,
-        author: comment.author,
-        commentId: comment.id,
-        commentUrl: comment.html_url,
-        at: summaryAt.toISOString(),
-      };
-      await relays.follower.presented(relayId, presentation);
-    } catch (error) {
-      log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
-    }
-  };
+  const presented = () =>
+    showRelayHere(deps, log, outcome, {
+      installationId: job.installationId,
+      repository: place.repo.fullName,
+      number: place.number,
+      typed: parsed.typed,
+      author: comment.author,
+      commentId: comment.id,
+      commentUrl: comment.html_url,
+      at: summaryAt.toISOString(),
+    });
 
   if (delivery.ok) {
     await reactions.add(outcome.ok ? "+1" : "confused");
     await presented();
     return;
   }
-  // The command ran (or was refused) but nobody can read its answer: say so, and why, in the log.
-  const retry = isServerError(delivery.error);
+  await answerLater({
+    deps,
+    log,
+    typed: parsed.typed,
+    error: delivery.error,
+    outcome,
+    reactions,
+    deliver,
+    presented,
+  });
+}
+
+/**
+ * The command ran (or was refused) but its answer could not be written: 😕, the reason in the log, and
+ * after a 5xx one more try a while later (then 👍 instead of 😕 for a command that succeeded).
+ */
+async function answerLater(a: {
+  deps: GitHubSurfaceDeps;
+  log: Logger;
+  typed: string;
+  error: unknown;
+  outcome: CommandOutcome;
+  reactions: ReturnType<typeof reactionsOn>;
+  deliver: () => Promise<Delivery>;
+  presented: () => Promise<void>;
+}): Promise<void> {
+  const { deps, log, typed, outcome, reactions } = a;
+  const retry = isServerError(a.error);
   log.error(
-    { err: delivery.error, status: errorStatus(delivery.error), command: parsed.typed },
-    `could not write the answer (the summary comment): ${reason(delivery.error)}${
+    { err: a.error, status: errorStatus(a.error), command: typed },
+    `could not write the answer (the summary comment): ${reason(a.error)}${
       retry ? "; trying once more later" : ""
     }`,
   );
@@ -243,19 +258,41 @@ export async function handleComment(
   if (!retry) return;
 
   await sleep(deps.answerRetryDelayMs ?? ANSWER_RETRY_DELAY_MS);
-  const later = await deliver();
+  const later = await a.deliver();
   if (!later.ok) {
     log.error(
-      { err: later.error, status: errorStatus(later.error), command: parsed.typed },
+      { err: later.error, status: errorStatus(later.error), command: typed },
       `could not write the answer on the later try either: ${reason(later.error)}`,
     );
     return;
   }
-  log.info({ command: parsed.typed }, "the answer was written on the later try");
+  log.info({ command: typed }, "the answer was written on the later try");
   if (!outcome.ok) return;
   await reactions.add("+1");
   if (confused !== null) await reactions.remove(confused);
-  await presented();
+  await a.presented();
+}
+
+/**
+ * The summary was written: the relay follower is told, and a relayed command's answer from the merge
+ * queue will be shown there too. A failure is logged, never thrown.
+ */
+async function showRelayHere(
+  deps: GitHubSurfaceDeps,
+  log: Logger,
+  outcome: CommandOutcome,
+  presentation: GitHubPresentation,
+): Promise<void> {
+  const relays = deps.relays;
+  if (!relays) return;
+  try {
+    await relays.follower.summaryWritten(Repo.from(presentation.repository), presentation.number);
+    const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
+    if (!relayId) return;
+    await relays.follower.presented(relayId, presentation);
+  } catch (error) {
+    log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
+  }
 }
 
 type Delivery = { ok: true } | { ok: false; error: unknown };
