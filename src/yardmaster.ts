@@ -8,7 +8,6 @@ import type { MergeQueue, StatsDays } from "./commands/ports.js";
 import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
 import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
-import type { DeliveryLog } from "./delivery-log.js";
 import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
@@ -16,6 +15,7 @@ import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import { StoreWritePace } from "./github/write-pace.js";
+import { WebhookJobs } from "./github/webhook-jobs.js";
 import { queueBackends } from "./github-queue/backends.js";
 import { GitHubQueueClient } from "./github-queue/client.js";
 import { withoutMergify } from "./github-queue/without-mergify.js";
@@ -84,6 +84,9 @@ export interface YardmasterOptions {
     retry?: Partial<WriteRetry>;
     seenAfterMs?: number;
     answerRetryDelayMs?: number;
+    /** How long a replica's claim of a comment's job holds, and how often replicas look for lapsed ones. */
+    jobLeaseMs?: number;
+    jobSweepMs?: number;
   };
 }
 
@@ -117,6 +120,11 @@ export interface Yardmaster {
   digests: Digests | null;
   /** Ends timed pauses when their time comes. */
   scheduledUnpauser: ScheduledUnpauser;
+  /**
+   * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
+   * (run after their webhook's answer) and pushed notices' deliveries.
+   */
+  webhookWorkDone(): Promise<void>;
   listen(): Promise<{ url: string; port: number }>;
   /**
    * Stops: no new connection or request is accepted; requests in flight, commands still running after
@@ -207,7 +215,6 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     logger,
     now: options.now,
   };
-  const deliveries: DeliveryLog = { claim: (id) => store.claimDelivery(id, new Date()) };
   // The setup check (src/doctor) on the running store: logged once listening, and `/mq doctor`.
   const setup: SetupCheckDeps = {
     settings: config,
@@ -229,6 +236,12 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   };
   const urls = githubUrls(config.githubHost);
   const inFlight = new InFlight();
+  // What webhooks left to do once answered; the stop waits for it as for requests.
+  const webhookWork = new InFlight();
+  const trackWebhookWork = (work: Promise<unknown>) => {
+    inFlight.track(webhookWork.track(work));
+  };
+  let webhookJobs: WebhookJobs | null = null;
   let stopping = false;
 
   let poller: Poller | null = null;
@@ -262,7 +275,19 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         config.githubHost,
         {
           ...common,
-          deliveries,
+          // A comment command is recorded and answered at once; it runs after (src/github/webhook-jobs.ts).
+          jobs: (run) => {
+            webhookJobs = new WebhookJobs({
+              store,
+              owner,
+              run,
+              track: trackWebhookWork,
+              logger: logger.child({ name: "webhook-jobs" }),
+              ...(answers.jobLeaseMs !== undefined ? { leaseMs: answers.jobLeaseMs } : {}),
+              ...(answers.jobSweepMs !== undefined ? { sweepMs: answers.jobSweepMs } : {}),
+            });
+            return webhookJobs;
+          },
           writes,
           summaryClaims: { records: store, owner },
           githubWebUrl: urls.webUrl,
@@ -436,6 +461,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           subscriptions: (repository) => store.listSubscriptions({ repository }),
           failedChecks: (repository, sha) => app.failedChecks(repository, sha),
           deliver: () => delivering.deliver(),
+          track: trackWebhookWork,
           ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
           metrics,
           logger: logger.child({ name: "notifier" }),
@@ -478,6 +504,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     deliverer,
     digests,
     scheduledUnpauser,
+    async webhookWorkDone() {
+      await webhookWork.idle();
+    },
     async listen() {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -492,6 +521,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       logger.info({ url }, `Yardmaster listening on ${url}`);
       // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
       follower?.start();
+      // A command whose replica stopped or died before it ran is run by another once its claim lapses.
+      webhookJobs?.start();
       if (poller && options.autoPoll !== false) {
         poller.start();
         digests?.start();
@@ -523,7 +554,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         const [finished, pollerStopped, unpauserStopped] = await Promise.all([
           inFlight.idle(deadline),
           poller ? before(Promise.all([poller.stop(), digests?.stop()]), deadline) : true,
-          before(Promise.all([scheduledUnpauser.stop(), follower?.stop()]), deadline),
+          before(Promise.all([scheduledUnpauser.stop(), follower?.stop(), webhookJobs?.stop()]), deadline),
         ]);
         const abandoned =
           (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1) + (unpauserStopped ? 0 : 1);

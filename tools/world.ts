@@ -131,6 +131,9 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     };
     const first = await start();
     connect(first.url);
+    // Yardmaster answers a command's webhook before it runs the command: a delivery (and the stand-in's
+    // settle) resolves once every replica is done with what it received, unless sent `answerOnly`.
+    github.setReceiverDone(() => Promise.all(apps.map((app) => app.webhookWorkDone())));
     const world: World = {
       sim,
       github,

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ApplicationFunction, Context } from "probot";
+import type { ApplicationFunction, Context, Probot } from "probot";
 import type { Actor, CommentPlace } from "../commands/command.js";
 import { parseGitHubComment } from "../commands/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
-import type { DeliveryLog } from "../delivery-log.js";
 import type { Logger } from "../logger.js";
 import type { QueueHappening } from "../notifier/pushed-notices.js";
 import { Repo } from "../repo.js";
+import type { WebhookJob } from "../store/index.js";
 import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
@@ -15,6 +15,7 @@ import { registerQueueWebhooks } from "./queue-webhooks.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
 import { KeyedLock, SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
+import type { JobClaim, JobQueueFactory } from "./webhook-jobs.js";
 
 /** 👀 is sent only for a command whose answer is not written within this long. */
 export const SEEN_AFTER_MS = 1_000;
@@ -24,7 +25,11 @@ export const ANSWER_RETRY_DELAY_MS = 60_000;
 export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   /** The app's slug, read from GitHub at start (GET /app). */
   appSlug: string;
-  deliveries: DeliveryLog;
+  /**
+   * Where a comment command's webhook is recorded, to be answered at once and run after
+   * (src/github/webhook-jobs.ts): given the runner, the queue.
+   */
+  jobs: JobQueueFactory;
   /** The app's one write queue (src/github/github-writes.ts). */
   writes: GitHubWrites;
   /** One summary comment per issue across replicas (the store); absent: this process's lock alone. */
@@ -46,16 +51,28 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
 type CommentContext = Context<"issue_comment.created">;
 type Reaction = "eyes" | "+1" | "confused";
 
+/** What running a comment's command needs of its webhook: the payload of its job. */
+export interface CommentPayload {
+  comment: { id: number; body: string; html_url: string; author: string };
+  issue: { number: number; isPullRequest: boolean };
+  repository: { owner: string; name: string };
+}
+
 /**
- * The GitHub surface (docs/commands.md): a comment in, a command out, Markdown back. One summary
- * comment per thread carries the answer; reactions say it was seen while it runs (👀, only when the
- * answer takes longer than a second) and how it ended (👍 / 😕).
+ * The GitHub surface (docs/commands.md): a comment in, a command out, Markdown back. A comment that
+ * addresses the app is recorded as a job and its webhook answered at once; the command runs after. One
+ * summary comment per thread carries the answer; reactions say it was seen while it runs (👀, only when
+ * the answer takes longer than a second) and how it ended (👍 / 😕).
  */
 export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
   const summaries = new KeyedLock();
   return (app) => {
+    const jobs = deps.jobs((job, claim) => runCommentJob(app, job, claim, deps, summaries));
     app.on("issue_comment.created", async (context) => {
-      await handleComment(context, deps, summaries);
+      const job = commentJob(context, deps.appSlug, new Date());
+      if (!job) return;
+      if (!(await jobs.accept(job)))
+        context.log.info({ delivery: context.id }, "delivery already handled; ignored");
     });
     if (deps.onRepositoryActivity) registerDoorbell(app, deps.onRepositoryActivity);
     if (deps.onQueueHappening) registerQueueWebhooks(app, deps.onQueueHappening);
@@ -71,32 +88,70 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
   };
 }
 
+/** The job of a comment that addresses the app (a command, or one refused), or null for any other. */
+function commentJob(context: CommentContext, appSlug: string, receivedAt: Date): WebhookJob | null {
+  const { comment, issue, repository, installation } = context.payload;
+  const author = comment.user;
+  if (!author || author.type === "Bot" || author.login.endsWith("[bot]")) return null;
+  const payload: CommentPayload = {
+    comment: { id: comment.id, body: comment.body, html_url: comment.html_url, author: author.login },
+    issue: { number: issue.number, isPullRequest: Boolean(issue.pull_request) },
+    repository: { owner: repository.owner.login, name: repository.name },
+  };
+  if (parseGitHubComment(comment.body, appSlug, placeOf(payload)).kind === "ignored") return null;
+  return {
+    deliveryId: context.id,
+    kind: "comment",
+    installationId: installation?.id ?? 0,
+    payload,
+    receivedAt,
+  };
+}
+
+function placeOf(payload: CommentPayload): CommentPlace {
+  return {
+    repo: Repo.of(payload.repository.owner, payload.repository.name),
+    number: payload.issue.number,
+    isPullRequest: payload.issue.isPullRequest,
+  };
+}
+
+/** Runs a recorded comment job as the installation its webhook came for. */
+async function runCommentJob(
+  app: Probot,
+  job: WebhookJob,
+  claim: JobClaim,
+  deps: GitHubSurfaceDeps,
+  summaries: KeyedLock,
+): Promise<void> {
+  const payload = job.payload as CommentPayload;
+  const log = app.log.child({
+    delivery: job.deliveryId,
+    repository: `${payload.repository.owner}/${payload.repository.name}`,
+    issue: payload.issue.number,
+  });
+  const octokit = (await app.auth(job.installationId)) as unknown as Octokit;
+  await handleComment({ ...job, payload }, { octokit, log, claim }, deps, summaries);
+}
+
+/** Where a comment's command runs: as its installation, logging with its delivery, holding its job. */
+export interface CommentEnv {
+  octokit: Octokit;
+  log: Logger;
+  claim: JobClaim;
+}
+
 export async function handleComment(
-  context: CommentContext,
+  job: Omit<WebhookJob, "payload"> & { payload: CommentPayload },
+  env: CommentEnv,
   deps: GitHubSurfaceDeps,
   summaries = new KeyedLock(),
 ): Promise<void> {
-  const { comment, issue, repository } = context.payload;
-  const author = comment.user;
-  if (!author || author.type === "Bot" || author.login.endsWith("[bot]")) return;
-  const place: CommentPlace = {
-    repo: Repo.of(repository.owner.login, repository.name),
-    number: issue.number,
-    isPullRequest: Boolean(issue.pull_request),
-  };
+  const { comment } = job.payload;
+  const place = placeOf(job.payload);
   const parsed = parseGitHubComment(comment.body, deps.appSlug, place);
   if (parsed.kind === "ignored") return;
-  if (!(await deps.deliveries.claim(context.id))) {
-    context.log.info({ delivery: context.id }, "delivery already handled; ignored");
-    return;
-  }
-
-  const log = context.log.child({
-    delivery: context.id,
-    repository: repository.full_name,
-    issue: issue.number,
-  });
-  const octokit = context.octokit;
+  const { octokit, log } = env;
   const reactions = reactionsOn(octokit, deps.writes, place.repo, comment.id, log);
 
   // 👀 only if the answer is not written within about a second; queued behind every answer, and
@@ -126,12 +181,18 @@ export async function handleComment(
       ),
     );
   try {
-    const actor: Actor = { surface: "github", githubLogin: author.login, display: author.login };
+    const actor: Actor = { surface: "github", githubLogin: comment.author, display: comment.author };
     const github = octokitGateway(async () => octokit, deps.writes);
     outcome =
       parsed.kind === "refused"
         ? refuse(parsed.error, actor, { ...deps, logger: log })
         : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
+    // The command ran: no replica runs it again. Another one holds the job now (this replica's claim
+    // lapsed): it answers, this one writes nothing.
+    if (!(await env.claim.done())) {
+      log.warn({ command: parsed.typed }, "another replica took this command over: its answer is left to it");
+      return;
+    }
     summaryAt = new Date();
     body = renderSummary(
       {
@@ -153,39 +214,54 @@ export async function handleComment(
   await seen;
 
   // Where the answer is, for the merge queue's answer to a relay to be shown there too.
-  const presented = async () => {
-    const relays = deps.relays;
-    if (!relays) return;
-    try {
-      await relays.follower.summaryWritten(place.repo, place.number);
-      const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
-      if (!relayId) return;
-      const presentation: GitHubPresentation = {
-        installationId: context.payload.installation?.id ?? 0,
-        repository: place.repo.fullName,
-        number: place.number,
-        typed: parsed.typed,
-        author: author.login,
-        commentId: comment.id,
-        commentUrl: comment.html_url,
-        at: summaryAt.toISOString(),
-      };
-      await relays.follower.presented(relayId, presentation);
-    } catch (error) {
-      log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
-    }
-  };
+  const presented = () =>
+    showRelayHere(deps, log, outcome, {
+      installationId: job.installationId,
+      repository: place.repo.fullName,
+      number: place.number,
+      typed: parsed.typed,
+      author: comment.author,
+      commentId: comment.id,
+      commentUrl: comment.html_url,
+      at: summaryAt.toISOString(),
+    });
 
   if (delivery.ok) {
     await reactions.add(outcome.ok ? "+1" : "confused");
     await presented();
     return;
   }
-  // The command ran (or was refused) but nobody can read its answer: say so, and why, in the log.
-  const retry = isServerError(delivery.error);
+  await answerLater({
+    deps,
+    log,
+    typed: parsed.typed,
+    error: delivery.error,
+    outcome,
+    reactions,
+    deliver,
+    presented,
+  });
+}
+
+/**
+ * The command ran (or was refused) but its answer could not be written: 😕, the reason in the log, and
+ * after a 5xx one more try a while later (then 👍 instead of 😕 for a command that succeeded).
+ */
+async function answerLater(a: {
+  deps: GitHubSurfaceDeps;
+  log: Logger;
+  typed: string;
+  error: unknown;
+  outcome: CommandOutcome;
+  reactions: ReturnType<typeof reactionsOn>;
+  deliver: () => Promise<Delivery>;
+  presented: () => Promise<void>;
+}): Promise<void> {
+  const { deps, log, typed, outcome, reactions } = a;
+  const retry = isServerError(a.error);
   log.error(
-    { err: delivery.error, status: errorStatus(delivery.error), command: parsed.typed },
-    `could not write the answer (the summary comment): ${reason(delivery.error)}${
+    { err: a.error, status: errorStatus(a.error), command: typed },
+    `could not write the answer (the summary comment): ${reason(a.error)}${
       retry ? "; trying once more later" : ""
     }`,
   );
@@ -193,19 +269,41 @@ export async function handleComment(
   if (!retry) return;
 
   await sleep(deps.answerRetryDelayMs ?? ANSWER_RETRY_DELAY_MS);
-  const later = await deliver();
+  const later = await a.deliver();
   if (!later.ok) {
     log.error(
-      { err: later.error, status: errorStatus(later.error), command: parsed.typed },
+      { err: later.error, status: errorStatus(later.error), command: typed },
       `could not write the answer on the later try either: ${reason(later.error)}`,
     );
     return;
   }
-  log.info({ command: parsed.typed }, "the answer was written on the later try");
+  log.info({ command: typed }, "the answer was written on the later try");
   if (!outcome.ok) return;
   await reactions.add("+1");
   if (confused !== null) await reactions.remove(confused);
-  await presented();
+  await a.presented();
+}
+
+/**
+ * The summary was written: the relay follower is told, and a relayed command's answer from the merge
+ * queue will be shown there too. A failure is logged, never thrown.
+ */
+async function showRelayHere(
+  deps: GitHubSurfaceDeps,
+  log: Logger,
+  outcome: CommandOutcome,
+  presentation: GitHubPresentation,
+): Promise<void> {
+  const relays = deps.relays;
+  if (!relays) return;
+  try {
+    await relays.follower.summaryWritten(Repo.from(presentation.repository), presentation.number);
+    const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
+    if (!relayId) return;
+    await relays.follower.presented(relayId, presentation);
+  } catch (error) {
+    log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
+  }
 }
 
 type Delivery = { ok: true } | { ok: false; error: unknown };

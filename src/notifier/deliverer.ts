@@ -3,7 +3,7 @@ import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type { PendingNotification, Store, ThreadRecord } from "../store/index.js";
+import type { NoticeOrder, PendingNotification, Store, ThreadRecord } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { isPauseEvent } from "./routing.js";
 import { SlackHolds } from "./slack-holds.js";
@@ -87,10 +87,14 @@ export class Deliverer {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** Records that `event` is to be posted in `channel` (once, whatever happens next). */
-  async enqueue(channel: string, repository: Repo, event: LogEvent): Promise<void> {
+  /**
+   * Records that `event` is to be posted in `channel` (once, whatever happens next); in the channel's
+   * order by `order` when given (GitHub's, for a pushed notice), else by when it was claimed.
+   */
+  async enqueue(channel: string, repository: Repo, event: LogEvent, order?: NoticeOrder): Promise<void> {
     const claimedAt = this.now();
     const status = await this.deps.store.claimNotification({
+      ...(order ? { order } : {}),
       channelId: channel,
       eventId: event.id,
       repository,

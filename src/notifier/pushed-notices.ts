@@ -42,6 +42,8 @@ export interface PushedNoticesDeps extends DispatchDeps {
   failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
   /** Posts what is pending in the outbox (the poller's delivery). */
   deliver: () => Promise<unknown>;
+  /** Counts a delivery started in the background until it settles (the graceful stop waits for it). */
+  track?: (work: Promise<unknown>) => void;
   /** The app's bot login (`<slug>[bot]`): a removal it made was asked for by someone, remembered. */
   appBot?: string;
   metrics?: Pick<Metrics, "githubQueueWebhooks">;
@@ -83,20 +85,33 @@ export function pushedEventId(key: string): number {
  * and however often, the outbox posts it once.
  */
 export class PushedNotices {
+  /** Webhooks received by this process: their order within one millisecond. */
+  private received = 0;
+
   constructor(private readonly deps: PushedNoticesDeps) {}
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
   }
 
-  /** Turns what GitHub said into a notice (or none), hands it to the outbox, and delivers. */
+  /**
+   * Turns what GitHub said into a notice (or none) and hands it to the outbox, in GitHub's order (when
+   * its webhook was received, whenever its row is claimed: a pull request's thread starts with its
+   * entry, not with the checks of its merge group claimed a moment before); then starts a delivery, not
+   * awaited: the webhook is answered once the notice is in the outbox, which any replica's loop posts
+   * if this delivery cannot.
+   */
   async accept(happening: QueueHappening, deliveryId: string): Promise<LogEvent | null> {
+    const order = { at: this.now(), seq: this.received++ };
     const event = await this.toEvent(happening, deliveryId);
     this.deps.metrics?.githubQueueWebhooks.inc({ kind: happening.kind, outcome: event ? "notice" : "none" });
     if (!event) return null;
     const { repository } = happening;
-    await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository));
-    await this.deps.deliver();
+    await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository), order);
+    const delivering = this.deps
+      .deliver()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not deliver the outbox"));
+    this.deps.track?.(delivering);
     return event;
   }
 

@@ -77,6 +77,16 @@ export interface Tables {
     digest_since: ColumnType<Date | string | null, string | null | undefined, string | null>;
   };
   webhook_deliveries: { id: string; received_at: Time };
+  webhook_jobs: {
+    delivery_id: string;
+    kind: string;
+    installation_id: Int8;
+    payload: Json;
+    received_at: Time;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    done_at: NullableTime;
+  };
   leases: { name: string; owner: string; expires_at: Time };
   poll_cursors: {
     repository_key: string;
@@ -98,6 +108,9 @@ export interface Tables {
     sent_at: NullableTime;
     message_ts: string | null;
     thread_ts: string | null;
+    /** Where the row stands in its channel's order when not its claim (a pushed notice: its webhook). */
+    order_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+    order_seq: ColumnType<number | string | null, number | null | undefined, number | null>;
   };
   threads: {
     channel_id: string;

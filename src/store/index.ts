@@ -8,6 +8,7 @@ export {
   type ClaimedPoll,
   DELIVERY_RETENTION_MS,
   type IdentityLink,
+  type NoticeOrder,
   type NoticePreferences,
   type NotificationClaim,
   type OAuthState,
@@ -25,4 +26,6 @@ export {
   type Store,
   type Subscription,
   type ThreadRecord,
+  WEBHOOK_JOB_RETENTION_MS,
+  type WebhookJob,
 } from "./store.js";

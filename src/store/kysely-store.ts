@@ -37,7 +37,10 @@ import {
   SUMMARY_COMMENT_RETENTION_MS,
   type Subscription,
   type ThreadRecord,
+  WEBHOOK_JOB_RETENTION_MS,
+  type WebhookJob,
 } from "./store.js";
+import { claimLapsedJobs, finishJob, pruneJobs, recordJob, renewJob } from "./webhook-jobs.js";
 
 /**
  * The store, written once for SQLite and PostgreSQL. Every statement is one both dialects accept; the
@@ -355,12 +358,7 @@ export class KyselyStore implements Store {
   // Webhook deliveries
 
   async claimDelivery(id: string, now: Date): Promise<boolean> {
-    await this.#pruneIfDue("webhook_deliveries", now, async () => {
-      await this.#db
-        .deleteFrom("webhook_deliveries")
-        .where("received_at", "<", time(new Date(now.getTime() - DELIVERY_RETENTION_MS)))
-        .execute();
-    });
+    await this.#pruneDeliveries(now);
     const inserted = await this.#db
       .insertInto("webhook_deliveries")
       .values({ id, received_at: time(now) })
@@ -368,6 +366,43 @@ export class KyselyStore implements Store {
       .returning("id")
       .executeTakeFirst();
     return inserted !== undefined;
+  }
+
+  #pruneDeliveries(now: Date): Promise<void> {
+    return this.#pruneIfDue("webhook_deliveries", now, async () => {
+      await this.#db
+        .deleteFrom("webhook_deliveries")
+        .where("received_at", "<", time(new Date(now.getTime() - DELIVERY_RETENTION_MS)))
+        .execute();
+    });
+  }
+
+  // Webhook jobs (their queries: webhook-jobs.ts)
+
+  async recordWebhookJob(job: WebhookJob, claim: { owner: string; until: Date }): Promise<boolean> {
+    await this.#pruneDeliveries(job.receivedAt);
+    return recordJob(this.#database, job, claim);
+  }
+
+  claimLapsedWebhookJobs(claim: {
+    owner: string;
+    now: Date;
+    until: Date;
+    limit: number;
+  }): Promise<WebhookJob[]> {
+    return claimLapsedJobs(this.#database, claim, this.#v.readJson);
+  }
+
+  renewWebhookJob(deliveryId: string, owner: string, until: Date): Promise<boolean> {
+    return renewJob(this.#db, deliveryId, owner, until);
+  }
+
+  async finishWebhookJob(deliveryId: string, owner: string, now: Date): Promise<boolean> {
+    const finished = await finishJob(this.#db, deliveryId, owner, now);
+    await this.#pruneIfDue("webhook_jobs", now, () =>
+      pruneJobs(this.#db, new Date(now.getTime() - WEBHOOK_JOB_RETENTION_MS)),
+    );
+    return finished;
   }
 
   // Slack request signatures
@@ -587,6 +622,8 @@ export class KyselyStore implements Store {
         status: "pending",
         attempts: 1,
         claimed_at: time(n.claimedAt),
+        order_at: n.order ? time(n.order.at) : null,
+        order_seq: n.order ? n.order.seq : null,
       })
       .onConflict((oc) =>
         oc
@@ -660,7 +697,9 @@ export class KyselyStore implements Store {
       .where("status", "=", "pending")
       .where("claimed_at", "<", time(olderThan))
       .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
-      .orderBy("claimed_at")
+      // GitHub's order for a pushed notice (its webhook's), the claim's for the others.
+      .orderBy(sql`COALESCE(order_at, claimed_at)`)
+      .orderBy(sql`COALESCE(order_seq, 0)`)
       .orderBy(this.#v.bytewise("channel_id"))
       .orderBy("event_id")
       .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
@@ -1400,6 +1439,9 @@ function toPendingNotification(
     payload: v.readJson(row.payload),
     claimedAt: readTime(row.claimed_at),
     attempts: row.attempts,
+    ...(row.order_at === null
+      ? {}
+      : { order: { at: readTime(row.order_at), seq: row.order_seq === null ? 0 : int(row.order_seq) } }),
   };
 }
 

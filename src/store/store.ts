@@ -96,6 +96,31 @@ export interface Store
   /** True the first time an id is claimed only. Deliveries older than 7 days are pruned now and then. */
   claimDelivery(id: string, now: Date): Promise<boolean>;
 
+  // Webhook jobs: what a webhook answered at once still has to do (a comment's command), run once
+  // across replicas: by the replica that received it, or by another once its claim lapsed
+  /**
+   * Claims the delivery id (as claimDelivery does) and records its job, `owner`'s until `until`, in one
+   * transaction: false, and nothing recorded, for a delivery claimed before (a redelivery).
+   */
+  recordWebhookJob(job: WebhookJob, claim: { owner: string; until: Date }): Promise<boolean>;
+  /**
+   * Claims up to `limit` jobs not done whose claim lapsed at `now` (`claimedUntil <= now`), oldest first,
+   * each `owner`'s until `until`. One statement: of two concurrent claims, each job goes to one.
+   */
+  claimLapsedWebhookJobs(claim: {
+    owner: string;
+    now: Date;
+    until: Date;
+    limit: number;
+  }): Promise<WebhookJob[]>;
+  /** Extends `owner`'s claim of a job not done; false if it is not (or no longer) theirs. */
+  renewWebhookJob(deliveryId: string, owner: string, until: Date): Promise<boolean>;
+  /**
+   * Marks `owner`'s job done at `now`; false if it was not theirs (taken over) or done already. Jobs done
+   * more than WEBHOOK_JOB_RETENTION_MS before are pruned now and then.
+   */
+  finishWebhookJob(deliveryId: string, owner: string, now: Date): Promise<boolean>;
+
   // Slack request signatures accepted (X-Slack-Signature): a signed request runs once across replicas
   /**
    * True the first time a signature is claimed, or when it was last claimed at least
@@ -169,8 +194,8 @@ export interface Store
   /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
   releaseNotification(channelId: string, eventId: number): Promise<void>;
   /**
-   * Pending rows claimed strictly before `olderThan` (in doubt after a crash), oldest claim first; of
-   * one channel when `channelId` is given.
+   * Pending rows claimed strictly before `olderThan`, in order: by their `order` when they have one, else
+   * by their claim (then by channel and event id); of one channel when `channelId` is given.
    */
   listPendingNotifications(
     olderThan: Date,
@@ -299,7 +324,32 @@ export interface PollCursor {
   updatedAt: Date;
 }
 
+/** A webhook's work still to do once it was answered (a comment's command), as recorded. */
+export interface WebhookJob {
+  /** GitHub's X-GitHub-Delivery: the same on a redelivery. */
+  deliveryId: string;
+  /** What the job runs: "comment" (a comment command). */
+  kind: string;
+  /** The installation the webhook came for: the job acts as it. */
+  installationId: number;
+  /** What running it needs of the webhook's payload (JSON). */
+  payload: unknown;
+  receivedAt: Date;
+}
+
+/**
+ * Where a notice stands in its channel's order, when not where its claim puts it: a notice pushed by
+ * GitHub's merge queue stands where its webhook was received (`at`), and within one millisecond by the
+ * receiving replica's count (`seq`), whenever its row was claimed.
+ */
+export interface NoticeOrder {
+  at: Date;
+  seq: number;
+}
+
 export interface NotificationClaim {
+  /** Absent: the row stands where its claim puts it (`claimedAt`). */
+  order?: NoticeOrder;
   channelId: string;
   eventId: number;
   repository: Repo;
@@ -354,6 +404,8 @@ export interface Backoff {
   lastError: string;
 }
 
+/** A webhook job is kept this long after it was done (the delivery itself is remembered 7 days). */
+export const WEBHOOK_JOB_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Webhook deliveries are remembered this long. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */

@@ -4,7 +4,7 @@ import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
-import { DEFAULT_PERMISSIONS, memoryDeliveryLog, testProbot, testWrites } from "../helpers/github-app.js";
+import { DEFAULT_PERMISSIONS, inlineJobs, testProbot, testWrites } from "../helpers/github-app.js";
 import {
   ORIGIN as MQ,
   makeClient,
@@ -40,7 +40,12 @@ function payload(body: string, options: { login?: string; type?: string; pull?: 
 }
 
 async function setup(
-  options: { seenAfterMs?: number; answerRetryDelayMs?: number; writeRetries?: number } = {},
+  options: {
+    seenAfterMs?: number;
+    answerRetryDelayMs?: number;
+    writeRetries?: number;
+    takenOver?: boolean;
+  } = {},
 ) {
   const lines: string[] = [];
   const probot = testProbot(createLogger({ level: "info" }, { write: (line: string) => lines.push(line) }));
@@ -55,7 +60,7 @@ async function setup(
       commandPrefix: "@mergifyio",
       metrics,
       logger: createLogger({ level: "silent" }),
-      deliveries: memoryDeliveryLog(),
+      jobs: inlineJobs({ done: !options.takenOver }),
       writes: testWrites({ retries: options.writeRetries ?? 0 }),
     }),
   );
@@ -202,6 +207,21 @@ describe("GitHub comment commands", () => {
     expect(gh.written).toEqual([]);
     expect(edited).toContain("#### Merge queue of acme/widgets\n\nbranch `release/1.x`");
     expect(edited).toContain("| Batch 1 | CI running |");
+  });
+
+  it("writes nothing for a command another replica took over (this one's claim lapsed while it ran)", async () => {
+    const gh = github();
+    const mq = nock(MQ)
+      .put(`${MQ_REPO}/merge-queue/pause`)
+      .reply(200, { ...pauseState(), reason: "deploy" });
+    const { receive, logs } = await setup({ takenOver: true });
+    await receive("@yardmaster pause deploy");
+    expect(mq.isDone()).toBe(true);
+    expect(gh.summary()).toEqual([]);
+    expect(gh.reactions).toEqual([]);
+    expect(logs().map((l) => l.msg)).toContain(
+      "another replica took this command over: its answer is left to it",
+    );
   });
 
   it("turns merge-queue errors into sentences, escaping the service's detail", async () => {

@@ -2,8 +2,8 @@ import { generateKeyPairSync } from "node:crypto";
 import { Probot, ProbotOctokit } from "probot";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
 import type { PermissionLevel } from "../../src/commands/permission-level.js";
-import type { DeliveryLog } from "../../src/delivery-log.js";
 import { GitHubWrites, type WriteRetry } from "../../src/github/github-writes.js";
+import type { JobQueueFactory } from "../../src/github/webhook-jobs.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 
 /** Probot's Octokit without retries or throttling: tests stay fast and see every call once. */
@@ -47,14 +47,20 @@ export const DEFAULT_PERMISSIONS = Object.fromEntries(
   Object.values(COMMANDS).map((c) => [c.name, c.permission]),
 ) as Record<CommandName, PermissionLevel>;
 
-/** A delivery log in memory, for tests of the GitHub surface without a store. */
-export function memoryDeliveryLog(): DeliveryLog {
+/**
+ * Webhook jobs in memory, for tests of the GitHub surface without a store: a delivery's job is accepted
+ * once and run before the webhook is answered (the store's jobs, run after: test/github/webhook-jobs.test.ts
+ * and the end-to-end tests). `done` answers what `claim.done()` says: false as if another replica had
+ * taken the job over.
+ */
+export function inlineJobs(options: { done?: boolean } = {}): JobQueueFactory {
   const seen = new Set<string>();
-  return {
-    async claim(id) {
-      if (seen.has(id)) return false;
-      seen.add(id);
+  return (run) => ({
+    async accept(job) {
+      if (seen.has(job.deliveryId)) return false;
+      seen.add(job.deliveryId);
+      await run(job, { done: async () => options.done ?? true });
       return true;
     },
-  };
+  });
 }

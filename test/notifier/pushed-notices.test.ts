@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { GitHubQueueMemory } from "../../src/commands/ports.js";
 import { createLogger } from "../../src/logger.js";
 import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics } from "../../src/metrics.js";
+import { Backoffs } from "../../src/notifier/backoff.js";
+import { Deliverer } from "../../src/notifier/deliverer.js";
 import {
   type FailedCheck,
   PushedNotices,
@@ -9,6 +12,7 @@ import {
   type QueueHappening,
 } from "../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
+import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
@@ -183,5 +187,74 @@ describe("notices pushed by GitHub's merge queue", () => {
   it("an event of a repository nobody subscribed to goes nowhere", async () => {
     await accept({ kind: "entered", ...where, repository: Repo.of("acme", "boats") });
     expect(enqueued).toEqual([]);
+  });
+});
+
+describe("notices pushed by GitHub's merge queue, in GitHub's order", () => {
+  /** Slack in memory: each post, a thread's parent (top level) or a reply. */
+  const posts: { eventId: number; reply: boolean }[] = [];
+  const poster: NotificationPoster = {
+    async post(m: { eventId: number; threadTs?: string }) {
+      posts.push({ eventId: m.eventId, reply: m.threadTs !== undefined });
+      return { ts: `1700000000.${String(posts.length).padStart(6, "0")}`, threadTs: m.threadTs ?? null };
+    },
+    async update() {},
+    async findPosted() {
+      return new Map();
+    },
+    async openDirect() {
+      throw new Error("no direct messages here");
+    },
+  } as unknown as NotificationPoster;
+
+  it("a pull request's thread starts with its entry, even when its merge group's notice was claimed first", async () => {
+    posts.length = 0;
+    let clock = T0.getTime();
+    const now = () => new Date(clock);
+    const deliverer = new Deliverer({
+      store,
+      poster,
+      render: notificationRenderer,
+      pullInfo: async () => null,
+      backoffs: new Backoffs(store),
+      githubWebUrl: "https://github.com",
+      owner: "replica-a",
+      logger: createLogger({ level: "silent" }),
+      now,
+    });
+    // The entry's webhook comes first, but what it remembers waits (a slow store): the merge group's
+    // webhook, a millisecond later, has its notice in the outbox first.
+    let remembered: () => void = () => {};
+    const slow = new Promise<void>((resolve) => (remembered = resolve));
+    const memory: GitHubQueueMemory = {
+      rememberQueueEntry: async (entry) => {
+        await slow;
+        await store.rememberQueueEntry(entry);
+      },
+      rememberRemoval: (...args) => store.rememberRemoval(...args),
+      rememberMergeGroup: (...args) => store.rememberMergeGroup(...args),
+      getQueuePull: (...args) => store.getQueuePull(...args),
+    };
+    const pushed = new PushedNotices({
+      deliverer,
+      memory,
+      subscriptions: (repository) => store.listSubscriptions({ repository }),
+      failedChecks: async () => [],
+      deliver: async () => {},
+      logger: createLogger({ level: "silent" }),
+      now,
+    });
+    const entered = pushed.accept({ kind: "entered", ...where }, "d-entry");
+    clock += 1;
+    const built = await pushed.accept({ kind: "group-built", ...where, sha: GROUP }, "d-group");
+    clock += 1;
+    remembered();
+    const entry = await entered;
+    clock += 1;
+    await deliverer.deliverPending();
+    expect(posts).toEqual([
+      { eventId: entry!.id, reply: false },
+      { eventId: built!.id, reply: true },
+    ]);
   });
 });

@@ -115,6 +115,7 @@ describe("the store on PostgreSQL", () => {
     "summary_comments",
     "threads",
     "webhook_deliveries",
+    "webhook_jobs",
   ];
 
   it("creates its schema and keeps every table in it", async () => {

@@ -105,6 +105,7 @@ const at = (ms: number): Date => new Date(T0.getTime() + ms);
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
 const DAY = 24 * HOUR;
+const MINUTE_MS = 60 * SECOND;
 
 describe.each([
   { kind: "sqlite" as const, harness: sqliteHarness },
@@ -388,6 +389,91 @@ describe.each([
     });
   });
 
+  describe("webhook jobs", () => {
+    const job = (deliveryId: string, receivedAt = at(0)) => ({
+      deliveryId,
+      kind: "comment",
+      installationId: 2_000_000_001,
+      payload: { comment: { id: 7, body: "@yardmaster status" }, tags: ["é", 1] },
+      receivedAt,
+    });
+    const A = { owner: "replica-a", until: at(30 * SECOND) };
+
+    it("records a delivery's job once: a redelivery records nothing, and counts as a claimed delivery", async () => {
+      expect(await store.recordWebhookJob(job("d-1"), A)).toBe(true);
+      expect(await store.recordWebhookJob(job("d-1"), { owner: "replica-b", until: at(HOUR) })).toBe(false);
+      expect(await store.claimDelivery("d-1", at(SECOND))).toBe(false);
+      // A delivery claimed the old way is not recorded as a job either.
+      expect(await store.claimDelivery("d-2", at(0))).toBe(true);
+      expect(await store.recordWebhookJob(job("d-2"), A)).toBe(false);
+      // Nobody else may take d-1 while its claim holds; once it lapsed, one replica may.
+      expect(
+        await store.claimLapsedWebhookJobs({ owner: "b", now: at(29 * SECOND), until: at(HOUR), limit: 10 }),
+      ).toEqual([]);
+      expect(
+        await store.claimLapsedWebhookJobs({ owner: "b", now: at(30 * SECOND), until: at(HOUR), limit: 10 }),
+      ).toEqual([job("d-1")]);
+    });
+
+    it("lets exactly one of two concurrent records of a delivery win", async () => {
+      const results = await Promise.all([
+        store.recordWebhookJob(job("d-race"), A),
+        store.recordWebhookJob(job("d-race"), { owner: "replica-b", until: at(30 * SECOND) }),
+      ]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("renews and finishes a job only for the replica that holds it; a job done is never claimed again", async () => {
+      await store.recordWebhookJob(job("d-1"), A);
+      expect(await store.renewWebhookJob("d-1", "replica-b", at(HOUR))).toBe(false);
+      expect(await store.renewWebhookJob("d-1", "replica-a", at(MINUTE_MS))).toBe(true);
+      expect(
+        await store.claimLapsedWebhookJobs({
+          owner: "b",
+          now: at(MINUTE_MS - 1),
+          until: at(HOUR),
+          limit: 10,
+        }),
+      ).toEqual([]);
+      expect(await store.finishWebhookJob("d-1", "replica-b", at(SECOND))).toBe(false);
+      expect(await store.finishWebhookJob("d-1", "replica-a", at(SECOND))).toBe(true);
+      expect(await store.finishWebhookJob("d-1", "replica-a", at(SECOND))).toBe(false);
+      expect(await store.renewWebhookJob("d-1", "replica-a", at(HOUR))).toBe(false);
+      expect(
+        await store.claimLapsedWebhookJobs({ owner: "b", now: at(DAY), until: at(2 * DAY), limit: 10 }),
+      ).toEqual([]);
+    });
+
+    it("hands a lapsed job to one replica of two claiming at once, oldest first, up to the limit", async () => {
+      await store.recordWebhookJob(job("d-late", at(2 * SECOND)), A);
+      await store.recordWebhookJob(job("d-early", at(SECOND)), A);
+      await store.recordWebhookJob(job("d-last", at(3 * SECOND)), A);
+      expect(
+        (
+          await store.claimLapsedWebhookJobs({ owner: "b", now: at(MINUTE_MS), until: at(HOUR), limit: 2 })
+        ).map((j) => j.deliveryId),
+      ).toEqual(["d-early", "d-late"]);
+      const [b, c] = await Promise.all([
+        store.claimLapsedWebhookJobs({ owner: "b", now: at(2 * HOUR), until: at(3 * HOUR), limit: 10 }),
+        store.claimLapsedWebhookJobs({ owner: "c", now: at(2 * HOUR), until: at(3 * HOUR), limit: 10 }),
+      ]);
+      expect([...b, ...c].map((j) => j.deliveryId).sort()).toEqual(["d-early", "d-last", "d-late"]);
+      // The replica that took it over holds it now: the first one's renewal and finish fail.
+      expect(await store.renewWebhookJob("d-early", "replica-a", at(4 * HOUR))).toBe(false);
+      expect(await store.finishWebhookJob("d-early", "replica-a", at(2 * HOUR))).toBe(false);
+    });
+
+    it("forgets a delivery after 7 days: it is recorded again, as a job to run", async () => {
+      await store.recordWebhookJob(job("d-1"), A);
+      await store.finishWebhookJob("d-1", "replica-a", at(SECOND));
+      await store.finishWebhookJob("d-2", "replica-a", at(2 * DAY)); // prunes the jobs done
+      expect(await store.recordWebhookJob(job("d-1", at(2 * DAY)), A)).toBe(false);
+      expect(await store.recordWebhookJob(job("d-1", at(8 * DAY)), A)).toBe(true);
+      const lapsed = { owner: "b", now: at(9 * DAY), until: at(10 * DAY), limit: 10 };
+      expect(await store.claimLapsedWebhookJobs(lapsed)).toEqual([job("d-1", at(8 * DAY))]);
+    });
+  });
+
   describe("Slack request signatures", () => {
     const MINUTE = 60 * SECOND;
 
@@ -668,6 +754,25 @@ describe.each([
       });
       expect(await store.claimNotification(claim)).toBe("sent");
       expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
+    });
+
+    it("lists a channel's rows in their own order when they have one (GitHub's), else by their claim", async () => {
+      const row = (eventId: number, claimedAt: Date, order?: { at: Date; seq: number }) => ({
+        ...claim,
+        eventId,
+        claimedAt,
+        ...(order ? { order } : {}),
+      });
+      // A pull request's checks were claimed before its entry, whose webhook came first; within one
+      // millisecond, the receiving replica's count decides. Event ids (hashes) would say otherwise.
+      const entered = row(-900, at(3 * SECOND), { at: at(SECOND), seq: 8 });
+      const checks = row(-100, at(2 * SECOND), { at: at(SECOND), seq: 9 });
+      const polledBefore = row(50, at(500));
+      const polledAfter = row(40, at(2500));
+      for (const n of [checks, polledAfter, entered, polledBefore]) await store.claimNotification(n);
+      const listed = await store.listPendingNotifications(at(HOUR), 10, "C1");
+      expect(listed.map((n) => n.eventId)).toEqual([50, -900, -100, 40]);
+      expect(listed[1]).toEqual({ ...entered, attempts: 1 });
     });
 
     it("counts attempts on each claim of a pending row", async () => {

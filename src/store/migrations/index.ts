@@ -9,6 +9,7 @@ import { scheduledUnpauses } from "./008-scheduled-unpauses.js";
 import { statsDays } from "./009-stats-days.js";
 import { digests } from "./010-digests.js";
 import { githubQueuePulls } from "./011-github-queue-pulls.js";
+import { webhookJobs } from "./012-webhook-jobs.js";
 import { sharedGitHubWrites } from "./013-shared-github-writes.js";
 import type { Migration } from "./migration.js";
 
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   statsDays,
   digests,
   githubQueuePulls,
+  webhookJobs,
   sharedGitHubWrites,
 ];
 

@@ -29,6 +29,7 @@ export function matchesRequest(match: RequestMatch, method: string, fullPath: st
 export class GitHubFaults {
   private failures: Array<FailureFault & { left: number }> = [];
   private held: Promise<void> | null = null;
+  private holds: Array<{ match: RequestMatch; released: Promise<void> }> = [];
 
   /** The next `count` requests matching answer `status`. */
   fail(fault: FailureFault): void {
@@ -55,6 +56,29 @@ export class GitHubFaults {
       if (this.held === held) this.held = null;
       release();
     };
+  }
+
+  /**
+   * From now on the requests matching `match` (anyone's, reads too) wait, unanswered, until the returned
+   * function is called: a GitHub slow to answer one route.
+   */
+  hold(match: RequestMatch): () => void {
+    let release: () => void = () => undefined;
+    const hold = { match, released: new Promise<void>((resolve) => (release = resolve)) };
+    this.holds.push(hold);
+    return () => {
+      this.holds = this.holds.filter((h) => h !== hold);
+      release();
+    };
+  }
+
+  /** Resolves when a request may be answered: no hold matches it (any more). */
+  async gate(method: string, fullPath: string): Promise<void> {
+    for (;;) {
+      const hold = this.holds.find((h) => matchesRequest(h.match, method, fullPath));
+      if (!hold) return;
+      await hold.released;
+    }
   }
 
   /** Resolves when the app's writes may go on. */

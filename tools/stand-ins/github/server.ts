@@ -114,6 +114,8 @@ export interface DeliverIssueCommentArgs {
   deliveryId?: string;
   /** Where the webhook goes, instead of the webhook URL (e.g. one replica of several). */
   url?: string;
+  /** Resolve with the receiver's answer, without waiting for it to be done (DeliverOptions.answerOnly). */
+  answerOnly?: boolean;
 }
 
 export interface GitHubStandIn {
@@ -179,6 +181,13 @@ export interface GitHubStandIn {
   /** GitHub's "Redeliver": a recorded delivery sent again, same payload and delivery id (to `url` if given). */
   redeliver(deliveryId: string, url?: string): Promise<{ status: number }>;
   setWebhookUrl(url: string): void;
+  /**
+   * A receiver that answers a webhook before it is done with it (Yardmaster answers a command's webhook
+   * once it is recorded, and runs it after): `done` resolves once it is. Every delivery then resolves
+   * (and `settle` too) only once `done` did, so that a test reads what the webhook caused; a delivery
+   * with `answerOnly` resolves with the answer alone, as GitHub sees it.
+   */
+  setReceiverDone(done: (() => Promise<unknown>) | null): void;
   /** Resolves when every background webhook queued so far has been delivered (or has failed). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -254,6 +263,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
    */
   async function admit(method: string, fullPath: string, routePath: string, request: RouteRequest) {
     const { write, content } = classifyRequest(method, routePath);
+    await faults.gate(method, fullPath);
     const credential = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
     if (write && credential !== undefined && ctx.installationTokens.find(credential)) {
       request.auth = "installation";
@@ -374,6 +384,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
         const delivered = await ctx.webhooks.deliver("issue_comment", payload, {
           ...(args.deliveryId ? { deliveryId: args.deliveryId } : {}),
           ...(args.url ? { url: args.url } : {}),
+          ...(args.answerOnly ? { answerOnly: true } : {}),
         });
         return { status: delivered.status, deliveryId: delivered.deliveryId, commentId: comment.id };
       } finally {
@@ -414,6 +425,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
 
     redeliver: (deliveryId, url) => ctx.webhooks.redeliver(deliveryId, url),
     setWebhookUrl: (webhookUrl) => ctx.webhooks.setUrl(webhookUrl),
+    setReceiverDone: (done) => ctx.webhooks.setReceiverDone(done),
     async settle() {
       await mergeQueueWebhooks.settle();
       await ctx.webhooks.settle();

@@ -27,6 +27,8 @@ export interface DeliverOptions {
   url?: string;
   /** Replaces `X-Hub-Signature-256` (and drops the SHA-1 one), e.g. to send a bad signature. */
   signature?: string;
+  /** Resolve once answered, even when the receiver is not done yet (see setReceiverDone). */
+  answerOnly?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export class WebhookSender {
   private url: string | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly aborter = new AbortController();
+  private receiverDone: (() => Promise<unknown>) | null = null;
 
   constructor(
     private readonly secret: string,
@@ -51,6 +54,11 @@ export class WebhookSender {
 
   setUrl(url: string): void {
     this.url = url;
+  }
+
+  /** See GitHubStandIn.setReceiverDone. */
+  setReceiverDone(done: (() => Promise<unknown>) | null): void {
+    this.receiverDone = done;
   }
 
   get webhookUrl(): string | undefined {
@@ -103,6 +111,7 @@ export class WebhookSender {
       const text = await response.text();
       record.status = response.status;
       this.logger.debug({ event, action, deliveryId, status: response.status }, "webhook delivered");
+      if (!options.answerOnly) await this.receiverDone?.();
       return { status: response.status, body: text, deliveryId };
     } catch (error) {
       record.error = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,194 @@
+import pLimit from "p-limit";
+import type { Logger } from "../logger.js";
+import type { Store, WebhookJob } from "../store/index.js";
+
+/**
+ * A webhook is answered as soon as its work is recorded; the work runs after (docs/architecture.md, "A
+ * command's path"). GitHub gives up on a webhook after 10 s and marks it failed, while a command's
+ * answer may wait its turn in the app's write queue far longer than that under load.
+ */
+
+/** What a job's run is told about its claim. */
+export interface JobClaim {
+  /**
+   * The job's work was done (a command ran): it is marked done, and no replica runs it again. False when
+   * another replica holds it now (this one's claim lapsed, or the store cannot be reached): then this
+   * one does nothing more for it.
+   */
+  done(): Promise<boolean>;
+}
+
+/** Runs a recorded job: the webhook's work, as the installation it came for. */
+export type JobRunner = (job: WebhookJob, claim: JobClaim) => Promise<void>;
+
+/** Where the GitHub surface hands a webhook's work: false for a delivery handled before (a redelivery). */
+export interface JobQueue {
+  accept(job: WebhookJob): Promise<boolean>;
+}
+
+/** Given the runner of jobs, the queue that runs them (the GitHub surface makes the runner). */
+export type JobQueueFactory = (run: JobRunner) => JobQueue;
+
+/** How long a replica's claim of a job holds without renewal: another replica takes it over after. */
+export const JOB_LEASE_MS = 30_000;
+/** How often each replica looks for jobs whose claim lapsed. */
+export const JOB_SWEEP_MS = 10_000;
+/**
+ * Jobs a replica runs at once, until their work is done (a command ran; its answer may wait for the write
+ * queue after); the others wait their turn, still claimed. Webhooks keep being answered meanwhile: 200
+ * commands at once do not hold up the answers to the webhooks that bring them.
+ */
+export const JOB_CONCURRENCY = 8;
+const SWEEP_BATCH = 20;
+
+export interface WebhookJobsDeps {
+  store: Pick<Store, "recordWebhookJob" | "claimLapsedWebhookJobs" | "renewWebhookJob" | "finishWebhookJob">;
+  /** This replica, as the holder of claims. */
+  owner: string;
+  run: JobRunner;
+  /** Counts a job's run until it settles (the graceful stop waits for it). */
+  track: (work: Promise<unknown>) => void;
+  logger: Logger;
+  /** Default JOB_LEASE_MS. */
+  leaseMs?: number;
+  /** Default JOB_SWEEP_MS. */
+  sweepMs?: number;
+  /** Default JOB_CONCURRENCY. */
+  concurrency?: number;
+  now?: () => Date;
+}
+
+/**
+ * The store's webhook jobs, run once across replicas: a job is recorded claimed by the replica that
+ * received its webhook, which runs it at once and renews its claim while it runs; every replica sweeps
+ * for jobs whose claim lapsed (their replica died or stopped before the work was done) and runs them.
+ */
+export class WebhookJobs implements JobQueue {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private stopped = true;
+  private readonly slots: ReturnType<typeof pLimit>;
+
+  constructor(private readonly deps: WebhookJobsDeps) {
+    this.slots = pLimit(deps.concurrency ?? JOB_CONCURRENCY);
+  }
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  private get leaseMs(): number {
+    return this.deps.leaseMs ?? JOB_LEASE_MS;
+  }
+
+  private until(): Date {
+    return new Date(this.now().getTime() + this.leaseMs);
+  }
+
+  /** Records the job (claimed by this replica) and starts it; false for a delivery recorded before. */
+  async accept(job: WebhookJob): Promise<boolean> {
+    if (!(await this.deps.store.recordWebhookJob(job, { owner: this.deps.owner, until: this.until() })))
+      return false;
+    this.deps.track(this.runClaimed(job));
+    return true;
+  }
+
+  /** Sweeps every `sweepMs` until `stop`. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Stops sweeping; resolves once a sweep under way has claimed what it claims (its jobs are tracked). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.sweeping = this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not look for webhook jobs"))
+        .finally(() => {
+          this.sweeping = undefined;
+          this.schedule();
+        });
+    }, this.deps.sweepMs ?? JOB_SWEEP_MS);
+    this.timer.unref();
+  }
+
+  /** Claims the jobs whose claim lapsed and runs them; how many. */
+  async sweep(): Promise<number> {
+    const jobs = await this.deps.store.claimLapsedWebhookJobs({
+      owner: this.deps.owner,
+      now: this.now(),
+      until: this.until(),
+      limit: SWEEP_BATCH,
+    });
+    for (const job of jobs) {
+      this.deps.logger.info(
+        { delivery: job.deliveryId, receivedAt: job.receivedAt.toISOString() },
+        "running a webhook's work that another replica did not finish (its claim lapsed)",
+      );
+      this.deps.track(this.runClaimed(job));
+    }
+    return jobs.length;
+  }
+
+  /**
+   * Runs a job this replica holds when a slot is free, renewing its claim from now until it is done; a
+   * job whose claim was lost while it waited (another replica runs it) is not run. Never throws.
+   */
+  private async runClaimed(job: WebhookJob): Promise<void> {
+    const { store, owner, logger } = this.deps;
+    const log = logger.child({ delivery: job.deliveryId });
+    let finished: Promise<boolean> | undefined;
+    const finish = () => {
+      finished ??= store.finishWebhookJob(job.deliveryId, owner, this.now()).catch((error: unknown) => {
+        log.warn({ err: error }, "could not record a webhook's work as done");
+        return false;
+      });
+      return finished;
+    };
+    const renewal = setInterval(() => {
+      if (finished) return;
+      store.renewWebhookJob(job.deliveryId, owner, this.until()).then(
+        (held) => {
+          if (!held && !finished) log.warn("another replica took over this webhook's work");
+        },
+        (error: unknown) => log.warn({ err: error }, "could not renew the claim of a webhook's work"),
+      );
+    }, this.leaseMs / 3);
+    renewal.unref();
+    try {
+      // The slot is this job's until its work is done (`done`), not while its answer waits to be written.
+      let running: Promise<void> | undefined;
+      await this.slots(async () => {
+        if (!(await store.renewWebhookJob(job.deliveryId, owner, this.until()))) {
+          log.warn("another replica took over this webhook's work before it ran here");
+          finished = Promise.resolve(false);
+          return;
+        }
+        let freeSlot: () => void = () => {};
+        const workDone = new Promise<void>((resolve) => (freeSlot = resolve));
+        running = this.deps.run(job, {
+          done: () => {
+            freeSlot();
+            return finish();
+          },
+        });
+        await Promise.race([workDone, running.catch(() => {})]);
+      });
+      await running;
+    } catch (error) {
+      log.error({ err: error }, "a webhook's work failed");
+    } finally {
+      clearInterval(renewal);
+      await finish();
+    }
+  }
+}

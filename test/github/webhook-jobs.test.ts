@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type JobClaim, WebhookJobs } from "../../src/github/webhook-jobs.js";
+import { createLogger } from "../../src/logger.js";
+import { openStore, type Store, type WebhookJob } from "../../src/store/index.js";
+
+const T0 = new Date("2026-11-25T23:59:59.500Z");
+const LEASE = 30_000;
+
+let store: Store;
+let clock: number;
+let ran: { replica: string; job: WebhookJob; done: boolean }[];
+let work: Promise<unknown>[];
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  clock = T0.getTime();
+  ran = [];
+  work = [];
+});
+afterEach(() => store.close());
+
+/** A replica's jobs; its runner records what it ran and what `done` said, unless `runner` is given. */
+function replica(
+  owner: string,
+  runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>,
+  concurrency?: number,
+) {
+  return new WebhookJobs({
+    ...(concurrency ? { concurrency } : {}),
+    store,
+    owner,
+    run:
+      runner ??
+      (async (job, claim) => {
+        ran.push({ replica: owner, job, done: await claim.done() });
+      }),
+    track: (promise) => work.push(promise),
+    logger: createLogger({ level: "silent" }),
+    leaseMs: LEASE,
+    now: () => new Date(clock),
+  });
+}
+const job = (deliveryId: string): WebhookJob => ({
+  deliveryId,
+  kind: "comment",
+  installationId: 7,
+  payload: { comment: { id: 1 } },
+  receivedAt: new Date(clock),
+});
+const settled = () => Promise.all(work);
+
+describe("webhook jobs", () => {
+  it("records a delivery's job and runs it after, once: a redelivery is refused and runs nothing", async () => {
+    const a = replica("a");
+    expect(await a.accept(job("d-1"))).toBe(true);
+    await settled();
+    expect(ran).toEqual([{ replica: "a", job: job("d-1"), done: true }]);
+    expect(await a.accept(job("d-1"))).toBe(false);
+    expect(await replica("b").accept(job("d-1"))).toBe(false);
+    clock += LEASE * 10;
+    expect(await replica("b").sweep()).toBe(0);
+    await settled();
+    expect(ran).toHaveLength(1);
+  });
+
+  it("runs a job whose replica stopped before running it, once its claim lapsed, on one replica", async () => {
+    // Replica a recorded it and died: its runner never got to it.
+    const dead = replica("a", () => new Promise(() => {}));
+    await dead.accept(job("d-1"));
+    work = [];
+    const b = replica("b");
+    const c = replica("c");
+    expect(await b.sweep()).toBe(0);
+    clock += LEASE;
+    expect((await Promise.all([b.sweep(), c.sweep()])).reduce((x, y) => x + y)).toBe(1);
+    await settled();
+    expect(ran.map((r) => [r.job.deliveryId, r.done])).toEqual([["d-1", true]]);
+    clock += LEASE * 10;
+    expect(await b.sweep()).toBe(0);
+  });
+
+  it("tells a run whose claim another replica took over that the job is not its own any more", async () => {
+    let proceed: () => void = () => {};
+    const slow = new Promise<void>((resolve) => (proceed = resolve));
+    const a = replica("a", async (j, claim) => {
+      await slow;
+      ran.push({ replica: "a", job: j, done: await claim.done() });
+    });
+    await a.accept(job("d-1"));
+    // Replica a's renewals did not reach the store for a lease: b takes the job over.
+    clock += LEASE;
+    expect(await replica("b").sweep()).toBe(1);
+    proceed();
+    await settled();
+    expect(ran.map((r) => [r.replica, r.done]).sort()).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
+  });
+
+  it("marks a job done even when its run failed: no replica runs it again", async () => {
+    await replica("a", async () => {
+      throw new Error("GitHub is down");
+    }).accept(job("d-1"));
+    await settled();
+    clock += LEASE * 10;
+    expect(await replica("b").sweep()).toBe(0);
+  });
+
+  it("runs a replica's jobs a few at a time, each holding its turn only until its work is done", async () => {
+    const order: string[] = [];
+    let answer: () => void = () => {};
+    const answerWritten = new Promise<void>((resolve) => (answer = resolve));
+    const a = replica(
+      "a",
+      async (j, claim) => {
+        order.push(`ran ${j.deliveryId}`);
+        await claim.done();
+        // The first one's answer waits (GitHub is slow to take it): the next job runs meanwhile.
+        if (j.deliveryId === "d-1") await answerWritten;
+        order.push(`answered ${j.deliveryId}`);
+      },
+      1,
+    );
+    await a.accept(job("d-1"));
+    await a.accept(job("d-2"));
+    await work[1];
+    expect(order).toEqual(["ran d-1", "ran d-2", "answered d-2"]);
+    answer();
+    await settled();
+    expect(order.at(-1)).toBe("answered d-1");
+  });
+});
