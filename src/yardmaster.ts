@@ -63,8 +63,10 @@ export interface YardmasterOptions {
   /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
   autoPoll?: boolean;
   /**
-   * The notifier's clock, and the one timed pauses run on; default the system's (the benchmark and the
-   * end-to-end tests run it on the merge-queue simulator's).
+   * The clock of the merge queue's time: the notifier, timed pauses, digests, stats and the times answers
+   * show ("in 2 h") run on it; default the system's (the benchmark and the end-to-end tests run it on the
+   * merge-queue simulator's). What must follow real time (signatures, tokens, leases of deliveries, rate
+   * limits) does.
    */
   now?: () => Date;
   /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
@@ -154,9 +156,11 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       })
     : null;
   const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  const now = options.now ?? (() => new Date());
   const statsDays: StatsDays = {
     get: (repo, days) => store.getStatsDays(repo, days),
-    put: (repo, day, facts) => store.putStatsDay(repo, day, facts, new Date()),
+    // Stamped (and old days pruned) on the clock the days are reckoned on.
+    put: (repo, day, facts) => store.putStatsDay(repo, day, facts, now()),
   };
   // This process, as the holder of claims and leases in the store shared with other replicas.
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -164,7 +168,6 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const follower = config.github
     ? new RelayFollower({ store, mergeQueue, owner, logger: logger.child({ name: "relays" }) })
     : null;
-  const now = options.now ?? (() => new Date());
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
   let installations: Installations | null = null;
   const provider = config.mergeQueue.provider;

@@ -27,6 +27,8 @@ export interface ServersOptions {
   seed?: "demo" | "empty";
   /** "manual" (default): the merge queue's time moves only on `sim.clock.advance`; "real": by itself. */
   clock?: "manual" | "real";
+  /** Where the manual clock starts (default now, to the second): tests start it at TEST_NOW. */
+  startTime?: Date | number;
   /** The real clock's timer, ms (default the simulator's). */
   tickMs?: number;
   engine?: Partial<EngineOptions>;
@@ -174,6 +176,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       token,
       seed: options.seed ?? "demo",
       clock: options.clock ?? "manual",
+      ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
       tickMs: options.tickMs,
       engine: options.engine,
       logger: logger.child({ name: "simulator" }),

@@ -106,7 +106,9 @@ export async function handleComment(
 
   let outcome: CommandOutcome;
   let body: string;
-  let summaryAt = new Date();
+  // The answer's times ("resumes at 18:00 UTC (in 2 h)") on the clock the commands ran on.
+  const now = () => deps.now?.() ?? new Date();
+  let summaryAt = now();
   let delivery: Delivery;
   const deliver = () =>
     attemptDelivery(() =>
@@ -121,7 +123,7 @@ export async function handleComment(
       parsed.kind === "refused"
         ? refuse(parsed.error, actor, { ...deps, logger: log })
         : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
-    summaryAt = new Date();
+    summaryAt = now();
     body = renderSummary(
       {
         marker: SUMMARY_MARKER,
