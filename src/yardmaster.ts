@@ -166,7 +166,13 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   // The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App).
   const follower = config.github
-    ? new RelayFollower({ store, mergeQueue, owner, logger: logger.child({ name: "relays" }) })
+    ? new RelayFollower({
+        store,
+        mergeQueue,
+        owner,
+        logger: logger.child({ name: "relays" }),
+        now: options.now,
+      })
     : null;
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
   let installations: Installations | null = null;
@@ -297,6 +303,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           store,
           logger,
           onLinked: (person) => homeTab?.refreshSoon(person),
+          // A login's link expires on the clock `/mq login` started it on.
+          now,
           ...(slackConfig
             ? {
                 slackNames: slackNamesFromWebApi({

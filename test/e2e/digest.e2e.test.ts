@@ -66,8 +66,6 @@ beforeAll(async () => {
     { seed: "empty" },
   );
   replica = (await world.replica()).app;
-  // Slack's clock is Yardmaster's here: a digest is looked for in the channel's history by time.
-  world.slack.state.useClock(() => world.sim.clock.now());
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
   world.github.state.setPermission(REPO, "alice", "read");

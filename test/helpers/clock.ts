@@ -19,3 +19,30 @@ export function testNow(env: NodeJS.ProcessEnv = process.env): Date {
     );
   return new Date(at);
 }
+
+/**
+ * Moves this process's system clock (`Date`, `Date.now()`) to `to`, from where it goes on at the real
+ * pace; timers are untouched. For tests of code that reads the system clock itself (unit tests, under
+ * TEST_NOW: test/setup-clock.ts): as if the machine's clock said `to`. Returns the undo.
+ */
+export function shiftSystemClock(to: Date): () => void {
+  const RealDate = globalThis.Date;
+  const offset = to.getTime() - RealDate.now();
+  class ShiftedDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(RealDate.now() + offset);
+      else super(...(args as [number]));
+    }
+    static override now(): number {
+      return RealDate.now() + offset;
+    }
+    // Dates made before the shift, or by Node itself, are dates still.
+    static override [Symbol.hasInstance](value: unknown): boolean {
+      return value instanceof RealDate;
+    }
+  }
+  globalThis.Date = ShiftedDate as DateConstructor;
+  return () => {
+    globalThis.Date = RealDate;
+  };
+}

@@ -33,10 +33,13 @@ export function startWorld(
   yardmaster: Partial<YardmasterOptions> = {},
   world: Omit<WorldOptions, "settings" | "yardmaster"> = {},
 ): Promise<World> {
+  const clock = world.notifierClock ?? "simulator";
   return startWholeWorld({
     settings,
-    notifierClock: "simulator",
-    startTime: testNow(),
+    notifierClock: clock,
+    // The world's time is the simulator's: it starts at TEST_NOW. (A world on the system's clock runs at
+    // the real time: its tests are about replicas and pace, not dates.)
+    ...(clock === "simulator" ? { startTime: testNow() } : {}),
     ...world,
     githubLimits: scaleSecondaryLimits(GITHUB_SECONDARY_LIMITS, GITHUB_PACE),
     yardmaster: {
