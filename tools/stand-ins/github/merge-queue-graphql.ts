@@ -15,7 +15,7 @@ import {
   passing,
 } from "./merge-groups.js";
 import { pullRequestEventJson, type WebhookTarget } from "./queue-payloads.js";
-import { type Account, type Issue, type Repository, timestamp } from "./state.js";
+import type { Account, Issue, Repository } from "./state.js";
 
 /**
  * GitHub's own merge queue, as its GraphQL API shows it (`POST /api/graphql`, GitHub Enterprise Server's
