@@ -65,8 +65,8 @@ export interface YardmasterOptions {
   /**
    * The clock of the merge queue's time: the notifier, timed pauses, digests, stats and the times answers
    * show ("in 2 h") run on it; default the system's (the benchmark and the end-to-end tests run it on the
-   * merge-queue simulator's). What must follow real time (signatures, tokens, leases of deliveries, rate
-   * limits) does.
+   * merge-queue simulator's). What must follow the real time stays on the system clock (signatures,
+   * tokens, rate limits, webhook deliveries' records): docs/architecture.md, "Time".
    */
   now?: () => Date;
   /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
@@ -171,7 +171,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         mergeQueue,
         owner,
         logger: logger.child({ name: "relays" }),
-        now: options.now,
+        now,
       })
     : null;
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).

@@ -22,8 +22,9 @@ export const GITHUB_PACE = 0.05;
 
 /**
  * The world of the end-to-end tests (tools/world.ts): the merge-queue simulator with its demo seed on a
- * manual clock starting at TEST_NOW (test/helpers/clock.ts), the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
- * once; GitHub writes are tried once), its poller ticked by hand on the simulator's clock. The GitHub stand-in enforces GitHub's
+ * manual clock starting at TEST_NOW (test/helpers/clock.ts), the GitHub and Slack stand-ins, and
+ * Yardmaster without retries (each failure is seen once; GitHub writes are tried once), its poller ticked
+ * by hand on the simulator's clock. The GitHub stand-in enforces GitHub's
  * secondary rate limits at GITHUB_PACE, and Yardmaster paces its writes the same. `settings` adds to or
  * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options; `world` the world's
  * own options (the Slack stand-in's rate limits, a real clock, ...).
