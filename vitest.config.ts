@@ -26,6 +26,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          // Under TEST_NOW, the system clock says TEST_NOW (test/setup-clock.ts).
+          setupFiles: ["test/setup-clock.ts"],
           include: ["test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...INTEGRATION, ...BROWSER],
         },

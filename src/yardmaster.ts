@@ -14,8 +14,8 @@ import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-set
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
-import { StoreWritePace } from "./github/write-pace.js";
 import { WebhookJobs } from "./github/webhook-jobs.js";
+import { StoreWritePace } from "./github/write-pace.js";
 import { queueBackends } from "./github-queue/backends.js";
 import { GitHubQueueClient } from "./github-queue/client.js";
 import { withoutMergify } from "./github-queue/without-mergify.js";
@@ -64,8 +64,10 @@ export interface YardmasterOptions {
   /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
   autoPoll?: boolean;
   /**
-   * The notifier's clock, and the one timed pauses run on; default the system's (the benchmark and the
-   * end-to-end tests run it on the merge-queue simulator's).
+   * The clock of the merge queue's time: the notifier, timed pauses, digests, stats and the times answers
+   * show ("in 2 h") run on it; default the system's (the benchmark and the end-to-end tests run it on the
+   * merge-queue simulator's). What must follow the real time stays on the system clock (signatures,
+   * tokens, rate limits, webhook deliveries' records): docs/architecture.md, "Time".
    */
   now?: () => Date;
   /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
@@ -163,17 +165,24 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       })
     : null;
   const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  const now = options.now ?? (() => new Date());
   const statsDays: StatsDays = {
     get: (repo, days) => store.getStatsDays(repo, days),
-    put: (repo, day, facts) => store.putStatsDay(repo, day, facts, new Date()),
+    // Stamped (and old days pruned) on the clock the days are reckoned on.
+    put: (repo, day, facts) => store.putStatsDay(repo, day, facts, now()),
   };
   // This process, as the holder of claims and leases in the store shared with other replicas.
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   // The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App).
   const follower = config.github
-    ? new RelayFollower({ store, mergeQueue, owner, logger: logger.child({ name: "relays" }) })
+    ? new RelayFollower({
+        store,
+        mergeQueue,
+        owner,
+        logger: logger.child({ name: "relays" }),
+        now,
+      })
     : null;
-  const now = options.now ?? (() => new Date());
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
   let installations: Installations | null = null;
   const provider = config.mergeQueue.provider;
@@ -323,6 +332,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           store,
           logger,
           onLinked: (person) => homeTab?.refreshSoon(person),
+          // A login's link expires on the clock `/mq login` started it on.
+          now,
           ...(slackConfig
             ? {
                 slackNames: slackNamesFromWebApi({

@@ -27,6 +27,8 @@ export interface ServersOptions {
   seed?: "demo" | "empty";
   /** "manual" (default): the merge queue's time moves only on `sim.clock.advance`; "real": by itself. */
   clock?: "manual" | "real";
+  /** Where the manual clock starts (default now, to the second): tests start it at TEST_NOW. */
+  startTime?: Date | number;
   /** The real clock's timer, ms (default the simulator's). */
   tickMs?: number;
   engine?: Partial<EngineOptions>;
@@ -67,8 +69,9 @@ export interface WorldOptions extends Omit<ServersOptions, "github"> {
   /** createYardmaster's options: tests turn retries off and tick the poller by hand. */
   yardmaster?: Partial<YardmasterOptions>;
   /**
-   * The notifier's clock: the system's (default), or the simulator's, so that a test moving the merge
-   * queue's time by hand also makes repositories due for their next read.
+   * Yardmaster's clock (YardmasterOptions.now): the system's (default), or the simulator's, so that a test
+   * moving the merge queue's time by hand also makes repositories due for their next read, pauses end and
+   * digests due. GitHub's and Slack's stamps (comments, messages) then follow the simulator's clock too.
    */
   notifierClock?: "system" | "simulator";
 }
@@ -92,6 +95,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const servers = await startServers({ ...options, github: true });
   const { sim, slack } = servers;
   const github = servers.github!;
+  if (options.notifierClock === "simulator") {
+    // One time for the whole world, as in life: Yardmaster matches GitHub's comments and Slack's messages
+    // with what it recorded by their times.
+    github.state.useClock(() => sim.clock.now());
+    slack.state.useClock(() => sim.clock.now());
+  }
   const apps: Yardmaster[] = [];
   const closeAll = async () => {
     await github.settle();
@@ -177,6 +186,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       token,
       seed: options.seed ?? "demo",
       clock: options.clock ?? "manual",
+      ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
       tickMs: options.tickMs,
       engine: options.engine,
       logger: logger.child({ name: "simulator" }),

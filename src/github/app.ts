@@ -164,7 +164,9 @@ export async function handleComment(
 
   let outcome: CommandOutcome;
   let body: string;
-  let summaryAt = new Date();
+  // The answer's times ("resumes at 18:00 UTC (in 2 h)") on the clock the commands ran on.
+  const now = () => deps.now?.() ?? new Date();
+  let summaryAt = now();
   let delivery: Delivery;
   const deliver = () =>
     attemptDelivery(() =>
@@ -193,7 +195,7 @@ export async function handleComment(
       log.warn({ command: parsed.typed }, "another replica took this command over: its answer is left to it");
       return;
     }
-    summaryAt = new Date();
+    summaryAt = now();
     body = renderSummary(
       {
         marker: SUMMARY_MARKER,

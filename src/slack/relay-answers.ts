@@ -18,12 +18,12 @@ export interface SlackPresentation {
 
 export function registerSlackRelayAnswers(
   follower: RelayFollower,
-  options: { githubWebUrl: string; logger: Logger },
+  options: { githubWebUrl: string; logger: Logger; now?: () => Date },
 ): void {
   follower.presenters.slack = async (result, presentation) => {
     const where = presentation as SlackPresentation;
     const message = renderResultMessage(result as CommandResult, {
-      now: new Date(),
+      now: options.now?.() ?? new Date(),
       githubWebUrl: options.githubWebUrl,
       ranBy: where.userId,
     });

@@ -74,8 +74,10 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   home: HomeTab | null;
 } {
   const { store, logger } = options;
+  // Answers say times ("resumes at 18:00 UTC (in 2 h)") on the clock the commands run on.
+  const now = () => options.run.now?.() ?? new Date();
   if (options.relays) {
-    registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger });
+    registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger, now });
   }
   const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
@@ -99,6 +101,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
 
   const home = options.home
     ? new HomeTab({
+        now,
         ...options.home,
         store,
         logger,
@@ -146,7 +149,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     actor: Actor,
     replaceOriginal = false,
   ) => {
-    const ctx: RenderContext = { now: new Date(), githubWebUrl: options.githubWebUrl };
+    const ctx: RenderContext = { now: now(), githubWebUrl: options.githubWebUrl };
     if (!outcome.ok) {
       await respond({
         response_type: "ephemeral",
@@ -243,7 +246,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
       read.kind === "refused"
         ? refuse(read.error, actor, { ...options.run, logger })
         : await runCommand(read.command, actor, options.run);
-    const ctx: RenderContext = { now: new Date(), githubWebUrl: options.githubWebUrl };
+    const ctx: RenderContext = { now: now(), githubWebUrl: options.githubWebUrl };
     const answer = outcome.ok
       ? renderResultMessage(outcome.result, ctx)
       : renderErrorMessage(outcome.error, ctx);

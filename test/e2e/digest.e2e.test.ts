@@ -27,11 +27,15 @@ function digests(channel: string) {
     .filter((m) => m.metadata?.event_type === DIGEST_METADATA_EVENT_TYPE);
 }
 
-/** Moves the simulator's clock (Yardmaster's, here) to the next Monday at 09:00 in Paris, plus `extra`. */
+/**
+ * Moves the simulator's clock (Yardmaster's, here) to the next Monday at 09:00 in Paris plus `extra`:
+ * the first such Monday that `extra` before it is still ahead (two days before it, on a Sunday: the one
+ * after).
+ */
 function toNextMonday9Paris(extra = 0) {
   const now = world.sim.clock.now();
-  // Paris is UTC+1 in winter: 09:00 there is 08:00 UTC. The tests run on any date: find the next one.
-  let t = Math.floor(now / HOUR) * HOUR + HOUR;
+  // 09:00 in Paris is 08:00 UTC in winter, 07:00 in summer. The tests run on any date: find the next one.
+  let t = Math.floor(Math.max(now, now - extra) / HOUR) * HOUR + HOUR;
   const isMonday9InParis = (ms: number) => {
     const d = new Date(ms);
     const paris = new Intl.DateTimeFormat("en-US", {
@@ -66,8 +70,6 @@ beforeAll(async () => {
     { seed: "empty" },
   );
   replica = (await world.replica()).app;
-  // Slack's clock is Yardmaster's here: a digest is looked for in the channel's history by time.
-  world.slack.state.useClock(() => world.sim.clock.now());
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
   world.github.state.setPermission(REPO, "alice", "read");

@@ -51,7 +51,7 @@ beforeAll(async () => {
   await linkSlackUser(world, ALICE, "alice", 1);
   await subscribeChannel(world, CHANNEL, [SHIPS], ["queue", "checks"]);
   // The notifier's clock (the simulator's) stands still: it moves a minute past the subscription, made
-  // on the real clock, so that every webhook of the tests comes after it.
+  // on it, so that every webhook of the tests comes after it.
   world.sim.clock.advance(60_000);
 });
 afterAll(async () => {

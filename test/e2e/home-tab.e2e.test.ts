@@ -133,7 +133,7 @@ describe("the Home tab, end to end", () => {
   it("is published again shortly after one of the person's pull requests changes", async () => {
     await openHome(RITA);
     const before = world.slack.state.homeView(RITA)?.publishes ?? 0;
-    // After the subscriptions (made on the system's clock): the notifier reads from then on.
+    // After the subscriptions (made on the simulator's clock): the notifier reads from then on.
     world.sim.clock.advance(60_000);
     world.sim.state.relayCommand(OPEN, { body: "@mergifyio dequeue", pull_request: 8 });
     world.sim.clock.advance(15_000);

@@ -42,7 +42,8 @@ beforeAll(async () => {
       branchGlob: null,
       groups: [...groups],
       createdBy: "alice",
-      createdAt: new Date(),
+      // On the merge queue's clock, which stamps the events it is compared with (not the machine's).
+      createdAt: new Date(world.sim.clock.now()),
     });
   }
   world.sim.clock.advance(5_000);

@@ -8,6 +8,7 @@ import {
   type World,
   type WorldOptions,
 } from "../../tools/world.js";
+import { testNow } from "./clock.js";
 import { TestOctokit } from "./github-app.js";
 
 export type { World };
@@ -21,10 +22,11 @@ export const GITHUB_PACE = 0.05;
 
 /**
  * The world of the end-to-end tests (tools/world.ts): the merge-queue simulator with its demo seed on a
- * manual clock, the GitHub and Slack stand-ins, and Yardmaster without retries (each failure is seen
- * once; GitHub writes are tried once), its poller ticked by hand on the simulator's clock. The GitHub stand-in enforces GitHub's
- * secondary rate limits at GITHUB_PACE (unless `world.githubLimits` says otherwise), and Yardmaster paces
- * its writes the same. `settings` adds to or
+ * manual clock starting at TEST_NOW (test/helpers/clock.ts), the GitHub and Slack stand-ins, and
+ * Yardmaster without retries (each failure is seen once; GitHub writes are tried once), its poller ticked
+ * by hand on the simulator's clock. The GitHub stand-in enforces GitHub's secondary rate limits at
+ * GITHUB_PACE (unless `world.githubLimits` says otherwise), and Yardmaster paces its writes the same.
+ * `settings` adds to or
  * overrides Yardmaster's (DATABASE_URL, ...); `yardmaster` overrides its options; `world` the world's
  * own options (the Slack stand-in's rate limits, a real clock, ...).
  */
@@ -33,9 +35,13 @@ export function startWorld(
   yardmaster: Partial<YardmasterOptions> = {},
   world: Omit<WorldOptions, "settings" | "yardmaster"> = {},
 ): Promise<World> {
+  const clock = world.notifierClock ?? "simulator";
   return startWholeWorld({
     settings,
-    notifierClock: "simulator",
+    notifierClock: clock,
+    // The world's time is the simulator's: it starts at TEST_NOW. (A world on the system's clock runs at
+    // the real time: its tests are about replicas and pace, not dates.)
+    ...(clock === "simulator" ? { startTime: testNow() } : {}),
     ...world,
     githubLimits: world.githubLimits ?? scaleSecondaryLimits(GITHUB_SECONDARY_LIMITS, GITHUB_PACE),
     yardmaster: {
@@ -74,7 +80,10 @@ export function commentWebhookPayload(
   };
 }
 
-/** A channel of the Slack stand-in subscribed to repositories (as `/mq subscribe` would record it), from now on. */
+/**
+ * A channel of the Slack stand-in subscribed to repositories (as `/mq subscribe` would record it), from now
+ * on: the world's now, the simulator's clock, which the notifier compares the merge queue's events with.
+ */
 export async function subscribeChannel(
   world: World,
   channelId: string,
@@ -90,12 +99,12 @@ export async function subscribeChannel(
       branchGlob: null,
       groups: [...groups],
       createdBy: "alice",
-      createdAt: new Date(),
+      createdAt: new Date(world.sim.clock.now()),
     });
   }
 }
 
-/** A Slack user of the stand-in's workspace linked to a GitHub login (as `/mq login` would record it). */
+/** A Slack user of the stand-in's workspace linked to a GitHub login (as `/mq login` would record it), now. */
 export async function linkSlackUser(
   world: World,
   slackUserId: string,
@@ -107,7 +116,7 @@ export async function linkSlackUser(
     slackUserId,
     githubLogin,
     githubId,
-    linkedAt: new Date(),
+    linkedAt: new Date(world.sim.clock.now()),
   });
 }
 

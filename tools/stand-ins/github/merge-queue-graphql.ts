@@ -15,7 +15,7 @@ import {
   passing,
 } from "./merge-groups.js";
 import { pullRequestEventJson, type WebhookTarget } from "./queue-payloads.js";
-import { type Account, type Issue, type Repository, timestamp } from "./state.js";
+import type { Account, Issue, Repository } from "./state.js";
 
 /**
  * GitHub's own merge queue, as its GraphQL API shows it (`POST /api/graphql`, GitHub Enterprise Server's
@@ -152,7 +152,7 @@ export class GitHubMergeQueues {
     if (existing) return existing.entry;
     const entry: QueueEntry = {
       pull,
-      enqueuedAt: timestamp(),
+      enqueuedAt: this.ctx.state.timestamp(),
       enqueuer,
       jump: options.jump,
       state: queue.entries.length === 0 ? "AWAITING_CHECKS" : "QUEUED",
@@ -184,7 +184,7 @@ export class GitHubMergeQueues {
     if (!pull || !found) throw new Error(`${fullName}#${number} is not in a merge queue`);
     const { entry } = found;
     const group = entry.group;
-    const now = timestamp();
+    const now = this.ctx.state.timestamp();
     for (const [name, conclusion] of Object.entries(conclusions)) {
       const run = group.checkRuns.find((r) => r.name === name);
       if (!run) {
@@ -250,7 +250,7 @@ export class GitHubMergeQueues {
   private createGroup(queue: BranchQueue, pull: Issue, baseSha: string): MergeGroup {
     const repository = queue.repository;
     const headSha = fakeSha(repository.fullName, pull.number, "merge-group", ++this.groupCount);
-    const now = timestamp();
+    const now = this.ctx.state.timestamp();
     const suiteId = this.nextCheckSuiteId++;
     const checkRuns: GroupCheckRun[] = queue.configuration.requiredChecks.map((name) => ({
       id: this.nextCheckRunId++,

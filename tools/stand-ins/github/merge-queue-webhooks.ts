@@ -144,7 +144,7 @@ export class MergeQueueWebhooks {
   ): Record<string, unknown> {
     const repository = this.ctx.state.requireRepository(repositoryName);
     const pull = this.pull(repository, number, null);
-    const at = timestamp();
+    const at = this.ctx.state.timestamp();
     const action = options.action ?? "completed";
     const run = this.newRun(repository, pull, options.name ?? QUEUE_CHECK_NAME, at, "Checks started", "");
     if (action === "completed") this.complete(run, options.conclusion ?? "success", at);
@@ -409,7 +409,7 @@ export class MergeQueueWebhooks {
     if (!draft) return [];
     this.drafts.delete(key);
     draft.state = "closed";
-    draft.closedAt = draft.updatedAt = timestamp();
+    draft.closedAt = draft.updatedAt = this.ctx.state.timestamp();
     return [this.pullRequestEvent(repository, "closed", draft)];
   }
 
@@ -434,7 +434,7 @@ export class MergeQueueWebhooks {
     const author: Account =
       (info?.author && this.ctx.state.getUser(info.author.login)) ??
       (info?.author ? { ...info.author, type: "User" } : this.ctx.state.mergeQueueBot);
-    const at = timestamp();
+    const at = this.ctx.state.timestamp();
     const pull: Issue = {
       id: this.nextTransientId++,
       repository,

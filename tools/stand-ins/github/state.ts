@@ -218,6 +218,8 @@ export class GitHubState {
 
   /** The events of installations made from now on. */
   installationEvents: string[];
+  /** The clock of what it stamps (comments, reactions, pull requests, merge queue), epoch ms. */
+  private clock: () => number = Date.now;
 
   constructor(
     readonly appSlug: string,
@@ -233,6 +235,20 @@ export class GitHubState {
       id: 118_344_674,
       type: "Bot",
     });
+  }
+
+  /**
+   * Stamps follow this clock from now on instead of the wall clock: a world whose Yardmaster runs on the
+   * simulator's time gives GitHub the same, as GitHub, the merge queue and Yardmaster share one in life.
+   * (Tokens, JWTs and rate limits stay on the wall clock, as Yardmaster's signing does.)
+   */
+  useClock(now: () => number): void {
+    this.clock = now;
+  }
+
+  /** Now on its clock, as GitHub writes times (to the second). */
+  timestamp(): string {
+    return timestamp(new Date(this.clock()));
   }
 
   // ---- accounts ----
@@ -304,7 +320,7 @@ export class GitHubState {
       defaultBranch: options.defaultBranch ?? "main",
       private: options.private ?? true,
       description: options.description ?? null,
-      createdAt: timestamp(),
+      createdAt: this.timestamp(),
       roles: new Map(),
       nextNumber: 1,
     };
@@ -388,7 +404,7 @@ export class GitHubState {
     const installation: Installation = {
       id: this.nextInstallationId++,
       account,
-      createdAt: timestamp(),
+      createdAt: this.timestamp(),
       events,
       permissions: installationPermissions(events),
     };
@@ -435,7 +451,7 @@ export class GitHubState {
     const number = this.takeNumber(repository, input.number);
     const merged = input.merged ?? false;
     const state = merged ? "closed" : (input.state ?? "open");
-    const now = timestamp();
+    const now = this.timestamp();
     return this.putIssue({
       id: this.nextIssueId++,
       repository,
@@ -463,7 +479,7 @@ export class GitHubState {
     const repository = this.requireRepository(input.repository);
     const number = this.takeNumber(repository, input.number);
     const state = input.state ?? "open";
-    const now = timestamp();
+    const now = this.timestamp();
     return this.putIssue({
       id: this.nextIssueId++,
       repository,
@@ -490,7 +506,7 @@ export class GitHubState {
   ): Issue {
     const issue = this.getIssue(fullName, number);
     if (!issue?.pull) throw new StateError(`no pull request ${fullName}#${number}`);
-    const now = timestamp();
+    const now = this.timestamp();
     if (patch.title !== undefined) issue.title = patch.title;
     if (patch.headSha !== undefined) issue.pull.headSha = patch.headSha;
     if (patch.baseRef !== undefined) issue.pull.baseRef = patch.baseRef;
@@ -533,7 +549,7 @@ export class GitHubState {
   // ---- comments ----
 
   createComment(issue: Issue, user: Account, body: string, viaApp: boolean): Comment {
-    const now = timestamp();
+    const now = this.timestamp();
     const comment: Comment = {
       id: this.nextCommentId++,
       repository: issue.repository,
@@ -551,7 +567,7 @@ export class GitHubState {
 
   updateComment(comment: Comment, body: string): Comment {
     comment.body = body;
-    comment.updatedAt = timestamp();
+    comment.updatedAt = this.timestamp();
     return comment;
   }
 
@@ -589,7 +605,7 @@ export class GitHubState {
       commentId: comment.id,
       content,
       user,
-      createdAt: timestamp(),
+      createdAt: this.timestamp(),
     };
     this.reactionsById.set(reaction.id, reaction);
     return { reaction, created: true };
