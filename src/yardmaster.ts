@@ -414,6 +414,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         ...(personal ? { personal } : {}),
         intervalMs: config.pollIntervalSeconds * 1000,
         idleMs: config.pollIdleSeconds * 1000,
+        minGapMs: config.doorbellMinGapSeconds * 1000,
         ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
         owner,
         metrics,

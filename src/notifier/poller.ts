@@ -37,6 +37,12 @@ export interface PollerDeps {
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
   idleMs?: number;
   /**
+   * Least time between two reads the doorbell asks for (DOORBELL_MIN_GAP_SECONDS, which the settings keep
+   * at most the interval); default DEFAULT_MIN_GAP_MS. However many webhooks arrive, a rung repository is read at most once per
+   * gap, plus the recheck after the last of them.
+   */
+  minGapMs?: number;
+  /**
    * Whether GitHub announces the repository's queue activity to the app (the doorbell): only then may an
    * idle repository wait `idleMs`. Default: never (every repository is read at the interval).
    */
@@ -65,6 +71,8 @@ export const DOORBELL_DELAY_MS = 300;
 export const RECHECK_MS = 5_000;
 /** A repository is active (read at the interval) this long after GitHub's last event or the log's last new event. */
 export const ACTIVE_MS = 10 * 60_000;
+/** DOORBELL_MIN_GAP_SECONDS's default: a busy repository's webhooks cause at most 30 reads a minute. */
+export const DEFAULT_MIN_GAP_MS = 2_000;
 
 export interface TickReport {
   /** Repositories claimed (due) in this pass. */
@@ -89,8 +97,11 @@ export const currentReadReason = (): PollReason | undefined => readReason.getSto
 export class Poller {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
-  /** Wake-ups asked for by the doorbell (wakeAfter). */
-  private readonly rings = new Set<NodeJS.Timeout>();
+  /**
+   * Wake-ups asked for by the doorbell, one per repository and kind (its read, its recheck) with the time
+   * it is for: a stream of webhooks keeps one of each, not one per webhook.
+   */
+  private readonly rings = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private running: Promise<unknown> | undefined;
   private stopped = true;
   /** Set by stop(): a pass under way claims no more repositories. */
@@ -123,7 +134,7 @@ export class Poller {
     this.stopped = true;
     this.halted = true;
     clearTimeout(this.timer);
-    for (const timer of this.rings) clearTimeout(timer);
+    for (const { timer } of this.rings.values()) clearTimeout(timer);
     this.rings.clear();
     await this.running;
   }
@@ -153,35 +164,52 @@ export class Poller {
     this.wake(this.wakeMs);
   }
 
+  private get minGapMs(): number {
+    return this.deps.minGapMs ?? DEFAULT_MIN_GAP_MS;
+  }
+
   /**
-   * GitHub announced activity on `repository` (the doorbell): it is read within DOORBELL_DELAY_MS and
-   * again RECHECK_MS later, by whichever replica claims it. Nothing happens for a repository nobody
-   * subscribed to.
+   * GitHub announced activity on `repository` (the doorbell): it is read DOORBELL_DELAY_MS from now, or
+   * the minimum gap after its last read if that is later (a read already asked for stands: this event is
+   * read with it), and again RECHECK_MS after the latest event, by whichever replica claims it. Nothing
+   * happens for a repository nobody subscribed to.
    */
   async ring(repository: Repo): Promise<void> {
     const now = this.now().getTime();
-    const subscribed = await this.deps.store.ringDoorbell(repository, {
+    const schedule = await this.deps.store.ringDoorbell(repository, {
       pollAt: new Date(now + DOORBELL_DELAY_MS),
       recheckAt: new Date(now + RECHECK_MS),
       activeUntil: new Date(now + ACTIVE_MS),
     });
-    if (!subscribed) return;
+    if (!schedule) return;
     this.deps.metrics?.doorbellRings.inc({});
-    this.wakeAfter(DOORBELL_DELAY_MS);
-    this.wakeAfter(RECHECK_MS);
+    const due = Math.max(
+      schedule.doorbellAt?.getTime() ?? now,
+      (schedule.lastReadAt?.getTime() ?? 0) + this.minGapMs,
+    );
+    this.wakeFor(`read:${repository.key}`, due - now);
+    this.wakeFor(`recheck:${repository.key}`, RECHECK_MS);
   }
 
   /**
    * The loop runs once `ms` have passed, even if it runs before then: a pass that comes earlier finds the
    * rung repository not yet due, and without this the next would be the regular one, up to `wakeMs` later.
+   * One wake-up per key: a new time replaces the one asked for before (the same time keeps it).
    */
-  private wakeAfter(ms: number): void {
+  private wakeFor(key: string, ms: number): void {
     if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.rings.delete(timer);
-      this.wake(0);
-    }, ms);
-    this.rings.add(timer);
+    const at = Date.now() + Math.max(0, ms);
+    const pending = this.rings.get(key);
+    if (pending && Math.abs(pending.at - at) < 20) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(
+      () => {
+        this.rings.delete(key);
+        this.wake(0);
+      },
+      Math.max(0, ms),
+    );
+    this.rings.set(key, { at, timer });
   }
 
   /** One pass: reads every repository due now (claimed batch by batch), then delivers what is pending. */
@@ -195,6 +223,7 @@ export class Poller {
         now: this.now(),
         leaseMs: this.leaseMs,
         limit,
+        minGapMs: this.minGapMs,
       });
       if (claimed.length === 0) break;
       // People's preferences, read once for a pass that reads some log (most passes claim nothing).

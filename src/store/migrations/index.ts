@@ -9,6 +9,7 @@ import { scheduledUnpauses } from "./008-scheduled-unpauses.js";
 import { statsDays } from "./009-stats-days.js";
 import { digests } from "./010-digests.js";
 import { githubQueuePulls } from "./011-github-queue-pulls.js";
+import { pollLastRead } from "./014-poll-last-read.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   statsDays,
   digests,
   githubQueuePulls,
+  pollLastRead,
 ];
 
 /** The highest migration version this build knows. */
