@@ -12,7 +12,7 @@ import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
-import { dispatchEvent } from "./dispatch.js";
+import { dispatchEvents } from "./dispatch.js";
 import type { PersonalNotices } from "./personal-notices.js";
 import { groupOf, wantedEventTypes } from "./routing.js";
 
@@ -108,6 +108,8 @@ export class Poller {
   private halted = false;
   private delivering: Promise<number> | undefined;
   private deliverAgain = false;
+  /** The delivery asked for when a paced or held channel may go on (deliverAt). */
+  private laterDelivery: { at: number; timer: NodeJS.Timeout } | undefined;
   lastSuccessfulTick: Date | null = null;
 
   constructor(private readonly deps: PollerDeps) {}
@@ -135,6 +137,8 @@ export class Poller {
     this.halted = true;
     clearTimeout(this.timer);
     for (const { timer } of this.rings.values()) clearTimeout(timer);
+    clearTimeout(this.laterDelivery?.timer);
+    this.laterDelivery = undefined;
     this.rings.clear();
     await this.running;
   }
@@ -242,7 +246,7 @@ export class Poller {
         }
       });
       // What this batch routed is posted while the next batch is read.
-      if (report.events > 0) void this.deliver();
+      if (report.events > 0) this.deliverSoon();
       if (this.halted) break;
     }
     report.sent = await this.deliver();
@@ -266,7 +270,9 @@ export class Poller {
       let sent = 0;
       do {
         this.deliverAgain = false;
-        sent += (await this.deps.deliverer.deliverPending()).sent;
+        const report = await this.deps.deliverer.deliverPending();
+        sent += report.sent;
+        if (report.nextAt) this.deliverAt(report.nextAt);
       } while (this.deliverAgain);
       return sent;
     };
@@ -274,6 +280,28 @@ export class Poller {
       this.delivering = undefined;
     });
     return this.delivering;
+  }
+
+  /** Delivers in the background (what was routed is posted while the poller goes on). */
+  private deliverSoon(): void {
+    this.deliver().catch((error: unknown) => this.deps.logger.warn({ err: error }, "delivery failed"));
+  }
+
+  /**
+   * Delivers again at `at`, when a channel paced at Slack's rate (or held by a 429) may post its next
+   * row: a backlog drains at Slack's pace, not at the loop's. One such delivery is kept, the earliest.
+   */
+  private deliverAt(at: Date): void {
+    if (this.stopped) return;
+    const ms = Math.max(0, at.getTime() - this.now().getTime());
+    const when = Date.now() + ms;
+    if (this.laterDelivery && this.laterDelivery.at <= when) return;
+    clearTimeout(this.laterDelivery?.timer);
+    const timer = setTimeout(() => {
+      this.laterDelivery = undefined;
+      this.deliverSoon();
+    }, ms);
+    this.laterDelivery = { at: when, timer };
   }
 
   /** Reads one claimed repository and schedules its next read; returns the number of new events, or "failed". */
@@ -357,16 +385,17 @@ export class Poller {
     events.sort(compareLogEvents);
     const seen = new Set(cursor.seenEventIds);
     let fresh = 0;
+    const routed: LogEvent[] = [];
     for (const event of events) {
       if (seen.has(event.id)) continue;
       fresh += 1;
       metrics?.eventsPolled.inc({ type: event.type });
-      if (!groupOf(event.type)) {
-        metrics?.eventsSkipped.inc({ reason: "unknown_type" });
-        continue;
-      }
-      await dispatchEvent({ deliverer, personal }, repository, event, subs);
+      if (groupOf(event.type)) routed.push(event);
+      else metrics?.eventsSkipped.inc({ reason: "unknown_type" });
     }
+    // Channels' notices are posted while people's are looked up (a backlog's first post does not wait).
+    const onChannelsQueued = () => this.deliverSoon();
+    await dispatchEvents({ deliverer, personal, onChannelsQueued }, repository, routed, subs);
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;
   }
