@@ -132,9 +132,17 @@ export class Deliverer {
     let failedChannels = 0;
     let nextAt: number = Number.POSITIVE_INFINITY;
     const listedAt = this.now();
-    const rows = await store.listPendingNotifications(new Date(listedAt.getTime() + 1), BATCH);
+    const cutoff = new Date(listedAt.getTime() + 1);
+    const rows = await store.listPendingNotifications(cutoff, BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
     for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
+    if (rows.length >= BATCH) {
+      // One channel's backlog (drained at Slack's pace) fills the list: the other channels' rows are
+      // listed each on their own, so that they are not held up behind it.
+      for (const { channelId } of await store.pendingNotificationStats())
+        if (!byChannel.has(channelId))
+          byChannel.set(channelId, await store.listPendingNotifications(cutoff, BATCH, channelId));
+    }
     for (const thread of await store.listStaleThreads()) {
       if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
     }

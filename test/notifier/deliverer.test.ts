@@ -463,6 +463,16 @@ describe("Deliverer at Slack's pace", () => {
     expect(await d.deliverPending()).toEqual({ sent: 0, failedChannels: 0 });
   });
 
+  it("does not hold a channel up behind another channel's long backlog", async () => {
+    const d = deliverer({ pace: SLACK_POST_PACE });
+    for (let i = 0; i < 600; i++) await d.enqueue("C1", WIDGETS, event("queue.pause.update", null));
+    now = later(1);
+    await d.enqueue("C2", WIDGETS, event("queue.pause.create", null));
+    expect((await d.deliverPending()).sent).toBe(4);
+    expect(slack.in("C1")).toHaveLength(3);
+    expect(slack.in("C2")).toHaveLength(1);
+  });
+
   it("keeps the pace whichever replica holds the channel", async () => {
     const a = deliverer({ owner: "a", pace: SLACK_POST_PACE });
     const b = deliverer({ owner: "b", pace: SLACK_POST_PACE });
