@@ -29,7 +29,8 @@ export interface BacklogRun {
   /** Direct messages posted within the window. */
   directPosts: number;
   parentEdits: number;
-  rateLimited: number;
+  /** Calls answered 429, by method. */
+  rateLimited: Record<string, number>;
   /** Pull requests read from GitHub within the window (authors, thread titles). */
   githubPullReads: number;
 }
@@ -110,7 +111,12 @@ export async function backlog(options: {
       firstPostMs: channel.length > 0 ? Math.min(...channel.map((n) => n.at)) - start : Number.NaN,
       directPosts: inWindow.length - channel.length,
       parentEdits: calls.filter((c) => c.method === "chat.update" && c.httpStatus === 200).length,
-      rateLimited: calls.filter((c) => c.rateLimited).length,
+      rateLimited: Object.fromEntries(
+        ["chat.postMessage", "chat.update"].map((m) => [
+          m,
+          calls.filter((c) => c.method === m && c.rateLimited).length,
+        ]),
+      ),
       githubPullReads: github.requests
         .slice(readsBefore)
         .filter((r) => /\/pulls\/\d+$/.test(r.path) && Date.parse(r.at) <= end).length,
