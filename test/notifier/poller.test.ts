@@ -211,6 +211,40 @@ describe("the poller's schedule", () => {
       if (i > 0) expect(at - (reads[i - 1] as number)).toBeGreaterThanOrEqual(2_000);
   });
 
+  it("delivers again when a paced channel may go on, not at its next regular pass", async () => {
+    const asked: number[] = [];
+    const deliverer = {
+      async deliverPending() {
+        asked.push(Date.now());
+        // The first pass leaves a paced channel that may go on 200 ms later.
+        return asked.length === 1
+          ? { sent: 3, failedChannels: 0, nextAt: new Date(now.getTime() + 200) }
+          : { sent: 1, failedChannels: 0 };
+      },
+    } as unknown as Deliverer;
+    const p = new Poller({
+      store,
+      mergeQueue: null,
+      deliverer,
+      intervalMs: INTERVAL,
+      owner: "a",
+      logger,
+      now: () => now,
+      // The regular pass, an hour away, cannot be the one that delivers again.
+      wakeMs: 3_600_000,
+    });
+    p.start();
+    try {
+      const deadline = Date.now() + 30_000;
+      while (asked.length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(asked).toHaveLength(2);
+      expect((asked[1] as number) - (asked[0] as number)).toBeGreaterThanOrEqual(190);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it("running by itself, reads a rung repository at the doorbell delay even when a regular pass comes just before", async () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const { deliverer } = recordingDeliverer();
