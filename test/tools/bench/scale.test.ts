@@ -50,7 +50,7 @@ describe("npm run bench -- scale", () => {
       /log reads per minute, 5 webhooks a second +\d+(\.\d+)? \(/,
       /webhook-to-post lag during the stream, max +\d+\.\d+ s \(/,
       /40-event backlog: channel notices in the first 5 s +\d+ \(/,
-      /40-event backlog: GitHub pull-request reads in the first 5 s +\d+ \(/,
+      /40-event backlog: GitHub pull-request reads in the first 5 s +\d+ for 10 pull requests/,
     ]) {
       expect(stdout).toMatch(line);
     }

@@ -33,6 +33,8 @@ export interface BacklogRun {
   rateLimited: Record<string, number>;
   /** Pull requests read from GitHub within the window (authors, thread titles). */
   githubPullReads: number;
+  /** Threads started within the window (channel and direct messages): each reads its pull request's title. */
+  threadsStarted: number;
 }
 
 export async function backlog(options: {
@@ -111,6 +113,10 @@ export async function backlog(options: {
       firstPostMs: channel.length > 0 ? Math.min(...channel.map((n) => n.at)) - start : Number.NaN,
       directPosts: inWindow.length - channel.length,
       parentEdits: calls.filter((c) => c.method === "chat.update" && c.httpStatus === 200).length,
+      threadsStarted: calls.filter(
+        (c) =>
+          c.method === "chat.postMessage" && c.httpStatus === 200 && c.args.metadata && !c.args.thread_ts,
+      ).length,
       rateLimited: Object.fromEntries(
         ["chat.postMessage", "chat.update"].map((m) => [
           m,

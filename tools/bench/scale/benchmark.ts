@@ -406,9 +406,9 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       },
       {
         label: `${r.events}-event backlog: GitHub pull-request reads in the first ${window}`,
-        value: `${r.githubPullReads} for ${r.pulls} pull requests (authors once each, thread titles; ${r.directPosts} direct messages posted)`,
-        target: `<= ${2 * r.pulls} (one author and one title per pull request)`,
-        met: r.githubPullReads <= 2 * r.pulls,
+        value: `${r.githubPullReads} for ${r.pulls} pull requests and ${r.threadsStarted} threads started (${r.directPosts} direct messages posted)`,
+        target: `<= ${r.pulls + r.threadsStarted} (an author per pull request, a title per thread)`,
+        met: r.githubPullReads <= r.pulls + r.threadsStarted,
       },
     );
   }
