@@ -37,9 +37,9 @@ export interface PollerDeps {
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
   idleMs?: number;
   /**
-   * Least time between two reads the doorbell asks for (DOORBELL_MIN_GAP_SECONDS, which the settings keep
-   * at most the interval); default DEFAULT_MIN_GAP_MS. However many webhooks arrive, a rung repository is read at most once per
-   * gap, plus the recheck after the last of them.
+   * Least time between two reads the doorbell asks for (DOORBELL_MIN_GAP_SECONDS, which the settings
+   * keep at most the interval); default DEFAULT_MIN_GAP_MS. However many webhooks arrive, a rung
+   * repository is read at most once per gap, plus the recheck after the last of them.
    */
   minGapMs?: number;
   /**
