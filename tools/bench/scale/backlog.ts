@@ -33,7 +33,10 @@ export interface BacklogRun {
   rateLimited: Record<string, number>;
   /** Pull requests read from GitHub within the window (authors, thread titles). */
   githubPullReads: number;
-  /** Threads started within the window (channel and direct messages): each reads its pull request's title. */
+  /**
+   * Threads started within the window, and 2 s after it (channel and direct messages): each reads its
+   * pull request's title.
+   */
   threadsStarted: number;
 }
 
@@ -99,7 +102,7 @@ export async function backlog(options: {
     const start = Date.now();
     const readsBefore = github.requests.length;
     void github.sendCheckRun(REPO, 1).catch(() => undefined);
-    await sleep(options.windowMs);
+    await sleep(options.windowMs + 2_000);
     const end = start + options.windowMs;
 
     const inWindow = notices(slack.calls).filter((n) => n.at <= end);
@@ -113,9 +116,14 @@ export async function backlog(options: {
       firstPostMs: channel.length > 0 ? Math.min(...channel.map((n) => n.at)) - start : Number.NaN,
       directPosts: inWindow.length - channel.length,
       parentEdits: calls.filter((c) => c.method === "chat.update" && c.httpStatus === 200).length,
-      threadsStarted: calls.filter(
+      // A title read just before the window's end is posted just after it: 2 s more for those.
+      threadsStarted: slack.calls.filter(
         (c) =>
-          c.method === "chat.postMessage" && c.httpStatus === 200 && c.args.metadata && !c.args.thread_ts,
+          c.at <= end + 2_000 &&
+          c.method === "chat.postMessage" &&
+          c.httpStatus === 200 &&
+          c.args.metadata &&
+          !c.args.thread_ts,
       ).length,
       rateLimited: Object.fromEntries(
         ["chat.postMessage", "chat.update"].map((m) => [
