@@ -31,6 +31,7 @@ import { PersonalNotices } from "./notifier/personal-notices.js";
 import { currentReadReason, Poller } from "./notifier/poller.js";
 import { PushedNotices } from "./notifier/pushed-notices.js";
 import { notificationRenderer } from "./notifier/render-notification.js";
+import { type PostPace, SLACK_POST_PACE } from "./notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "./notifier/slack-poster.js";
 import type { Repo } from "./repo.js";
 import { healthHandler, metricsHandler } from "./server/health.js";
@@ -63,6 +64,11 @@ export interface YardmasterOptions {
   slackBot?: { botId: string; botUserId: string; retries?: number };
   /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
   autoPoll?: boolean;
+  /**
+   * Each channel's posts at Slack's pace (default SLACK_POST_PACE: a burst of 3, then one a second);
+   * false: as fast as Slack answers (tests that tick the notifier by hand on a clock they move).
+   */
+  slackPace?: PostPace | false;
   /**
    * The clock of the merge queue's time: the notifier, timed pauses, digests, stats and the times answers
    * show ("in 2 h") run on it; default the system's (the benchmark and the end-to-end tests run it on the
@@ -410,6 +416,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         backoffs,
         githubWebUrl: urls.webUrl,
         owner,
+        // A backlog drains at about a post a second per channel, not into Slack's 429s.
+        ...(options.slackPace === false ? {} : { pace: options.slackPace ?? SLACK_POST_PACE }),
         metrics,
         logger: logger.child({ name: "notifier" }),
         now: options.now,
@@ -454,6 +462,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         ...(personal ? { personal } : {}),
         intervalMs: config.pollIntervalSeconds * 1000,
         idleMs: config.pollIdleSeconds * 1000,
+        minGapMs: config.doorbellMinGapSeconds * 1000,
         ...(announced ? { doorbellServes: (repository) => announced.announcesActivity(repository) } : {}),
         owner,
         metrics,

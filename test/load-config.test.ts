@@ -127,6 +127,18 @@ describe("loadConfig", () => {
     expect(loadConfig(base)).toMatchObject({ pollIntervalSeconds: 15, pollIdleSeconds: 300 });
   });
 
+  it("keeps the doorbell's minimum gap at most the interval", () => {
+    expect(loadConfig(base).doorbellMinGapSeconds).toBe(2);
+    expect(loadConfig({ ...base, DOORBELL_MIN_GAP_SECONDS: "0.5" }).doorbellMinGapSeconds).toBe(0.5);
+    expect(
+      loadConfig({ ...base, POLL_INTERVAL_SECONDS: "10", DOORBELL_MIN_GAP_SECONDS: "60" })
+        .doorbellMinGapSeconds,
+    ).toBe(10);
+    expect(problemsOf({ ...base, DOORBELL_MIN_GAP_SECONDS: "often" })).toContain(
+      "DOORBELL_MIN_GAP_SECONDS must be a number",
+    );
+  });
+
   it("refuses bad values, naming the variable", () => {
     const problems = problemsOf({
       ...base,

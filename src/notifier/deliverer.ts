@@ -6,7 +6,7 @@ import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification, Store, ThreadRecord } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { isPauseEvent } from "./routing.js";
-import { SlackHolds } from "./slack-holds.js";
+import { type PostPace, SlackHolds, SlackPace } from "./slack-holds.js";
 import {
   type NotificationPoster,
   type PostedMessage,
@@ -30,6 +30,26 @@ export interface DelivererDeps {
   now?: () => Date;
   /** Channels delivered at once. */
   concurrency?: number;
+  /**
+   * Slack's pace for each channel's posts (SLACK_POST_PACE where Yardmaster runs): a pass posts what the
+   * pace allows and says when the channel may go on. None: a channel's rows are posted as fast as Slack
+   * answers, until it answers 429.
+   */
+  pace?: PostPace;
+}
+
+/** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
+export interface DeliveryReport {
+  sent: number;
+  failedChannels: number;
+  nextAt?: Date;
+}
+
+/** What one channel's pass did. */
+interface ChannelReport {
+  sent: number;
+  failed: boolean;
+  nextAt?: Date | undefined;
 }
 
 const channelKey = (channel: string) => `channel:${channel}`;
@@ -78,9 +98,11 @@ export class Deliverer {
   /** Rows claimed by this process and not yet recorded sent. */
   private readonly own = new Map<string, OwnRow>();
   private readonly holds: SlackHolds;
+  private readonly pace: SlackPace | undefined;
 
   constructor(private readonly deps: DelivererDeps) {
     this.holds = new SlackHolds(deps.store);
+    this.pace = deps.pace ? new SlackPace(deps.store, deps.pace) : undefined;
   }
 
   private now(): Date {
@@ -108,31 +130,41 @@ export class Deliverer {
   }
 
   /** Posts every pending notification, channel by channel, oldest first; edits stale thread parents. */
-  async deliverPending(): Promise<{ sent: number; failedChannels: number }> {
+  async deliverPending(): Promise<DeliveryReport> {
     const { store, logger } = this.deps;
     let sent = 0;
     let failedChannels = 0;
+    let nextAt: number = Number.POSITIVE_INFINITY;
     const listedAt = this.now();
-    const rows = await store.listPendingNotifications(new Date(listedAt.getTime() + 1), BATCH);
+    const cutoff = new Date(listedAt.getTime() + 1);
+    const rows = await store.listPendingNotifications(cutoff, BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
     for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
+    if (rows.length >= BATCH) {
+      // One channel's backlog (drained at Slack's pace) fills the list: the other channels' rows are
+      // listed each on their own, so that they are not held up behind it.
+      for (const { channelId } of await store.pendingNotificationStats())
+        if (!byChannel.has(channelId))
+          byChannel.set(channelId, await store.listPendingNotifications(cutoff, BATCH, channelId));
+    }
     for (const thread of await store.listStaleThreads()) {
       if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
     }
     if (rows.length < BATCH) this.forgetSettled(rows, listedAt);
     await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
-      const result = await this.deliverChannel(channel, pending).catch((error: unknown) => {
+      const result = await this.deliverChannel(channel, pending).catch((error: unknown): ChannelReport => {
         // Slack errors are handled inside; this is the store failing around them (backoff, lease).
         logger.warn({ channel, err: error }, "could not deliver a channel's notifications");
         return { sent: 0, failed: true };
       });
       sent += result.sent;
       if (result.failed) failedChannels += 1;
+      if (result.nextAt) nextAt = Math.min(nextAt, result.nextAt.getTime());
     });
     await this.measureOutbox().catch((error: unknown) =>
       logger.warn({ err: error }, "could not measure the outbox"),
     );
-    return { sent, failedChannels };
+    return { sent, failedChannels, ...(Number.isFinite(nextAt) ? { nextAt: new Date(nextAt) } : {}) };
   }
 
   /** Forgets own rows no longer pending (posted by another replica), of those claimed before the list. */
@@ -144,16 +176,14 @@ export class Deliverer {
   }
 
   /** `listed`: the channel's pending rows before its lease was taken (read again under it). */
-  private async deliverChannel(
-    channel: string,
-    listed: PendingNotification[],
-  ): Promise<{ sent: number; failed: boolean }> {
+  private async deliverChannel(channel: string, listed: PendingNotification[]): Promise<ChannelReport> {
     const { store, backoffs } = this.deps;
     const now = this.now();
     if (await backoffs.active(channelKey(channel), now)) return { sent: 0, failed: true };
-    const postsHeld = (await this.holds.until({ channel }, now)) !== null;
-    if (postsHeld && listed.length > 0 && !(await this.hasStaleParents(channel)))
-      return { sent: 0, failed: false };
+    const heldUntil = listed.length > 0 ? await this.holds.until({ channel }, now) : null;
+    const postsHeld = heldUntil !== null;
+    const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
+    if (postsHeld && !(await this.hasStaleParents(channel))) return held;
     const lease = `deliver:${channel}`;
     const { owner } = this.deps;
     if (!(await store.tryAcquireLease(lease, owner, now, DELIVERY_LEASE_MS)))
@@ -166,21 +196,23 @@ export class Deliverer {
       renewedAt = at.getTime();
       return store.tryAcquireLease(lease, owner, at, DELIVERY_LEASE_MS);
     };
-    const progress = { sent: 0 };
+    const progress: Progress = { sent: 0, left: postsHeld ? listed : [] };
     try {
       let failed = false;
       if (!postsHeld && listed.length > 0) {
         try {
           // Read again under the lease: another replica may have posted some since the list.
           const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
+          progress.left = rows;
           await this.postRows(channel, rows, renew, progress);
           await backoffs.succeed(channelKey(channel));
         } catch (error) {
           failed = await this.failed(channel, error);
+          if (!failed) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
         }
       }
-      if (!failed) await this.editStaleParents(channel, renew);
-      return { sent: progress.sent, failed };
+      if (!failed) await this.editStaleParents(channel, renew, threadsOf(progress.left));
+      return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
       await store.releaseLease(lease, owner);
     }
@@ -190,17 +222,27 @@ export class Deliverer {
     return (await this.deps.store.listStaleThreads(channel)).length > 0;
   }
 
-  /** Posts a channel's pending rows in order, until done, held, or a row that is not ours to post yet. */
+  /**
+   * Posts a channel's pending rows in order, until done, held, paced (progress.nextAt: when it may go on),
+   * or a row that is not ours to post yet. progress.left: the rows not posted (yet).
+   */
   private async postRows(
     channel: string,
     rows: PendingNotification[],
     renew: () => Promise<boolean>,
-    progress: { sent: number },
+    progress: Progress,
   ): Promise<void> {
     const { logger, metrics } = this.deps;
     let topLevel: Map<number, PostedMessage> | undefined;
-    for (const row of rows) {
+    let caughtUp = this.pace ? await this.pace.caughtUp(channel) : null;
+    for (const [index, row] of rows.entries()) {
+      progress.left = rows.slice(index);
       if (!(await renew())) return;
+      const pacedUntil = this.pace?.nextPostAt(caughtUp, this.now());
+      if (pacedUntil) {
+        progress.nextAt = pacedUntil;
+        return;
+      }
       const key = rowKey(channel, row.eventId);
       const own = this.own.get(key);
       if (!own && row.claimedAt.getTime() > this.now().getTime() - CLAIMED_ELSEWHERE_MS) {
@@ -233,7 +275,9 @@ export class Deliverer {
       }
       this.own.delete(key);
       progress.sent += 1;
+      if (this.pace) caughtUp = await this.pace.posted(channel, caughtUp, this.now());
     }
+    progress.left = [];
   }
 
   /**
@@ -278,12 +322,19 @@ export class Deliverer {
 
   /**
    * Edits each stale thread parent of the channel once, with its latest state (under the channel's
-   * lease, so never twice at once). Held or failed, the parent stays stale for a later pass.
+   * lease, so never twice at once), unless the thread has replies still to post (`pending`): then after
+   * the last of them, so that a pull request's burst of events (a backlog drained at Slack's pace) edits
+   * its parent once, not once per reply. Held or failed, the parent stays stale for a later pass.
    */
-  private async editStaleParents(channel: string, renew: () => Promise<boolean>): Promise<void> {
+  private async editStaleParents(
+    channel: string,
+    renew: () => Promise<boolean>,
+    pending: ReadonlySet<string>,
+  ): Promise<void> {
     const { store, poster, render, logger } = this.deps;
     if (await this.holds.until({ method: UPDATE }, this.now())) return;
     for (const thread of await store.listStaleThreads(channel)) {
+      if (pending.has(threadKey(thread.repository, thread.pullRequest))) continue;
       if (!(await renew())) return;
       const ctx = { repo: thread.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
       try {
@@ -445,6 +496,20 @@ export class Deliverer {
       ...(attribution.scheduled ? { scheduled: true } : {}),
     };
   }
+}
+
+/** What a channel's pass got through: posts sent, rows left to post, when it may go on. */
+interface Progress {
+  sent: number;
+  left: readonly PendingNotification[];
+  nextAt?: Date | undefined;
+}
+
+const threadKey = (repository: Repo, pullRequest: number) => `${repository.key}#${pullRequest}`;
+
+/** The threads that rows still to post will reply in. */
+function threadsOf(rows: readonly PendingNotification[]): Set<string> {
+  return new Set(rows.filter(threaded).map((row) => threadKey(row.repository, row.pullRequest)));
 }
 
 /** A pull request's event other than a pause: it goes in the pull request's thread. */

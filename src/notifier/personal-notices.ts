@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { EventGroup } from "../commands/event-groups.js";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
 import { satisfies } from "../commands/permission-level.js";
@@ -30,6 +31,9 @@ export function parseDirectAddress(address: string): { teamId: string; slackUser
 /** A thread whose latest event is one of these is no longer in a queue (a pause does not concern it). */
 const OUT_OF_QUEUE = new Set(["action.queue.merged", "action.queue.leave"]);
 const MAX_AUTHORS = 10_000;
+/** Authors looked up at once for a read's events (GitHub's secondary limits frown on many at once). */
+const AUTHOR_LOOKUPS_AT_ONCE = 4;
+const FAILED_AUTHOR_MS = 60_000;
 
 export interface PersonalNoticesDeps {
   store: Store;
@@ -45,8 +49,11 @@ export interface PersonalNoticesDeps {
 
 /** Who hears about an event in a direct message, and which groups the poller must read for them. */
 export class PersonalNotices {
-  /** Authors never change: remembered for the pull request's lifetime in the queue (bounded). */
-  private readonly authors = new Map<string, string | null>();
+  /**
+   * Authors never change: remembered per pull request (bounded), looked up once even when several events
+   * of it ask at the same time (the lookup under way is shared).
+   */
+  private readonly authors = new Map<string, Promise<string | null>>();
   private groups: EventGroup[] | undefined;
 
   constructor(private readonly deps: PersonalNoticesDeps) {}
@@ -113,21 +120,50 @@ export class PersonalNotices {
     }
   }
 
-  private async authorLinks(repository: Repo, number: number): Promise<IdentityLink[]> {
+  /**
+   * Looks up, a few at a time, the authors of the pull requests `events` concern that are not remembered
+   * yet: one GitHub request per pull request, however many of its events a read brings (a backlog).
+   * A failed lookup is remembered a minute: route skips the person's notices of that pull request, logged.
+   */
+  async lookUpAuthors(repository: Repo, events: readonly LogEvent[]): Promise<void> {
+    const numbers = new Set<number>();
+    for (const event of events) {
+      const group = groupOf(event.type);
+      if (group && group !== "pause" && !QUEUE_WIDE_TYPES.has(event.type) && event.pull_request)
+        numbers.add(event.pull_request);
+    }
+    await pLimit(AUTHOR_LOOKUPS_AT_ONCE).map([...numbers], (n) =>
+      this.author(repository, n).catch(() => null),
+    );
+  }
+
+  private author(repository: Repo, number: number): Promise<string | null> {
     const key = `${repository.key}#${number}`;
-    let login = this.authors.get(key);
-    if (login === undefined) {
-      try {
-        login = await this.deps.author(repository, number);
-      } catch (error) {
-        this.deps.logger.warn(
-          { repository, pullRequest: number, err: error },
-          "could not read a pull request's author: no direct message for this event",
-        );
-        return [];
-      }
-      if (this.authors.size >= MAX_AUTHORS) this.authors.clear();
-      this.authors.set(key, login);
+    const known = this.authors.get(key);
+    if (known) return known;
+    if (this.authors.size >= MAX_AUTHORS) this.authors.clear();
+    const lookup = this.deps.author(repository, number);
+    this.authors.set(key, lookup);
+    // A failure is remembered a minute (the backlog's other events of the pull request skip it, as it
+    // does), then forgotten: a later event asks again.
+    lookup.catch(() => {
+      setTimeout(() => {
+        if (this.authors.get(key) === lookup) this.authors.delete(key);
+      }, FAILED_AUTHOR_MS).unref();
+    });
+    return lookup;
+  }
+
+  private async authorLinks(repository: Repo, number: number): Promise<IdentityLink[]> {
+    let login: string | null;
+    try {
+      login = await this.author(repository, number);
+    } catch (error) {
+      this.deps.logger.warn(
+        { repository, pullRequest: number, err: error },
+        "could not read a pull request's author: no direct message for this event",
+      );
+      return [];
     }
     return login ? this.deps.store.listLinksByGithubLogin(login) : [];
   }

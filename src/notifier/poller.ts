@@ -12,7 +12,7 @@ import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
-import { dispatchEvent } from "./dispatch.js";
+import { dispatchEvents } from "./dispatch.js";
 import type { PersonalNotices } from "./personal-notices.js";
 import { groupOf, wantedEventTypes } from "./routing.js";
 
@@ -36,6 +36,12 @@ export interface PollerDeps {
   intervalMs: number;
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
   idleMs?: number;
+  /**
+   * Least time between two reads the doorbell asks for (DOORBELL_MIN_GAP_SECONDS, which the settings
+   * keep at most the interval); default DEFAULT_MIN_GAP_MS. However many webhooks arrive, a rung
+   * repository is read at most once per gap, plus the recheck after the last of them.
+   */
+  minGapMs?: number;
   /**
    * Whether GitHub announces the repository's queue activity to the app (the doorbell): only then may an
    * idle repository wait `idleMs`. Default: never (every repository is read at the interval).
@@ -65,6 +71,8 @@ export const DOORBELL_DELAY_MS = 300;
 export const RECHECK_MS = 5_000;
 /** A repository is active (read at the interval) this long after GitHub's last event or the log's last new event. */
 export const ACTIVE_MS = 10 * 60_000;
+/** DOORBELL_MIN_GAP_SECONDS's default: a busy repository's webhooks cause at most 30 reads a minute. */
+export const DEFAULT_MIN_GAP_MS = 2_000;
 
 export interface TickReport {
   /** Repositories claimed (due) in this pass. */
@@ -89,14 +97,19 @@ export const currentReadReason = (): PollReason | undefined => readReason.getSto
 export class Poller {
   private timer: NodeJS.Timeout | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
-  /** Wake-ups asked for by the doorbell (wakeAfter). */
-  private readonly rings = new Set<NodeJS.Timeout>();
+  /**
+   * Wake-ups asked for by the doorbell, one per repository and kind (its read, its recheck) with the time
+   * it is for: a stream of webhooks keeps one of each, not one per webhook.
+   */
+  private readonly rings = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private running: Promise<unknown> | undefined;
   private stopped = true;
   /** Set by stop(): a pass under way claims no more repositories. */
   private halted = false;
   private delivering: Promise<number> | undefined;
   private deliverAgain = false;
+  /** The delivery asked for when a paced or held channel may go on (deliverAt). */
+  private laterDelivery: { at: number; timer: NodeJS.Timeout } | undefined;
   lastSuccessfulTick: Date | null = null;
 
   constructor(private readonly deps: PollerDeps) {}
@@ -127,7 +140,9 @@ export class Poller {
     clearTimeout(this.timer);
     // No wake-up is pending any more: start() must be able to set one.
     this.wakeAt = Number.POSITIVE_INFINITY;
-    for (const timer of this.rings) clearTimeout(timer);
+    for (const { timer } of this.rings.values()) clearTimeout(timer);
+    clearTimeout(this.laterDelivery?.timer);
+    this.laterDelivery = undefined;
     this.rings.clear();
     await this.running;
   }
@@ -157,35 +172,52 @@ export class Poller {
     this.wake(this.wakeMs);
   }
 
+  private get minGapMs(): number {
+    return this.deps.minGapMs ?? DEFAULT_MIN_GAP_MS;
+  }
+
   /**
-   * GitHub announced activity on `repository` (the doorbell): it is read within DOORBELL_DELAY_MS and
-   * again RECHECK_MS later, by whichever replica claims it. Nothing happens for a repository nobody
-   * subscribed to.
+   * GitHub announced activity on `repository` (the doorbell): it is read DOORBELL_DELAY_MS from now, or
+   * the minimum gap after its last read if that is later (a read already asked for stands: this event is
+   * read with it), and again RECHECK_MS after the latest event, by whichever replica claims it. Nothing
+   * happens for a repository nobody subscribed to.
    */
   async ring(repository: Repo): Promise<void> {
     const now = this.now().getTime();
-    const subscribed = await this.deps.store.ringDoorbell(repository, {
+    const schedule = await this.deps.store.ringDoorbell(repository, {
       pollAt: new Date(now + DOORBELL_DELAY_MS),
       recheckAt: new Date(now + RECHECK_MS),
       activeUntil: new Date(now + ACTIVE_MS),
     });
-    if (!subscribed) return;
+    if (!schedule) return;
     this.deps.metrics?.doorbellRings.inc({});
-    this.wakeAfter(DOORBELL_DELAY_MS);
-    this.wakeAfter(RECHECK_MS);
+    const due = Math.max(
+      schedule.doorbellAt?.getTime() ?? now,
+      (schedule.lastReadAt?.getTime() ?? 0) + this.minGapMs,
+    );
+    this.wakeFor(`read:${repository.key}`, due - now);
+    this.wakeFor(`recheck:${repository.key}`, RECHECK_MS);
   }
 
   /**
    * The loop runs once `ms` have passed, even if it runs before then: a pass that comes earlier finds the
    * rung repository not yet due, and without this the next would be the regular one, up to `wakeMs` later.
+   * One wake-up per key: a new time replaces the one asked for before (the same time keeps it).
    */
-  private wakeAfter(ms: number): void {
+  private wakeFor(key: string, ms: number): void {
     if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.rings.delete(timer);
-      this.wake(0);
-    }, ms);
-    this.rings.add(timer);
+    const at = Date.now() + Math.max(0, ms);
+    const pending = this.rings.get(key);
+    if (pending && Math.abs(pending.at - at) < 20) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(
+      () => {
+        this.rings.delete(key);
+        this.wake(0);
+      },
+      Math.max(0, ms),
+    );
+    this.rings.set(key, { at, timer });
   }
 
   /** One pass: reads every repository due now (claimed batch by batch), then delivers what is pending. */
@@ -199,6 +231,7 @@ export class Poller {
         now: this.now(),
         leaseMs: this.leaseMs,
         limit,
+        minGapMs: this.minGapMs,
       });
       if (claimed.length === 0) break;
       // People's preferences, read once for a pass that reads some log (most passes claim nothing).
@@ -217,7 +250,7 @@ export class Poller {
         }
       });
       // What this batch routed is posted while the next batch is read.
-      if (report.events > 0) void this.deliver();
+      if (report.events > 0) this.deliverSoon();
       if (this.halted) break;
     }
     report.sent = await this.deliver();
@@ -241,7 +274,9 @@ export class Poller {
       let sent = 0;
       do {
         this.deliverAgain = false;
-        sent += (await this.deps.deliverer.deliverPending()).sent;
+        const report = await this.deps.deliverer.deliverPending();
+        sent += report.sent;
+        if (report.nextAt) this.deliverAt(report.nextAt);
       } while (this.deliverAgain);
       return sent;
     };
@@ -249,6 +284,28 @@ export class Poller {
       this.delivering = undefined;
     });
     return this.delivering;
+  }
+
+  /** Delivers in the background (what was routed is posted while the poller goes on). */
+  private deliverSoon(): void {
+    this.deliver().catch((error: unknown) => this.deps.logger.warn({ err: error }, "delivery failed"));
+  }
+
+  /**
+   * Delivers again at `at`, when a channel paced at Slack's rate (or held by a 429) may post its next
+   * row: a backlog drains at Slack's pace, not at the loop's. One such delivery is kept, the earliest.
+   */
+  private deliverAt(at: Date): void {
+    if (this.stopped) return;
+    const ms = Math.max(0, at.getTime() - this.now().getTime());
+    const when = Date.now() + ms;
+    if (this.laterDelivery && this.laterDelivery.at <= when) return;
+    clearTimeout(this.laterDelivery?.timer);
+    const timer = setTimeout(() => {
+      this.laterDelivery = undefined;
+      this.deliverSoon();
+    }, ms);
+    this.laterDelivery = { at: when, timer };
   }
 
   /** Reads one claimed repository and schedules its next read; returns the number of new events, or "failed". */
@@ -332,16 +389,17 @@ export class Poller {
     events.sort(compareLogEvents);
     const seen = new Set(cursor.seenEventIds);
     let fresh = 0;
+    const routed: LogEvent[] = [];
     for (const event of events) {
       if (seen.has(event.id)) continue;
       fresh += 1;
       metrics?.eventsPolled.inc({ type: event.type });
-      if (!groupOf(event.type)) {
-        metrics?.eventsSkipped.inc({ reason: "unknown_type" });
-        continue;
-      }
-      await dispatchEvent({ deliverer, personal }, repository, event, subs);
+      if (groupOf(event.type)) routed.push(event);
+      else metrics?.eventsSkipped.inc({ reason: "unknown_type" });
     }
+    // Channels' notices are posted while people's are looked up (a backlog's first post does not wait).
+    const onChannelsQueued = () => this.deliverSoon();
+    await dispatchEvents({ deliverer, personal, onChannelsQueued }, repository, routed, subs);
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;
   }

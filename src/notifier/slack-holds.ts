@@ -34,3 +34,57 @@ export class SlackHolds {
     return until;
   }
 }
+
+/** Slack's pace for one channel's posts: about one a second, short bursts pass. */
+export interface PostPace {
+  /** Between two posts once the burst is spent, ms. */
+  intervalMs: number;
+  /** Posts that may go at once after a quiet while. */
+  burst: number;
+}
+
+/** `chat.postMessage`'s documented limit: one a second per channel, with short bursts (3 here). */
+export const SLACK_POST_PACE: PostPace = { intervalMs: 1_000, burst: 3 };
+
+/**
+ * A channel's posts at Slack's pace, so that a long backlog drains at about a post a second instead of
+ * running into 429s: the generic cell rate algorithm, whose whole state is one time (when the channel's
+ * posts would be caught up, "theoretical arrival time"), kept in the backoff table under
+ * `slack-pace:channel:<id>` so that the pace holds whichever replica holds the channel's lease. A post
+ * may go when that time is at most (burst - 1) intervals ahead of now. A 429 still holds the channel
+ * (SlackHolds): the pace is a courtesy, Slack's answer the rule.
+ */
+export class SlackPace {
+  constructor(
+    private readonly store: Store,
+    private readonly pace: PostPace = SLACK_POST_PACE,
+  ) {}
+
+  private key(channel: string): string {
+    return `slack-pace:channel:${channel}`;
+  }
+
+  /** When the channel's posts are caught up (now or earlier: it may burst). */
+  async caughtUp(channel: string): Promise<Date | null> {
+    return (await this.store.getBackoff(this.key(channel)))?.nextAttemptAt ?? null;
+  }
+
+  /** When the channel may post next after `caughtUp`, or null when it may post at `now`. */
+  nextPostAt(caughtUp: Date | null, now: Date): Date | null {
+    if (!caughtUp) return null;
+    const at = caughtUp.getTime() - (this.pace.burst - 1) * this.pace.intervalMs;
+    return at > now.getTime() ? new Date(at) : null;
+  }
+
+  /** Records a post at `now`; returns the channel's new caught-up time. */
+  async posted(channel: string, caughtUp: Date | null, now: Date): Promise<Date> {
+    const next = new Date(Math.max(caughtUp?.getTime() ?? 0, now.getTime()) + this.pace.intervalMs);
+    await this.store.putBackoff({
+      key: this.key(channel),
+      failures: 0,
+      nextAttemptAt: next,
+      lastError: "paced",
+    });
+    return next;
+  }
+}

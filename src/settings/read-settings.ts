@@ -43,6 +43,8 @@ export interface Settings {
   pollIntervalSeconds: number;
   /** Seconds between two reads of an idle repository whose activity GitHub announces (the doorbell). */
   pollIdleSeconds: number;
+  /** Least seconds between two doorbell reads of a repository (DOORBELL_MIN_GAP_SECONDS), at most the interval. */
+  doorbellMinGapSeconds: number;
   /** Where weekly digests are posted on Monday at 09:00 (DIGEST_TIME_ZONE). */
   digestTimeZone: string;
   publicUrl: string;
@@ -192,6 +194,8 @@ export function readSettings(
       pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
       // Only the default can be below the interval (checked above): it then follows the interval.
       pollIdleSeconds: Math.max(e.POLL_IDLE_SECONDS, e.POLL_INTERVAL_SECONDS),
+      // The interval is its ceiling: a repository GitHub rings for is never read less often than a quiet one.
+      doorbellMinGapSeconds: Math.min(e.DOORBELL_MIN_GAP_SECONDS, e.POLL_INTERVAL_SECONDS),
       digestTimeZone: e.DIGEST_TIME_ZONE,
       publicUrl: e.PUBLIC_URL,
       port: e.PORT,

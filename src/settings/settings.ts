@@ -241,6 +241,13 @@ export const SETTINGS = {
     meaning:
       "seconds between two reads of a repository with no activity in 10 minutes, where GitHub announces its activity to the app (check_run and pull_request events; elsewhere every POLL_INTERVAL_SECONDS); at least POLL_INTERVAL_SECONDS",
   }),
+  DOORBELL_MIN_GAP_SECONDS: setting({
+    ...defaulted("2", seconds(3_600)),
+    group: "notifier",
+    secret: false,
+    meaning:
+      "least time between two reads of a repository's event log asked for by GitHub's events (the doorbell), however many arrive; at most POLL_INTERVAL_SECONDS",
+  }),
   DIGEST_TIME_ZONE: setting({
     ...defaulted("UTC", timeZone),
     group: "notifier",

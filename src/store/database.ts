@@ -232,6 +232,7 @@ export interface Tables {
     claimed_by: string | null;
     claimed_until: NullableTime;
     claim_reason: PollReason | null;
+    last_read_at: NullableTime;
   };
 }
 

@@ -462,11 +462,14 @@ export class KyselyStore implements Store {
     now: Date;
     leaseMs: number;
     limit: number;
+    minGapMs?: number;
   }): Promise<ClaimedPoll[]> {
     const now = time(claim.now);
     const came = (column: "next_poll_at" | "doorbell_at" | "recheck_at") =>
       sql<boolean>`${sql.ref(column)} <= ${now}`;
-    const rung = sql<boolean>`(${came("doorbell_at")} OR ${came("recheck_at")})`;
+    const gapEnd = time(new Date(claim.now.getTime() - (claim.minGapMs ?? 0)));
+    const gapOver = sql<boolean>`(last_read_at IS NULL OR last_read_at <= ${gapEnd})`;
+    const rung = sql<boolean>`((${came("doorbell_at")} OR ${came("recheck_at")}) AND ${gapOver})`;
     const due = sql<boolean>`(${came("next_poll_at")} OR ${rung})`;
     const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
     const candidates = this.#db
@@ -485,6 +488,7 @@ export class KyselyStore implements Store {
         claimed_by: claim.owner,
         claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)),
         claim_reason: sql`CASE WHEN ${rung} THEN 'doorbell' ELSE cadence END`,
+        last_read_at: now,
         doorbell_at: sql`CASE WHEN ${came("doorbell_at")} THEN NULL ELSE doorbell_at END`,
         recheck_at: sql`CASE WHEN ${came("recheck_at")} THEN NULL ELSE recheck_at END`,
       })
@@ -555,7 +559,7 @@ export class KyselyStore implements Store {
   async ringDoorbell(
     repository: Repo,
     at: { pollAt: Date; recheckAt: Date; activeUntil: Date },
-  ): Promise<boolean> {
+  ): Promise<PollSchedule | null> {
     const pollAt = time(at.pollAt);
     // Debounced: a read already asked for sooner stays; later events in the meantime are read by it.
     const row = await this.#db
@@ -566,9 +570,9 @@ export class KyselyStore implements Store {
         active_until: time(at.activeUntil),
       })
       .where("repository_key", "=", repository.key)
-      .returning("repository_key")
+      .returningAll()
       .executeTakeFirst();
-    return row !== undefined;
+    return row ? toPollSchedule(row) : null;
   }
 
   async getPollSchedule(repository: Repo): Promise<PollSchedule | null> {
@@ -1412,6 +1416,7 @@ function toPollSchedule(row: Selectable<Tables["poll_schedule"]>): PollSchedule 
     lastError: row.last_error,
     claimedBy: row.claimed_by,
     claimedUntil: maybe(row.claimed_until),
+    lastReadAt: maybe(row.last_read_at),
   };
 }
 

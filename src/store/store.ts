@@ -141,10 +141,18 @@ export interface Store
    * Claims up to `limit` repositories that are due at `now` (their cadence, doorbell or recheck time has
    * come) and not claimed by a live replica: each is `owner`'s until `now + leaseMs`. One statement
    * (PostgreSQL skips the rows another replica is claiming): of two concurrent claims, each row goes to
-   * one. A doorbell or recheck time that has come is cleared by the claim, which reads for it.
-   * Repositories asked for by the doorbell come first.
+   * one. A doorbell or recheck time that has come is cleared by the claim, which reads for it, and the
+   * claim is recorded as the repository's last read. A doorbell or recheck time makes a repository due
+   * only `minGapMs` (default 0) after its last read: however often GitHub rings, the doorbell reads it at
+   * most once per gap, across replicas. Repositories asked for by the doorbell come first.
    */
-  claimPolls(claim: { owner: string; now: Date; leaseMs: number; limit: number }): Promise<ClaimedPoll[]>;
+  claimPolls(claim: {
+    owner: string;
+    now: Date;
+    leaseMs: number;
+    limit: number;
+    minGapMs?: number;
+  }): Promise<ClaimedPoll[]>;
   /** Extends `owner`'s claim of a repository; false if it is not (or no longer) theirs. */
   renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
   /**
@@ -165,10 +173,15 @@ export interface Store
   ): Promise<void>;
   /**
    * GitHub announced activity on a repository: it is read at `pollAt` (or earlier, if a read was already
-   * asked for), once more at `recheckAt`, and counts as active until `activeUntil`. False when the
-   * repository is not subscribed (nothing to read).
+   * asked for: a read already due stays the one read), once more at `recheckAt` (replacing the follow-up
+   * asked for before: one is kept), and counts as active until `activeUntil`. Returns the schedule after
+   * the ring (when the read is due: its doorbell time, or the claim's minimum gap after its last read);
+   * null when the repository is not subscribed (nothing to read).
    */
-  ringDoorbell(repository: Repo, at: { pollAt: Date; recheckAt: Date; activeUntil: Date }): Promise<boolean>;
+  ringDoorbell(
+    repository: Repo,
+    at: { pollAt: Date; recheckAt: Date; activeUntil: Date },
+  ): Promise<PollSchedule | null>;
   getPollSchedule(repository: Repo): Promise<PollSchedule | null>;
 
   // Notifier: where each repository's log was read up to
@@ -310,6 +323,8 @@ export interface PollSchedule {
   lastError: string | null;
   claimedBy: string | null;
   claimedUntil: Date | null;
+  /** When a read last began (its claim); null before the first since this was recorded. */
+  lastReadAt: Date | null;
 }
 
 export interface ClaimedPoll extends PollSchedule {

@@ -49,6 +49,8 @@ export function startWorld(
       mergeQueueRetries: 0,
       slackBot: { botId: "B0BOT", botUserId: "U0BOT", retries: 0 },
       autoPoll: false,
+      // A tick posts everything due at once on the hand-moved clock; slack-limits.e2e.test.ts paces.
+      slackPace: false,
       ...yardmaster,
       githubAnswers: {
         limits: scaleWriteLimits(GITHUB_WRITE_LIMITS, GITHUB_PACE),

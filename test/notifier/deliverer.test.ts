@@ -4,6 +4,7 @@ import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { CLAIMED_ELSEWHERE_MS, DELIVERY_LEASE_MS, Deliverer } from "../../src/notifier/deliverer.js";
+import { type PostPace, SLACK_POST_PACE } from "../../src/notifier/slack-holds.js";
 import {
   type NotificationPoster,
   type PostedMessage,
@@ -93,7 +94,7 @@ let slack: FakeSlack;
 let now: Date;
 const logger = createLogger({ level: "silent" });
 
-function deliverer(options: { owner?: string; metrics?: Metrics } = {}) {
+function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace } = {}) {
   return new Deliverer({
     store,
     poster: slack,
@@ -109,6 +110,7 @@ function deliverer(options: { owner?: string; metrics?: Metrics } = {}) {
     logger,
     now: () => now,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.pace ? { pace: options.pace } : {}),
   });
 }
 
@@ -278,7 +280,8 @@ describe("Deliverer and Slack's rate limits", () => {
     await d.enqueue("C2", WIDGETS, b1);
     slack.postFailures = [rateLimited(7)];
     const limitedAt = now;
-    expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 0 });
+    // C1 may go on when its hold ends: the poller delivers again then.
+    expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 0, nextAt: later(7_000) });
     expect(slack.in("C2").map((m) => m.eventId)).toEqual([b1.id]);
     expect(await store.getBackoff("slack-hold:channel:C1")).toMatchObject({
       failures: 0,
@@ -433,5 +436,80 @@ describe("Deliverer and Slack's rate limits", () => {
     text = await metrics.registry.metrics();
     expect(text).not.toContain("yardmaster_outbox_pending{");
     expect(text).toContain("yardmaster_outbox_oldest_pending_age_seconds 0\n");
+  });
+});
+
+describe("Deliverer at Slack's pace", () => {
+  const pulls = (n: number) => Array.from({ length: n }, (_, i) => 100 + i);
+
+  it("posts a channel's backlog a burst then one a second, without 429s, while other channels go on", async () => {
+    const d = deliverer({ pace: SLACK_POST_PACE });
+    for (const pull of pulls(10)) await d.enqueue("C1", WIDGETS, event("action.queue.enter", pull));
+    await d.enqueue("C2", WIDGETS, event("queue.pause.create", null));
+    const start = now;
+    // The burst, then the channel says when it may go on.
+    expect(await d.deliverPending()).toEqual({ sent: 4, failedChannels: 0, nextAt: later(1_000) });
+    expect(slack.in("C1")).toHaveLength(3);
+    expect(slack.in("C2")).toHaveLength(1);
+    // Too early: nothing.
+    now = later(999);
+    expect((await d.deliverPending()).sent).toBe(0);
+    // Then one a second: 7 more in 7 seconds.
+    for (let s = 1; s <= 7; s++) {
+      now = new Date(start.getTime() + s * 1_000);
+      expect(await d.deliverPending()).toMatchObject({ sent: 1 });
+    }
+    expect(slack.in("C1").map((m) => m.threadTs)).toEqual(Array(10).fill(null));
+    expect(await d.deliverPending()).toEqual({ sent: 0, failedChannels: 0 });
+  });
+
+  it("does not hold a channel up behind another channel's long backlog", async () => {
+    const d = deliverer({ pace: SLACK_POST_PACE });
+    for (let i = 0; i < 600; i++) await d.enqueue("C1", WIDGETS, event("queue.pause.update", null));
+    now = later(1);
+    await d.enqueue("C2", WIDGETS, event("queue.pause.create", null));
+    expect((await d.deliverPending()).sent).toBe(4);
+    expect(slack.in("C1")).toHaveLength(3);
+    expect(slack.in("C2")).toHaveLength(1);
+  });
+
+  it("keeps the pace whichever replica holds the channel", async () => {
+    const a = deliverer({ owner: "a", pace: SLACK_POST_PACE });
+    const b = deliverer({ owner: "b", pace: SLACK_POST_PACE });
+    for (const pull of pulls(3)) await a.enqueue("C1", WIDGETS, event("action.queue.enter", pull));
+    expect((await a.deliverPending()).sent).toBe(3);
+    // Another replica's rows for the channel, at once: the burst is spent, for it too.
+    for (const pull of pulls(2)) await b.enqueue("C1", WIDGETS, event("action.queue.leave", pull));
+    expect(await b.deliverPending()).toEqual({ sent: 0, failedChannels: 0, nextAt: later(1_000) });
+    now = later(1_000);
+    expect((await b.deliverPending()).sent).toBe(1);
+    expect(slack.in("C1")).toHaveLength(4);
+  });
+
+  it("edits a thread's parent once, after the last of its replies, however many passes they take", async () => {
+    const d = deliverer({ pace: SLACK_POST_PACE });
+    const types = [
+      "action.queue.enter",
+      "action.queue.checks_start",
+      "action.queue.checks_end",
+      "action.queue.merged",
+      "action.queue.checks_start",
+      "action.queue.checks_end",
+    ];
+    for (const type of types) await d.enqueue("C1", WIDGETS, event(type, 42));
+    await d.enqueue("C1", WIDGETS, event("action.queue.enter", 43));
+    await d.enqueue("C1", WIDGETS, event("action.queue.checks_start", 43));
+    const start = now;
+    for (let s = 0; s <= 6; s++) {
+      now = new Date(start.getTime() + s * 1_000);
+      await d.deliverPending();
+      // #42's parent waits for its last reply; #43's was edited once it had no more to post.
+      if (s < 3) expect(slack.updates).toEqual([]);
+    }
+    expect(slack.in("C1")).toHaveLength(8);
+    expect(slack.updates.map((u) => u.text)).toEqual([
+      "parent #42: action.queue.checks_end",
+      "parent #43: action.queue.checks_start",
+    ]);
   });
 });

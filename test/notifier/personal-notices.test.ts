@@ -50,6 +50,44 @@ afterEach(async () => {
 });
 
 describe("who hears about an event in a direct message", () => {
+  it("looks up each pull request's author once, however many of its events, a few at a time", async () => {
+    const asked: number[] = [];
+    let running = 0;
+    let most = 0;
+    const route = new PersonalNotices({
+      store,
+      author: async (_repo, number) => {
+        asked.push(number);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running -= 1;
+        return number % 2 === 0 ? "alice" : "carol";
+      },
+      permission: async () => "read",
+      logger: createLogger({ level: "silent" }),
+    });
+    // A backlog: 10 pull requests, 6 events each, interleaved.
+    const types = ["action.queue.enter", "action.queue.checks_start", "action.queue.checks_end"];
+    const backlog = Array.from({ length: 60 }, (_, i) =>
+      event(types[i % 3] as string, 100 + (i % 10), T0 + i),
+    );
+    await route.lookUpAuthors(widgets, backlog);
+    expect(asked.sort()).toEqual(Array.from({ length: 10 }, (_, i) => 100 + i));
+    expect(most).toBeLessThanOrEqual(4);
+    // Routing the events asks GitHub for nothing more, even all at once.
+    const routed = await Promise.all(backlog.map((e) => route.route(widgets, e)));
+    expect(asked).toHaveLength(10);
+    // Alice's (even numbers) entries: the checks are not in her default groups; carol never linked.
+    expect(routed.filter((a) => a.length > 0)).toHaveLength(10);
+    // Two events of a new pull request at once: one lookup.
+    await Promise.all([
+      route.route(widgets, event("action.queue.enter", 500)),
+      route.lookUpAuthors(widgets, [event("action.queue.leave", 500)]),
+    ]);
+    expect(asked).toHaveLength(11);
+  });
+
   it("the pull request's linked author, matched case-insensitively, who can read the repository", async () => {
     const route = notices();
     expect(await route.route(widgets, event("action.queue.enter", 7))).toEqual(["dm:T1:U1"]);

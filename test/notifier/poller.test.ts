@@ -7,6 +7,7 @@ import type { Deliverer } from "../../src/notifier/deliverer.js";
 import {
   ACTIVE_MS,
   currentReadReason,
+  DEFAULT_MIN_GAP_MS,
   DOORBELL_DELAY_MS,
   Poller,
   RECHECK_MS,
@@ -157,6 +158,93 @@ describe("the poller's schedule", () => {
     expect(await store.getPollSchedule(REPO)).toMatchObject({ cadence: "interval" });
   });
 
+  /**
+   * A stream of webhooks on one repository, on the test's clock: GitHub rings every `everyMs` for
+   * `forMs`, and the replicas' loops pass every 100 ms (alternating when there are several). Returns
+   * when each ring came and when each read began, in ms from the stream's start.
+   */
+  async function stream(replicas: Poller[], options: { everyMs: number; forMs: number; afterMs: number }) {
+    const start = now.getTime();
+    nock(ORIGIN).get(LOGS).query(true).times(10_000).reply(200, eventsBody([], 0));
+    const rings: number[] = [];
+    const reads: number[] = [];
+    for (let ms = 0, i = 0; ms < options.forMs + options.afterMs; ms += 100, i += 1) {
+      if (ms < options.forMs && ms % options.everyMs === 0) {
+        await (replicas[(ms / options.everyMs) % replicas.length] as Poller).ring(REPO);
+        rings.push(ms);
+      }
+      const report = await (replicas[i % replicas.length] as Poller).tick();
+      for (let n = 0; n < report.repositories; n++) reads.push(now.getTime() - start);
+      later(100);
+    }
+    nock.cleanAll();
+    return { rings, reads };
+  }
+
+  it("reads a repository GitHub rings for five times a second at most once per minimum gap, plus one follow-up", async () => {
+    const p = poller("a", { announced: true });
+    log();
+    await p.tick();
+    later(60_000);
+    const { rings, reads } = await stream([p], { everyMs: 200, forMs: 60_000, afterMs: 10_000 });
+    expect(rings).toHaveLength(300);
+    const duringMinute = reads.filter((at) => at < 60_000);
+    expect(duringMinute).toHaveLength(30);
+    for (const [i, at] of reads.entries())
+      if (i > 0) expect(at - (reads[i - 1] as number)).toBeGreaterThanOrEqual(2_000);
+    // Every ring is followed by a read within the gap: its events are read within 2 s.
+    for (const ring of rings)
+      expect(reads.some((at) => at > ring && at <= ring + DEFAULT_MIN_GAP_MS)).toBe(true);
+    // After the stream: the read the last rings asked for, and the one recheck RECHECK_MS after the last.
+    expect(reads.filter((at) => at >= 60_000)).toEqual([60_300, (rings.at(-1) as number) + RECHECK_MS]);
+  });
+
+  it("keeps the minimum gap across replicas, whichever receives the webhooks and reads", async () => {
+    const a = poller("a", { announced: true });
+    const b = poller("b", { announced: true });
+    log();
+    await a.tick();
+    later(60_000);
+    const { reads } = await stream([a, b], { everyMs: 200, forMs: 30_000, afterMs: 0 });
+    expect(reads).toHaveLength(15);
+    for (const [i, at] of reads.entries())
+      if (i > 0) expect(at - (reads[i - 1] as number)).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it("delivers again when a paced channel may go on, not at its next regular pass", async () => {
+    const asked: number[] = [];
+    const deliverer = {
+      async deliverPending() {
+        asked.push(Date.now());
+        // The first pass leaves a paced channel that may go on 200 ms later.
+        return asked.length === 1
+          ? { sent: 3, failedChannels: 0, nextAt: new Date(now.getTime() + 200) }
+          : { sent: 1, failedChannels: 0 };
+      },
+    } as unknown as Deliverer;
+    const p = new Poller({
+      store,
+      mergeQueue: null,
+      deliverer,
+      intervalMs: INTERVAL,
+      owner: "a",
+      logger,
+      now: () => now,
+      // The regular pass, an hour away, cannot be the one that delivers again.
+      wakeMs: 3_600_000,
+    });
+    p.start();
+    try {
+      const deadline = Date.now() + 30_000;
+      while (asked.length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(asked).toHaveLength(2);
+      expect((asked[1] as number) - (asked[0] as number)).toBeGreaterThanOrEqual(190);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it("running by itself, reads a rung repository at the doorbell delay even when a regular pass comes just before", async () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const { deliverer } = recordingDeliverer();
@@ -174,6 +262,8 @@ describe("the poller's schedule", () => {
       logger,
       // The loop's regular passes are a minute apart: within this test, only the doorbell wakes it.
       wakeMs: 60_000,
+      // The ring comes within a second of the first read: no minimum gap to wait for here.
+      minGapMs: 0,
     });
     log();
     log([queueEnterEvent(2)]);
@@ -235,6 +325,7 @@ describe("the poller's schedule", () => {
     const p = poller("a", { announced: true });
     log();
     await p.tick();
+    later(DEFAULT_MIN_GAP_MS);
     await p.ring(REPO);
     later(DOORBELL_DELAY_MS);
     log();

@@ -593,7 +593,7 @@ describe.each([
       expect(await store.getPollSchedule(r("acme/widgets"))).toBeNull();
       expect(
         await store.ringDoorbell(r("acme/widgets"), { pollAt: at(1), recheckAt: at(2), activeUntil: at(3) }),
-      ).toBe(false);
+      ).toBeNull();
     });
 
     it("gives each due repository to one owner, until its claim ends or lapses", async () => {
@@ -650,8 +650,9 @@ describe.each([
           recheckAt: at(ms + 5 * SECOND),
           activeUntil: at(ms + 10 * 60 * SECOND),
         });
-      expect(await ring(1000)).toBe(true);
-      expect(await ring(1100)).toBe(true); // a second event in the same burst: the first read still stands
+      expect(await ring(1000)).toMatchObject({ doorbellAt: at(1300), lastReadAt: at(0) });
+      // A second event in the same burst: the first read still stands.
+      expect(await ring(1100)).toMatchObject({ doorbellAt: at(1300), recheckAt: at(6100) });
       expect(await store.getPollSchedule(r("acme/widgets"))).toMatchObject({
         doorbellAt: at(1300),
         recheckAt: at(6100),
@@ -670,6 +671,36 @@ describe.each([
         recheckAt: null,
         nextPollAt: at(20 * SECOND),
       });
+    });
+
+    it("reads a rung repository at most once per minimum gap after its last read, across owners", async () => {
+      await subscribe("acme/widgets");
+      const gapClaim = (owner: string, ms: number) =>
+        store.claimPolls({ owner, now: at(ms), leaseMs: 10 * SECOND, limit: 10, minGapMs: 2 * SECOND });
+      expect(await gapClaim("a", 0)).toEqual([expect.objectContaining({ lastReadAt: at(0) })]);
+      await finish("acme/widgets", "a", 15 * SECOND);
+      const ring = (ms: number) =>
+        store.ringDoorbell(r("acme/widgets"), {
+          pollAt: at(ms + 300),
+          recheckAt: at(ms + 5 * SECOND),
+          activeUntil: at(ms + HOUR),
+        });
+      expect(await ring(200)).toMatchObject({ doorbellAt: at(500), lastReadAt: at(0) });
+      // Its doorbell time has come, but the last read began less than the gap ago: not due, for anyone.
+      expect(await gapClaim("b", 500)).toEqual([]);
+      expect(await gapClaim("b", 1999)).toEqual([]);
+      expect(await gapClaim("b", 2000)).toEqual([
+        expect.objectContaining({ reason: "doorbell", claimedBy: "b", lastReadAt: at(2000) }),
+      ]);
+      await finish("acme/widgets", "b", 17 * SECOND);
+      // The recheck (5.2 s) waits for the gap after the read at 2 s only if it comes sooner; here it does not.
+      expect(await gapClaim("a", 5199)).toEqual([]);
+      expect(await gapClaim("a", 5200)).toEqual([expect.objectContaining({ reason: "doorbell" })]);
+      await finish("acme/widgets", "a", 20 * SECOND);
+      // The cadence is not held back by the gap: it comes an interval after a read anyway.
+      await ring(5300);
+      expect(await gapClaim("b", 5600)).toEqual([]);
+      expect(await gapClaim("b", 7200)).toEqual([expect.objectContaining({ reason: "doorbell" })]);
     });
 
     it("keeps a doorbell rung during a read for after it, and the latest activity", async () => {

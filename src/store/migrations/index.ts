@@ -11,6 +11,7 @@ import { digests } from "./010-digests.js";
 import { githubQueuePulls } from "./011-github-queue-pulls.js";
 import { webhookJobs } from "./012-webhook-jobs.js";
 import { sharedGitHubWrites } from "./013-shared-github-writes.js";
+import { pollLastRead } from "./014-poll-last-read.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   githubQueuePulls,
   webhookJobs,
   sharedGitHubWrites,
+  pollLastRead,
 ];
 
 /** The highest migration version this build knows. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("npm run bench -- scale", () => {
-  it("runs a tiny scale benchmark and prints each figure with a number", { timeout: 120_000 }, async () => {
+  it("runs a tiny scale benchmark and prints each figure with a number", { timeout: 240_000 }, async () => {
     const child = spawn(
       process.execPath,
       [
@@ -21,6 +21,7 @@ describe("npm run bench -- scale", () => {
         ...["--lag-repos", "1", "--lag-samples", "3", "--lag-spacing", "200", "--lag-max", "5"],
         ...["--burst", "4", "--quiet-after", "1"],
         ...["--repos", "6", "--busy", "1", "--replicas", "1,2,3", "--cycles", "2"],
+        ...["--stream-seconds", "5", "--backlog-events", "40", "--backlog-window", "5"],
       ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -46,6 +47,10 @@ describe("npm run bench -- scale", () => {
       /requests per cycle, 1 replica +\d+(\.\d+)? \(/,
       /requests per cycle, 2 replicas +\d+(\.\d+)? \(/,
       /requests per cycle, 3 replicas +\d+(\.\d+)? \(/,
+      /log reads per minute, 5 webhooks a second +\d+(\.\d+)? \(/,
+      /webhook-to-post lag during the stream, max +\d+\.\d+ s \(/,
+      /40-event backlog: channel notices in the first 5 s +\d+ \(/,
+      /40-event backlog: GitHub pull-request reads in the first 5 s +\d+ for 10 pull requests/,
     ]) {
       expect(stdout).toMatch(line);
     }

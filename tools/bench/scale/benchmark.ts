@@ -5,7 +5,11 @@
 //   2. lag:      event-to-post lag with the doorbell at a 60 s interval (real time, the notifier by itself);
 //   3. slack:    a burst of notices for one channel under Slack's one-a-second limit, and a quiet
 //                channel's lag meanwhile (real time, the Slack stand-in's limits on);
-//   4. replicas: the 1,000-repository cycle with 1, 2 and 3 replicas on one PostgreSQL (simulated time).
+//   4. replicas: the 1,000-repository cycle with 1, 2 and 3 replicas on one PostgreSQL (simulated time);
+//   5. stream:   log reads per minute under a steady stream of webhooks on one busy repository, and each
+//                logged event's webhook-to-post lag (real time);
+//   6. backlog:  thousands of events at once in one repository's log (an outage): the channel's notices
+//                in the first minute under Slack's limits, with personal notices on (real time).
 // Figures are printed with their targets, never asserted.
 
 import { parseArgs } from "node:util";
@@ -23,13 +27,15 @@ import {
   seconds,
   table,
 } from "../lib/report.js";
+import { backlog } from "./backlog.js";
 import { split } from "./common.js";
 import { type DoorbellLagRun, doorbellLag } from "./doorbell-lag.js";
 import { type IdleRun, idleRequests } from "./idle-requests.js";
 import { type ReplicaRun, replicaCycles } from "./replicas.js";
 import { type SlackPaceRun, slackPace } from "./slack-pace.js";
+import { webhookStream } from "./webhook-stream.js";
 
-const PARTS = ["idle", "lag", "slack", "replicas"] as const;
+const PARTS = ["idle", "lag", "slack", "replicas", "stream", "backlog"] as const;
 type Part = (typeof PARTS)[number];
 
 const OPTIONS = {
@@ -49,6 +55,11 @@ const OPTIONS = {
   busy: { type: "string", default: "10" },
   replicas: { type: "string", default: "1,2,3" },
   cycles: { type: "string", default: "4" },
+  "stream-rate": { type: "string", default: "5" },
+  "stream-seconds": { type: "string", default: "60" },
+  "min-gap": { type: "string", default: "2" },
+  "backlog-events": { type: "string", default: "3000" },
+  "backlog-window": { type: "string", default: "60" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -68,6 +79,11 @@ const USAGE = `  --parts LIST        which parts, comma-separated (default ${PAR
   --busy N            replicas: of which busy, 2 pull requests queued each per cycle (default 10)
   --replicas LIST     replicas: replica counts, comma-separated (default 1,2,3)
   --cycles N          replicas: cycles per replica count (default 4; cycle 1 is the first reads)
+  --stream-rate N     stream: check_run webhooks a second on the busy repository (default 5)
+  --stream-seconds S  stream: how long they come (default 60; reads are given per minute)
+  --min-gap S         stream: DOORBELL_MIN_GAP_SECONDS (default 2)
+  --backlog-events N  backlog: events at once in the repository's log (default 3000)
+  --backlog-window S  backlog: posts counted over this long from the events (default 60)
   PostgreSQL for the replicas part: TEST_DATABASE_URL, else 127.0.0.1:5432 (database test), else embedded.`;
 
 interface Settings {
@@ -87,6 +103,11 @@ interface Settings {
   busy: number;
   replicas: number[];
   cycles: number;
+  streamRate: number;
+  streamSeconds: number;
+  minGapS: number;
+  backlogEvents: number;
+  backlogWindowMs: number;
 }
 
 function parseSettings(args: string[]): Settings | "help" {
@@ -132,6 +153,11 @@ function parseSettings(args: string[]): Settings | "help" {
       .split(",")
       .map((raw) => whole(raw, "replicas", 1, 10)),
     cycles: integer("cycles", 2, 1000),
+    streamRate: integer("stream-rate", 1, 50),
+    streamSeconds: integer("stream-seconds", 5, 3600),
+    minGapS: integer("min-gap", 1, 3600),
+    backlogEvents: integer("backlog-events", 1, 100_000),
+    backlogWindowMs: integer("backlog-window", 5, 3600) * 1000,
   };
   if (settings.busy > settings.repos) throw new UsageError("--busy must not exceed --repos");
   if (settings.idleS < settings.intervalS) throw new UsageError("--idle must be at least --interval");
@@ -174,6 +200,17 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
         `${s.repos} repositories (${s.busy} busy: 2 pull requests queued each per cycle), ${s.cycles} cycles of\n` +
           `${s.intervalS} simulated seconds, with ${s.replicas.join(", ")} replica(s) on one PostgreSQL (a schema per run);\n` +
           "every replica's poller passes at once each cycle; GitHub off (every repository read at the interval)",
+      ],
+      [
+        "stream",
+        `one busy repository, ${s.streamRate} check_run webhooks a second for ${s.streamSeconds} s; POLL_INTERVAL_SECONDS ${s.intervalS},\n` +
+          `DOORBELL_MIN_GAP_SECONDS ${s.minGapS}; a pause or unpause logged just before a webhook every 5 s`,
+      ],
+      [
+        "backlog",
+        `${s.backlogEvents} events at once in one repository's log (pull requests entering, checked, merged, 4 at a time),\n` +
+          "one channel (queue, checks), 10 linked authors (personal notices); the Slack stand-in's limits on;\n" +
+          `counted over the first ${s.backlogWindowMs / 1000} s after GitHub's webhook`,
       ],
       ["parts run", [...s.parts].join(", ")],
     ]),
@@ -330,6 +367,50 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
         await found.stop();
       }
     }
+  }
+
+  if (s.parts.has("stream")) {
+    const r = await webhookStream({
+      rate: s.streamRate,
+      seconds: s.streamSeconds,
+      probeEverySeconds: 5,
+      intervalS: s.intervalS,
+      minGapS: s.minGapS,
+    });
+    const perMinute = (r.reads * 60) / r.seconds;
+    rows.push(
+      {
+        label: `log reads per minute, ${r.rate} webhooks a second`,
+        value: `${num(perMinute, 1)} (${r.reads} in ${r.seconds} s for ${r.webhooks} webhooks; by reason: ${split(r.byReason)};\n${r.readsAfter} after the stream: the follow-up)`,
+        target: "<= 30",
+        met: perMinute <= 30,
+      },
+      {
+        label: "webhook-to-post lag during the stream, max",
+        value: `${seconds(max(r.lags))} (${r.lags.length} events posted of ${r.lags.length + r.missing}; p50 ${seconds(percentile(r.lags, 50))})`,
+        target: "<= 3 s",
+        met: r.missing === 0 && max(r.lags) <= 3000,
+      },
+    );
+  }
+
+  if (s.parts.has("backlog")) {
+    const r = await backlog({ events: s.backlogEvents, windowMs: s.backlogWindowMs, intervalS: s.intervalS });
+    const window = `${r.windowMs / 1000} s`;
+    rows.push(
+      {
+        label: `${r.events}-event backlog: channel notices in the first ${window}`,
+        value: `${r.channelPosts} (the first after ${seconds(r.firstPostMs)}; ${r.parentEdits} parent edits;\nanswered 429: ${r.rateLimited["chat.postMessage"]} posts, ${r.rateLimited["chat.update"]} edits, direct messages' included)`,
+        target: r.windowMs === 60_000 ? ">= 50" : `>= ${Math.floor((50 * r.windowMs) / 60_000)}`,
+        met: r.channelPosts >= Math.floor((50 * r.windowMs) / 60_000),
+      },
+      {
+        label: `${r.events}-event backlog: GitHub pull-request reads in the first ${window}`,
+        value: `${r.githubPullReads} for ${r.pulls} pull requests and ${r.threadsStarted} threads started (${r.directPosts} direct messages posted)`,
+        target: `<= ${r.pulls + r.threadsStarted} (an author per pull request, a title per thread)`,
+        met: r.githubPullReads <= r.pulls + r.threadsStarted,
+      },
+    );
   }
 
   out("Figures");

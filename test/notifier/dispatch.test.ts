@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { LogEvent } from "../../src/merge-queue/index.js";
+import { dispatchEvents } from "../../src/notifier/dispatch.js";
+import { Repo } from "../../src/repo.js";
+import type { Subscription } from "../../src/store/index.js";
+
+const widgets = Repo.of("acme", "widgets");
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const event = (id: number, pull: number): LogEvent =>
+  ({
+    id,
+    type: "action.queue.enter",
+    pull_request: pull,
+    base_ref: "main",
+    received_at: new Date(T0 + id).toISOString(),
+    metadata: {},
+  }) as never;
+const subscription: Subscription = {
+  channelId: "C1",
+  teamId: "T1",
+  repository: widgets,
+  branchGlob: null,
+  groups: ["queue"],
+  createdBy: "U1",
+  createdAt: new Date(T0 - 60_000),
+};
+
+describe("a read's events handed to the outbox", () => {
+  it("queues every channel notice, and asks for delivery, before any author lookup; people's after, in order", async () => {
+    const log: string[] = [];
+    let release: () => void = () => {};
+    const lookedUp = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const backlog = Array.from({ length: 120 }, (_, i) => event(i + 1, 100 + (i % 7)));
+    const dispatching = dispatchEvents(
+      {
+        deliverer: {
+          enqueue: async (address, _repo, e) => {
+            log.push(`${address} ${e.id}`);
+          },
+        },
+        personal: {
+          // Held until the test releases it: the channel's notices must not wait for it.
+          lookUpAuthors: async () => {
+            log.push("lookup");
+            await lookedUp;
+          },
+          route: async () => ["dm:T1:U1"],
+        },
+        onChannelsQueued: () => log.push("deliver"),
+      },
+      widgets,
+      backlog,
+      [subscription],
+    );
+    while (!log.includes("lookup")) await new Promise((resolve) => setImmediate(resolve));
+    const channels = backlog.map((e) => `C1 ${e.id}`);
+    // Delivery is asked for after the first 50, the next 50, and the end.
+    expect(log.filter((l) => l !== "deliver")).toEqual([...channels, "lookup"]);
+    expect(log.indexOf("deliver")).toBe(50);
+    expect(log.filter((l) => l === "deliver")).toHaveLength(3);
+    release();
+    await dispatching;
+    expect(log.slice(log.indexOf("lookup") + 1)).toEqual(backlog.map((e) => `dm:T1:U1 ${e.id}`));
+  });
+});
