@@ -33,11 +33,12 @@ describe("TEST_NOW, where the tests' clocks start", () => {
 
   it("shifts Date and Date.now, which go on from there, and undoes it", () => {
     const before = Date;
-    const undo = shiftSystemClock(new Date("2026-12-31T23:59:59Z"));
+    // A minute before the year ends: the assertions hold however slow the machine is within that minute.
+    const undo = shiftSystemClock(new Date("2026-12-31T23:59:00Z"));
     try {
       const start = Date.now();
       expect(new Date().toISOString().slice(0, 16)).toBe("2026-12-31T23:59");
-      expect(start - Date.parse("2026-12-31T23:59:59Z")).toBeLessThan(1_000);
+      expect(start - Date.parse("2026-12-31T23:59:00Z")).toBeLessThan(60_000);
       expect(new Date(0).toISOString()).toBe("1970-01-01T00:00:00.000Z");
       expect(new Date(2027, 0, 1).getFullYear()).toBe(2027);
       // Dates from the clock before the shift are dates still.
