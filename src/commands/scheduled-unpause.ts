@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import type {
   Clock,
@@ -40,11 +41,15 @@ export type UnpauseOutcome = "unpaused" | "not-paused" | "paused-otherwise" | "r
 const BATCH = 20;
 
 export class ScheduledUnpauser {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly passes: Periodic;
 
-  constructor(private readonly deps: ScheduledUnpauserDeps) {}
+  constructor(private readonly deps: ScheduledUnpauserDeps) {
+    this.passes = new Periodic(
+      () => this.tick(),
+      deps.intervalMs ?? 5_000,
+      (error) => deps.logger.warn({ err: error }, "scheduled unpauses: pass failed"),
+    );
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -55,26 +60,12 @@ export class ScheduledUnpauser {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.passes.start();
   }
 
   /** Stops the loop and waits for a pass under way. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "scheduled unpauses: pass failed"))
-        .finally(() => this.schedule());
-    }, this.deps.intervalMs ?? 5_000);
-    this.timer.unref();
+    await this.passes.stop();
   }
 
   /** One pass: every scheduled unpause due now that this replica could claim, and what came of it. */

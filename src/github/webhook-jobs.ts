@@ -1,5 +1,6 @@
 import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
+import { Periodic } from "../periodic.js";
 import type { Store, WebhookJob } from "../store/index.js";
 
 /**
@@ -64,13 +65,16 @@ export interface WebhookJobsDeps {
  * for jobs whose claim lapsed (their replica died or stopped before the work was done) and runs them.
  */
 export class WebhookJobs implements JobQueue {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
-  private stopped = true;
   private readonly slots: ReturnType<typeof pLimit>;
+  private readonly sweeps: Periodic;
 
   constructor(private readonly deps: WebhookJobsDeps) {
     this.slots = pLimit(deps.concurrency ?? JOB_CONCURRENCY);
+    this.sweeps = new Periodic(
+      () => this.sweep(),
+      deps.sweepMs ?? JOB_SWEEP_MS,
+      (error) => deps.logger.warn({ err: error }, "could not look for webhook jobs"),
+    );
   }
 
   private now(): Date {
@@ -95,30 +99,12 @@ export class WebhookJobs implements JobQueue {
 
   /** Sweeps every `sweepMs` until `stop`. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.sweeps.start();
   }
 
   /** Stops sweeping; resolves once a sweep under way has claimed what it claims (its jobs are tracked). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.sweeping = this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not look for webhook jobs"))
-        .finally(() => {
-          this.sweeping = undefined;
-          this.schedule();
-        });
-    }, this.deps.sweepMs ?? JOB_SWEEP_MS);
-    this.timer.unref();
+    await this.sweeps.stop();
   }
 
   /** Claims the jobs whose claim lapsed and runs them; how many. */
