@@ -102,14 +102,16 @@ function wallClock(at: Date, zone: string): string {
 }
 
 /**
- * An instant 2 hours ahead on the world's clock, to the minute (the half minute makes it round to
- * exactly "in 2 h"), and what a clock in `zone` shows then: the first time it shows that after now.
+ * An instant 2 hours ahead on the world's clock, to the minute (less than half a minute off, so that it
+ * rounds to exactly "in 2 h"), and what a clock in `zone` shows then: the first time it shows that after now.
  * (On the night Paris's clocks go back, 02:30 comes twice: then 3 hours ahead.)
  */
 function hoursAhead(zone: string): { at: Date; hours: number; wall: string } {
   const now = world.sim.clock.now();
   for (let hours = 2; ; hours++) {
-    const at = new Date(Math.floor((now + hours * 3_600_000 + 30_000) / 60_000) * 60_000);
+    // Within 30 s either side of `hours` ahead, never exactly 30 s after (a clock on hh:mm:30 would make
+    // that "2 h 1 min": Yardmaster rounds half a minute up).
+    const at = new Date(Math.floor((now + hours * 3_600_000 + 29_999) / 60_000) * 60_000);
     const wall = wallClock(at, zone);
     let first = Math.ceil((now + 1) / 60_000) * 60_000;
     while (wallClock(new Date(first), zone) !== wall) first += 60_000;
