@@ -14,7 +14,7 @@ import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-set
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
-import { WebhookJobs } from "./github/webhook-jobs.js";
+import { WebhookArrivals, WebhookJobs } from "./github/webhook-jobs.js";
 import { StoreWritePace } from "./github/write-pace.js";
 import { queueBackends } from "./github-queue/backends.js";
 import { GitHubQueueClient } from "./github-queue/client.js";
@@ -257,6 +257,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     inFlight.track(webhookWork.track(work));
   };
   let webhookJobs: WebhookJobs | null = null;
+  const arrivals = new WebhookArrivals();
   let stopping = false;
 
   let poller: Poller | null = null;
@@ -297,6 +298,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
               owner,
               run,
               track: trackWebhookWork,
+              arrivals,
               logger: logger.child({ name: "webhook-jobs" }),
               ...(answers.jobLeaseMs !== undefined ? { leaseMs: answers.jobLeaseMs } : {}),
               ...(answers.jobSweepMs !== undefined ? { sweepMs: answers.jobSweepMs } : {}),
@@ -322,6 +324,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         },
         logger,
         options.Octokit,
+        arrivals,
       );
       appSlug = surface.appSlug;
       installations = new Installations(surface.probot);

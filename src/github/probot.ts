@@ -1,8 +1,10 @@
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
-import type { Handler } from "../server/http-server.js";
+import { type Handler, pathOf } from "../server/http-server.js";
 import type { GitHubAppSettings, GitHubHost } from "../settings/read-settings.js";
 import { type GitHubSurfaceDeps, githubApp } from "./app.js";
+import { keepInstallationClients } from "./installation-clients.js";
+import type { WebhookArrivals } from "./webhook-jobs.js";
 
 export const WEBHOOKS_PATH = "/api/github/webhooks";
 
@@ -25,9 +27,12 @@ const UNPACED = {
   }),
 };
 
-/** Probot's Octokit with its throttle's write pacing taken out (see UNPACED). */
-export function withoutWritePacing(Octokit: typeof ProbotOctokit): typeof ProbotOctokit {
-  return Octokit.defaults((options: Record<string, unknown>) => ({
+/**
+ * Probot's Octokit with its throttle's write pacing taken out (see UNPACED), and one client kept per
+ * installation (installation-clients.ts).
+ */
+export function appOctokitClass(Octokit: typeof ProbotOctokit): typeof ProbotOctokit {
+  return Octokit.plugin(keepInstallationClients as never).defaults((options: Record<string, unknown>) => ({
     ...options,
     throttle: {
       ...(options.throttle as Record<string, unknown> | undefined),
@@ -47,13 +52,14 @@ export async function startGitHubSurface(
   deps: Omit<GitHubSurfaceDeps, "appSlug">,
   logger: Logger,
   Octokit: typeof ProbotOctokit = ProbotOctokit,
+  arrivals?: WebhookArrivals,
 ): Promise<GitHubSurface> {
   const probot = new Probot({
     appId: app.appId,
     privateKey: app.privateKey,
     secret: app.webhookSecret,
     log: logger.child({ name: "probot" }),
-    Octokit: withoutWritePacing(Octokit),
+    Octokit: appOctokitClass(Octokit),
     ...(host ? { baseUrl: host.apiUrl } : {}),
   });
   let appSlug: string;
@@ -71,5 +77,10 @@ export async function startGitHubSurface(
     probot,
     webhooksPath: WEBHOOKS_PATH,
   });
-  return { probot, appSlug, handler: async (req, res) => (await middleware(req, res)) === true };
+  const handler: Handler = async (req, res) => {
+    // Counted from arrival to answer: the jobs webhooks record start once the burst is answered.
+    if (arrivals && req.method === "POST" && pathOf(req) === WEBHOOKS_PATH) res.once("close", arrivals.begin());
+    return (await middleware(req, res)) === true;
+  };
+  return { probot, appSlug, handler };
 }

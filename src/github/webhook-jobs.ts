@@ -41,6 +41,57 @@ export const JOB_SWEEP_MS = 10_000;
  */
 export const JOB_CONCURRENCY = 8;
 const SWEEP_BATCH = 20;
+/**
+ * How long a job recorded during a burst of webhooks waits for them to be answered before it runs: the
+ * jobs' work (reads, the store, the merge queue) would otherwise share the process with the webhooks
+ * still being received and delay their answers past GitHub's patience. Bounded, so that a steady
+ * stream of webhooks never starves the jobs.
+ */
+export const YIELD_TO_WEBHOOKS_MS = 2_000;
+
+/** How long without a webhook arriving counts as the end of a burst. */
+export const WEBHOOK_LULL_MS = 50;
+
+/**
+ * The webhooks this process is receiving: a request counts from its arrival until its answer is sent.
+ * Jobs wait for a lull (none being received, none arrived for `WEBHOOK_LULL_MS`), at most `maxMs`.
+ */
+export class WebhookArrivals {
+  private receiving = 0;
+  private lastArrival = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** A webhook arrived; the function returned says it was answered (once, however often it is called). */
+  begin(): () => void {
+    this.receiving += 1;
+    this.lastArrival = this.now();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.receiving -= 1;
+    };
+  }
+
+  /** Whether no webhook is being received and none arrived within `WEBHOOK_LULL_MS`. */
+  get lull(): boolean {
+    return this.receiving === 0 && this.now() - this.lastArrival >= WEBHOOK_LULL_MS;
+  }
+
+  /** Resolves at the next lull, or after `maxMs`. */
+  quiet(maxMs: number): Promise<void> {
+    const deadline = this.now() + maxMs;
+    return new Promise((resolve) => {
+      const check = () => {
+        const left = deadline - this.now();
+        if (this.lull || left <= 0) return resolve();
+        setTimeout(check, Math.min(left, WEBHOOK_LULL_MS)).unref();
+      };
+      check();
+    });
+  }
+}
 
 export interface WebhookJobsDeps {
   store: Pick<Store, "recordWebhookJob" | "claimLapsedWebhookJobs" | "renewWebhookJob" | "finishWebhookJob">;
@@ -56,6 +107,8 @@ export interface WebhookJobsDeps {
   sweepMs?: number;
   /** Default JOB_CONCURRENCY. */
   concurrency?: number;
+  /** The webhooks being received, which a job lets be answered before it starts; absent: it starts at once. */
+  arrivals?: WebhookArrivals;
   now?: () => Date;
 }
 
@@ -154,6 +207,7 @@ export class WebhookJobs implements JobQueue {
       // The slot is this job's until its work is done (`done`), not while its answer waits to be written.
       let running: Promise<void> | undefined;
       await this.slots(async () => {
+        if (this.deps.arrivals) await this.deps.arrivals.quiet(YIELD_TO_WEBHOOKS_MS);
         if (!(await store.renewWebhookJob(job.deliveryId, owner, this.until()))) {
           log.warn("another replica took over this webhook's work before it ran here");
           finished = Promise.resolve(false);

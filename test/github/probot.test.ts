@@ -1,7 +1,7 @@
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { withoutWritePacing } from "../../src/github/probot.js";
+import { appOctokitClass } from "../../src/github/probot.js";
 
 /** Creates three comments at once; how many reached GitHub within 200 ms of a fake clock. */
 async function sentWithin200ms(Octokit: typeof ProbotOctokit): Promise<number> {
@@ -31,7 +31,7 @@ describe("Probot's Octokit for the app", () => {
 
   it("leaves the pacing of writes to the app's write queue: the throttle does not space them too", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    expect(await sentWithin200ms(withoutWritePacing(ProbotOctokit))).toBe(3);
+    expect(await sentWithin200ms(appOctokitClass(ProbotOctokit))).toBe(3);
     // Probot's default: a write a second, a comment creation every three seconds, for the whole process.
     expect(await sentWithin200ms(ProbotOctokit)).toBe(1);
   });
