@@ -58,7 +58,8 @@ function clientKey(options: AuthOptions | undefined): string | null {
     const { name, payload } = options.event ?? {};
     const id = payload?.installation?.id;
     if (typeof id !== "number") return null;
-    if (name === "installation" && (payload?.action === "suspend" || payload?.action === "deleted")) return null;
+    if (name === "installation" && (payload?.action === "suspend" || payload?.action === "deleted"))
+      return null;
     return `event:${id}`;
   }
   return null;

@@ -79,7 +79,8 @@ export async function startGitHubSurface(
   });
   const handler: Handler = async (req, res) => {
     // Counted from arrival to answer: the jobs webhooks record start once the burst is answered.
-    if (arrivals && req.method === "POST" && pathOf(req) === WEBHOOKS_PATH) res.once("close", arrivals.begin());
+    if (arrivals && req.method === "POST" && pathOf(req) === WEBHOOKS_PATH)
+      res.once("close", arrivals.begin());
     return (await middleware(req, res)) === true;
   };
   return { probot, appSlug, handler };
