@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type JobClaim, WebhookJobs } from "../../src/github/webhook-jobs.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type JobClaim, WebhookArrivals, WebhookJobs } from "../../src/github/webhook-jobs.js";
 import { createLogger } from "../../src/logger.js";
 import { openStore, type Store, type WebhookJob } from "../../src/store/index.js";
 
@@ -24,9 +24,11 @@ function replica(
   owner: string,
   runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>,
   concurrency?: number,
+  arrivals?: WebhookArrivals,
 ) {
   return new WebhookJobs({
     ...(concurrency ? { concurrency } : {}),
+    ...(arrivals ? { arrivals } : {}),
     store,
     owner,
     run:
@@ -50,6 +52,27 @@ const job = (deliveryId: string): WebhookJob => ({
 const settled = () => Promise.all(work);
 
 describe("webhook jobs", () => {
+  it("starts a job once the webhooks being received are answered, not while they are", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let arrivalClock = 0;
+      const arrivals = new WebhookArrivals(() => arrivalClock);
+      const a = replica("a", undefined, undefined, arrivals);
+      const answered = arrivals.begin();
+      expect(await a.accept(job("d-1"))).toBe(true);
+      arrivalClock += 500;
+      await vi.advanceTimersByTimeAsync(500);
+      expect(ran).toEqual([]);
+      answered();
+      arrivalClock += 100;
+      await vi.advanceTimersByTimeAsync(100);
+      await settled();
+      expect(ran.map((r) => r.job.deliveryId)).toEqual(["d-1"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("records a delivery's job and runs it after, once: a redelivery is refused and runs nothing", async () => {
     const a = replica("a");
     expect(await a.accept(job("d-1"))).toBe(true);

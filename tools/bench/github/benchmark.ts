@@ -22,6 +22,7 @@ import {
 import { startWorld, type World } from "../../world.js";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
 import { figures, max, min, pairs, percentile, seconds, table } from "../lib/report.js";
+import { startProcessSender } from "./sender-protocol.js";
 
 const REPO = "acme/widgets";
 const FIRST_PULL = 1_000;
@@ -30,18 +31,23 @@ const OPTIONS = {
   comments: { type: "string", default: "40,200" },
   pace: { type: "string", default: "1" },
   command: { type: "string", default: "status" },
+  sender: { type: "string", default: "process" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
 const USAGE = `  --comments N[,N...]  simultaneous comment commands, one run per number (default 40,200)
   --pace X             time scale of GitHub's limits, in the stand-in and in Yardmaster alike
                        (default 1: GitHub's own figures; 0.1 runs the same rules 10 times faster)
-  --command TEXT       what each comment asks (default "status"; any read: "help", "status main")`;
+  --command TEXT       what each comment asks (default "status"; any read: "help", "status main")
+  --sender WHERE       where the webhooks are sent from: "process" (default: a process of its own, as
+                       GitHub sends from its own machines, timing each answer there) or "here" (this
+                       process, which also runs Yardmaster: its sending then competes with the answers)`;
 
 interface Settings {
   sizes: number[];
   pace: number;
   command: string;
+  sender: "process" | "here";
 }
 
 function parseSettings(args: string[]): Settings | "help" {
@@ -69,7 +75,11 @@ function parseSettings(args: string[]): Settings | "help" {
   }
   const command = String(values.command).trim();
   if (command === "" || /[\r\n]/.test(command)) throw new UsageError("--command must be one line of text");
-  return { sizes, pace, command };
+  const sender = String(values.sender);
+  if (sender !== "process" && sender !== "here") {
+    throw new UsageError(`--sender must be "process" or "here" (got "${sender}")`);
+  }
+  return { sizes, pace, command, sender };
 }
 
 interface RunResult {
@@ -96,8 +106,10 @@ async function runOnce(comments: number, s: Settings): Promise<RunResult> {
       githubAnswers: { limits: scaleWriteLimits(GITHUB_WRITE_LIMITS, s.pace) },
     },
   });
+  const sender = s.sender === "process" ? startProcessSender() : null;
   try {
     const gh = world.github;
+    if (sender) gh.setWebhookTransport(sender.transport);
     gh.state.addRepository(REPO);
     gh.state.setPermission(REPO, "alice", "write");
     const pulls = Array.from({ length: comments }, (_, i) => FIRST_PULL + i);
@@ -132,7 +144,7 @@ async function runOnce(comments: number, s: Settings): Promise<RunResult> {
           })
           .then(
             (d) => {
-              webhookAnswers.push(performance.now() - sent);
+              webhookAnswers.push(sender?.answeredIn.get(d.deliveryId) ?? performance.now() - sent);
               return String(d.status);
             },
             (error: unknown) =>
@@ -196,6 +208,7 @@ async function runOnce(comments: number, s: Settings): Promise<RunResult> {
       timedOut,
     };
   } finally {
+    sender?.close();
     await world.close();
   }
 }

@@ -51,5 +51,5 @@ export {
   REACTION_CONTENTS,
   REPO_ROLES,
 } from "./state.js";
-export type { DeliverOptions, DeliveryRecord } from "./webhooks.js";
+export type { DeliverOptions, DeliveryRecord, WebhookRequest, WebhookTransport } from "./webhooks.js";
 export { signWebhookBody } from "./webhooks.js";

@@ -35,7 +35,7 @@ import {
   SecondaryLimits,
 } from "./secondary-limits.js";
 import { GitHubState, timestamp } from "./state.js";
-import { type DeliverOptions, type DeliveryRecord, WebhookSender } from "./webhooks.js";
+import { type DeliverOptions, type DeliveryRecord, WebhookSender, type WebhookTransport } from "./webhooks.js";
 
 export interface GitHubStandInOptions {
   /** Default 0 (an ephemeral port). */
@@ -188,6 +188,8 @@ export interface GitHubStandIn {
    * with `answerOnly` resolves with the answer alone, as GitHub sees it.
    */
   setReceiverDone(done: (() => Promise<unknown>) | null): void;
+  /** How webhooks travel (webhooks.ts, WebhookTransport); null: a fetch from this process. */
+  setWebhookTransport(transport: WebhookTransport | null): void;
   /** Resolves when every background webhook queued so far has been delivered (or has failed). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -426,6 +428,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     redeliver: (deliveryId, url) => ctx.webhooks.redeliver(deliveryId, url),
     setWebhookUrl: (webhookUrl) => ctx.webhooks.setUrl(webhookUrl),
     setReceiverDone: (done) => ctx.webhooks.setReceiverDone(done),
+    setWebhookTransport: (transport) => ctx.webhooks.setTransport(transport),
     async settle() {
       await mergeQueueWebhooks.settle();
       await ctx.webhooks.settle();

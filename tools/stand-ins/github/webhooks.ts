@@ -21,6 +21,33 @@ export interface DeliveryRecord {
   payload: object;
 }
 
+/** A signed webhook request, as it goes on the wire. */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * How a webhook request travels: by default a `fetch` from this process. A benchmark may send from
+ * another process instead (GitHub's Hookshot is not on Yardmaster's machine), so that sending 200 at once
+ * does not take the CPU that answering them needs. Rejects with a `TimeoutError` after 10 s, as GitHub.
+ */
+export type WebhookTransport = (
+  request: WebhookRequest,
+  signal: AbortSignal,
+) => Promise<{ status: number; text: string }>;
+
+const fetchTransport: WebhookTransport = async ({ url, headers, body }, signal) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body,
+    signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+  });
+  return { status: response.status, text: await response.text() };
+};
+
 export interface DeliverOptions {
   deliveryId?: string;
   /** Where to, instead of the webhook URL (e.g. one replica of several). */
@@ -42,6 +69,7 @@ export class WebhookSender {
   private queue: Promise<void> = Promise.resolve();
   private readonly aborter = new AbortController();
   private receiverDone: (() => Promise<unknown>) | null = null;
+  private transport: WebhookTransport = fetchTransport;
 
   constructor(
     private readonly secret: string,
@@ -54,6 +82,11 @@ export class WebhookSender {
 
   setUrl(url: string): void {
     this.url = url;
+  }
+
+  /** See GitHubStandIn.setWebhookTransport. */
+  setTransport(transport: WebhookTransport | null): void {
+    this.transport = transport ?? fetchTransport;
   }
 
   /** See GitHubStandIn.setReceiverDone. */
@@ -102,13 +135,8 @@ export class WebhookSender {
     };
     this.deliveries.push(record);
     try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers,
-        body,
-        signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(10_000)]),
-      });
-      const text = await response.text();
+      const response = await this.transport({ url, headers, body }, this.aborter.signal);
+      const text = response.text;
       record.status = response.status;
       this.logger.debug({ event, action, deliveryId, status: response.status }, "webhook delivered");
       if (!options.answerOnly) await this.receiverDone?.();

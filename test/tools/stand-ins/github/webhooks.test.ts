@@ -108,6 +108,32 @@ describe("GitHub stand-in: signed webhooks", () => {
     expect(payloadOf(receiver.received[1]).issue).not.toHaveProperty("pull_request");
   });
 
+  it("sends through another transport when given one (a benchmark's sender process), signed the same", async () => {
+    const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+    standIn.setWebhookTransport(async (request) => {
+      sent.push(request);
+      return { status: 204, text: "" };
+    });
+    try {
+      const result = await standIn.deliverIssueComment({
+        repository: "acme/widgets",
+        number: 1,
+        body: "@yardmaster status",
+        author: "alice",
+      });
+      expect(result.status).toBe(204);
+      expect(receiver.received).toEqual([]);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.url).toBe(`${receiver.url}/api/github/webhooks`);
+      expect(sent[0]?.headers["x-github-delivery"]).toBe(result.deliveryId);
+      expect(
+        await verify(WEBHOOK_SECRET, sent[0]?.body ?? "", String(sent[0]?.headers["x-hub-signature-256"])),
+      ).toBe(true);
+    } finally {
+      standIn.setWebhookTransport(null);
+    }
+  });
+
   it("sends a bad signature when asked, and any event with deliverWebhook", async () => {
     const result = await standIn.deliverWebhook(
       "ping",
