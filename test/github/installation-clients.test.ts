@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { keepInstallationClients } from "../../src/github/installation-clients.js";
 
 /** An app-level Octokit's `auth`, which makes a new client each time it is asked for one. */
-function appOctokit(fail: (options: Record<string, unknown>) => boolean = () => false) {
+type Auth = Parameters<typeof keepInstallationClients>[0]["auth"];
+
+function appOctokit(fail: (options: object) => boolean = () => false) {
   let made = 0;
   const octokit = {
     calls: 0,
-    auth: async (options?: Record<string, unknown>) => {
+    auth: async (options?: Parameters<Auth>[0]) => {
       octokit.calls += 1;
       if (options && fail(options)) throw new Error("GitHub said no");
       made += 1;
