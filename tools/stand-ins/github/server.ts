@@ -35,7 +35,12 @@ import {
   SecondaryLimits,
 } from "./secondary-limits.js";
 import { GitHubState, timestamp } from "./state.js";
-import { type DeliverOptions, type DeliveryRecord, WebhookSender, type WebhookTransport } from "./webhooks.js";
+import {
+  type DeliverOptions,
+  type DeliveryRecord,
+  WebhookSender,
+  type WebhookTransport,
+} from "./webhooks.js";
 
 export interface GitHubStandInOptions {
   /** Default 0 (an ephemeral port). */
