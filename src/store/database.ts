@@ -4,7 +4,6 @@ import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
-import type { PollCadence, PollReason } from "./store.js";
 
 /** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
 export type DatabaseSettings =
@@ -47,6 +46,11 @@ type Int8 = ColumnType<number | string, number, number>;
 type NullableInt8 = ColumnType<number | string | null, number | null, number | null>;
 /** A list of strings: text[] in PostgreSQL, JSON text in SQLite. */
 type TextList = ColumnType<string[] | string, string[] | string, string[] | string>;
+
+/** Why a repository's next read is scheduled when it is: first read, the interval, the idle period, a retry. */
+export type PollCadence = "new" | "interval" | "idle" | "retry";
+/** Why a read happens: its cadence, or GitHub's doorbell (an event, or the read a few seconds after it). */
+export type PollReason = PollCadence | "doorbell";
 
 export interface Tables {
   identity_links: {
