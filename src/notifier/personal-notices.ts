@@ -6,7 +6,7 @@ import type { PermissionLookup } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
-import type { IdentityLink, Store } from "../store/index.js";
+import type { IdentityLink, IdentityLinkStore, NoticePreferenceStore, ThreadStore } from "../store/index.js";
 import { groupOf, QUEUE_WIDE_TYPES } from "./routing.js";
 import type { ThreadState } from "./types.js";
 
@@ -36,7 +36,9 @@ const AUTHOR_LOOKUPS_AT_ONCE = 4;
 const FAILED_AUTHOR_MS = 60_000;
 
 export interface PersonalNoticesDeps {
-  store: Store;
+  store: Pick<IdentityLinkStore, "getLink" | "listLinksByGithubLogin"> &
+    Pick<NoticePreferenceStore, "getNoticePreferences" | "listNoticePreferences"> &
+    Pick<ThreadStore, "listThreadsOfRepository">;
   /** The GitHub login of a pull request's author, or null when GitHub does not know the pull request. */
   author: (repository: Repo, number: number) => Promise<string | null>;
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
