@@ -33,7 +33,8 @@ export interface Database {
 }
 
 // The tables as the queries see them. Where the dialects store a value differently, the column's type
-// says what a read may return; kysely-store.ts turns it into the record's type (its "Dialect values").
+// says what a read may return; each concern's file turns it into the record's type (with the "Dialect
+// values" of query-helpers.ts).
 
 /** Written as ISO-8601 UTC text, which SQLite keeps (it sorts) and PostgreSQL parses into timestamptz. */
 type Time = ColumnType<Date | string, string, string>;
