@@ -1,8 +1,10 @@
+import { LRUCache } from "lru-cache";
 import type { PermissionLevel } from "./permission-level.js";
 import type { PermissionLookup } from "./ports.js";
 
 /** How long a permission looked up for a notice or the Home tab is trusted (commands always ask anew). */
 const PERMISSION_CACHE_MS = 60_000;
+/** At most this many (login, repository) pairs are remembered; the least recently used go first. */
 const MAX_ENTRIES = 10_000;
 
 /**
@@ -12,18 +14,20 @@ const MAX_ENTRIES = 10_000;
  */
 export function cachedPermission(
   lookup: PermissionLookup,
-  options: { ttlMs?: number; now?: () => number } = {},
+  options: { ttlMs?: number; max?: number; now?: () => number } = {},
 ): PermissionLookup {
-  const ttl = options.ttlMs ?? PERMISSION_CACHE_MS;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { level: PermissionLevel; until: number }>();
+  const cache = new LRUCache<string, PermissionLevel>({
+    max: options.max ?? MAX_ENTRIES,
+    ttl: options.ttlMs ?? PERMISSION_CACHE_MS,
+    // Staleness is read from the given clock at every get (tests move it).
+    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+  });
   return async (repo, login) => {
     const key = `${login.toLowerCase()} ${repo.key}`;
     const hit = cache.get(key);
-    if (hit && hit.until > now()) return hit.level;
+    if (hit !== undefined) return hit;
     const level = await lookup(repo, login);
-    if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(key, { level, until: now() + ttl });
+    cache.set(key, level);
     return level;
   };
 }

@@ -392,34 +392,3 @@ export interface Ports {
 export interface CommandCounter {
   inc(labels: { surface: string; command: string; outcome: "success" | "refused" | "failed" }): void;
 }
-
-/**
- * What the notifier remembers of a pull request in GitHub's own merge queue, from GitHub's webhooks: its
- * latest entry and the commit of its latest merge group (whose checks say why it was removed).
- */
-export interface GitHubQueuePull {
-  repository: Repo;
-  number: number;
-  baseRef: string;
-  enteredAt: Date;
-  /** The head commit of its latest merge group; null until GitHub built one. */
-  groupSha: string | null;
-  /** Who asked Yardmaster to take it out of the queue, and when; null otherwise. */
-  removedBy: { login: string; at: Date } | null;
-}
-
-/** Where the notifier keeps GitHubQueuePull records, shared by the replicas (one row per pull request). */
-export interface GitHubQueueMemory {
-  /**
-   * The pull request entered the queue (again): a new record, no merge group yet; unless `deliveryId` is
-   * the delivery that recorded the entry already (GitHub redelivered it), which changes nothing.
-   */
-  rememberQueueEntry(
-    entry: Omit<GitHubQueuePull, "groupSha" | "removedBy"> & { deliveryId: string },
-  ): Promise<void>;
-  /** Someone asked Yardmaster to dequeue it (before GitHub is asked): unless the pull request is not known. */
-  rememberRemoval(repository: Repo, number: number, by: { login: string; at: Date }): Promise<void>;
-  /** GitHub built a merge group for the pull request: its commit, unless the pull request is not known. */
-  rememberMergeGroup(repository: Repo, number: number, sha: string): Promise<void>;
-  getQueuePull(repository: Repo, number: number): Promise<GitHubQueuePull | null>;
-}

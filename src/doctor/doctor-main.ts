@@ -4,7 +4,7 @@ import type { SetupReport } from "../commands/ports.js";
 import { loadConfig } from "../load-config.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "../settings/start-log.js";
-import { MIGRATIONS, openStoreAsIs, type Store } from "../store/index.js";
+import { MIGRATIONS, openStoreAsIs, type StoreLifecycle, type SubscriptionStore } from "../store/index.js";
 import { databaseWhere } from "./database.js";
 import { formatSetupLine, runSetupCheck, setupVerdict } from "./run-setup-check.js";
 
@@ -67,14 +67,17 @@ function printReport(report: SetupReport, write: (line: string) => void): void {
 }
 
 /** The store, opened on first use (never created: a missing SQLite file stays missing). */
+/** What the setup check reads of the store: what is applied, and the subscribed repositories. */
+type CheckedStore = StoreLifecycle & Pick<SubscriptionStore, "listSubscribedRepositories">;
+
 function openAsIs(database: Settings["database"]) {
   const where = databaseWhere(database);
   const missing =
     database.kind === "sqlite" && database.path !== ":memory:" && !existsSync(resolve(database.path));
-  let store: Store | undefined;
+  let store: CheckedStore | undefined;
   return {
     where,
-    get(): Store | undefined {
+    get(): CheckedStore | undefined {
       if (missing) return undefined;
       store ??= openStoreAsIs(database);
       return store;

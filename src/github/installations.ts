@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
@@ -18,8 +19,10 @@ const FAILED_CONCLUSIONS = new Set([
   "startup_failure",
 ]);
 
-// Hand-written: a Map with an expiry per repository is the whole cache; no cache package is a dependency.
+/** How long the app's installation on a repository is trusted (it changes when the app is reinstalled). */
 const INSTALLATION_CACHE_MS = 10 * 60_000;
+/** At most this many repositories' installations are remembered; the least recently used go first. */
+const KEPT_REPOSITORIES = 5_000;
 
 interface Installation {
   id: number;
@@ -33,13 +36,23 @@ interface Installation {
  * know whether GitHub announces a repository's activity to the app (the notifier's doorbell).
  */
 export class Installations {
-  private readonly cache = new Map<string, { installation: Installation; until: number }>();
+  private readonly cache: LRUCache<string, Installation>;
 
-  constructor(private readonly probot: Probot) {}
+  /** `now`: the clock the cache's time to live is read on (tests move it). */
+  constructor(
+    private readonly probot: Probot,
+    options: { now?: () => number } = {},
+  ) {
+    this.cache = new LRUCache({
+      max: KEPT_REPOSITORIES,
+      ttl: INSTALLATION_CACHE_MS,
+      ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+    });
+  }
 
   async of(repo: Repo): Promise<Installation> {
     const hit = this.cache.get(repo.key);
-    if (hit && hit.until > Date.now()) return hit.installation;
+    if (hit) return hit;
     const app = await this.probot.auth();
     let installation: Installation;
     try {
@@ -51,7 +64,7 @@ export class Installations {
       }
       throw error;
     }
-    this.cache.set(repo.key, { installation, until: Date.now() + INSTALLATION_CACHE_MS });
+    this.cache.set(repo.key, installation);
     return installation;
   }
 

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
-import type { Store, WebhookJob } from "../store/index.js";
+import type { WebhookJob, WebhookJobStore } from "../store/index.js";
 
 /**
  * A webhook is answered as soon as its work is recorded; the work runs after (docs/architecture.md, "A
@@ -94,7 +94,7 @@ export class WebhookArrivals {
 }
 
 export interface WebhookJobsDeps {
-  store: Pick<Store, "recordWebhookJob" | "claimLapsedWebhookJobs" | "renewWebhookJob" | "finishWebhookJob">;
+  store: Omit<WebhookJobStore, "claimDelivery">;
   /** This replica, as the holder of claims. */
   owner: string;
   run: JobRunner;

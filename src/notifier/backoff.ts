@@ -1,4 +1,4 @@
-import type { Backoff, Store } from "../store/index.js";
+import type { Backoff, BackoffStore } from "../store/index.js";
 
 export interface BackoffPolicy {
   baseMs: number;
@@ -23,7 +23,7 @@ export function nextDelayMs(
  */
 export class Backoffs {
   constructor(
-    private readonly store: Store,
+    private readonly store: BackoffStore,
     private readonly policy: BackoffPolicy = DEFAULT_BACKOFF,
   ) {}
 

@@ -3,7 +3,16 @@ import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type { NoticeOrder, PendingNotification, Store, ThreadRecord } from "../store/index.js";
+import type {
+  BackoffStore,
+  LeaseStore,
+  NoticeOrder,
+  OutboxStore,
+  PauseAttributionStore,
+  PendingNotification,
+  ThreadRecord,
+  ThreadStore,
+} from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
 import { isPauseEvent } from "./routing.js";
 import { type PostPace, SlackHolds, SlackPace } from "./slack-holds.js";
@@ -16,7 +25,11 @@ import {
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 export interface DelivererDeps {
-  store: Store;
+  store: OutboxStore &
+    ThreadStore &
+    LeaseStore &
+    BackoffStore &
+    Pick<PauseAttributionStore, "getPauseAttribution">;
   poster: NotificationPoster;
   render: NotificationRenderer;
   /** Title and link of a pull request (GitHub through the app), or null when unknown. */

@@ -3,12 +3,12 @@ import type { StatsResult } from "../commands/stats.js";
 import { readPeriodFigures } from "../commands/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
-import type { Store, Subscription } from "../store/index.js";
+import type { DigestStore, Subscription, SubscriptionStore } from "../store/index.js";
 import { latestDigestTime } from "./digest-schedule.js";
 import type { DigestPoster } from "./slack-poster.js";
 
 export interface DigestsDeps {
-  store: Store;
+  store: DigestStore & Pick<SubscriptionStore, "listSubscriptions">;
   mergeQueue: Pick<MergeQueue, "iterateEvents">;
   statsDays: StatsDays;
   poster: DigestPoster;

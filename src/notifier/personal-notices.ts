@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
 import type { EventGroup } from "../commands/event-groups.js";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
@@ -6,7 +7,7 @@ import type { PermissionLookup } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
 import type { LogEvent } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
-import type { IdentityLink, Store } from "../store/index.js";
+import type { IdentityLink, IdentityLinkStore, NoticePreferenceStore, ThreadStore } from "../store/index.js";
 import { groupOf, QUEUE_WIDE_TYPES } from "./routing.js";
 import type { ThreadState } from "./types.js";
 
@@ -30,13 +31,19 @@ export function parseDirectAddress(address: string): { teamId: string; slackUser
 
 /** A thread whose latest event is one of these is no longer in a queue (a pause does not concern it). */
 const OUT_OF_QUEUE = new Set(["action.queue.merged", "action.queue.leave"]);
+/** At most this many pull requests' authors are remembered; the least recently used go first. */
 const MAX_AUTHORS = 10_000;
+/** An author is remembered a day (authors never change; a pull request's events come within days). */
+const AUTHOR_MS = 24 * 60 * 60_000;
 /** Authors looked up at once for a read's events (GitHub's secondary limits frown on many at once). */
 const AUTHOR_LOOKUPS_AT_ONCE = 4;
+/** A failed lookup is remembered this long (the backlog's other events of the pull request skip it). */
 const FAILED_AUTHOR_MS = 60_000;
 
 export interface PersonalNoticesDeps {
-  store: Store;
+  store: Pick<IdentityLinkStore, "getLink" | "listLinksByGithubLogin"> &
+    Pick<NoticePreferenceStore, "getNoticePreferences" | "listNoticePreferences"> &
+    Pick<ThreadStore, "listThreadsOfRepository">;
   /** The GitHub login of a pull request's author, or null when GitHub does not know the pull request. */
   author: (repository: Repo, number: number) => Promise<string | null>;
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
@@ -45,6 +52,8 @@ export interface PersonalNoticesDeps {
   onPullRequestChange?: (person: { teamId: string; slackUserId: string }) => void;
   logger: Logger;
   now?: () => Date;
+  /** The clock the authors' time to live is read on, in ms (tests move it); default: the process's. */
+  cacheNow?: () => number;
 }
 
 /** Who hears about an event in a direct message, and which groups the poller must read for them. */
@@ -53,10 +62,16 @@ export class PersonalNotices {
    * Authors never change: remembered per pull request (bounded), looked up once even when several events
    * of it ask at the same time (the lookup under way is shared).
    */
-  private readonly authors = new Map<string, Promise<string | null>>();
+  private readonly authors: LRUCache<string, Promise<string | null>>;
   private groups: EventGroup[] | undefined;
 
-  constructor(private readonly deps: PersonalNoticesDeps) {}
+  constructor(private readonly deps: PersonalNoticesDeps) {
+    this.authors = new LRUCache({
+      max: MAX_AUTHORS,
+      ttl: AUTHOR_MS,
+      ...(deps.cacheNow ? { perf: { now: deps.cacheNow }, ttlResolution: 0 } : {}),
+    });
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -141,15 +156,12 @@ export class PersonalNotices {
     const key = `${repository.key}#${number}`;
     const known = this.authors.get(key);
     if (known) return known;
-    if (this.authors.size >= MAX_AUTHORS) this.authors.clear();
     const lookup = this.deps.author(repository, number);
     this.authors.set(key, lookup);
     // A failure is remembered a minute (the backlog's other events of the pull request skip it, as it
     // does), then forgotten: a later event asks again.
     lookup.catch(() => {
-      setTimeout(() => {
-        if (this.authors.get(key) === lookup) this.authors.delete(key);
-      }, FAILED_AUTHOR_MS).unref();
+      if (this.authors.peek(key) === lookup) this.authors.set(key, lookup, { ttl: FAILED_AUTHOR_MS });
     });
     return lookup;
   }

@@ -9,7 +9,7 @@ import {
 } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";
+import type { ClaimedPoll, PollCursor, PollReason, PollStore, SubscriptionStore } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
 import { dispatchEvents } from "./dispatch.js";
@@ -17,7 +17,7 @@ import type { PersonalNotices } from "./personal-notices.js";
 import { groupOf, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {
-  store: Store;
+  store: PollStore & Pick<SubscriptionStore, "listSubscriptions">;
   /**
    * Mergify's event log; null when no repository is on Mergify (MERGE_QUEUE_PROVIDER=github): nothing is
    * read, and the loop only delivers what GitHub's webhooks brought (pushed-notices.ts).

@@ -1,4 +1,4 @@
-import type { Store } from "../store/index.js";
+import type { BackoffStore } from "../store/index.js";
 
 /** What a Slack 429 holds: one channel's posts, or one workspace-wide method. */
 export type HoldTarget = { channel: string } | { method: string };
@@ -16,7 +16,7 @@ export function holdKey(target: HoldTarget): string {
  * own (failures 0), apart from the failure backoff's keys and counts, so that every replica sees them.
  */
 export class SlackHolds {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: BackoffStore) {}
 
   /** The end of the hold on `target` in force at `now`, or null. */
   async until(target: HoldTarget, now: Date): Promise<Date | null> {
@@ -56,7 +56,7 @@ export const SLACK_POST_PACE: PostPace = { intervalMs: 1_000, burst: 3 };
  */
 export class SlackPace {
   constructor(
-    private readonly store: Store,
+    private readonly store: BackoffStore,
     private readonly pace: PostPace = SLACK_POST_PACE,
   ) {}
 

@@ -6,7 +6,7 @@ import type { MergeQueue, PermissionLookup, QueueBackends } from "../commands/po
 import type { Logger } from "../logger.js";
 import type { QueuedPullRequest, QueueStatus } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
-import type { Store } from "../store/index.js";
+import type { IdentityLinkStore, NoticePreferenceStore, SubscriptionStore } from "../store/index.js";
 import { type HomeModel, type HomeView, renderHome } from "./render-home.js";
 import type { KnownBlock } from "./render-kit.js";
 
@@ -16,7 +16,9 @@ const HOME_MAX_REPOSITORIES = 50;
 const HOME_REFRESH_DELAY_MS = 2_000;
 
 export interface HomeTabDeps {
-  store: Store;
+  store: Pick<IdentityLinkStore, "getLink"> &
+    Pick<NoticePreferenceStore, "getNoticePreferences"> &
+    Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories">;
   mergeQueue: Pick<MergeQueue, "getStatus">;
   /** GitHub's own merge queue and which repositories it serves; absent: Mergify serves every one. */
   queueBackends?: QueueBackends;

@@ -2,7 +2,7 @@ import { exchangeWebFlowCode } from "@octokit/oauth-methods";
 import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf, sendText } from "../server/http-server.js";
-import type { Store } from "../store/index.js";
+import type { IdentityLinkStore, OAuthStateStore } from "../store/index.js";
 import type { SlackNames, SlackNamesLookup } from "./names.js";
 
 /** The linking confirmation says once that personal notices are on (docs/notifications.md). */
@@ -20,7 +20,7 @@ export interface IdentityLinkingOptions {
   apiUrl: string;
   /** Yardmaster's PUBLIC_URL: the callback is PUBLIC_URL/github/oauth/callback. */
   publicUrl: string;
-  store: Store;
+  store: Pick<OAuthStateStore, "consumeOAuthState"> & Pick<IdentityLinkStore, "putLink">;
   logger: Logger;
   /** What the linked Slack user and workspace are called (Slack's Web API); their ids without it. */
   slackNames?: SlackNamesLookup;

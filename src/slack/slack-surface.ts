@@ -6,7 +6,7 @@ import type { RelayFollower } from "../commands/relay-follow.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
-import type { Store } from "../store/index.js";
+import type { IdentityLinkStore, SlackSignatureStore, SubscriptionStore } from "../store/index.js";
 import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
 import { HomeTab, type HomeTabDeps } from "./home-tab.js";
@@ -28,7 +28,11 @@ export interface SlackSurfaceOptions {
   botToken: string;
   signingSecret: string;
   apiUrl: string;
-  store: Store;
+  /** Who a Slack user is on GitHub, a channel's subscriptions, the signatures accepted; the Home tab's reads. */
+  store: Pick<IdentityLinkStore, "getLink"> &
+    Pick<SubscriptionStore, "listSubscriptions"> &
+    SlackSignatureStore &
+    HomeTabDeps["store"];
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;

@@ -4,7 +4,6 @@ import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
-import type { PollCadence, PollReason } from "./store.js";
 
 /** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
 export type DatabaseSettings =
@@ -34,7 +33,8 @@ export interface Database {
 }
 
 // The tables as the queries see them. Where the dialects store a value differently, the column's type
-// says what a read may return; kysely-store.ts turns it into the record's type (its "Dialect values").
+// says what a read may return; each concern's file turns it into the record's type (with the "Dialect
+// values" of query-helpers.ts).
 
 /** Written as ISO-8601 UTC text, which SQLite keeps (it sorts) and PostgreSQL parses into timestamptz. */
 type Time = ColumnType<Date | string, string, string>;
@@ -47,6 +47,11 @@ type Int8 = ColumnType<number | string, number, number>;
 type NullableInt8 = ColumnType<number | string | null, number | null, number | null>;
 /** A list of strings: text[] in PostgreSQL, JSON text in SQLite. */
 type TextList = ColumnType<string[] | string, string[] | string, string[] | string>;
+
+/** Why a repository's next read is scheduled when it is: first read, the interval, the idle period, a retry. */
+export type PollCadence = "new" | "interval" | "idle" | "retry";
+/** Why a read happens: its cadence, or GitHub's doorbell (an event, or the read a few seconds after it). */
+export type PollReason = PollCadence | "doorbell";
 
 export interface Tables {
   identity_links: {

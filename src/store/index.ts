@@ -1,31 +1,74 @@
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
-export { KyselyStore } from "./kysely-store.js";
+export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
+export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
+export type {
+  IdentityLink,
+  IdentityLinkStore,
+  IdentityStore,
+  NoticePreferenceStore,
+  NoticePreferences,
+  OAuthState,
+  OAuthStateStore,
+} from "./identities.js";
+export { kyselyStore } from "./kysely-store.js";
+export type { LeaseStore } from "./leases.js";
 export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
 export { openStore, openStoreAsIs } from "./open-store.js";
 export {
   type Backoff,
-  type ClaimedPoll,
-  DELIVERY_RETENTION_MS,
-  type IdentityLink,
+  type BackoffStore,
   type NoticeOrder,
-  type NoticePreferences,
   type NotificationClaim,
-  type OAuthState,
-  type PauseAttribution,
+  type OutboxChannelStats,
+  type OutboxStore,
   type PendingNotification,
-  type PollCadence,
-  type PollCursor,
-  type PollReason,
-  type PollSchedule,
-  PRUNE_INTERVAL_MS,
-  type ScheduledUnpause,
   SENT_NOTIFICATION_RETENTION_MS,
   type SentNotification,
-  SLACK_SIGNATURE_RETENTION_MS,
-  type Store,
-  type Subscription,
   type ThreadRecord,
+  type ThreadStore,
+} from "./outbox.js";
+export type {
+  PauseAttribution,
+  PauseAttributionStore,
+  PauseStore,
+  ScheduledUnpause,
+  ScheduledUnpauseClaims,
+  ScheduledUnpauseStore,
+} from "./pauses.js";
+export type {
+  ClaimedPoll,
+  PollCadence,
+  PollCursor,
+  PollCursorStore,
+  PollReason,
+  PollSchedule,
+  PollScheduleStore,
+  PollStore,
+} from "./polls.js";
+export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
+export { RELAY_RETENTION_MS, type RelayAnswerComment, type RelayRecord, type RelayStore } from "./relays.js";
+export {
+  SUMMARY_COMMENT_RETENTION_MS,
+  type SummaryCommentRecords,
+  type WritePaceStore,
+} from "./shared-github-writes.js";
+export {
+  DIGEST_RETENTION_MS,
+  type DigestClaim,
+  type DigestKey,
+  type DigestStore,
+  STATS_DAY_RETENTION_MS,
+  type StatsAndDigestStore,
+  type StatsDayStore,
+} from "./stats-and-digests.js";
+export type { Store, StoreLifecycle } from "./store.js";
+export type { Subscription, SubscriptionStore } from "./subscriptions.js";
+export {
+  DELIVERY_RETENTION_MS,
+  SLACK_SIGNATURE_RETENTION_MS,
+  type SlackSignatureStore,
   WEBHOOK_JOB_RETENTION_MS,
   type WebhookJob,
-} from "./store.js";
+  type WebhookJobStore,
+} from "./webhook-jobs.js";

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import { type DatabaseSettings, openDatabase } from "./database.js";
-import { KyselyStore } from "./kysely-store.js";
+import { kyselyStore } from "./kysely-store.js";
 import { MIGRATIONS, type Migration } from "./migrations/index.js";
 import { migrate } from "./migrations/migrate.js";
 import type { Store } from "./store.js";
@@ -27,7 +27,7 @@ export async function openStore(
     await database.db.destroy().catch(() => {});
     throw error;
   }
-  return new KyselyStore(database);
+  return kyselyStore(database);
 }
 
 /**
@@ -36,5 +36,5 @@ export async function openStore(
  * `ping` and `close` are meant for a store opened this way.
  */
 export function openStoreAsIs(settings: DatabaseSettings, logger?: Logger): Store {
-  return new KyselyStore(openDatabase(settings, logger));
+  return kyselyStore(openDatabase(settings, logger));
 }

@@ -1,13 +1,44 @@
 import type { Selectable } from "kysely";
-import type { SummaryClaim } from "../github/summary-comment.js";
-import type { PaceChange, WritePaceState } from "../github/write-pace.js";
+import type { SummaryClaim, SummaryCommentRecords } from "../github/summary-comment.js";
+import type { PaceChange, WritePaceState, WritePaceStore } from "../github/write-pace.js";
 import type { Repo } from "../repo.js";
 import { type Database, inTransaction, type Tables } from "./database.js";
+import type { StoreContext } from "./query-helpers.js";
 
 /**
  * The store's part of the app's GitHub writes shared by replicas (migration 013): the write pace, and
- * the summary comments known or being created. Called from kysely-store.ts; the rules are src/github's.
+ * the summary comments known or being created. The interfaces are src/github's (WritePaceStore,
+ * SummaryCommentRecords), and so are the rules.
  */
+
+export type { SummaryCommentRecords, WritePaceStore };
+
+/**
+ * A summary comment's record is kept this long after it was last written: an older summary is found on
+ * GitHub again (and recorded again) when a command comes.
+ */
+export const SUMMARY_COMMENT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+
+export function kyselySharedGitHubWrites(ctx: StoreContext): WritePaceStore & SummaryCommentRecords {
+  const { database } = ctx;
+  return {
+    updateGitHubWritePace<T>(app: string, change: (state: WritePaceState) => PaceChange<T>): Promise<T> {
+      return updateWritePace(database, app, change);
+    },
+    getSummaryComment: (repository, issueNumber) => getSummaryComment(database, repository, issueNumber),
+    claimSummaryComment: (claim) => claimSummaryComment(database, claim),
+    async recordSummaryComment(repository, issueNumber, commentId, now) {
+      await recordSummaryComment(database, repository, issueNumber, commentId, now);
+      await ctx.pruneIfDue("summary_comments", now, () =>
+        pruneSummaryComments(database, new Date(now.getTime() - SUMMARY_COMMENT_RETENTION_MS)),
+      );
+    },
+    releaseSummaryClaim: (repository, issueNumber, owner) =>
+      releaseSummaryClaim(database, repository, issueNumber, owner),
+    forgetSummaryComment: (repository, issueNumber, commentId) =>
+      forgetSummaryComment(database, repository, issueNumber, commentId),
+  };
+}
 
 /** A JSON column as read: PostgreSQL's jsonb comes back parsed, SQLite's text does not. */
 const readJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value);
@@ -29,7 +60,7 @@ function toPaceState(row: Selectable<Tables["github_write_pace"]>): WritePaceSta
  * first if missing), SQLite its write lock (`BEGIN IMMEDIATE`); so of two replicas asking at once, one
  * sees the other's start.
  */
-export function updateWritePace<T>(
+function updateWritePace<T>(
   database: Database,
   app: string,
   change: (state: WritePaceState) => PaceChange<T>,
@@ -73,7 +104,7 @@ export function updateWritePace<T>(
 const issue = (repository: Repo, issueNumber: number) =>
   ({ repository_key: repository.key, issue_number: issueNumber }) as const;
 
-export async function getSummaryComment(
+async function getSummaryComment(
   database: Database,
   repository: Repo,
   issueNumber: number,
@@ -88,7 +119,7 @@ export async function getSummaryComment(
 }
 
 /** One statement claims; when it did not, the row says why (an id recorded, or another's live claim). */
-export async function claimSummaryComment(
+async function claimSummaryComment(
   database: Database,
   c: { repository: Repo; issueNumber: number; owner: string; now: Date; until: Date },
 ): Promise<SummaryClaim> {
@@ -125,7 +156,7 @@ export async function claimSummaryComment(
   return id === null ? "held" : { commentId: id };
 }
 
-export async function recordSummaryComment(
+async function recordSummaryComment(
   database: Database,
   repository: Repo,
   issueNumber: number,
@@ -145,7 +176,7 @@ export async function recordSummaryComment(
     .execute();
 }
 
-export async function releaseSummaryClaim(
+async function releaseSummaryClaim(
   database: Database,
   repository: Repo,
   issueNumber: number,
@@ -160,7 +191,7 @@ export async function releaseSummaryClaim(
     .execute();
 }
 
-export async function forgetSummaryComment(
+async function forgetSummaryComment(
   database: Database,
   repository: Repo,
   issueNumber: number,
@@ -175,7 +206,7 @@ export async function forgetSummaryComment(
 }
 
 /** Records not written for `olderThan`: their summaries are found on GitHub again if asked for. */
-export async function pruneSummaryComments(database: Database, olderThan: Date): Promise<void> {
+async function pruneSummaryComments(database: Database, olderThan: Date): Promise<void> {
   await database.db
     .deleteFrom("summary_comments")
     .where("updated_at", "<", olderThan.toISOString())

@@ -57,6 +57,21 @@ describe("whether GitHub announces a repository's activity", () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it("asks GitHub again once the installation was remembered ten minutes", async () => {
+    let now = 1_000_000;
+    const first = installation(["issue_comment"]);
+    const installations = new Installations(testProbot(), { now: () => now });
+    expect(await installations.announcesActivity(Repo.of("acme", "widgets"))).toBe(false);
+    now += 10 * 60_000;
+    expect(await installations.announcesActivity(Repo.of("acme", "widgets"))).toBe(false);
+    expect(first.isDone()).toBe(true);
+    // The app was given the events since: after ten minutes, the next question sees it.
+    const second = installation(["issue_comment", "check_run", "pull_request"]);
+    now += 1;
+    expect(await installations.announcesActivity(Repo.of("acme", "widgets"))).toBe(true);
+    expect(second.isDone()).toBe(true);
+  });
+
   it("is no for an installation made from an earlier app.yml (comments only)", async () => {
     installation(["issue_comment"]);
     expect(await new Installations(testProbot()).announcesActivity(Repo.of("acme", "widgets"))).toBe(false);

@@ -88,6 +88,35 @@ describe("who hears about an event in a direct message", () => {
     expect(asked).toHaveLength(11);
   });
 
+  it("remembers a failed author lookup a minute (its events reach nobody), then asks GitHub again", async () => {
+    let now = 1_000_000;
+    let down = true;
+    const asked: number[] = [];
+    const route = new PersonalNotices({
+      store,
+      author: async (_repo, number) => {
+        asked.push(number);
+        if (down) throw new Error("GitHub is down");
+        return "alice";
+      },
+      permission: async () => "read",
+      logger: createLogger({ level: "silent" }),
+      cacheNow: () => now,
+    });
+    const enter = event("action.queue.enter", 7);
+    expect(await route.route(widgets, enter)).toEqual([]);
+    down = false;
+    now += 60_000;
+    expect(await route.route(widgets, enter)).toEqual([]);
+    expect(asked).toEqual([7]);
+    now += 1;
+    expect(await route.route(widgets, enter)).toEqual(["dm:T1:U1"]);
+    // Once known, the author is remembered: the next event asks nothing.
+    now += 60 * 60_000;
+    expect(await route.route(widgets, enter)).toEqual(["dm:T1:U1"]);
+    expect(asked).toEqual([7, 7]);
+  });
+
   it("the pull request's linked author, matched case-insensitively, who can read the repository", async () => {
     const route = notices();
     expect(await route.route(widgets, event("action.queue.enter", 7))).toEqual(["dm:T1:U1"]);

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { GitHubQueueMemory } from "../../src/commands/ports.js";
 import { createLogger } from "../../src/logger.js";
 import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics } from "../../src/metrics.js";
@@ -14,7 +13,7 @@ import {
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { type GitHubQueueMemory, openStore, type Store } from "../../src/store/index.js";
 
 const ships = Repo.of("acme", "ships");
 const T0 = new Date("2026-11-23T10:00:00Z");

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import {
-  KyselyStore,
+  kyselyStore,
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   type Migration,
@@ -273,7 +273,7 @@ describe("the store on PostgreSQL", () => {
       url: "postgres://postgres@127.0.0.1:1/test",
       connectionTimeoutMs: 1000,
     });
-    const store = new KyselyStore(database);
+    const store = kyselyStore(database);
     try {
       expect(await store.ping()).toBe(false);
     } finally {

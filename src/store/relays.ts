@@ -1,0 +1,203 @@
+import type { Selectable } from "kysely";
+import type { RelayAnswerComment, RelayRecord, RelayStore } from "../commands/ports.js";
+import { Repo } from "../repo.js";
+import type { Tables } from "./database.js";
+import { type DialectValues, int, json, readTime, type StoreContext, time } from "./query-helpers.js";
+
+// Relayed commands followed until the merge queue answers them (one row per relay, shared by the
+// replicas). The core owns the records' types and the interface (RelayStore, src/commands/ports.ts).
+export type { RelayAnswerComment, RelayRecord, RelayStore };
+
+/** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */
+export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export function kyselyRelays(ctx: StoreContext): RelayStore {
+  const { db, v } = ctx;
+  const relays: RelayStore = {
+    async createRelay(
+      r: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
+    ): Promise<void> {
+      await ctx.pruneIfDue("relays", r.relayedAt, async () => {
+        const forgotten = time(new Date(r.relayedAt.getTime() - RELAY_RETENTION_MS));
+        await db.deleteFrom("relays").where("deadline", "<", forgotten).execute();
+      });
+      await db
+        .insertInto("relays")
+        .values({
+          id: r.id,
+          repository_key: r.repository.key,
+          repository: r.repository.fullName,
+          pull_request: r.pull,
+          command_name: r.commandName,
+          surface: r.surface,
+          relayed_at: time(r.relayedAt),
+          deadline: time(r.deadline),
+          relay: json(r.relay),
+        })
+        .execute();
+    },
+
+    async updateRelay(id: string, relay: unknown): Promise<void> {
+      await db
+        .updateTable("relays")
+        .set({ relay: json(relay) })
+        .where("id", "=", id)
+        .execute();
+    },
+
+    async deleteRelay(id: string): Promise<void> {
+      await db.deleteFrom("relays").where("id", "=", id).execute();
+    },
+
+    async getRelay(id: string): Promise<RelayRecord | null> {
+      const row = await db.selectFrom("relays").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toRelay(row, v) : null;
+    },
+
+    async recordRelayAnswer(a: RelayAnswerComment): Promise<RelayRecord | null> {
+      const thread = db
+        .selectFrom("relays")
+        .selectAll()
+        .where("repository_key", "=", a.repository.key)
+        .where("pull_request", "=", a.pull);
+      const answered = await thread.where("answer_comment_id", "=", a.commentId).executeTakeFirst();
+      // An edit of an answer is its relay's, followed until its deadline only.
+      if (answered && readTime(answered.deadline) <= a.now) return null;
+      const candidates = answered
+        ? [answered]
+        : await thread
+            .where("answer_comment_id", "is", null)
+            .where("relayed_at", "<=", time(a.createdAt))
+            .where("deadline", ">", time(a.now))
+            .$if(a.quotedCommand !== null, (q) => q.where("command_name", "=", a.quotedCommand ?? ""))
+            .orderBy("relayed_at")
+            .orderBy("id")
+            .execute();
+      const at = time(a.updatedAt);
+      for (const candidate of candidates) {
+        // One statement: of two replicas recording answers at once, each version counts once, an older
+        // version (deliveries out of order) changes nothing, and a comment answers one relay only.
+        const result = await db
+          .updateTable("relays")
+          .set((eb) => ({
+            answer_comment_id: a.commentId,
+            answer_body: a.body,
+            answer_url: a.url,
+            answer_at: at,
+            answer_version: eb("answer_version", "+", 1),
+          }))
+          .where("id", "=", candidate.id)
+          .where((eb) =>
+            eb.or([
+              eb("answer_comment_id", "is", null),
+              eb.and([
+                eb("answer_comment_id", "=", a.commentId),
+                eb.or([
+                  eb("answer_at", "<", at),
+                  eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
+                ]),
+              ]),
+            ]),
+          )
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) > 0) return relays.getRelay(candidate.id);
+        if (answered) return null;
+      }
+      return null;
+    },
+
+    async presentRelay(id: string, presentation: unknown): Promise<void> {
+      await db
+        .updateTable("relays")
+        .set({ presentation: json(presentation) })
+        .where("id", "=", id)
+        .execute();
+    },
+
+    async supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void> {
+      await db
+        .updateTable("relays")
+        .set({ superseded: 1 })
+        .where("repository_key", "=", repository.key)
+        .where("pull_request", "=", pull)
+        .where("surface", "=", surface)
+        .where("presentation", "is not", null)
+        .execute();
+    },
+
+    async claimRelayAnswer(
+      id: string,
+      owner: string,
+      now: Date,
+      leaseMs: number,
+    ): Promise<RelayRecord | null> {
+      const result = await db
+        .updateTable("relays")
+        .set({ apply_owner: owner, apply_until: time(new Date(now.getTime() + leaseMs)) })
+        .where("id", "=", id)
+        .where("presentation", "is not", null)
+        .where("superseded", "=", 0)
+        .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+        .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return null;
+      return relays.getRelay(id);
+    },
+
+    async releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void> {
+      await db
+        .updateTable("relays")
+        .set({
+          apply_owner: null,
+          apply_until: null,
+          ...(appliedVersion === null ? {} : { applied_version: appliedVersion }),
+        })
+        .where("id", "=", id)
+        .where("apply_owner", "=", owner)
+        .execute();
+    },
+
+    async listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]> {
+      const rows = await db
+        .selectFrom("relays")
+        .selectAll()
+        .where("presentation", "is not", null)
+        .where("superseded", "=", 0)
+        .where("deadline", ">", time(now))
+        .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+        .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+        .orderBy("relayed_at")
+        .limit(limit)
+        .execute();
+      return rows.map((row) => toRelay(row, v));
+    },
+  };
+  return relays;
+}
+
+function toRelay(row: Selectable<Tables["relays"]>, v: DialectValues): RelayRecord {
+  const answer =
+    row.answer_comment_id === null || row.answer_body === null || row.answer_at === null
+      ? null
+      : {
+          commentId: int(row.answer_comment_id),
+          body: row.answer_body,
+          url: row.answer_url ?? "",
+          at: readTime(row.answer_at),
+        };
+  return {
+    id: row.id,
+    repository: Repo.from(row.repository),
+    pull: int(row.pull_request),
+    commandName: row.command_name,
+    surface: row.surface,
+    relayedAt: readTime(row.relayed_at),
+    deadline: readTime(row.deadline),
+    relay: v.readJson(row.relay),
+    presentation: row.presentation === null ? null : v.readJson(row.presentation),
+    answer,
+    answerVersion: Number(row.answer_version),
+    appliedVersion: Number(row.applied_version),
+    superseded: Number(row.superseded) === 1,
+  };
+}

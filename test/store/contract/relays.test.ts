@@ -1,0 +1,135 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../../src/store/index.js";
+import { at, DAY, r, SECOND, storeContract } from "./harness.js";
+
+storeContract("relays", ({ h }) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await h.open();
+  });
+
+  describe("relays followed until the merge queue answers", () => {
+    const widgets = r("acme/Widgets");
+    const relay = (id: string, ms: number, commandName = "queue") => ({
+      id,
+      repository: widgets,
+      pull: 42,
+      commandName,
+      surface: "github" as const,
+      relayedAt: at(ms),
+      deadline: at(ms + 10 * 60 * SECOND),
+      relay: { relayed: commandName },
+    });
+    const answer = (
+      commentId: number,
+      createdMs: number,
+      updatedMs: number,
+      body: string,
+      quoted: string | null,
+    ) => ({
+      repository: r("acme/widgets"),
+      pull: 42,
+      commentId,
+      body,
+      url: `https://github.example/acme/widgets/pull/42#issuecomment-${commentId}`,
+      createdAt: at(createdMs),
+      updatedAt: at(updatedMs),
+      quotedCommand: quoted,
+      now: at(updatedMs),
+    });
+
+    it("records the first answer after a relay, then only newer versions of that comment", async () => {
+      await store.createRelay(relay("a", 0));
+      expect(await store.recordRelayAnswer(answer(7, -SECOND, -SECOND, "before", null))).toBeNull();
+      const first = await store.recordRelayAnswer(answer(7, SECOND, SECOND, "waiting", "queue"));
+      expect(first).toMatchObject({
+        id: "a",
+        answerVersion: 1,
+        appliedVersion: 0,
+        answer: { commentId: 7, body: "waiting" },
+      });
+      expect(first?.answer?.at).toEqual(at(SECOND));
+      expect(first?.repository.fullName).toBe("acme/Widgets");
+      expect(await store.recordRelayAnswer(answer(7, SECOND, SECOND, "waiting", "queue"))).toBeNull();
+      const edited = await store.recordRelayAnswer(answer(7, SECOND, 5 * SECOND, "queued", "queue"));
+      expect(edited).toMatchObject({ answerVersion: 2, answer: { body: "queued" } });
+      // A delivery of the older version arriving late changes nothing.
+      expect(await store.recordRelayAnswer(answer(7, SECOND, 3 * SECOND, "waiting", "queue"))).toBeNull();
+      expect((await store.getRelay("a"))?.answer?.body).toBe("queued");
+      // After the relay's deadline, an edit is its relay's still, and is not followed.
+      await store.createRelay(relay("b", 11 * 60 * SECOND));
+      expect(
+        await store.recordRelayAnswer(answer(7, SECOND, 12 * 60 * SECOND, "merged", "queue")),
+      ).toBeNull();
+      expect((await store.getRelay("b"))?.answer).toBeNull();
+    });
+
+    it("gives each answer to the earliest unanswered relay of the command it quotes, never after its deadline", async () => {
+      await store.createRelay(relay("q", 0, "queue"));
+      await store.createRelay(relay("d", SECOND, "dequeue"));
+      expect(
+        (await store.recordRelayAnswer(answer(8, 2 * SECOND, 2 * SECOND, "removed", "dequeue")))?.id,
+      ).toBe("d");
+      expect(
+        (await store.recordRelayAnswer(answer(9, 3 * SECOND, 3 * SECOND, "not allowed", null)))?.id,
+      ).toBe("q");
+      expect(await store.recordRelayAnswer(answer(10, 4 * SECOND, 4 * SECOND, "another", null))).toBeNull();
+      await store.createRelay(relay("late", 0));
+      expect(
+        await store.recordRelayAnswer({
+          ...answer(11, SECOND, SECOND, "x", null),
+          now: at(11 * 60 * SECOND),
+        }),
+      ).toBeNull();
+    });
+
+    it("shows an answer once presented, one owner at a time, until a later command supersedes it", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "refused", null));
+      expect(await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND)).toBeNull();
+      expect(await store.listUnappliedRelays(at(2 * SECOND), 10)).toEqual([]);
+      await store.presentRelay("a", { commentId: 5 });
+      expect((await store.listUnappliedRelays(at(2 * SECOND), 10)).map((x) => x.id)).toEqual(["a"]);
+      const claimed = await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND);
+      expect(claimed).toMatchObject({ id: "a", presentation: { commentId: 5 }, answerVersion: 1 });
+      expect(await store.claimRelayAnswer("a", "two", at(3 * SECOND), 30 * SECOND)).toBeNull();
+      expect(await store.listUnappliedRelays(at(3 * SECOND), 10)).toEqual([]);
+      await store.releaseRelayAnswer("a", "two", 1);
+      expect((await store.getRelay("a"))?.appliedVersion).toBe(0);
+      await store.releaseRelayAnswer("a", "one", 1);
+      expect((await store.getRelay("a"))?.appliedVersion).toBe(1);
+      expect(await store.claimRelayAnswer("a", "two", at(4 * SECOND), 30 * SECOND)).toBeNull();
+      await store.recordRelayAnswer(answer(7, SECOND, 5 * SECOND, "edited", null));
+      await store.supersedeRelays(r("ACME/widgets"), 42, "github");
+      expect((await store.getRelay("a"))?.superseded).toBe(true);
+      expect(await store.claimRelayAnswer("a", "two", at(6 * SECOND), 30 * SECOND)).toBeNull();
+    });
+
+    it("lets a lapsed lease be taken over, and forgets a relay deleted", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.presentRelay("a", {});
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
+      expect(await store.claimRelayAnswer("a", "one", at(SECOND), 30 * SECOND)).not.toBeNull();
+      expect(await store.claimRelayAnswer("a", "two", at(32 * SECOND), 30 * SECOND)).not.toBeNull();
+      await store.deleteRelay("a");
+      expect(await store.getRelay("a")).toBeNull();
+    });
+
+    it("forgets relays a day after their deadline", async () => {
+      await store.createRelay(relay("old", 0));
+      await store.createRelay(relay("new", 2 * DAY));
+      expect(await store.getRelay("old")).toBeNull();
+      expect(await store.getRelay("new")).not.toBeNull();
+    });
+
+    it("lets exactly one of two concurrent claims win", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.presentRelay("a", {});
+      await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
+      const claims = await Promise.all(
+        ["one", "two"].map((o) => store.claimRelayAnswer("a", o, at(SECOND), 30 * SECOND)),
+      );
+      expect(claims.filter((c) => c !== null)).toHaveLength(1);
+    });
+  });
+});
