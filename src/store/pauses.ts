@@ -2,7 +2,7 @@ import { type Selectable, sql } from "kysely";
 import type { PauseAttribution, ScheduledUnpause, ScheduledUnpauseClaims } from "../commands/ports.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
-import { readTime, renewClaim, type StoreContext, time } from "./query-helpers.js";
+import { chosenBy, readTime, renewClaim, type StoreContext, time } from "./query-helpers.js";
 
 // Pauses: who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
 // the app's account, so its pause events cannot say who), and when a timed pause ends by itself. The
@@ -121,7 +121,7 @@ export function kyselyPauses(ctx: StoreContext): PauseStore {
       const rows = await db
         .updateTable("scheduled_unpauses")
         .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
-        .where("repository_key", "in", candidates)
+        .where(chosenBy(ctx.kind, "repository_key", candidates))
         .where("resumes_at", "<=", now)
         .where(free)
         .returningAll()

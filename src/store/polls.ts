@@ -2,6 +2,7 @@ import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { PollCadence, PollReason, Tables } from "./database.js";
 import {
+  chosenBy,
   type DialectValues,
   json,
   maybeTime,
@@ -218,7 +219,7 @@ async function claimPolls(
       doorbell_at: sql`CASE WHEN ${came("doorbell_at")} THEN NULL ELSE doorbell_at END`,
       recheck_at: sql`CASE WHEN ${came("recheck_at")} THEN NULL ELSE recheck_at END`,
     })
-    .where("repository_key", "in", candidates)
+    .where(chosenBy(ctx.kind, "repository_key", candidates))
     .where(due)
     .where(free)
     .returningAll()

@@ -122,3 +122,19 @@ export function json(value: unknown): string {
 export function int(value: number | string): number {
   return Number(value);
 }
+
+/**
+ * `column` is one of the rows `candidates` chose (a `SELECT column … LIMIT n`, locked `FOR UPDATE SKIP
+ * LOCKED` on PostgreSQL): the WHERE of a claim's UPDATE. PostgreSQL may run an `IN (subquery)` more than
+ * once while updating, each time skipping other rows, and so claim more rows than the limit;
+ * `= ANY(ARRAY(subquery))` runs it once.
+ */
+export function chosenBy(
+  kind: "sqlite" | "postgres",
+  column: string,
+  candidates: unknown,
+): RawBuilder<boolean> {
+  return kind === "postgres"
+    ? sql<boolean>`${sql.ref(column)} = ANY(ARRAY(${candidates}))`
+    : sql<boolean>`${sql.ref(column)} IN (${candidates})`;
+}

@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import { type Database, inTransaction, type Tables } from "./database.js";
-import { type StoreContext, time } from "./query-helpers.js";
+import { chosenBy, type StoreContext, time } from "./query-helpers.js";
 
 // What makes a request run once across replicas: GitHub webhook deliveries handled (X-GitHub-Delivery),
 // the webhook jobs still to do once a webhook was answered (docs/architecture.md, "A command's path"),
@@ -192,15 +192,10 @@ async function claimLapsedJobs(
     .orderBy("received_at")
     .limit(claim.limit)
     .$if(database.kind === "postgres", (q) => q.forUpdate().skipLocked());
-  // PostgreSQL may run an IN subquery more than once (more rows than the limit): ARRAY() runs it once.
-  const chosen =
-    database.kind === "postgres"
-      ? sql<boolean>`delivery_id = ANY(ARRAY(${candidates}))`
-      : sql<boolean>`delivery_id IN (${candidates})`;
   const rows = await db
     .updateTable("webhook_jobs")
     .set({ claimed_by: claim.owner, claimed_until: time(claim.until) })
-    .where(chosen)
+    .where(chosenBy(database.kind, "delivery_id", candidates))
     .where(lapsed)
     .returningAll()
     .execute();
