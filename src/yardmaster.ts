@@ -52,6 +52,7 @@ import {
   type ScheduledUnpause,
   type Store,
 } from "./store/index.js";
+import { VERSION } from "./version.js";
 
 export interface YardmasterOptions {
   logger: Logger;
@@ -541,7 +542,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       for (const line of describeSurfaces(config)) logger.info(line);
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
-      logger.info({ url }, `Yardmaster listening on ${url}`);
+      logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
       // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
       follower?.start();
       // A command whose replica stopped or died before it ran is run by another once its claim lapses.
