@@ -148,6 +148,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const { logger } = options;
   const metrics = createMetrics();
   const store = await openStore(config.database, logger);
+  metrics.storeProbe.set(() => store.ping());
   // With MERGE_QUEUE_PROVIDER=github the Mergify key may be unset: then nothing calls Mergify.
   const mergify = config.mergeQueue.token
     ? new MergeQueueClient({
@@ -285,6 +286,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         ...(answers.retry ? { retry: answers.retry } : {}),
         // GitHub's limits count per app: every replica of it keeps one pace, in the store they share.
         pace: new StoreWritePace(store, config.github.appId, owner),
+        onRateLimited: (status) => metrics.githubRateLimited.inc({ status: String(status) }),
       });
       githubWrites = writes;
       const surface = await startGitHubSurface(

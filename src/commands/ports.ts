@@ -393,6 +393,11 @@ export interface CommandCounter {
   inc(labels: { surface: string; command: string; outcome: "success" | "refused" | "failed" }): void;
 }
 
+/** How long a command took, from its authorization to its outcome, in seconds. */
+export interface CommandTimer {
+  observe(seconds: number, labels: { surface: string; command: string }): void;
+}
+
 /**
  * What the notifier remembers of a pull request in GitHub's own merge queue, from GitHub's webhooks: its
  * latest entry and the commit of its latest merge group (whose checks say why it was removed).
