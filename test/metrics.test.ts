@@ -70,7 +70,9 @@ describe("metrics", () => {
       'yardmaster_notifier_repository_reads_total{outcome="failed",repository="acme/widgets"} 1\n',
     );
     expect(text).toContain('yardmaster_github_rate_limited_total{status="403"} 1\n');
-    expect(text).toContain('yardmaster_command_duration_seconds_bucket{le="0.5",command="queue",surface="github"} 1\n');
+    expect(text).toContain(
+      'yardmaster_command_duration_seconds_bucket{le="0.5",command="queue",surface="github"} 1\n',
+    );
     expect(text).toContain("\nyardmaster_poller_running 1\n");
     metrics.pollerRunning.set(false);
     expect(await metrics.registry.metrics()).toContain("\nyardmaster_poller_running 0\n");

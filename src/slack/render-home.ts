@@ -75,7 +75,9 @@ export function renderHome(model: HomeModel): HomeView {
     blocks.push({ type: "divider" }, header("Your direct messages"), ...preferences(model));
   }
   blocks.push(
-    context(`Updated ${escapeMrkdwn(formatTime(model.now.toISOString()))} · Yardmaster ${escapeMrkdwn(VERSION)}`),
+    context(
+      `Updated ${escapeMrkdwn(formatTime(model.now.toISOString()))} · Yardmaster ${escapeMrkdwn(VERSION)}`,
+    ),
   );
   return { type: "home", blocks: withBlockIds("home", blocks.slice(0, HOME_MAX_BLOCKS), model.now) };
 }

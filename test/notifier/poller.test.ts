@@ -301,7 +301,8 @@ describe("the poller's schedule", () => {
       wakeMs: 50,
       metrics,
     });
-    const running = async () => (await metrics.registry.metrics()).match(/\nyardmaster_poller_running (\d)/)?.[1];
+    const running = async () =>
+      (await metrics.registry.metrics()).match(/\nyardmaster_poller_running (\d)/)?.[1];
     const passes = async (n: number) => {
       for (const until = Date.now() + 10_000; deliveries() < n; await sleep(5))
         if (Date.now() > until) throw new Error(`fewer than ${n} passes`);
@@ -377,8 +378,12 @@ describe("the poller's schedule", () => {
     expect(reasons).toEqual(["new", "retry", "retry"]);
     // Per repository, for the alert on a repository whose log cannot be read (deploy/prometheus).
     const text = await metrics.registry.metrics();
-    expect(text).toContain(`yardmaster_notifier_repository_reads_total{outcome="failed",repository="${REPO}"} 2\n`);
-    expect(text).toContain(`yardmaster_notifier_repository_reads_total{outcome="ok",repository="${REPO}"} 1\n`);
+    expect(text).toContain(
+      `yardmaster_notifier_repository_reads_total{outcome="failed",repository="${REPO}"} 2\n`,
+    );
+    expect(text).toContain(
+      `yardmaster_notifier_repository_reads_total{outcome="ok",repository="${REPO}"} 1\n`,
+    );
   });
 
   it("shares the reads among replicas: each due repository is read once per interval", async () => {
