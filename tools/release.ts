@@ -94,7 +94,7 @@ export function sourceUrl(remote: string): string {
 }
 
 function git(args: string[]): string {
-  return execFileSync("git", args, { encoding: "utf8" }).trim();
+  return execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
 
 function flag(args: string[], name: string): string | undefined {
