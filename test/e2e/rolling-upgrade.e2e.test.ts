@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -9,6 +9,8 @@ import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration, openStore } from "../../src/store/index.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
+
+const { version: VERSION } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
 
 /**
  * Rolling upgrades (docs/operations.md, "Upgrades"): while the next release's replicas start, they migrate
@@ -92,6 +94,13 @@ describe.each([
     expect(lines.filter((l) => l.level === 40 && /this version does not know/.test(String(l.msg)))).toEqual([
       expect.objectContaining({ newer: [FUTURE.version] }),
     ]);
+    // The start log names the release that runs (package.json's version).
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        version: VERSION,
+        msg: expect.stringMatching(`^Yardmaster ${VERSION} listening on`),
+      }),
+    );
     const apps = [w.yardmaster, ...(replicas > 1 ? [(await w.replica()).app] : [])];
 
     // A comment command: recorded as a job, claimed and run once, answered in one summary comment.
