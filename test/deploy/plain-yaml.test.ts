@@ -51,7 +51,9 @@ describe("parseYaml", () => {
     expect(() => parseYaml("a: &anchor 1", "f.yaml")).toThrow("f.yaml:1: anchors, aliases and tags");
     expect(() => parseYaml("a: 1\n---\nb: 2", "f.yaml")).toThrow("f.yaml:2: one document per file");
     expect(() => parseYaml("a: 1\na: 2", "f.yaml")).toThrow("duplicate key a");
-    expect(() => parseYaml("a: yes", "f.yaml")).toThrow("f.yaml:1: quote yes: YAML 1.1 reads it as a boolean");
+    expect(() => parseYaml("a: yes", "f.yaml")).toThrow(
+      "f.yaml:1: quote yes: YAML 1.1 reads it as a boolean",
+    );
     expect(() => parseYaml("a: [1,\n  2]", "f.yaml")).toThrow(
       "f.yaml:1: a flow collection must be on one line",
     );

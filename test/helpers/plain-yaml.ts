@@ -145,7 +145,8 @@ class Reader {
       return text.slice(1, -1).replaceAll("''", "'");
     }
     // YAML 1.1, which Kubernetes' reader follows, reads these as booleans: quoted, they are not ambiguous.
-    if (/^(y|n|yes|no|on|off)$/i.test(text)) this.fail(index, `quote ${text}: YAML 1.1 reads it as a boolean`);
+    if (/^(y|n|yes|no|on|off)$/i.test(text))
+      this.fail(index, `quote ${text}: YAML 1.1 reads it as a boolean`);
     if (text === "null" || text === "~") return null;
     if (text === "true" || text === "false") return text === "true";
     if (/^-?(0|[1-9]\d*)$/.test(text)) return Number(text);
