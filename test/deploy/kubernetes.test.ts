@@ -18,6 +18,7 @@ import {
   SETTINGS,
   type SettingName,
 } from "../../src/settings/settings.js";
+import { modelFile, unknownFields } from "./known-fields.js";
 import { type K8sObject, KUBERNETES_DIR, renderKustomization, VARIANTS } from "./kustomize.js";
 
 /**
@@ -51,6 +52,10 @@ type Container = {
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   [probe: string]: unknown;
 };
+
+/** Fields of the Prometheus Operator's ServiceMonitor (monitoring.coreos.com/v1) these manifests may use. */
+const MONITOR_SPEC = ["selector", "endpoints", "namespaceSelector", "jobLabel", "targetLabels"];
+const MONITOR_ENDPOINT = ["port", "path", "interval", "scrapeTimeout", "scheme", "honorLabels"];
 
 /** The fields of a Prometheus Operator ServiceMonitor these manifests use. */
 type ServiceMonitor = K8sObject & {
@@ -92,8 +97,15 @@ describe.each(VARIANTS)("deploy/kubernetes/%s", (name) => {
         // No model for the Operator's CRD here: its metadata is checked as any object's (on a ConfigMap's),
         // its spec by the Service it must select (below).
         new ConfigMap({ metadata: o.metadata as never }).validate();
+        expect(unknownFields({ metadata: o.metadata }, modelFile("v1", "ConfigMap"))).toEqual([]);
+        const monitor = o as ServiceMonitor;
+        expect(Object.keys(monitor.spec).filter((k) => !MONITOR_SPEC.includes(k))).toEqual([]);
+        for (const endpoint of monitor.spec.endpoints)
+          expect(Object.keys(endpoint).filter((k) => !MONITOR_ENDPOINT.includes(k))).toEqual([]);
         continue;
       }
+      // kubectl refuses a field the schema does not have (a typo: `livenesProbe`); the models do not.
+      expect(unknownFields(o, modelFile(o.apiVersion, o.kind)), `${o.kind} ${o.metadata.name}`).toEqual([]);
       const Model = MODELS[`${o.apiVersion}/${o.kind}`];
       expect(Model, `a model for ${o.apiVersion} ${o.kind}`).toBeDefined();
       expect(
@@ -185,6 +197,26 @@ describe.each(VARIANTS)("deploy/kubernetes/%s", (name) => {
     for (const e of monitor.spec.endpoints) expect(servicePorts).toContain(e.port);
     // Only one of the two: maxUnavailable or minAvailable.
     expect(["maxUnavailable", "minAvailable"].filter((k) => k in budget.spec)).toHaveLength(1);
+  });
+});
+
+describe("the field check", () => {
+  it("finds a field Kubernetes' schema does not have, however deep", () => {
+    const typo = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "x", labels: { any: "label" } },
+      spec: {
+        selector: { matchLabels: { a: "b" } },
+        template: {
+          spec: { containers: [{ name: "c", livenesProbe: {}, ports: [{ containerPort: 1, nmae: "x" }] }] },
+        },
+      },
+    };
+    expect(unknownFields(typo, modelFile("apps/v1", "Deployment"))).toEqual([
+      "spec.template.spec.containers[0].livenesProbe",
+      "spec.template.spec.containers[0].ports[0].nmae",
+    ]);
   });
 });
 
