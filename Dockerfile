@@ -12,6 +12,16 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
+# `npm run release` passes them (docs/operations.md, "Releases"); a plain `docker build` gets these.
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG SOURCE=https://github.com/example/yardmaster
+LABEL org.opencontainers.image.title="Yardmaster" \
+      org.opencontainers.image.description="Chat-ops for merge queues: a GitHub App and a Slack app" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \

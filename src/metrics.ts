@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { VERSION } from "./version.js";
 
 /**
  * Every figure /metrics serves (the README's "Operating it" lists them), on prom-client. Each
@@ -41,10 +42,26 @@ function gauge<L extends string>(registry: Registry, name: string, help: string,
 }
 
 const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** How long a scrape waits for the store's answer before it reports the store down. */
+const STORE_PROBE_TIMEOUT_MS = 5_000;
 const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 900, 3600];
 
 export function createMetrics() {
   const registry = new Registry();
+  // The process's own figures (process_resident_memory_bytes, nodejs_eventloop_lag_seconds, ...).
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: "yardmaster_build_info",
+    help: "1, labelled with the release that serves (package.json's version).",
+    labelNames: ["version"],
+    registers: [registry],
+  }).set({ version: VERSION }, 1);
+  const storeUp = storeUpGauge(registry);
+  const pollerRunning = new Gauge({
+    name: "yardmaster_poller_running",
+    help: "1 while this replica's notifier runs its loop (reads due repositories, delivers notices); 0 otherwise.",
+    registers: [registry],
+  });
   const lastTick = new Gauge({
     name: "yardmaster_poller_last_success_timestamp_seconds",
     help: "Unix time of the poller's last successful tick.",
@@ -156,6 +173,53 @@ export function createMetrics() {
     ),
     outboxOldestAge: {
       set: (value: number) => oldestPending.set(value),
+    },
+    commandDuration: histogram(
+      registry,
+      "yardmaster_command_duration_seconds",
+      "Time a command took, from asking the permission it needs to its outcome, by surface and command.",
+      ["surface", "command"],
+      SECONDS_BUCKETS,
+    ),
+    githubRateLimited: counter(
+      registry,
+      "yardmaster_github_rate_limited_total",
+      "GitHub's rate-limit answers (403 or 429: secondary limits, or the primary one) to the app's writes, by status.",
+      ["status"],
+    ),
+    repositoryReads: counter(
+      registry,
+      "yardmaster_notifier_repository_reads_total",
+      "The notifier's reads of a repository's merge-queue event log, by repository and outcome (ok, failed).",
+      ["repository", "outcome"],
+    ),
+    pollerRunning: { set: (running: boolean) => pollerRunning.set(running ? 1 : 0) },
+    /** What `yardmaster_store_up` asks at each scrape: the store's ping (as /healthz asks it). */
+    storeProbe: storeUp,
+  };
+}
+
+/** `yardmaster_store_up`: 1 when the store answered its ping at this scrape, 0 when not (or in 5 s). */
+function storeUpGauge(registry: Registry) {
+  let probe: (() => Promise<boolean>) | undefined;
+  new Gauge({
+    name: "yardmaster_store_up",
+    help: "1 when the store answers a real query and a write transaction at this scrape (as /healthz asks), 0 otherwise.",
+    registers: [registry],
+    async collect() {
+      if (!probe) return;
+      const ping = probe();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), STORE_PROBE_TIMEOUT_MS);
+      });
+      const up = await Promise.race([ping.catch(() => false), late]).finally(() => clearTimeout(timer));
+      this.set(up ? 1 : 0);
+    },
+  });
+  return {
+    set: (ping: () => Promise<boolean>) => {
+      probe = ping;
     },
   };
 }

@@ -52,6 +52,7 @@ import {
   type ScheduledUnpause,
   type Store,
 } from "./store/index.js";
+import { VERSION } from "./version.js";
 
 export interface YardmasterOptions {
   logger: Logger;
@@ -147,6 +148,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const { logger } = options;
   const metrics = createMetrics();
   const store = await openStore(config.database, logger);
+  metrics.storeProbe.set(() => store.ping());
   // With MERGE_QUEUE_PROVIDER=github the Mergify key may be unset: then nothing calls Mergify.
   const mergify = config.mergeQueue.token
     ? new MergeQueueClient({
@@ -284,6 +286,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         ...(answers.retry ? { retry: answers.retry } : {}),
         // GitHub's limits count per app: every replica of it keeps one pace, in the store they share.
         pace: new StoreWritePace(store, config.github.appId, owner),
+        onRateLimited: (status) => metrics.githubRateLimited.inc({ status: String(status) }),
       });
       githubWrites = writes;
       const surface = await startGitHubSurface(
@@ -541,7 +544,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       for (const line of describeSurfaces(config)) logger.info(line);
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
-      logger.info({ url }, `Yardmaster listening on ${url}`);
+      logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
       // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
       follower?.start();
       // A command whose replica stopped or died before it ran is run by another once its claim lapses.

@@ -392,3 +392,8 @@ export interface Ports {
 export interface CommandCounter {
   inc(labels: { surface: string; command: string; outcome: "success" | "refused" | "failed" }): void;
 }
+
+/** How long a command took, from its authorization to its outcome, in seconds. */
+export interface CommandTimer {
+  observe(seconds: number, labels: { surface: string; command: string }): void;
+}

@@ -4,7 +4,7 @@ import type { Actor } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { fromMergeQueueError } from "./from-merge-queue-error.js";
 import { type PermissionLevel, satisfies } from "./permission-level.js";
-import type { CommandCounter, GitHubGateway, PermissionLookup, Ports } from "./ports.js";
+import type { CommandCounter, CommandTimer, GitHubGateway, PermissionLookup, Ports } from "./ports.js";
 
 /** A command run to its end: done, or an error (refused before any call, or failed). */
 export type CommandOutcome = { ok: true; result: CommandResult } | { ok: false; error: CommandError };
@@ -12,7 +12,7 @@ export type CommandOutcome = { ok: true; result: CommandResult } | { ok: false; 
 export interface RunDeps extends Ports {
   /** The level each command needs: the catalog's default, raised by PERMISSION_<COMMAND>. */
   permissions: Readonly<Record<CommandName, PermissionLevel>>;
-  metrics?: { commands: CommandCounter };
+  metrics?: { commands: CommandCounter; commandDuration?: CommandTimer };
   logger?: Logger;
 }
 
@@ -21,9 +21,14 @@ export interface RunDeps extends Ports {
  * anything a person or a remote service caused; an unexpected bug is rethrown.
  */
 export async function runCommand(command: Command, actor: Actor, deps: RunDeps): Promise<CommandOutcome> {
+  const startedAt = performance.now();
   const outcome = await attempt(async () => {
     await authorize(command, actor, deps.permissions, (repo, login) => deps.github.permission(repo, login));
     return execute(command, actor, deps);
+  });
+  deps.metrics?.commandDuration?.observe((performance.now() - startedAt) / 1000, {
+    surface: actor.surface,
+    command: command.name,
   });
   record(deps, actor, command.name, outcome);
   return outcome;

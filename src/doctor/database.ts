@@ -55,7 +55,7 @@ export async function checkDatabase(
       warn(
         CHECK,
         `${state.where} has migration${unknown.length > 1 ? "s" : ""} ${listed(unknown.map(String))}, which this version does not know: a newer Yardmaster migrated it`,
-        "run the newer version, or restore a backup taken before it ran",
+        'this version runs on it (migrations only add: docs/operations.md, "Upgrades"); finish the rollout so that every replica runs the newer one',
       ),
     );
   if (lines.length === 0)

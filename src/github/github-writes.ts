@@ -89,6 +89,8 @@ export interface GitHubWritesOptions {
   retry?: Partial<WriteRetry>;
   /** Where the app's pace is kept: default this process's memory; replicas share the store's. */
   pace?: WritePaceKeeper;
+  /** Told of each rate-limit answer (403 or 429) GitHub gave a write: the metrics count them. */
+  onRateLimited?: (status: number) => void;
 }
 
 export interface WriteStats {
@@ -192,12 +194,14 @@ export class GitHubWrites {
   private published = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly counts: WriteStats = { sent: 0, rateLimited: 0, failed: 0, cancelled: 0 };
+  private readonly onRateLimited: ((status: number) => void) | undefined;
 
   constructor(options: GitHubWritesOptions) {
     this.limits = options.limits ?? GITHUB_WRITE_LIMITS;
     this.retry = { ...DEFAULT_WRITE_RETRY, ...options.retry };
     this.logger = options.logger;
     this.pace = options.pace ?? new LocalWritePace();
+    this.onRateLimited = options.onRateLimited;
   }
 
   /** Queues a write; resolves with its result once sent, or rejects with why it could not be. */
@@ -358,6 +362,7 @@ export class GitHubWrites {
     const waitMs = rateLimitWaitMs(error, now, this.retry.fallbackLimitWaitMs);
     if (waitMs !== null) {
       this.counts.rateLimited += 1;
+      this.onRateLimited?.(status ?? 0);
       // Every replica waits, not only this one; recorded before this write asks for a start again.
       await this.pace
         .update((state) => blockPace(state, now + waitMs))

@@ -131,12 +131,14 @@ export class Poller {
   start(): void {
     this.stopped = false;
     this.halted = false;
+    this.deps.metrics?.pollerRunning.set(true);
     this.wake(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.halted = true;
+    this.deps.metrics?.pollerRunning.set(false);
     clearTimeout(this.timer);
     // No wake-up is pending any more: start() must be able to set one.
     this.wakeAt = Number.POSITIVE_INFINITY;
@@ -330,8 +332,10 @@ export class Poller {
         lastError: null,
         ...(activeUntil ? { activeUntil } : {}),
       });
+      metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "ok" });
       return fresh;
     } catch (error) {
+      metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "failed" });
       metrics?.notificationFailures.inc({
         stage: "poll",
         reason: error instanceof MergeQueueError ? error.code : "error",

@@ -1,4 +1,5 @@
 import type { Metrics } from "../metrics.js";
+import { VERSION } from "../version.js";
 import { type Handler, pathOf, sendJson, sendText } from "./http-server.js";
 
 export interface HealthSources {
@@ -8,7 +9,7 @@ export interface HealthSources {
   pollerLastTick?: () => Date | null;
 }
 
-/** GET /healthz: JSON with the store's reachability and the poller's last successful tick. */
+/** GET /healthz: JSON with this release's version, the store's reachability and the poller's last successful tick. */
 export function healthHandler(sources: HealthSources): Handler {
   return async (req, res) => {
     if (req.method !== "GET" || pathOf(req) !== "/healthz") return false;
@@ -17,6 +18,7 @@ export function healthHandler(sources: HealthSources): Handler {
     const ok = store !== false;
     return sendJson(res, ok ? 200 : 503, {
       ok,
+      version: VERSION,
       store: store === null ? "none" : store ? "reachable" : "unreachable",
       poller:
         lastTick === undefined

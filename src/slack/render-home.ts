@@ -2,6 +2,7 @@ import { EVENT_GROUPS } from "../commands/event-groups.js";
 import { noticeScope } from "../commands/notify.js";
 import { formatTime } from "../commands/present.js";
 import type { Repo } from "../repo.js";
+import { VERSION } from "../version.js";
 import { ACTION_IDS, buttonValue } from "./actions.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "./mrkdwn.js";
 import {
@@ -73,7 +74,11 @@ export function renderHome(model: HomeModel): HomeView {
     blocks.push({ type: "divider" }, header("Channel subscriptions"), ...subscriptions(model));
     blocks.push({ type: "divider" }, header("Your direct messages"), ...preferences(model));
   }
-  blocks.push(context(`Updated ${escapeMrkdwn(formatTime(model.now.toISOString()))}`));
+  blocks.push(
+    context(
+      `Updated ${escapeMrkdwn(formatTime(model.now.toISOString()))} · Yardmaster ${escapeMrkdwn(VERSION)}`,
+    ),
+  );
   return { type: "home", blocks: withBlockIds("home", blocks.slice(0, HOME_MAX_BLOCKS), model.now) };
 }
 

@@ -17,17 +17,26 @@ export async function openStore(
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<Store> {
   const database = openDatabase(settings, logger);
+  const store = kyselyStore(database);
   try {
     const versions = await migrate(database, migrations);
-    if (versions.length > 0) {
-      const where = database.kind === "postgres" ? { schema: database.schema } : {};
+    const where = database.kind === "postgres" ? { schema: database.schema } : {};
+    if (versions.length > 0)
       logger?.info({ store: database.kind, ...where, versions }, "applied store migrations");
-    }
+    const known = new Set(migrations.map((m) => m.version));
+    const newer = (await store.appliedMigrations()).filter((v) => !known.has(v));
+    // A newer release migrated the database (a rolling upgrade under way, or a rollback): its migrations
+    // only add tables and columns (docs/operations.md, "Upgrades"), so this release runs on, ignoring them.
+    if (newer.length > 0)
+      logger?.warn(
+        { store: database.kind, ...where, newer },
+        `the database has migration${newer.length > 1 ? "s" : ""} ${newer.join(", ")}, which this version does not know: a newer Yardmaster migrated it; running on (migrations only add)`,
+      );
   } catch (error) {
     await database.db.destroy().catch(() => {});
     throw error;
   }
-  return kyselyStore(database);
+  return store;
 }
 
 /**

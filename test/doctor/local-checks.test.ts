@@ -64,6 +64,8 @@ describe("the database", () => {
         "PostgreSQL has migration 4, which this version does not know: a newer Yardmaster migrated it",
       ],
     ]);
+    // A rolling upgrade under way: this version runs on; the fix is to finish the rollout.
+    expect(lines[1]?.fix).toMatch(/runs on it .*finish the rollout/);
   });
   it("fails when it cannot be opened, and passes a file npm start will create", async () => {
     const refused = await checkDatabase(async () => {

@@ -29,11 +29,13 @@ function queue(
 ) {
   const t0 = Date.now();
   const sent = shared.sent ?? [];
+  const limitedStatuses: number[] = [];
   const writes = new GitHubWrites({
     logger: createLogger({ level: "silent" }),
     limits,
     retry,
     ...(shared.pace ? { pace: shared.pace } : {}),
+    onRateLimited: (status) => limitedStatuses.push(status),
   });
   /** `answers`: what each attempt does, in turn (an Error is thrown); the last one repeats. */
   const write = (
@@ -60,7 +62,7 @@ function queue(
     result.catch(() => undefined);
     return result;
   };
-  return { writes, write, sent, names: () => sent.map((s) => s.name) };
+  return { writes, write, sent, limitedStatuses, names: () => sent.map((s) => s.name) };
 }
 
 describe("the app's GitHub write queue", () => {
@@ -141,6 +143,8 @@ describe("the app's GitHub write queue", () => {
       { name: "b", at: 8_000, attempt: 1 },
     ]);
     expect(q.writes.stats).toMatchObject({ sent: 2, rateLimited: 1, failed: 0 });
+    // The metrics hear of it (yardmaster_github_rate_limited_total).
+    expect(q.limitedStatuses).toEqual([403]);
   });
 
   it("waits for x-ratelimit-reset when the primary limit is spent, and a minute when GitHub says nothing", () => {
@@ -189,6 +193,7 @@ describe("the app's GitHub write queue", () => {
     await vi.advanceTimersByTimeAsync(5_000);
     await expect(invalid).rejects.toMatchObject({ status: 422 });
     await expect(forbidden).rejects.toMatchObject({ status: 403 });
+    expect(q.limitedStatuses).toEqual([]);
     expect(q.sent).toHaveLength(2);
   });
 

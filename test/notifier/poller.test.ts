@@ -299,19 +299,25 @@ describe("the poller's schedule", () => {
       logger,
       now: () => now,
       wakeMs: 50,
+      metrics,
     });
+    const running = async () =>
+      (await metrics.registry.metrics()).match(/\nyardmaster_poller_running (\d)/)?.[1];
     const passes = async (n: number) => {
       for (const until = Date.now() + 10_000; deliveries() < n; await sleep(5))
         if (Date.now() > until) throw new Error(`fewer than ${n} passes`);
     };
     log();
+    expect(await running()).toBe("0");
     p.start();
     try {
+      expect(await running()).toBe("1");
       await passes(1);
       // Stopped while its next pass waits, and for longer than that wait: a stale wake-up time must not
       // keep it from starting again.
       await sleep(20);
       await p.stop();
+      expect(await running()).toBe("0");
       await sleep(100);
       const before = deliveries();
       p.start();
@@ -370,6 +376,14 @@ describe("the poller's schedule", () => {
       cadence: "interval",
     });
     expect(reasons).toEqual(["new", "retry", "retry"]);
+    // Per repository, for the alert on a repository whose log cannot be read (deploy/prometheus).
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      `yardmaster_notifier_repository_reads_total{outcome="failed",repository="${REPO}"} 2\n`,
+    );
+    expect(text).toContain(
+      `yardmaster_notifier_repository_reads_total{outcome="ok",repository="${REPO}"} 1\n`,
+    );
   });
 
   it("shares the reads among replicas: each due repository is read once per interval", async () => {

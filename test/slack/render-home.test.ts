@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
@@ -5,6 +6,7 @@ import { HOME_MAX_BLOCKS, type HomeModel, renderHome } from "../../src/slack/ren
 import { LIMITS, validateBlocks } from "../../tools/stand-ins/slack/block-kit-limits.js";
 
 const now = new Date("2026-01-01T12:00:00Z");
+const RELEASE = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
 const widgets = Repo.of("acme", "widgets");
 const linked: HomeModel = {
   login: "alice",
@@ -124,6 +126,8 @@ describe("the Home tab view", () => {
     expect(view.blocks.length).toBeLessThanOrEqual(HOME_MAX_BLOCKS);
     // Within the limit by its own caps: nothing was cut at the end (the "Updated" line is last).
     expect(JSON.stringify(view.blocks.at(-1))).toContain("Updated ");
+    // The footer names the release that answers (package.json's version).
+    expect(JSON.stringify(view.blocks.at(-1))).toContain(`Yardmaster ${RELEASE}`);
     expect(validateBlocks(view.blocks, LIMITS.blocksPerView)).toEqual([]);
     expect(text(huge)).toContain("more in a queue");
     expect(text(huge)).toContain("more paused");

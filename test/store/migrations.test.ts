@@ -60,6 +60,120 @@ describe("the migrations on PostgreSQL", () => {
 });
 
 /**
+ * Migrations only add (docs/operations.md, "Upgrades"): applied one at a time, each keeps every table and
+ * column of the schema before it, with its type; and a column added to a table that already existed is
+ * nullable or has a default, so the release before, which does not name it, still inserts rows there.
+ */
+type Column = { table: string; column: string; type: string; notNull: boolean; hasDefault: boolean };
+
+async function columnsAfterEach(
+  database: ReturnType<typeof openDatabase>,
+  read: () => Promise<Column[]>,
+): Promise<Column[][]> {
+  const steps: Column[][] = [];
+  for (let i = 1; i <= MIGRATIONS.length; i++) {
+    await migrate(database, MIGRATIONS.slice(0, i));
+    steps.push(await read());
+  }
+  return steps;
+}
+
+function onlyAdds(steps: Column[][]): string[] {
+  const problems: string[] = [];
+  steps.forEach((after, i) => {
+    if (i === 0) return;
+    const before = steps[i - 1] ?? [];
+    const version = MIGRATIONS[i]?.version;
+    const key = (c: Column) => `${c.table}.${c.column}`;
+    const now = new Map(after.map((c) => [key(c), c]));
+    for (const c of before) {
+      const kept = now.get(key(c));
+      if (!kept) problems.push(`migration ${version} drops or renames ${key(c)}`);
+      else if (kept.type !== c.type)
+        problems.push(`migration ${version} changes ${key(c)}: ${c.type} → ${kept.type}`);
+    }
+    const tables = new Set(before.map((c) => c.table));
+    const had = new Set(before.map(key));
+    for (const c of after)
+      if (tables.has(c.table) && !had.has(key(c)) && c.notNull && !c.hasDefault)
+        problems.push(`migration ${version} adds ${key(c)} NOT NULL without a default`);
+  });
+  return problems;
+}
+
+describe("the migrations only add", () => {
+  const pg = usePostgres();
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "ym-additive-"));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("on SQLite", async () => {
+    const path = join(dir, "additive.db");
+    const database = openDatabase({ kind: "sqlite", path });
+    const read = async () => {
+      const db = new Database(path, { readonly: true });
+      try {
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+          name: string;
+        }[];
+        return tables.flatMap(({ name }) =>
+          (
+            db.pragma(`table_info("${name}")`) as {
+              name: string;
+              type: string;
+              notnull: number;
+              dflt_value: unknown;
+            }[]
+          ).map((c) => ({
+            table: name,
+            column: c.name,
+            type: c.type.toUpperCase(),
+            notNull: c.notnull === 1,
+            hasDefault: c.dflt_value !== null,
+          })),
+        );
+      } finally {
+        db.close();
+      }
+    };
+    const steps = await columnsAfterEach(database, read);
+    await database.db.destroy();
+    expect(steps.at(-1)?.length).toBeGreaterThan(50);
+    expect(onlyAdds(steps)).toEqual([]);
+    // The check sees a drop.
+    expect(onlyAdds([steps[1] ?? [], (steps[1] ?? []).slice(1)])).toHaveLength(1);
+  });
+
+  it("on PostgreSQL", async () => {
+    const schema = pg.freshSchema();
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema });
+    const read = async () => {
+      const { rows } = await pg
+        .admin()
+        .query(
+          `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = $1`,
+          [schema],
+        );
+      return rows.map((r) => ({
+        table: r.table_name,
+        column: r.column_name,
+        type: r.data_type,
+        notNull: r.is_nullable === "NO",
+        hasDefault: r.column_default !== null,
+      }));
+    };
+    const steps = await columnsAfterEach(database, read);
+    await database.db.destroy();
+    expect(steps.at(-1)?.length).toBeGreaterThan(50);
+    expect(onlyAdds(steps)).toEqual([]);
+  });
+});
+
+/**
  * What SQLite knows of each table. A declared type's case is left out (SQLite reads "TEXT" and "text"
  * alike), and CHECK clauses and partial indexes, which SQLite keeps only as text, are compared on their
  * text with quotes, case and spacing evened out.
