@@ -6,7 +6,7 @@ import { parseYaml } from "../helpers/plain-yaml.js";
 import { renderKustomization } from "./kustomize.js";
 
 /** The tests' readers of deploy/: plain YAML, and the part of kustomize the manifests use. */
-describe("parseYaml", () => {
+describe("parseYaml (the yaml package, refusing what deploy/ does not use)", () => {
   it("reads block mappings and sequences, scalars, one-line flow collections and block scalars", () => {
     const text = [
       "# a comment",
@@ -50,13 +50,12 @@ describe("parseYaml", () => {
   it("refuses what it does not read, with the line", () => {
     expect(() => parseYaml("a: &anchor 1", "f.yaml")).toThrow("f.yaml:1: anchors, aliases and tags");
     expect(() => parseYaml("a: 1\n---\nb: 2", "f.yaml")).toThrow("f.yaml:2: one document per file");
-    expect(() => parseYaml("a: 1\na: 2", "f.yaml")).toThrow("duplicate key a");
+    expect(() => parseYaml("a: 1\na: 2", "f.yaml")).toThrow("f.yaml:2: Map keys must be unique");
     expect(() => parseYaml("a: yes", "f.yaml")).toThrow(
       "f.yaml:1: quote yes: YAML 1.1 reads it as a boolean",
     );
-    expect(() => parseYaml("a: [1,\n  2]", "f.yaml")).toThrow(
-      "f.yaml:1: a flow collection must be on one line",
-    );
+    expect(() => parseYaml("a: !!str 1", "f.yaml")).toThrow("f.yaml:1: anchors, aliases and tags");
+    expect(() => parseYaml("a: [1,\n  2", "f.yaml")).toThrow(/^f\.yaml:\d+: /);
   });
 });
 
