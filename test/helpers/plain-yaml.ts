@@ -27,8 +27,7 @@ export function parseYaml(text: string, where = "yaml"): unknown {
       const at = node.range?.[0];
       if (isAlias(node) || ("anchor" in node && node.anchor))
         fail(at, "anchors, aliases and tags are not used here");
-      if ("tag" in node && node.tag)
-        fail(at, "anchors, aliases and tags are not used here");
+      if ("tag" in node && node.tag) fail(at, "anchors, aliases and tags are not used here");
       if (
         isScalar(node) &&
         node.type === "PLAIN" &&
