@@ -18,7 +18,7 @@ describe("the setup check at start", () => {
     const end = await child.waitForLog(verdict);
     expect(message(end)).toMatch(/^1 required check failed, 1 warning/);
     const logs = child.logs();
-    const listening = logs.findIndex((l) => message(l).startsWith("Yardmaster listening"));
+    const listening = logs.findIndex((l) => /^Yardmaster \S+ listening/.test(message(l)));
     const checks = logs.filter((l) => l.name === "setup-check" && typeof l.check === "string");
     expect(listening).toBeGreaterThanOrEqual(0);
     expect(logs.indexOf(checks[0] as Record<string, unknown>)).toBeGreaterThan(listening);
@@ -36,7 +36,7 @@ describe("the setup check at start", () => {
 
   it("is not run with SETUP_CHECK_ON_START=false", async () => {
     child = await startChildServer({ SETUP_CHECK_ON_START: "false" });
-    await child.waitForLog((l) => message(l).startsWith("Yardmaster listening"));
+    await child.waitForLog((l) => /^Yardmaster \S+ listening/.test(message(l)));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(child.logs().some((l) => l.name === "setup-check" || verdict(l))).toBe(false);
     // Slack's auth.test was called once: Bolt's own at start, not the setup check's.
