@@ -4,7 +4,7 @@ import type {
   PauseState,
   PullRequestQueueDetails,
   QueueStatus,
-} from "../merge-queue/index.js";
+} from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
 

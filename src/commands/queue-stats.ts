@@ -1,4 +1,4 @@
-import { compareLogEvents, type LogEvent } from "../merge-queue/index.js";
+import { compareLogEvents, type LogEvent } from "../backends/mergify/index.js";
 
 /**
  * Queue health from the event log: what `stats` and the weekly digest show. Events are first reduced

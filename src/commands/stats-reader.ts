@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LogEvent } from "../merge-queue/index.js";
+import type { LogEvent } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import type { MergeQueue, StatsDays } from "./ports.js";
 import {

@@ -1,4 +1,4 @@
-import { removalWords } from "../merge-queue/removal-reasons.js";
+import { removalWords } from "../backends/mergify/removal-reasons.js";
 import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";

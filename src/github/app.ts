@@ -11,7 +11,7 @@ import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
-import { registerQueueWebhooks } from "./queue-webhooks.js";
+import { registerQueueWebhooks } from "../backends/github/queue-webhooks.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
 import { KeyedLock, SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";

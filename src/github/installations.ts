@@ -1,7 +1,7 @@
 import type { Probot } from "probot";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
-import type { GraphQL } from "../github-queue/client.js";
+import type { GraphQL } from "../backends/github/client.js";
 import type { FailedCheck } from "../notifier/pushed-notices.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";

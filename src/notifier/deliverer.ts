@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
-import type { LogEvent } from "../merge-queue/index.js";
+import type { LogEvent } from "../backends/mergify/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification, Store, ThreadRecord } from "../store/index.js";

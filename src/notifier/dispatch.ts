@@ -1,4 +1,4 @@
-import type { LogEvent } from "../merge-queue/index.js";
+import type { LogEvent } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, Subscription } from "../store/index.js";
 import type { Deliverer } from "./deliverer.js";

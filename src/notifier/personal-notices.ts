@@ -4,7 +4,7 @@ import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from ".
 import { satisfies } from "../commands/permission-level.js";
 import type { PermissionLookup } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
-import type { LogEvent } from "../merge-queue/index.js";
+import type { LogEvent } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLink, Store } from "../store/index.js";
 import { groupOf, QUEUE_WIDE_TYPES } from "./routing.js";

@@ -6,7 +6,7 @@ import {
   type LogEvent,
   type MergeQueueClient,
   MergeQueueError,
-} from "../merge-queue/index.js";
+} from "../backends/mergify/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, Store } from "../store/index.js";

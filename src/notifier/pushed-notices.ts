@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { GitHubQueueMemory } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
-import type { LogEvent } from "../merge-queue/index.js";
-import { removalWords } from "../merge-queue/removal-reasons.js";
+import type { LogEvent } from "../backends/mergify/index.js";
+import { removalWords } from "../backends/mergify/removal-reasons.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { Subscription } from "../store/index.js";

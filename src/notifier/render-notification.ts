@@ -1,6 +1,6 @@
 import { formatTime, resumesText } from "../commands/present.js";
-import { type LogEvent, parseEventMetadata } from "../merge-queue/index.js";
-import { removalWords } from "../merge-queue/removal-reasons.js";
+import { type LogEvent, parseEventMetadata } from "../backends/mergify/index.js";
+import { removalWords } from "../backends/mergify/removal-reasons.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
   actions,

@@ -1,5 +1,5 @@
 import type { EventGroup } from "../commands/event-groups.js";
-import { isKnownEventType, type LogEvent } from "../merge-queue/index.js";
+import { isKnownEventType, type LogEvent } from "../backends/mergify/index.js";
 import type { Subscription } from "../store/index.js";
 import { matchesGlob } from "./glob.js";
 

@@ -3,13 +3,13 @@ import type { TextFormat } from "../../src/commands/description.js";
 import { encodeBidiControls, withoutBidiControls } from "../../src/commands/present.js";
 import { markdownFormat } from "../../src/github/markdown.js";
 import { renderSummary } from "../../src/github/render-markdown.js";
-import { logEventSchema } from "../../src/merge-queue/index.js";
+import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
 import { renderResultMessage } from "../../src/slack/render-blocks.js";
 import { header } from "../../src/slack/render-kit.js";
-import { pauseCreateEvent } from "../merge-queue/fixtures.js";
+import { pauseCreateEvent } from "../backends/mergify/fixtures.js";
 
 /**
  * Bidirectional controls typed into a reason, a title, a branch... are removed wherever the text is

@@ -12,9 +12,9 @@ import {
   type PauseState,
   type PullRequestQueueDetails,
   type QueueStatus,
-} from "../../src/merge-queue/index.js";
+} from "../../src/backends/mergify/index.js";
 import { Repo } from "../../src/repo.js";
-import { pauseState, pullRequestDetails, queueStatus } from "../merge-queue/fixtures.js";
+import { pauseState, pullRequestDetails, queueStatus } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const now = new Date("2025-11-05T13:40:00Z");

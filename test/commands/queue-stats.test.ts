@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { factsOf, percentile, periodFigures, STATS_EVENT_TYPES } from "../../src/commands/queue-stats.js";
 import { readPeriodFigures, utcDays } from "../../src/commands/stats-reader.js";
-import type { EventQuery, LogEvent } from "../../src/merge-queue/index.js";
+import type { EventQuery, LogEvent } from "../../src/backends/mergify/index.js";
 import { Repo } from "../../src/repo.js";
 
 const repo = Repo.from("acme/widgets");

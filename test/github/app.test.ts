@@ -11,7 +11,7 @@ import {
   pauseState,
   pullRequestDetails,
   queueStatus,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
 
 const GH = "https://api.github.com";
 const REPO = "/repos/acme/widgets";

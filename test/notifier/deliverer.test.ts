@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { CLAIMED_ELSEWHERE_MS, DELIVERY_LEASE_MS, Deliverer } from "../../src/notifier/deliverer.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { dispatchEvents } from "../../src/notifier/dispatch.js";
 import { Repo } from "../../src/repo.js";
 import type { Subscription } from "../../src/store/index.js";

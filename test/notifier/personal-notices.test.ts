@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { PersonalNotices } from "../../src/notifier/personal-notices.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import type { Deliverer } from "../../src/notifier/deliverer.js";
 import {
@@ -14,7 +14,7 @@ import {
 } from "../../src/notifier/poller.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { eventsBody, makeClient, ORIGIN, queueEnterEvent, REPO, REPO_PATH } from "../merge-queue/fixtures.js";
+import { eventsBody, makeClient, ORIGIN, queueEnterEvent, REPO, REPO_PATH } from "../backends/mergify/fixtures.js";
 
 const T0 = new Date("2025-11-05T13:00:00.000Z");
 const INTERVAL = 15_000;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GitHubQueueMemory } from "../../src/commands/ports.js";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { createMetrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";

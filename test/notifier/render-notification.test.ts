@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LogEvent, logEventSchema } from "../../src/merge-queue/index.js";
+import { type LogEvent, logEventSchema } from "../../src/backends/mergify/index.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
@@ -11,7 +11,7 @@ import {
   queueLeaveEvent,
   queueMergedEvent,
   unknownTypeEvent,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
 
 const ctx: NotificationContext = {
   repo: Repo.of("acme", "widgets"),

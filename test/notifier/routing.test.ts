@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { matchesGlob } from "../../src/notifier/glob.js";
 import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";

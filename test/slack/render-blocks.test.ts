@@ -3,8 +3,8 @@ import { COMMANDS, type CommandResult } from "../../src/commands/catalog.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
-import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
-import { logEventSchema } from "../../src/merge-queue/index.js";
+import type { PullRequestQueueDetails, QueueStatus } from "../../src/backends/mergify/index.js";
+import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
@@ -23,7 +23,7 @@ import {
   queuedPullRequest,
   queueLeaveEvent,
   queueStatus,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
 
 /** The command a button's value runs, or the code of its refusal. */
 function commandOfAction(actionId: string, value: string) {

@@ -1,5 +1,5 @@
-import type { QueueBackend, QueueBackends } from "../commands/ports.js";
-import type { Repo } from "../repo.js";
+import type { QueueBackend, QueueBackends } from "../../commands/ports.js";
+import type { Repo } from "../../repo.js";
 import type { GitHubQueueClient } from "./client.js";
 
 /** MERGE_QUEUE_PROVIDER: one backend for every repository, or `auto` per repository and branch. */

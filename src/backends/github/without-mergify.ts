@@ -1,5 +1,5 @@
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { MergeQueue } from "../commands/ports.js";
+import { CommandError, CommandErrorCode } from "../../commands/errors.js";
+import type { MergeQueue } from "../../commands/ports.js";
 
 /**
  * The merge-queue port when Mergify is not configured (MERGE_QUEUE_PROVIDER=github without
