@@ -2,12 +2,20 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
+import { queueBackends } from "./backends/github/backends.js";
+import { GitHubQueueClient } from "./backends/github/client.js";
+import { withoutMergify } from "./backends/github/without-mergify.js";
+import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
+import { mergifyEventLog, mergifyStatsEvents } from "./backends/mergify/queue-events.js";
 import { cachedPermission } from "./commands/cached-permission.js";
+import { CommandError, CommandErrorCode } from "./commands/errors.js";
 import { githubQueueServing } from "./commands/github-queue.js";
-import type { MergeQueue, StatsDays } from "./commands/ports.js";
+import type { MergeQueue, QueueBackends, StatsDays } from "./commands/ports.js";
+import { STATS_KINDS } from "./commands/queue-stats.js";
 import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
 import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
+import type { StatsEvents } from "./commands/stats-reader.js";
 import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
@@ -16,12 +24,8 @@ import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import { WebhookArrivals, WebhookJobs } from "./github/webhook-jobs.js";
 import { StoreWritePace } from "./github/write-pace.js";
-import { queueBackends } from "./backends/github/backends.js";
-import { GitHubQueueClient } from "./backends/github/client.js";
-import { withoutMergify } from "./backends/github/without-mergify.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
-import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
@@ -49,6 +53,7 @@ import {
   MIGRATIONS,
   openStore,
   type PauseAttribution,
+  type QueueHistory,
   type ScheduledUnpause,
   type Store,
 } from "./store/index.js";
@@ -171,6 +176,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       })
     : null;
   const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  const history = store.history;
   const now = options.now ?? (() => new Date());
   const statsDays: StatsDays = {
     get: (repo, days) => store.getStatsDays(repo, days),
@@ -206,8 +212,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
             { metrics },
           ),
         );
+  const statsEvents = queueStatsEvents(mergify, backends, history);
   const common = {
     mergeQueue,
+    statsEvents,
     ...(backends ? { queueBackends: backends } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
@@ -425,23 +433,22 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         logger: logger.child({ name: "notifier" }),
         now: options.now,
       });
-      // Weekly digests read Mergify's log too.
-      if (provider !== "github")
-        digests = new Digests({
-          store,
-          mergeQueue,
-          statsDays,
-          poster: webApiDigestPoster({
-            token: config.slack.botToken,
-            apiUrl: config.slack.apiUrl,
-            ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-          }),
-          render: (result, now) => renderResultMessage(result, { now, githubWebUrl: urls.webUrl }),
-          timeZone: config.digestTimeZone,
-          owner,
-          logger: logger.child({ name: "digests" }),
-          now: options.now,
-        });
+      // Weekly digests read what stats reads: Mergify's log, or the history of GitHub's merge queue.
+      digests = new Digests({
+        store,
+        statsEvents,
+        statsDays,
+        poster: webApiDigestPoster({
+          token: config.slack.botToken,
+          apiUrl: config.slack.apiUrl,
+          ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+        }),
+        render: (result, now) => renderResultMessage(result, { now, githubWebUrl: urls.webUrl }),
+        timeZone: config.digestTimeZone,
+        owner,
+        logger: logger.child({ name: "digests" }),
+        now: options.now,
+      });
       // Personal notices need the pull request's author, from GitHub.
       const personal = config.github
         ? new PersonalNotices({
@@ -459,7 +466,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
       poller = new Poller({
         store,
-        mergeQueue: provider === "github" ? null : (mergify ?? null),
+        eventLog: provider === "github" || !mergify ? null : mergifyEventLog(mergify),
+        history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
         readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
         deliverer,
         ...(personal ? { personal } : {}),
@@ -486,6 +494,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           deliver: () => delivering.deliver(),
           track: trackWebhookWork,
           ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
+          history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
           metrics,
           logger: logger.child({ name: "notifier" }),
           now: options.now,
@@ -608,4 +617,27 @@ function before(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
       },
     );
   });
+}
+
+/**
+ * Where `stats` and the weekly digest read a repository's queue events: for a repository on GitHub's
+ * merge queue, the history Yardmaster recorded (GitHub keeps no log); otherwise Mergify's log, which
+ * reaches back before the subscription.
+ */
+function queueStatsEvents(
+  mergify: MergeQueueClient | null,
+  backends: QueueBackends | undefined,
+  history: QueueHistory,
+): StatsEvents {
+  return async function* statsEvents(repo, range) {
+    if (backends && (await backends.choose(repo)) === "github") {
+      yield* await history.readQueueEvents(repo, range, STATS_KINDS);
+      return;
+    }
+    if (!mergify)
+      throw new CommandError(CommandErrorCode.Unavailable, {
+        detail: "this reads Mergify, which is not configured",
+      });
+    yield* mergifyStatsEvents(mergify, repo, range);
+  };
 }

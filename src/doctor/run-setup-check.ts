@@ -1,7 +1,7 @@
-import { setupCounts } from "../commands/doctor.js";
-import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
 import type { GraphQL } from "../backends/github/client.js";
 import { MergeQueueClient } from "../backends/mergify/index.js";
+import { setupCounts } from "../commands/doctor.js";
+import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkDatabase, type DatabaseState } from "./database.js";

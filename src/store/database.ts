@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import type { QueueEventsTable } from "./history.js";
 import type { PollCadence, PollReason } from "./store.js";
 
 /** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
@@ -188,6 +189,7 @@ export interface Tables {
     updated_at: Time;
   };
   stats_days: { repository_key: string; day: string; facts: Json; computed_at: Time };
+  queue_events: QueueEventsTable;
   relays: {
     id: string;
     repository_key: string;

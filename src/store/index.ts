@@ -1,4 +1,5 @@
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
+export { KyselyQueueHistory, QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";
 export { KyselyStore } from "./kysely-store.js";
 export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";

@@ -3,6 +3,7 @@ import type { SummaryClaim } from "../github/summary-comment.js";
 import type { PaceChange, WritePaceState } from "../github/write-pace.js";
 import { Repo } from "../repo.js";
 import { type Database, inTransaction, type Tables } from "./database.js";
+import { type HistoryDatabase, KyselyQueueHistory, type QueueHistory } from "./history.js";
 import { EPOCH } from "./migrations/004-poll-schedule.js";
 import * as shared from "./shared-github-writes.js";
 import {
@@ -54,6 +55,7 @@ export class KyselyStore implements Store {
   /** When each table was last pruned by this instance (ms). */
   readonly #lastPrune = new Map<keyof Tables, number>();
   readonly #v: DialectValues;
+  readonly history: QueueHistory;
   #closed = false;
 
   /** Use `openStore`, which migrates the database first. */
@@ -62,6 +64,11 @@ export class KyselyStore implements Store {
     this.#database = database;
     this.#db = database.db;
     this.#v = database.kind === "sqlite" ? SQLITE : POSTGRES;
+    this.history = new KyselyQueueHistory(
+      // The history's queries see its own table only.
+      { kind: database.kind, db: database.db as unknown as HistoryDatabase["db"] },
+      PRUNE_INTERVAL_MS,
+    );
   }
 
   /**

@@ -14,6 +14,7 @@ import type {
 import type { SummaryCommentRecords } from "../github/summary-comment.js";
 import type { WritePaceStore } from "../github/write-pace.js";
 import type { Repo } from "../repo.js";
+import type { QueueHistory } from "./history.js";
 
 // The records the command core keeps are the core's own (its ports); the store keeps them as they are.
 export type {
@@ -42,6 +43,8 @@ export interface Store
     WritePaceStore,
     SummaryCommentRecords {
   readonly kind: "sqlite" | "postgres";
+  /** The queue's history (history.ts): its own narrow interface. */
+  readonly history: QueueHistory;
   /**
    * A real query and an empty write transaction (SQLite: also that its file is still there and writable):
    * false (never a throw) when the database cannot be reached or written, or the store is closed.

@@ -1,11 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { COMMAND_NAMES, type CommandName, type CommandResult } from "../../src/commands/catalog.js";
-import { describeFailure, describeResult } from "../../src/commands/describe.js";
-import type { Description, Part, TextFormat } from "../../src/commands/description.js";
-import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
-import type { PullRequestInfo } from "../../src/commands/ports.js";
-import type { QueueState } from "../../src/commands/queue-state.js";
-import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
 import {
   classifyCommandAnswer,
   type LogEvent,
@@ -13,6 +6,15 @@ import {
   type PullRequestQueueDetails,
   type QueueStatus,
 } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
+import { COMMAND_NAMES, type CommandName, type CommandResult } from "../../src/commands/catalog.js";
+import { describeFailure, describeResult } from "../../src/commands/describe.js";
+import type { Description, Part, TextFormat } from "../../src/commands/description.js";
+import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
+import type { PullRequestInfo } from "../../src/commands/ports.js";
+import type { QueueState } from "../../src/commands/queue-state.js";
+import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { Repo } from "../../src/repo.js";
 import { pauseState, pullRequestDetails, queueStatus } from "../backends/mergify/fixtures.js";
 
@@ -123,8 +125,8 @@ function statsResult(): CommandResult {
   };
 }
 
-function logEvent(type: string, metadata: Record<string, unknown>, at: string): LogEvent {
-  return {
+function logEvent(type: string, metadata: Record<string, unknown>, at: string): QueueEvent {
+  return fromMergifyLog({
     id: 1,
     received_at: at,
     trigger: "t",
@@ -133,7 +135,7 @@ function logEvent(type: string, metadata: Record<string, unknown>, at: string): 
     base_ref: "main",
     type,
     metadata,
-  } as LogEvent;
+  } as LogEvent);
 }
 
 /**

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { CommandError } from "../../../src/commands/errors.js";
 import { GitHubQueueClient } from "../../../src/backends/github/client.js";
+import { CommandError } from "../../../src/commands/errors.js";
 import { createMetrics } from "../../../src/metrics.js";
 import { Repo } from "../../../src/repo.js";
 import { TestOctokit } from "../../helpers/github-app.js";

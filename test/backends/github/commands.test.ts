@@ -1,5 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
+import { type QueueProvider, queueBackends } from "../../../src/backends/github/backends.js";
+import { GitHubQueueClient } from "../../../src/backends/github/client.js";
 import type { CommandResult } from "../../../src/commands/catalog.js";
 import type { Actor } from "../../../src/commands/command.js";
 import { describeFailure, describeResult } from "../../../src/commands/describe.js";
@@ -8,8 +10,6 @@ import { CommandErrorCode } from "../../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../../src/commands/ports.js";
 import { execute } from "../../../src/commands/run.js";
 import { markdownFormat } from "../../../src/github/markdown.js";
-import { type QueueProvider, queueBackends } from "../../../src/backends/github/backends.js";
-import { GitHubQueueClient } from "../../../src/backends/github/client.js";
 import { Repo } from "../../../src/repo.js";
 import { failure } from "../../helpers/command-error.js";
 import { TestOctokit } from "../../helpers/github-app.js";
