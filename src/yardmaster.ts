@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
-import { queueBackends } from "./backends/github/backends.js";
+import { backendPlan, queueBackends } from "./backends/choose.js";
 import { GitHubQueueClient } from "./backends/github/client.js";
 import { withoutMergify } from "./backends/github/without-mergify.js";
 import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
@@ -197,21 +197,20 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     : null;
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
   let installations: Installations | null = null;
-  const provider = config.mergeQueue.provider;
-  const backends =
-    provider === "mergify"
-      ? undefined
-      : queueBackends(
-          provider,
-          new GitHubQueueClient(
-            async (repo) => {
-              if (!installations)
-                throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
-              return installations.graphql(repo);
-            },
-            { metrics },
-          ),
-        );
+  const plan = backendPlan(config.mergeQueue.provider);
+  const backends = !plan.github
+    ? undefined
+    : queueBackends(
+        plan.provider,
+        new GitHubQueueClient(
+          async (repo) => {
+            if (!installations)
+              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+            return installations.graphql(repo);
+          },
+          { metrics },
+        ),
+      );
   const statsEvents = queueStatsEvents(mergify, backends, history);
   const common = {
     mergeQueue,
@@ -221,7 +220,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
-    ...(provider !== "mergify"
+    ...(plan.github
       ? {
           attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
             store.rememberRemoval(repository, number, by),
@@ -326,7 +325,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           },
           ...(follower ? { relays: { follower, botLogin: config.mergeQueue.botLogin } } : {}),
           // Slack's notifier exists once Slack is configured (below); GitHub's queue webhooks feed it.
-          ...(provider !== "mergify"
+          ...(plan.github
             ? { onQueueHappening: async (happening, deliveryId) => pushed?.accept(happening, deliveryId) }
             : {}),
         },
@@ -466,7 +465,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
       poller = new Poller({
         store,
-        eventLog: provider === "github" || !mergify ? null : mergifyEventLog(mergify),
+        eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
         history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
         readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
         deliverer,
@@ -484,7 +483,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // GitHub's own merge queue pushes its notices as webhooks (src/notifier/pushed-notices.ts).
       const app = installations;
       const delivering = poller;
-      if (provider !== "mergify" && app)
+      if (plan.github && app)
         pushed = new PushedNotices({
           deliverer,
           ...(personal ? { personal } : {}),
@@ -559,9 +558,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         poller.start();
         digests?.start();
         logger.info(
-          provider === "github"
+          !plan.mergify
             ? "notifier posting what GitHub's merge queue announces in its webhooks"
-            : `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${provider === "auto" ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
+            : `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${plan.github ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
         );
       }
       if (config.setupCheckOnStart) {

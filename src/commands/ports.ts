@@ -1,10 +1,4 @@
-import type {
-  EventQuery,
-  LogEvent,
-  PauseState,
-  PullRequestQueueDetails,
-  QueueStatus,
-} from "../backends/mergify/index.js";
+import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../backends/mergify/index.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
@@ -49,8 +43,6 @@ export interface MergeQueue {
   getStatus(repo: Repo, options?: { branch?: string }): Promise<QueueStatus>;
   getPullRequest(repo: Repo, number: number): Promise<PullRequestQueueDetails>;
   listBranches(repo: Repo): Promise<string[]>;
-  /** Every event of the log that the query selects, following its pages. */
-  iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
 }
 
 /** One pull request's entry in GitHub's own merge queue. */

@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import type { QueueProvider } from "../backends/github/backends.js";
+import type { QueueProvider } from "../backends/choose.js";
 import { GitHubQueueClient, type GraphQL } from "../backends/github/client.js";
 import { CommandError } from "../commands/errors.js";
 import type { SetupLine } from "../commands/ports.js";

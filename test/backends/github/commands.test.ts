@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { type QueueProvider, queueBackends } from "../../../src/backends/github/backends.js";
+import { type QueueProvider, queueBackends } from "../../../src/backends/choose.js";
 import { GitHubQueueClient } from "../../../src/backends/github/client.js";
 import type { CommandResult } from "../../../src/commands/catalog.js";
 import type { Actor } from "../../../src/commands/command.js";

@@ -1,9 +1,27 @@
-import type { QueueBackend, QueueBackends } from "../../commands/ports.js";
-import type { Repo } from "../../repo.js";
-import type { GitHubQueueClient } from "./client.js";
+import type { QueueBackend, QueueBackends } from "../commands/ports.js";
+import type { Repo } from "../repo.js";
+import type { GitHubQueueClient } from "./github/client.js";
+
+/**
+ * Which merge queue serves a repository and branch (docs/backends.md): the one place that decides from
+ * MERGE_QUEUE_PROVIDER; the rest of the product asks what it decided.
+ */
 
 /** MERGE_QUEUE_PROVIDER: one backend for every repository, or `auto` per repository and branch. */
 export type QueueProvider = "mergify" | "github" | "auto";
+
+/** Which backends may serve some repository, for what the process starts (clients, log reads, webhooks). */
+export interface BackendPlan {
+  provider: QueueProvider;
+  /** Mergify may serve some repository: its log is read and its API driven. */
+  mergify: boolean;
+  /** GitHub's own merge queue may: its webhooks are heard and its GraphQL API driven. */
+  github: boolean;
+}
+
+export function backendPlan(provider: QueueProvider): BackendPlan {
+  return { provider, mergify: provider !== "github", github: provider !== "mergify" };
+}
 
 /** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
 const AUTO_CACHE_MS = 60_000;
