@@ -2,20 +2,17 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
-import { backendPlan, queueBackends } from "./backends/choose.js";
+import { backendPlan, queueBackends, queueStatsEvents } from "./backends/choose.js";
 import { GitHubQueueClient } from "./backends/github/client.js";
 import { withoutMergify } from "./backends/github/without-mergify.js";
 import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
-import { mergifyEventLog, mergifyStatsEvents } from "./backends/mergify/queue-events.js";
+import { mergifyEventLog } from "./backends/mergify/queue-events.js";
 import { cachedPermission } from "./commands/cached-permission.js";
-import { CommandError, CommandErrorCode } from "./commands/errors.js";
 import { githubQueueServing } from "./commands/github-queue.js";
-import type { MergeQueue, QueueBackends, StatsDays } from "./commands/ports.js";
-import { STATS_KINDS } from "./commands/queue-stats.js";
+import type { MergeQueue, StatsDays } from "./commands/ports.js";
 import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
 import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
-import type { StatsEvents } from "./commands/stats-reader.js";
 import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
@@ -53,7 +50,6 @@ import {
   MIGRATIONS,
   openStore,
   type PauseAttribution,
-  type QueueHistory,
   type ScheduledUnpause,
   type Store,
 } from "./store/index.js";
@@ -616,27 +612,4 @@ function before(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
       },
     );
   });
-}
-
-/**
- * Where `stats` and the weekly digest read a repository's queue events: for a repository on GitHub's
- * merge queue, the history Yardmaster recorded (GitHub keeps no log); otherwise Mergify's log, which
- * reaches back before the subscription.
- */
-function queueStatsEvents(
-  mergify: MergeQueueClient | null,
-  backends: QueueBackends | undefined,
-  history: QueueHistory,
-): StatsEvents {
-  return async function* statsEvents(repo, range) {
-    if (backends && (await backends.choose(repo)) === "github") {
-      yield* await history.readQueueEvents(repo, range, STATS_KINDS);
-      return;
-    }
-    if (!mergify)
-      throw new CommandError(CommandErrorCode.Unavailable, {
-        detail: "this reads Mergify, which is not configured",
-      });
-    yield* mergifyStatsEvents(mergify, repo, range);
-  };
 }

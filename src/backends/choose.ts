@@ -1,6 +1,10 @@
-import type { QueueBackend, QueueBackends } from "../commands/ports.js";
+import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import type { QueueBackend, QueueBackends, StatsEvents } from "../commands/ports.js";
+import { STATS_KINDS } from "../commands/queue-stats.js";
 import type { Repo } from "../repo.js";
+import type { QueueHistory } from "../store/history.js";
 import type { GitHubQueueClient } from "./github/client.js";
+import { type MergifyLogClient, mergifyStatsEvents } from "./mergify/queue-events.js";
 
 /**
  * Which merge queue serves a repository and branch (docs/backends.md): the one place that decides from
@@ -48,5 +52,28 @@ export function queueBackends(
       cache.set(key, { backend, until: now() + AUTO_CACHE_MS });
       return backend;
     },
+  };
+}
+
+/**
+ * Where `stats` and the weekly digest read a repository's queue events: for a repository on GitHub's
+ * merge queue, the history Yardmaster recorded (GitHub keeps no log); otherwise Mergify's log, which
+ * reaches back before the subscription.
+ */
+export function queueStatsEvents(
+  mergify: MergifyLogClient | null,
+  backends: QueueBackends | undefined,
+  history: QueueHistory,
+): StatsEvents {
+  return async function* statsEvents(repo, range) {
+    if (backends && (await backends.choose(repo)) === "github") {
+      yield* await history.readQueueEvents(repo, range, STATS_KINDS);
+      return;
+    }
+    if (!mergify)
+      throw new CommandError(CommandErrorCode.Unavailable, {
+        detail: "this reads Mergify, which is not configured",
+      });
+    yield* mergifyStatsEvents(mergify, repo, range);
   };
 }
