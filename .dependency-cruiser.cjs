@@ -49,10 +49,18 @@ module.exports = {
     },
     {
       name: "merge-queue-below-core",
-      comment: "The merge-queue client implements a port of the core; it never imports the core.",
+      comment: "Mergify's client implements a port of the core; it never imports the command core.",
       severity: "error",
-      from: { path: "^src/merge-queue/" },
+      from: { path: "^src/backends/mergify/" },
       to: { path: "^src/commands/" },
+    },
+    {
+      name: "core-knows-no-backend",
+      comment:
+        "The queue-neutral core (src/core) speaks its own types: it imports no backend, surface or store.",
+      severity: "error",
+      from: { path: "^src/core/" },
+      to: { path: "^src/(backends|github|slack|store|notifier)/" },
     },
     {
       name: "no-circular",

@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
+import { backendPlan, queueBackends, queueStatsEvents } from "./backends/choose.js";
+import { GitHubQueueClient } from "./backends/github/client.js";
+import { withoutMergify } from "./backends/github/without-mergify.js";
+import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
+import { mergifyEventLog } from "./backends/mergify/queue-events.js";
 import { cachedPermission } from "./commands/cached-permission.js";
 import { githubQueueServing } from "./commands/github-queue.js";
 import type { MergeQueue, StatsDays } from "./commands/ports.js";
@@ -16,12 +21,8 @@ import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import { WebhookArrivals, WebhookJobs } from "./github/webhook-jobs.js";
 import { StoreWritePace } from "./github/write-pace.js";
-import { queueBackends } from "./github-queue/backends.js";
-import { GitHubQueueClient } from "./github-queue/client.js";
-import { withoutMergify } from "./github-queue/without-mergify.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
-import { type CallRecord, MergeQueueClient } from "./merge-queue/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
@@ -49,6 +50,7 @@ import {
   MIGRATIONS,
   openStore,
   type PauseAttribution,
+  type QueueHistory,
   type ScheduledUnpause,
   type Store,
 } from "./store/index.js";
@@ -173,6 +175,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       })
     : null;
   const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  const history: QueueHistory = store;
   const now = options.now ?? (() => new Date());
   const statsDays: StatsDays = {
     get: (repo, days) => store.getStatsDays(repo, days),
@@ -193,29 +196,30 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     : null;
   // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
   let installations: Installations | null = null;
-  const provider = config.mergeQueue.provider;
-  const backends =
-    provider === "mergify"
-      ? undefined
-      : queueBackends(
-          provider,
-          new GitHubQueueClient(
-            async (repo) => {
-              if (!installations)
-                throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
-              return installations.graphql(repo);
-            },
-            { metrics },
-          ),
-        );
+  const plan = backendPlan(config.mergeQueue.provider);
+  const backends = !plan.github
+    ? undefined
+    : queueBackends(
+        plan.provider,
+        new GitHubQueueClient(
+          async (repo) => {
+            if (!installations)
+              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+            return installations.graphql(repo);
+          },
+          { metrics },
+        ),
+      );
+  const statsEvents = queueStatsEvents(mergify, backends, history);
   const common = {
     mergeQueue,
+    statsEvents,
     ...(backends ? { queueBackends: backends } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
-    ...(provider !== "mergify"
+    ...(plan.github
       ? {
           attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
             store.rememberRemoval(repository, number, by),
@@ -321,7 +325,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           },
           ...(follower ? { relays: { follower, botLogin: config.mergeQueue.botLogin } } : {}),
           // Slack's notifier exists once Slack is configured (below); GitHub's queue webhooks feed it.
-          ...(provider !== "mergify"
+          ...(plan.github
             ? { onQueueHappening: async (happening, deliveryId) => pushed?.accept(happening, deliveryId) }
             : {}),
         },
@@ -428,23 +432,22 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         logger: logger.child({ name: "notifier" }),
         now: options.now,
       });
-      // Weekly digests read Mergify's log too.
-      if (provider !== "github")
-        digests = new Digests({
-          store,
-          mergeQueue,
-          statsDays,
-          poster: webApiDigestPoster({
-            token: config.slack.botToken,
-            apiUrl: config.slack.apiUrl,
-            ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-          }),
-          render: (result, now) => renderResultMessage(result, { now, githubWebUrl: urls.webUrl }),
-          timeZone: config.digestTimeZone,
-          owner,
-          logger: logger.child({ name: "digests" }),
-          now: options.now,
-        });
+      // Weekly digests read what stats reads: Mergify's log, or the history of GitHub's merge queue.
+      digests = new Digests({
+        store,
+        statsEvents,
+        statsDays,
+        poster: webApiDigestPoster({
+          token: config.slack.botToken,
+          apiUrl: config.slack.apiUrl,
+          ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+        }),
+        render: (result, now) => renderResultMessage(result, { now, githubWebUrl: urls.webUrl }),
+        timeZone: config.digestTimeZone,
+        owner,
+        logger: logger.child({ name: "digests" }),
+        now: options.now,
+      });
       // Personal notices need the pull request's author, from GitHub.
       const personal = config.github
         ? new PersonalNotices({
@@ -462,7 +465,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
       poller = new Poller({
         store,
-        mergeQueue: provider === "github" ? null : (mergify ?? null),
+        eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
+        history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
         readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
         deliverer,
         ...(personal ? { personal } : {}),
@@ -479,7 +483,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // GitHub's own merge queue pushes its notices as webhooks (src/notifier/pushed-notices.ts).
       const app = installations;
       const delivering = poller;
-      if (provider !== "mergify" && app)
+      if (plan.github && app)
         pushed = new PushedNotices({
           deliverer,
           ...(personal ? { personal } : {}),
@@ -489,6 +493,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           deliver: () => delivering.deliver(),
           track: trackWebhookWork,
           ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
+          history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
           metrics,
           logger: logger.child({ name: "notifier" }),
           now: options.now,
@@ -553,9 +558,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         poller.start();
         digests?.start();
         logger.info(
-          provider === "github"
+          !plan.mergify
             ? "notifier posting what GitHub's merge queue announces in its webhooks"
-            : `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${provider === "auto" ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
+            : `notifier reading each repository every ${config.pollIntervalSeconds} s${installations ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${plan.github ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
         );
       }
       if (config.setupCheckOnStart) {

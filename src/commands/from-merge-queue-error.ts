@@ -1,4 +1,4 @@
-import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
 const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {

@@ -1,4 +1,4 @@
-import type { PauseState } from "../merge-queue/index.js";
+import type { PauseState } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import { missing, pauseReason } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";

@@ -1,10 +1,5 @@
-import type {
-  EventQuery,
-  LogEvent,
-  PauseState,
-  PullRequestQueueDetails,
-  QueueStatus,
-} from "../merge-queue/index.js";
+import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../backends/mergify/index.js";
+import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
 
@@ -48,8 +43,6 @@ export interface MergeQueue {
   getStatus(repo: Repo, options?: { branch?: string }): Promise<QueueStatus>;
   getPullRequest(repo: Repo, number: number): Promise<PullRequestQueueDetails>;
   listBranches(repo: Repo): Promise<string[]>;
-  /** Every event of the log that the query selects, following its pages. */
-  iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
 }
 
 /** One pull request's entry in GitHub's own merge queue. */
@@ -353,6 +346,9 @@ export interface SetupCheck {
   run(): Promise<SetupReport>;
 }
 
+/** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
+export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => AsyncIterable<QueueEvent>;
+
 /** Everything a command may call while it runs. */
 export interface Ports {
   github: GitHubGateway;
@@ -381,8 +377,13 @@ export interface Ports {
   slackTimeZone?: (user: { teamId: string; userId: string }) => Promise<string | null>;
   /** Subscriptions and identity (Slack); absent where there is no Slack. */
   account?: AccountPorts;
-  /** Finished days of queue statistics; absent, stats reads every day from the log. */
+  /** Finished days of queue statistics; absent, stats reads every day from the events. */
   statsDays?: StatsDays;
+  /**
+   * A repository's queue events of a stretch, for `stats`: Mergify's log, or for GitHub's merge queue the
+   * history Yardmaster recorded (src/store/history.ts).
+   */
+  statsEvents?: StatsEvents;
   /** The setup check, for `/mq doctor`; absent where there is none (it is Slack only). */
   setup?: SetupCheck;
   now?: Clock;

@@ -1,4 +1,4 @@
-import type { MergeabilityCheck } from "../merge-queue/index.js";
+import type { MergeabilityCheck } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";

@@ -1,5 +1,5 @@
-import type { PullRequestQueueDetails } from "../merge-queue/index.js";
-import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import type { PullRequestQueueDetails } from "../backends/mergify/index.js";
+import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import type { TextFormat } from "./description.js";
 import type { CommandError } from "./errors.js";

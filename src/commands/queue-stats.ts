@@ -1,18 +1,13 @@
-import { compareLogEvents, type LogEvent } from "../merge-queue/index.js";
+import { compareQueueEvents, type QueueCheck, type QueueEvent } from "../core/queue.js";
 
 /**
- * Queue health from the event log: what `stats` and the weekly digest show. Events are first reduced
- * to facts (small, JSON, kept per finished day in the store), then facts of a period to its figures.
- * Pure: no I/O, no clock.
+ * Queue health from queue events (src/core/queue.ts): what `stats` and the weekly digest show. Events
+ * are first reduced to facts (small, JSON, kept per finished day in the store), then facts of a period
+ * to its figures. Pure: no I/O, no clock.
  */
 
-/** The event types the figures are computed from: the reader asks the log for these only. */
-export const STATS_EVENT_TYPES = [
-  "action.queue.merged",
-  "action.queue.leave",
-  "queue.pause.create",
-  "queue.pause.delete",
-] as const;
+/** The kinds the figures are computed from: merges, leaves, pauses begun and ended. */
+export const STATS_KINDS = ["merged", "left", "paused", "resumed"] as const;
 
 export interface FailedCheck {
   name: string;
@@ -68,34 +63,33 @@ export interface PeriodFigures {
   pausedSeconds: number;
 }
 
-/** The facts of events (any order; other types are ignored). */
-export function factsOf(events: readonly LogEvent[]): StatsFacts {
+/** The facts of events (any order; other kinds are ignored). */
+export function factsOf(events: readonly QueueEvent[]): StatsFacts {
   const facts: StatsFacts = { waits: [], leaves: [], pauses: [] };
-  const sorted = [...events].sort(compareLogEvents);
+  const sorted = [...events].sort(compareQueueEvents);
   for (const event of sorted) {
-    const at = Date.parse(event.received_at);
-    const m = (event.metadata ?? {}) as Record<string, unknown>;
-    switch (event.type) {
-      case "action.queue.merged": {
-        const queuedAt = typeof m.queued_at === "string" ? Date.parse(m.queued_at) : Number.NaN;
+    const at = Date.parse(event.at);
+    switch (event.kind) {
+      case "merged": {
+        const queuedAt = event.enteredAt ? Date.parse(event.enteredAt) : Number.NaN;
         if (Number.isFinite(queuedAt) && queuedAt <= at)
           facts.waits.push({ at, seconds: Math.round((at - queuedAt) / 1000) });
         break;
       }
-      case "action.queue.leave": {
-        if (m.merged === true) break;
+      case "left":
+        if (event.merged) break;
         facts.leaves.push({
           at,
-          code: typeof m.dequeue_code === "string" ? m.dequeue_code : null,
-          reason: typeof m.reason === "string" ? m.reason : "",
-          checks: checksOf(m.unsuccessful_checks),
+          code: event.code,
+          reason: event.reason ?? "",
+          checks: checksOf(event.failedChecks),
         });
         break;
-      }
-      case "queue.pause.create":
-        facts.pauses.push({ at, kind: "start" });
+      case "paused":
+        // An update of a pause is no new pause.
+        if (!event.update) facts.pauses.push({ at, kind: "start" });
         break;
-      case "queue.pause.delete":
+      case "resumed":
         facts.pauses.push({ at, kind: "end" });
         break;
     }
@@ -103,15 +97,8 @@ export function factsOf(events: readonly LogEvent[]): StatsFacts {
   return facts;
 }
 
-function checksOf(value: unknown): FailedCheck[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((c) => {
-    const check = c as { name?: unknown; url?: unknown; details_url?: unknown };
-    if (typeof check?.name !== "string") return [];
-    const url = typeof check.details_url === "string" ? check.details_url : check.url;
-    return [{ name: check.name, url: typeof url === "string" ? url : null }];
-  });
-}
+const checksOf = (checks: readonly QueueCheck[]): FailedCheck[] =>
+  checks.map((c) => ({ name: c.name, url: c.url }));
 
 /** Facts of consecutive stretches, in order, as one. */
 export function joinFacts(parts: readonly StatsFacts[]): StatsFacts {

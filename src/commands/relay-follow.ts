@@ -1,5 +1,5 @@
+import { classifyCommandAnswer } from "../backends/mergify/index.js";
 import type { Logger } from "../logger.js";
-import { classifyCommandAnswer } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { Clock, MergeQueue, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
 import { readQueueState } from "./queue-state.js";

@@ -1,5 +1,5 @@
+import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import type { Logger } from "../logger.js";
-import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import type {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { LogEvent } from "../merge-queue/index.js";
+import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
-import type { MergeQueue, StatsDays } from "./ports.js";
+import type { StatsDays, StatsEvents } from "./ports.js";
 import {
   factsOf,
   factsWithin,
@@ -9,14 +9,14 @@ import {
   type Period,
   type PeriodFigures,
   periodFigures,
-  STATS_EVENT_TYPES,
   type StatsFacts,
 } from "./queue-stats.js";
 
 /**
- * Reads what a period's figures need from the event log, as few times as it can: only the event types
- * the figures use, a hundred a page, and whole UTC days, each finished day once (its facts are kept in
- * the store and read from there afterwards). Only today is read from the log every time.
+ * Reads what a period's figures need from the queue's events (Mergify's log, or the history Yardmaster
+ * recorded), as few times as it can: only the kinds the figures use, and whole UTC days, each finished
+ * day once (its facts are kept in the store and read from there afterwards). Only today is read every
+ * time.
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -36,9 +36,11 @@ const factsSchema = z.object({
   pauses: z.array(z.object({ at: z.number(), kind: z.enum(["start", "end"]) })),
 });
 
+export type { StatsEvents };
+
 export interface StatsSources {
-  mergeQueue: Pick<MergeQueue, "iterateEvents">;
-  /** Absent: nothing is kept, every day is read from the log. */
+  statsEvents: StatsEvents;
+  /** Absent: nothing is kept, every day is read from the events. */
   statsDays?: StatsDays;
 }
 
@@ -79,9 +81,9 @@ async function readDays(sources: StatsSources, repo: Repo, days: string[], now: 
     if (first === undefined) return;
     const to = Math.min(start(run[run.length - 1] as string) + DAY_MS, now.getTime());
     const events = await readLog(sources, repo, { from: new Date(start(first)), to: new Date(to) });
-    const byDay = new Map<string, LogEvent[]>();
+    const byDay = new Map<string, QueueEvent[]>();
     for (const e of events) {
-      const at = Date.parse(e.received_at);
+      const at = Date.parse(e.at);
       if (Number.isNaN(at)) continue;
       const day = new Date(at).toISOString().slice(0, 10);
       const own = byDay.get(day);
@@ -106,15 +108,8 @@ async function readDays(sources: StatsSources, repo: Repo, days: string[], now: 
   return joinFacts(facts);
 }
 
-async function readLog(sources: StatsSources, repo: Repo, range: Period) {
-  const events = [];
-  for await (const event of sources.mergeQueue.iterateEvents(repo, {
-    eventTypes: [...STATS_EVENT_TYPES],
-    receivedFrom: range.from,
-    receivedTo: range.to,
-    perPage: 100,
-  })) {
-    events.push(event);
-  }
+async function readLog(sources: StatsSources, repo: Repo, range: Period): Promise<QueueEvent[]> {
+  const events: QueueEvent[] = [];
+  for await (const event of sources.statsEvents(repo, range)) events.push(event);
   return events;
 }

@@ -1,4 +1,4 @@
-import { removalWords } from "../merge-queue/removal-reasons.js";
+import { removalWords } from "../core/removal-reasons.js";
 import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
@@ -63,7 +63,15 @@ export const stats = defineCommand<StatsCommand, StatsResult>({
   async execute(command, _actor, ports) {
     const now = ports.now?.() ?? new Date();
     const period = { from: new Date(now.getTime() - STATS_PERIODS[command.period] * 86_400_000), to: now };
-    const figures = await readPeriodFigures(ports, command.repo, period, now);
+    const { statsEvents } = ports;
+    if (!statsEvents)
+      throw new CommandError(CommandErrorCode.Unavailable, { detail: "no queue events to read here" });
+    const figures = await readPeriodFigures(
+      { statsEvents, ...(ports.statsDays ? { statsDays: ports.statsDays } : {}) },
+      command.repo,
+      period,
+      now,
+    );
     return { name: "stats", repo: command.repo, period: command.period, ...figures };
   },
   describe: describeStats,

@@ -1,4 +1,4 @@
-import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../merge-queue/index.js";
+import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import { branchName, unexpected } from "./arguments.js";
 import { defineCommand, type SlackPlace } from "./command.js";

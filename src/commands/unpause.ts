@@ -1,4 +1,4 @@
-import { MergeQueueError, MergeQueueErrorCode } from "../merge-queue/index.js";
+import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";

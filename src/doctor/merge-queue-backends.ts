@@ -1,8 +1,8 @@
 import pLimit from "p-limit";
+import type { QueueProvider } from "../backends/choose.js";
+import { GitHubQueueClient, type GraphQL } from "../backends/github/client.js";
 import { CommandError } from "../commands/errors.js";
 import type { SetupLine } from "../commands/ports.js";
-import type { QueueProvider } from "../github-queue/backends.js";
-import { GitHubQueueClient, type GraphQL } from "../github-queue/client.js";
 import type { Repo } from "../repo.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
 import { appJwt } from "./github-app.js";

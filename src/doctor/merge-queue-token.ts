@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
+import { isMergeQueueError, type MergeQueueClient, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import type { SetupLine } from "../commands/ports.js";
-import { isMergeQueueError, type MergeQueueClient, MergeQueueErrorCode } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import { fail, pass, reason, skip } from "./line.js";
 

@@ -1,7 +1,8 @@
+import { backendPlan } from "../backends/choose.js";
+import type { GraphQL } from "../backends/github/client.js";
+import { MergeQueueClient } from "../backends/mergify/index.js";
 import { setupCounts } from "../commands/doctor.js";
 import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
-import type { GraphQL } from "../github-queue/client.js";
-import { MergeQueueClient } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
@@ -44,6 +45,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
       timeoutMs: CALL_TIMEOUT_MS,
       retry: { retries: 0 },
     });
+  const plan = backendPlan(settings.mergeQueue.provider);
   const groups: [string, () => Promise<SetupLine[]> | SetupLine[]][] = [
     [
       "GitHub App",
@@ -52,7 +54,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
           app: settings.github,
           apiUrl: githubUrls(settings.githubHost).apiUrl,
           asks: attempt(manifests.github),
-          githubQueue: settings.mergeQueue.provider !== "mergify",
+          githubQueue: plan.github,
           ...(deps.now ? { now: deps.now } : {}),
         }),
     ],
@@ -63,7 +65,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
       "merge queue",
       async () => [
         ...(await checkMergeQueueBackends({
-          provider: settings.mergeQueue.provider,
+          provider: plan.provider,
           app: settings.github,
           apiUrl: githubUrls(settings.githubHost).apiUrl,
           repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
@@ -71,7 +73,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
           ...(deps.graphqlFor ? { graphqlFor: deps.graphqlFor } : {}),
           ...(deps.now ? { now: deps.now } : {}),
         })),
-        ...(settings.mergeQueue.provider === "github"
+        ...(!plan.mergify
           ? [
               skip(
                 "merge-queue token",

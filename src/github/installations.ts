@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
 import type { Probot } from "probot";
+import type { GraphQL } from "../backends/github/client.js";
+import type { FailedCheck } from "../backends/github/queue-events.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
-import type { GraphQL } from "../github-queue/client.js";
-import type { FailedCheck } from "../notifier/pushed-notices.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";

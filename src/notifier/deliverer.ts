@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
+import { storedQueueEvent } from "../backends/mergify/queue-events.js";
+import type { QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
-import type { LogEvent } from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type {
@@ -126,15 +127,15 @@ export class Deliverer {
    * Records that `event` is to be posted in `channel` (once, whatever happens next); in the channel's
    * order by `order` when given (GitHub's, for a pushed notice), else by when it was claimed.
    */
-  async enqueue(channel: string, repository: Repo, event: LogEvent, order?: NoticeOrder): Promise<void> {
+  async enqueue(channel: string, repository: Repo, event: QueueEvent, order?: NoticeOrder): Promise<void> {
     const claimedAt = this.now();
     const status = await this.deps.store.claimNotification({
       ...(order ? { order } : {}),
       channelId: channel,
       eventId: event.id,
       repository,
-      pullRequest: event.pull_request ?? null,
-      eventType: event.type,
+      pullRequest: event.pull ?? null,
+      eventType: event.kind,
       payload: event,
       claimedAt,
     });
@@ -418,11 +419,11 @@ export class Deliverer {
   /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
   private async post(row: PendingNotification): Promise<void> {
     const { store, poster, render, metrics } = this.deps;
-    const event = row.payload as LogEvent;
+    const event = storedQueueEvent(row.payload);
     const ctx = this.context(row);
     let posted: PostedMessage;
     if (!threaded(row)) {
-      const pausedBy = isPauseEvent(row.eventType) ? await this.pausedBy(row.repository, event) : undefined;
+      const pausedBy = isPauseEvent(event) ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
       await this.record(row, posted);
@@ -446,7 +447,7 @@ export class Deliverer {
       }
     }
     metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
-    const lag = (this.now().getTime() - Date.parse(event.received_at)) / 1000;
+    const lag = (this.now().getTime() - Date.parse(event.at)) / 1000;
     if (Number.isFinite(lag)) metrics?.pollerLag.observe(Math.max(0, lag));
   }
 
@@ -475,7 +476,7 @@ export class Deliverer {
   ): Promise<{ pull: PullInfo; state: ThreadState }> {
     const previous = (thread?.state as ThreadState | undefined) ?? null;
     const pull = previous?.pull ?? (await this.pull(row.repository, row.pullRequest));
-    const state = this.deps.render.stateAfter(previous, row.payload as LogEvent, pull, row.repository);
+    const state = this.deps.render.stateAfter(previous, storedQueueEvent(row.payload), pull, row.repository);
     return { pull, state };
   }
 
@@ -494,13 +495,13 @@ export class Deliverer {
    */
   private async pausedBy(
     repository: Repo,
-    event: LogEvent,
+    event: QueueEvent,
   ): Promise<Pick<NotificationContext, "pausedBy" | "resumesAt" | "scheduled"> | undefined> {
     const attribution = await this.deps.store.getPauseAttribution(repository);
     if (!attribution) return undefined;
-    const action = event.type === "queue.pause.delete" ? "unpause" : "pause";
-    const reason = (event.metadata as { reason?: unknown } | null)?.reason;
-    const close = Math.abs(attribution.at.getTime() - Date.parse(event.received_at)) <= ATTRIBUTION_WINDOW_MS;
+    const action = event.kind === "resumed" ? "unpause" : "pause";
+    const reason = event.kind === "paused" ? event.reason : undefined;
+    const close = Math.abs(attribution.at.getTime() - Date.parse(event.at)) <= ATTRIBUTION_WINDOW_MS;
     const same = attribution.action === action && (action === "unpause" || attribution.reason === reason);
     if (!close || !same) return undefined;
     return {
@@ -527,5 +528,5 @@ function threadsOf(rows: readonly PendingNotification[]): Set<string> {
 
 /** A pull request's event other than a pause: it goes in the pull request's thread. */
 function threaded(row: PendingNotification): row is PendingNotification & { pullRequest: number } {
-  return row.pullRequest !== null && !isPauseEvent(row.eventType);
+  return row.pullRequest !== null && !isPauseEvent(storedQueueEvent(row.payload));
 }

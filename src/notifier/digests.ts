@@ -1,6 +1,6 @@
-import type { MergeQueue, StatsDays } from "../commands/ports.js";
+import type { StatsDays } from "../commands/ports.js";
 import type { StatsResult } from "../commands/stats.js";
-import { readPeriodFigures } from "../commands/stats-reader.js";
+import { readPeriodFigures, type StatsEvents } from "../commands/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type { DigestStore, Subscription, SubscriptionStore } from "../store/index.js";
@@ -9,7 +9,8 @@ import type { DigestPoster } from "./slack-poster.js";
 
 export interface DigestsDeps {
   store: DigestStore & Pick<SubscriptionStore, "listSubscriptions">;
-  mergeQueue: Pick<MergeQueue, "iterateEvents">;
+  /** A repository's queue events: Mergify's log, or the recorded history (as `stats` reads them). */
+  statsEvents: StatsEvents;
   statsDays: StatsDays;
   poster: DigestPoster;
   /** The Slack message of a stats result (the same layout as `/mq stats`). */
@@ -136,7 +137,7 @@ export class Digests {
     let message: { text: string; blocks: unknown[] };
     try {
       const figures = await readPeriodFigures(
-        { mergeQueue: this.deps.mergeQueue, statsDays: this.deps.statsDays },
+        { statsEvents: this.deps.statsEvents, statsDays: this.deps.statsDays },
         sub.repository,
         digest.period,
         now,
@@ -150,7 +151,7 @@ export class Digests {
       await store.releaseDigest({ ...key, owner });
       logger.warn(
         { ...log, err: error },
-        "weekly digest not posted: the merge queue's log could not be read",
+        "weekly digest not posted: the merge queue's events could not be read",
       );
       return false;
     }

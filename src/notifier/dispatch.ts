@@ -1,4 +1,4 @@
-import type { LogEvent } from "../merge-queue/index.js";
+import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, Subscription } from "../store/index.js";
 import type { Deliverer } from "./deliverer.js";
@@ -22,7 +22,7 @@ const QUEUED_CHUNK = 50;
 export async function dispatchEvent(
   deps: DispatchDeps,
   repository: Repo,
-  event: LogEvent,
+  event: QueueEvent,
   subscriptions: readonly Subscription[],
   order?: NoticeOrder,
 ): Promise<void> {
@@ -41,7 +41,7 @@ export async function dispatchEvent(
 export async function dispatchEvents(
   deps: DispatchDeps & { onChannelsQueued?: () => void },
   repository: Repo,
-  events: readonly LogEvent[],
+  events: readonly QueueEvent[],
   subscriptions: readonly Subscription[],
 ): Promise<void> {
   for (const [i, event] of events.entries()) {

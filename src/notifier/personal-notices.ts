@@ -1,14 +1,14 @@
 import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
+import { storedKind } from "../backends/mergify/queue-events.js";
 import type { EventGroup } from "../commands/event-groups.js";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
 import { satisfies } from "../commands/permission-level.js";
 import type { PermissionLookup } from "../commands/ports.js";
+import { groupOfEvent, OUT_OF_QUEUE_KINDS, QUEUE_WIDE_KINDS, type QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
-import type { LogEvent } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLink, IdentityLinkStore, NoticePreferenceStore, ThreadStore } from "../store/index.js";
-import { groupOf, QUEUE_WIDE_TYPES } from "./routing.js";
 import type { ThreadState } from "./types.js";
 
 /**
@@ -29,8 +29,6 @@ export function parseDirectAddress(address: string): { teamId: string; slackUser
   return teamId && slackUserId && rest.length === 0 ? { teamId, slackUserId } : null;
 }
 
-/** A thread whose latest event is one of these is no longer in a queue (a pause does not concern it). */
-const OUT_OF_QUEUE = new Set(["action.queue.merged", "action.queue.leave"]);
 /** At most this many pull requests' authors are remembered; the least recently used go first. */
 const MAX_AUTHORS = 10_000;
 /** An author is remembered a day (authors never change; a pull request's events come within days). */
@@ -99,17 +97,17 @@ export class PersonalNotices {
    * queue (as their notices last showed it). Only people whose preferences want it, who linked before
    * the event, and who can read the repository now. A GitHub lookup that fails skips the person, logged.
    */
-  async route(repository: Repo, event: LogEvent): Promise<string[]> {
-    const group = groupOf(event.type);
-    if (!group || QUEUE_WIDE_TYPES.has(event.type)) return [];
+  async route(repository: Repo, event: QueueEvent): Promise<string[]> {
+    const group = groupOfEvent(event);
+    if (!group || QUEUE_WIDE_KINDS.has(event.kind)) return [];
     const people =
       group === "pause"
         ? await this.holders(repository)
-        : event.pull_request
-          ? await this.authorLinks(repository, event.pull_request)
+        : event.pull
+          ? await this.authorLinks(repository, event.pull)
           : [];
     if (group !== "pause") for (const p of people) this.deps.onPullRequestChange?.(p);
-    const at = Date.parse(event.received_at);
+    const at = Date.parse(event.at);
     const addresses: string[] = [];
     for (const link of people) {
       if (link.linkedAt.getTime() > at) continue;
@@ -140,12 +138,12 @@ export class PersonalNotices {
    * yet: one GitHub request per pull request, however many of its events a read brings (a backlog).
    * A failed lookup is remembered a minute: route skips the person's notices of that pull request, logged.
    */
-  async lookUpAuthors(repository: Repo, events: readonly LogEvent[]): Promise<void> {
+  async lookUpAuthors(repository: Repo, events: readonly QueueEvent[]): Promise<void> {
     const numbers = new Set<number>();
     for (const event of events) {
-      const group = groupOf(event.type);
-      if (group && group !== "pause" && !QUEUE_WIDE_TYPES.has(event.type) && event.pull_request)
-        numbers.add(event.pull_request);
+      const group = groupOfEvent(event);
+      if (group && group !== "pause" && !QUEUE_WIDE_KINDS.has(event.kind) && event.pull)
+        numbers.add(event.pull);
     }
     await pLimit(AUTHOR_LOOKUPS_AT_ONCE).map([...numbers], (n) =>
       this.author(repository, n).catch(() => null),
@@ -186,7 +184,8 @@ export class PersonalNotices {
     const people = new Map<string, IdentityLink>();
     for (const thread of threads) {
       const state = thread.state as ThreadState;
-      if (OUT_OF_QUEUE.has(state.latestType)) continue;
+      // A thread whose latest event ended its stay in the queue: a pause does not concern it.
+      if (OUT_OF_QUEUE_KINDS.has(storedKind(state.latestType))) continue;
       const person = parseDirectAddress(thread.channelId);
       if (!person || people.has(thread.channelId)) continue;
       const link = await this.deps.store.getLink(person.teamId, person.slackUserId);

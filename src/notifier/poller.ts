@@ -1,12 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pLimit from "p-limit";
+import type { EventGroup } from "../commands/event-groups.js";
+import { compareQueueEvents, groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
 import type { Logger } from "../logger.js";
-import {
-  compareLogEvents,
-  type LogEvent,
-  type MergeQueueClient,
-  MergeQueueError,
-} from "../merge-queue/index.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, PollStore, SubscriptionStore } from "../store/index.js";
@@ -14,15 +10,17 @@ import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
 import { dispatchEvents } from "./dispatch.js";
 import type { PersonalNotices } from "./personal-notices.js";
-import { groupOf, wantedEventTypes } from "./routing.js";
 
 export interface PollerDeps {
   store: PollStore & Pick<SubscriptionStore, "listSubscriptions">;
   /**
-   * Mergify's event log; null when no repository is on Mergify (MERGE_QUEUE_PROVIDER=github): nothing is
-   * read, and the loop only delivers what GitHub's webhooks brought (pushed-notices.ts).
+   * The event log of the backend that has one to read (Mergify's, src/backends/mergify/queue-events.ts);
+   * null when no repository is on such a backend (MERGE_QUEUE_PROVIDER=github): nothing is read, and
+   * the loop only delivers what GitHub's webhooks brought (pushed-notices.ts).
    */
-  mergeQueue: MergeQueueClient | null;
+  eventLog: QueueEventLog | null;
+  /** Records each new event in the queue's history (src/store/history.ts); none without it. */
+  history?: { record(repository: Repo, events: readonly QueueEvent[]): Promise<void> };
   /**
    * Whether the repository's notices come from Mergify's log; false for a repository on GitHub's own
    * merge queue (MERGE_QUEUE_PROVIDER=auto), whose notices GitHub's webhooks bring: it is not read.
@@ -227,7 +225,7 @@ export class Poller {
     const { store, logger, metrics } = this.deps;
     const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
     const limit = this.deps.concurrency ?? 16;
-    for (; this.deps.mergeQueue; ) {
+    for (; this.deps.eventLog; ) {
       const claimed = await store.claimPolls({
         owner: this.deps.owner,
         now: this.now(),
@@ -338,7 +336,7 @@ export class Poller {
       metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "failed" });
       metrics?.notificationFailures.inc({
         stage: "poll",
-        reason: error instanceof MergeQueueError ? error.code : "error",
+        reason: this.deps.eventLog?.failureCode?.(error) ?? "error",
       });
       const failures = poll.failures + 1;
       const retryAt = new Date(this.now().getTime() + nextDelayMs(failures, DEFAULT_BACKOFF));
@@ -369,8 +367,8 @@ export class Poller {
 
   /** Reads the repository's log since its cursor and hands the new events to the outbox. */
   private async read(repository: Repo): Promise<number> {
-    const { store, metrics, deliverer, personal, mergeQueue } = this.deps;
-    if (!mergeQueue) return 0;
+    const { store, metrics, deliverer, personal, eventLog } = this.deps;
+    if (!eventLog) return 0;
     const subs = await store.listSubscriptions({ repository });
     if (subs.length === 0) return 0;
     if (this.deps.readsLog && !(await this.deps.readsLog(repository))) return 0;
@@ -382,25 +380,28 @@ export class Poller {
       seenEventIds: [],
       updatedAt: now,
     };
-    const events: LogEvent[] = [];
-    for await (const event of mergeQueue.iterateEvents(repository, {
-      receivedFrom: cursor.receivedFrom,
-      eventTypes: wantedEventTypes([...subs, { groups: (await personal?.wantedGroups()) ?? [] }]),
-      perPage: 100,
+    const groups = new Set(
+      [...subs, { groups: (await personal?.wantedGroups()) ?? [] }].flatMap((s) => s.groups),
+    );
+    const events: QueueEvent[] = [];
+    for await (const event of eventLog.events(repository, {
+      since: cursor.receivedFrom,
+      groups: [...groups] as EventGroup[],
     })) {
       events.push(event);
     }
-    events.sort(compareLogEvents);
+    events.sort(compareQueueEvents);
     const seen = new Set(cursor.seenEventIds);
     let fresh = 0;
-    const routed: LogEvent[] = [];
+    const routed: QueueEvent[] = [];
     for (const event of events) {
       if (seen.has(event.id)) continue;
       fresh += 1;
-      metrics?.eventsPolled.inc({ type: event.type });
-      if (groupOf(event.type)) routed.push(event);
+      metrics?.eventsPolled.inc({ type: event.origin });
+      if (groupOfEvent(event)) routed.push(event);
       else metrics?.eventsSkipped.inc({ reason: "unknown_type" });
     }
+    await this.deps.history?.record(repository, routed);
     // Channels' notices are posted while people's are looked up (a backlog's first post does not wait).
     const onChannelsQueued = () => this.deliverSoon();
     await dispatchEvents({ deliverer, personal, onChannelsQueued }, repository, routed, subs);
@@ -413,16 +414,11 @@ export class Poller {
  * The cursor after a poll: shortly before the newest event seen, or a few minutes behind our clock
  * for an idle repository (never backwards), with the ids that will be read again.
  */
-export function advance(cursor: PollCursor, events: readonly LogEvent[], now: Date): PollCursor {
-  const newest = events.reduce(
-    (max, e) => Math.max(max, Date.parse(e.received_at)),
-    Number.NEGATIVE_INFINITY,
-  );
+export function advance(cursor: PollCursor, events: readonly QueueEvent[], now: Date): PollCursor {
+  const newest = events.reduce((max, e) => Math.max(max, Date.parse(e.at)), Number.NEGATIVE_INFINITY);
   const anchor = Math.max(newest - LATE_MS, now.getTime() - OVERLAP_MS);
   const receivedFrom = new Date(Math.max(cursor.receivedFrom.getTime(), anchor));
   // Every event from receivedFrom on is read again next time: remember which were handled.
-  const seenEventIds = events
-    .filter((e) => Date.parse(e.received_at) >= receivedFrom.getTime())
-    .map((e) => e.id);
+  const seenEventIds = events.filter((e) => Date.parse(e.at) >= receivedFrom.getTime()).map((e) => e.id);
   return { repository: cursor.repository, receivedFrom, seenEventIds, updatedAt: now };
 }

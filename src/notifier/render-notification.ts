@@ -1,6 +1,5 @@
 import { formatTime, resumesText } from "../commands/present.js";
-import { type LogEvent, parseEventMetadata } from "../merge-queue/index.js";
-import { removalWords } from "../merge-queue/removal-reasons.js";
+import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent } from "../core/queue.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
   actions,
@@ -12,22 +11,16 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
-import { QUEUE_WIDE_TYPES } from "./routing.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;
 
-interface Check {
-  name: string;
-  url?: string | null;
-  details_url?: string | null;
-  state?: string;
-}
+type Check = QueueCheck;
 
 function checksList(checks: readonly Check[] | undefined): string {
   if (!checks?.length) return "";
   const shown = checks.slice(0, MAX_CHECKS).map((c) => {
-    const url = c.details_url ?? c.url;
+    const url = c.url;
     const label = `${c.name}${c.state ? ` (${c.state})` : ""}`;
     return `• ${url ? linkMrkdwn(url, label) : escapeMrkdwn(label)}`;
   });
@@ -39,7 +32,7 @@ function checksList(checks: readonly Check[] | undefined): string {
 function checksInline(checks: readonly Check[] | undefined, mrkdwn: boolean): string {
   if (!checks?.length) return "";
   const names = checks.slice(0, MAX_CHECKS).map((c) => {
-    const url = c.details_url ?? c.url;
+    const url = c.url;
     if (!mrkdwn) return c.name;
     return url ? linkMrkdwn(url, c.name) : escapeMrkdwn(c.name);
   });
@@ -66,156 +59,125 @@ interface Described {
 }
 
 /** What one event says, in words (docs/notifications.md). */
-export function describeEvent(event: LogEvent, ctx: NotificationContext): Described {
-  const typed = parseEventMetadata(event);
+export function describeEvent(event: QueueEvent, ctx: NotificationContext): Described {
   const repoName = ctx.repo.fullName;
-  const branch = event.base_ref ?? "";
-  const queue = (name: string | undefined | null) => (name ? ` ${code(name)}` : "");
-  if (!typed) {
-    const what = event.type.replace(/^action\./, "").replace(/[._]/g, " ");
-    return { line: `ℹ️ ${escapeMrkdwn(what)}`, plain: what };
-  }
-  switch (typed.type) {
-    case "action.queue.enter": {
-      const m = typed.metadata;
+  const queue = (name: string | null) => (name ? ` ${code(name)}` : "");
+  switch (event.kind) {
+    case "entered":
       return {
-        line: `📥 Entered the merge queue${queue(m.queue_name)}${m.branch ? ` for ${code(m.branch)}` : ""}`,
-        plain: `entered the merge queue ${m.queue_name ?? ""}`.trim(),
+        // GitHub's queue is named after its branch: the branch is said once.
+        line: `📥 Entered the merge queue${queue(event.queue)}${event.branch && event.branch !== event.queue ? ` for ${code(event.branch)}` : ""}`,
+        plain: `entered the merge queue ${event.queue ?? ""}`.trim(),
       };
-    }
-    case "action.queue.leave": {
-      const m = typed.metadata;
-      if (m.merged)
+    case "left": {
+      if (event.merged)
         return {
-          line: `✅ Left the merge queue${queue(m.queue_name)}: merged`,
+          line: `✅ Left the merge queue${queue(event.queue)}: merged`,
           plain: "left the queue: merged",
         };
-      // One sentence: why, in words (removal-reasons.ts), then the checks that failed.
-      const removedBy = (m as { removed_by?: unknown }).removed_by;
-      const why = removalWords({
-        code: m.dequeue_code,
-        reason: m.reason,
-        removedBy: typeof removedBy === "string" ? removedBy : null,
-      });
-      const lead = `without merging${why ? `: ${why}` : ""}`;
+      // One sentence: why, in words (src/core/removal-reasons.ts), then the checks that failed.
+      const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
       return {
-        line: `❌ Left the merge queue${queue(m.queue_name)} ${escapeMrkdwn(lead)}${checksInline(m.unsuccessful_checks, true)}`,
-        plain: `left the queue ${lead}${checksInline(m.unsuccessful_checks, false)}`,
+        line: `❌ Left the merge queue${queue(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
+        plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}`,
         requeue: true,
       };
     }
-    case "action.queue.merged": {
-      const m = typed.metadata;
-      const sha = m.merge_commit_sha;
+    case "merged": {
+      const { sha } = event;
+      const branch = event.branch ?? "";
       const commit = sha
         ? ` as ${linkMrkdwn(`${ctx.githubWebUrl}/${repoName}/commit/${sha}`, shortSha(sha))}`
         : "";
       return {
-        line: `🎉 Merged into ${code(m.branch ?? branch)}${commit}`,
-        plain: `merged into ${m.branch ?? branch}${sha ? ` (${shortSha(sha)})` : ""}`,
+        line: `🎉 Merged into ${code(branch)}${commit}`,
+        plain: `merged into ${branch}${sha ? ` (${shortSha(sha)})` : ""}`,
       };
     }
-    case "action.queue.change": {
-      const m = typed.metadata;
+    case "queue-size":
       return {
-        line: `🔁 The merge queue${queue(m.queue_name)} now holds ${m.size ?? "?"} pull request${m.size === 1 ? "" : "s"}`,
-        plain: `queue ${m.queue_name ?? ""} now holds ${m.size ?? "?"}`,
+        line: `🔁 The merge queue${queue(event.queue)} now holds ${event.size ?? "?"} pull request${event.size === 1 ? "" : "s"}`,
+        plain: `queue ${event.queue ?? ""} now holds ${event.size ?? "?"}`,
       };
-    }
-    case "action.queue.checks_start": {
-      const m = typed.metadata;
-      const batch = m.batch_name ? ` in ${code(m.batch_name)}` : "";
-      return { line: `🧪 Checks started${batch}`, plain: "checks started" };
-    }
-    case "action.queue.checks_end": {
-      const m = typed.metadata;
-      if (m.aborted) {
-        const why = removalWords({ code: m.abort_code, reason: m.abort_reason });
+    case "checks-started":
+      return {
+        line: `🧪 Checks started${event.batch ? ` in ${code(event.batch)}` : ""}`,
+        plain: "checks started",
+      };
+    case "checks-ended": {
+      const why = event.reason;
+      if (event.aborted)
         return {
           line: `⏹️ Checks aborted${why ? `: ${escapeMrkdwn(why)}` : ""}`,
           plain: `checks aborted${why ? `: ${why}` : ""}`,
         };
-      }
-      const conclusion = m.speculative_check_pull_request?.checks_conclusion ?? "unknown";
-      const failed = checksList(m.speculative_check_pull_request?.unsuccessful_checks);
-      const ok = conclusion === "success";
+      const failed = checksList(event.failedChecks);
+      const ok = event.conclusion === "success";
       return {
-        line: `${ok ? "✅" : "❌"} Checks ended: ${code(conclusion)}`,
-        plain: `checks ended: ${conclusion}`,
+        line: `${ok ? "✅" : "❌"} Checks ended: ${code(event.conclusion)}`,
+        plain: `checks ended: ${event.conclusion}`,
         ...(failed ? { detail: `*Unsuccessful checks*\n${failed}` } : {}),
       };
     }
-    case "action.queue.checks.change":
+    case "checks-running":
       return {
-        line: `🧪 ${typed.metadata.running_checks ?? "?"} checks running`,
-        plain: `${typed.metadata.running_checks ?? "?"} checks running`,
+        line: `🧪 ${event.running ?? "?"} checks running`,
+        plain: `${event.running ?? "?"} checks running`,
       };
-    case "action.queue.checks_not_started": {
-      const reason = typed.metadata.reason;
+    case "checks-not-started":
       return {
-        line: `⏳ Checks not started${reason ? `: ${escapeMrkdwn(reason)}` : ""}`,
-        plain: `checks not started${reason ? `: ${reason}` : ""}`,
+        line: `⏳ Checks not started${event.reason ? `: ${escapeMrkdwn(event.reason)}` : ""}`,
+        plain: `checks not started${event.reason ? `: ${event.reason}` : ""}`,
       };
-    }
-    case "action.queue.batch_bisection_start": {
-      const m = typed.metadata;
-      const pulls = (m.original_batch_pr_numbers ?? []).map((n) => `#${n}`).join(", ");
+    case "bisection-started": {
+      const pulls = event.pulls.map((n) => `#${n}`).join(", ");
       return {
-        line: `🔍 Bisecting a failed batch (${pulls}) into ${m.number_of_sub_batches ?? "?"} sub-batches`,
+        line: `🔍 Bisecting a failed batch (${pulls}) into ${event.parts ?? "?"} sub-batches`,
         plain: `bisecting a failed batch (${pulls})`,
       };
     }
-    case "action.queue.batch_bisection_end": {
-      const m = typed.metadata;
-      const culprits = (m.culprit_pr_numbers ?? []).map((n) => `#${n}`).join(", ");
-      return m.culprit_found
+    case "bisection-ended": {
+      const culprits = event.culprits.map((n) => `#${n}`).join(", ");
+      return event.culprits.length
         ? { line: `🔍 Bisection found the culprit: ${culprits}`, plain: `bisection found ${culprits}` }
         : { line: "🔍 Bisection ended without a culprit", plain: "bisection ended without a culprit" };
     }
-    case "queue.pause.create":
-    case "queue.pause.update": {
-      const m = typed.metadata;
-      const by = ("created_by" in m ? m.created_by : (m as { updated_by?: unknown }).updated_by) as
-        | { name?: string }
-        | undefined;
-      const verb = typed.type === "queue.pause.create" ? "paused" : "pause updated";
-      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
+    case "paused": {
+      const verb = event.update ? "pause updated" : "paused";
+      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
       const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
       return {
-        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(m.reason ?? "")}${ends}`,
-        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${m.reason ?? ""}${ends}`,
+        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(event.reason)}${ends}`,
+        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${event.reason}${ends}`,
         unpause: true,
       };
     }
-    case "queue.pause.delete": {
-      const by = typed.metadata.deleted_by as { name?: string } | undefined;
-      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : by?.name;
+    case "resumed": {
+      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
       const how = ctx.scheduled ? "resumed as scheduled" : "resumed";
       return {
         line: `▶️ The merge queue of ${code(repoName)} was ${how}${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
         plain: `merge queue ${how}${who ? ` by ${who}` : ""}`,
       };
     }
-    default: {
-      const what = event.type.replace(/^action\./, "").replace(/[._]/g, " ");
-      return { line: `ℹ️ ${escapeMrkdwn(what)}`, plain: what };
-    }
+    case "other":
+      return { line: `ℹ️ ${escapeMrkdwn(event.what)}`, plain: event.what };
   }
 }
 
 export const notificationRenderer: NotificationRenderer = {
   event(event, pull, ctx): SlackMessage {
     const d = describeEvent(event, ctx);
-    const subject = event.pull_request === null ? "" : `${pullText(pull, event.pull_request)} · `;
+    const subject = event.pull === null ? "" : `${pullText(pull, event.pull)} · `;
     const blocks: KnownBlock[] = [section(`${subject}${d.line}`)];
     if (d.detail) blocks.push(section(d.detail));
-    blocks.push(context(`${escapeMrkdwn(ctx.repo.fullName)} · ${formatTime(event.received_at)}`));
+    blocks.push(context(`${escapeMrkdwn(ctx.repo.fullName)} · ${formatTime(event.at)}`));
     const buttons = [
       ...(d.unpause ? [unpauseButton(ctx.repo)] : []),
-      ...(d.requeue && event.pull_request !== null ? [requeueButton(ctx.repo, event.pull_request)] : []),
+      ...(d.requeue && event.pull !== null ? [requeueButton(ctx.repo, event.pull)] : []),
     ];
     if (buttons.length) blocks.push(actions(...buttons));
-    const who = event.pull_request === null ? "" : `#${event.pull_request} `;
+    const who = event.pull === null ? "" : `#${event.pull} `;
     return message(`${ctx.repo.fullName} ${who}${escapeMrkdwn(d.plain)}`, `ev${event.id}`, blocks);
   },
 
@@ -240,20 +202,19 @@ export const notificationRenderer: NotificationRenderer = {
 
   stateAfter(previous, event, pull, repo): ThreadState {
     // Queue-size and running-check counts say nothing of this pull request's own state.
-    if (previous && QUEUE_WIDE_TYPES.has(event.type)) return { ...previous, pull };
+    if (previous && QUEUE_WIDE_KINDS.has(event.kind)) return { ...previous, pull };
     const d = describeEvent(event, {
       repo,
       githubWebUrl: "",
-      now: new Date(event.received_at),
+      now: new Date(event.at),
     });
-    const queueName = (event.metadata as { queue_name?: unknown } | null)?.queue_name;
     return {
       pull,
-      latestType: event.type,
+      latestType: event.kind,
       latest: d.plain.charAt(0).toUpperCase() + d.plain.slice(1),
-      queueName: typeof queueName === "string" ? queueName : (previous?.queueName ?? null),
+      queueName: event.queue ?? previous?.queueName ?? null,
       canRequeue: d.requeue === true,
-      updatedAt: event.received_at,
+      updatedAt: event.at,
     };
   },
 };

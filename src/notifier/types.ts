@@ -1,4 +1,4 @@
-import type { LogEvent } from "../merge-queue/index.js";
+import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { SlackMessage } from "../slack/render-kit.js";
 
@@ -12,7 +12,7 @@ export interface PullInfo {
 /** What a pull request's thread parent shows: the pull request and its latest state. */
 export interface ThreadState {
   pull: PullInfo;
-  /** The event type of the latest event shown. */
+  /** The kind of the latest event shown (src/core/queue.ts; an earlier version stored the log's type). */
   latestType: string;
   /** One plain line, e.g. "merged into main (abc1234)". */
   latest: string;
@@ -37,9 +37,9 @@ export interface NotificationContext {
 /** How notifications look (src/notifier/render-notification.ts). */
 export interface NotificationRenderer {
   /** A message for one event: a thread reply, or a top-level message for pause events. */
-  event(event: LogEvent, pull: PullInfo | null, ctx: NotificationContext): SlackMessage;
+  event(event: QueueEvent, pull: PullInfo | null, ctx: NotificationContext): SlackMessage;
   /** The thread parent of a pull request, showing its latest state. */
   parent(state: ThreadState, ctx: NotificationContext): SlackMessage;
   /** The parent's state after an event. */
-  stateAfter(previous: ThreadState | null, event: LogEvent, pull: PullInfo, repo: Repo): ThreadState;
+  stateAfter(previous: ThreadState | null, event: QueueEvent, pull: PullInfo, repo: Repo): ThreadState;
 }

@@ -1,10 +1,10 @@
 import pLimit from "p-limit";
+import type { QueuedPullRequest, QueueStatus } from "../backends/mergify/index.js";
 import { githubQueueServing } from "../commands/github-queue.js";
 import { defaultNoticePreferences } from "../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
 import type { MergeQueue, PermissionLookup, QueueBackends } from "../commands/ports.js";
 import type { Logger } from "../logger.js";
-import type { QueuedPullRequest, QueueStatus } from "../merge-queue/index.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLinkStore, NoticePreferenceStore, SubscriptionStore } from "../store/index.js";
 import { type HomeModel, type HomeView, renderHome } from "./render-home.js";

@@ -153,6 +153,7 @@ export interface Tables {
     claimed_until: NullableTime;
   };
   slack_signatures: { signature: string; seen_at: Time };
+  queue_events: QueueEventsTable;
   github_queue_pulls: {
     repository_key: string;
     repository: string;
@@ -352,4 +353,18 @@ export async function inTransaction<T>(
       throw error;
     }
   });
+}
+
+/** The table as the queries see it (database.ts's Tables has it): times and JSON as the store writes them. */
+export interface QueueEventsTable {
+  event_key: string;
+  repository_key: string;
+  repository: string;
+  branch: string | null;
+  pull_request: ColumnType<number | string | null, number | null, number | null>;
+  kind: string;
+  at: ColumnType<Date | string, string, string>;
+  /** JSON text; PostgreSQL (jsonb) hands it back parsed, SQLite as the text. */
+  event: ColumnType<unknown, string, string>;
+  recorded_at: ColumnType<Date | string, string, string>;
 }

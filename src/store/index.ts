@@ -1,6 +1,7 @@
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
 export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
 export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
+export { QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";
 export type {
   IdentityLink,
   IdentityLinkStore,

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { type Database, inTransaction } from "./database.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
+import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
 import { kyselyLeases } from "./leases.js";
 import { kyselyOutbox } from "./outbox.js";
@@ -33,6 +34,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyRelays(ctx),
     ...kyselyGitHubQueuePulls(ctx),
     ...kyselySharedGitHubWrites(ctx),
+    ...kyselyHistory(ctx),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
+import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
@@ -55,4 +56,5 @@ export interface Store
     RelayStore,
     GitHubQueueMemory,
     WritePaceStore,
-    SummaryCommentRecords {}
+    SummaryCommentRecords,
+    QueueHistory {}

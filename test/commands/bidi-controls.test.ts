@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { logEventSchema } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import type { TextFormat } from "../../src/commands/description.js";
 import { encodeBidiControls, withoutBidiControls } from "../../src/commands/present.js";
 import { markdownFormat } from "../../src/github/markdown.js";
 import { renderSummary } from "../../src/github/render-markdown.js";
-import { logEventSchema } from "../../src/merge-queue/index.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
 import { renderResultMessage } from "../../src/slack/render-blocks.js";
 import { header } from "../../src/slack/render-kit.js";
-import { pauseCreateEvent } from "../merge-queue/fixtures.js";
+import { pauseCreateEvent } from "../backends/mergify/fixtures.js";
 
 /**
  * Bidirectional controls typed into a reason, a title, a branch... are removed wherever the text is
@@ -96,7 +97,7 @@ describe("bidirectional controls", () => {
   it("in a pause reason from the merge queue's log, never reach a notice", () => {
     const event = pauseCreateEvent();
     event.metadata.reason = REASON;
-    const notice = notificationRenderer.event(logEventSchema.parse(event), null, {
+    const notice = notificationRenderer.event(fromMergifyLog(logEventSchema.parse(event)), null, {
       repo: REPO,
       githubWebUrl: "https://github.com",
       now: new Date("2025-11-05T16:00:00Z"),

@@ -1,4 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  classifyCommandAnswer,
+  type LogEvent,
+  type PauseState,
+  type PullRequestQueueDetails,
+  type QueueStatus,
+} from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import { COMMAND_NAMES, type CommandName, type CommandResult } from "../../src/commands/catalog.js";
 import { describeFailure, describeResult } from "../../src/commands/describe.js";
 import type { Description, Part, TextFormat } from "../../src/commands/description.js";
@@ -6,15 +14,9 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
-import {
-  classifyCommandAnswer,
-  type LogEvent,
-  type PauseState,
-  type PullRequestQueueDetails,
-  type QueueStatus,
-} from "../../src/merge-queue/index.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { Repo } from "../../src/repo.js";
-import { pauseState, pullRequestDetails, queueStatus } from "../merge-queue/fixtures.js";
+import { pauseState, pullRequestDetails, queueStatus } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const now = new Date("2025-11-05T13:40:00Z");
@@ -123,8 +125,8 @@ function statsResult(): CommandResult {
   };
 }
 
-function logEvent(type: string, metadata: Record<string, unknown>, at: string): LogEvent {
-  return {
+function logEvent(type: string, metadata: Record<string, unknown>, at: string): QueueEvent {
+  return fromMergifyLog({
     id: 1,
     received_at: at,
     trigger: "t",
@@ -133,7 +135,7 @@ function logEvent(type: string, metadata: Record<string, unknown>, at: string): 
     base_ref: "main",
     type,
     metadata,
-  } as LogEvent;
+  } as LogEvent);
 }
 
 /**

@@ -5,8 +5,8 @@ import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../src/commands/ports.js";
 import { execute } from "../../src/commands/run.js";
 import { Repo } from "../../src/repo.js";
+import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../backends/mergify/fixtures.js";
 import { failure } from "../helpers/command-error.js";
-import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../merge-queue/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets";

@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { factsOf, percentile, periodFigures, STATS_EVENT_TYPES } from "../../src/commands/queue-stats.js";
+import type { EventQuery, LogEvent } from "../../src/backends/mergify/index.js";
+import {
+  fromMergifyLog,
+  MERGIFY_STATS_TYPES,
+  type MergifyLogClient,
+  mergifyStatsEvents,
+} from "../../src/backends/mergify/queue-events.js";
+import type { StatsDays } from "../../src/commands/ports.js";
+import { factsOf as factsOfEvents, percentile, periodFigures } from "../../src/commands/queue-stats.js";
 import { readPeriodFigures, utcDays } from "../../src/commands/stats-reader.js";
-import type { EventQuery, LogEvent } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
 
 const repo = Repo.from("acme/widgets");
+/** The facts of Mergify's log events, as the Mergify backend maps them. */
+const factsOf = (events: readonly LogEvent[]) => factsOfEvents(events.map(fromMergifyLog));
+/** Stats read from Mergify's log (the Mergify backend's stats events). */
+const fromLog = (mergeQueue: MergifyLogClient, statsDays?: StatsDays) => ({
+  statsEvents: (r: Repo, range: { from: Date; to: Date }) => mergifyStatsEvents(mergeQueue, r, range),
+  ...(statsDays ? { statsDays } : {}),
+});
 const T = (iso: string) => `2026-11-${iso}Z`;
 let nextId = 1;
 
@@ -84,8 +98,8 @@ describe("queue statistics", () => {
     expect(figures.waitP90).toBe(180 * 60);
     expect(figures.leftWithoutMerging).toBe(3);
     expect(figures.leaves).toEqual([
-      { code: "CHECKS_FAILED", count: 2, reason: "checks failed: unit" },
-      { code: "PR_MANUALLY_DEQUEUED", count: 1, reason: "dequeued by alice" },
+      { code: "CHECKS_FAILED", count: 2, reason: "its checks failed" },
+      { code: "PR_MANUALLY_DEQUEUED", count: 1, reason: "it was removed by hand" },
     ]);
     // unit failed in #1 and #3 (listed twice in #3: counted once), lint in #1.
     expect(figures.failedChecks).toEqual([
@@ -159,12 +173,12 @@ describe("reading a period from the log", () => {
   it("gives the same figures as the whole log, and the previous period's", async () => {
     const now = new Date(T("23T00:00:00"));
     const mergeQueue = service([...week, merged("10T12:00:00", 9, "10T11:00:00")]);
-    const { current, previous } = await readPeriodFigures({ mergeQueue }, repo, period, now);
+    const { current, previous } = await readPeriodFigures(fromLog(mergeQueue), repo, period, now);
     expect(current).toEqual(periodFigures(period, factsOf(week)));
     expect(previous.merged).toBe(1);
     expect(previous.waitP50).toBe(3600);
     expect(mergeQueue.queries.every((q) => q.perPage === 100)).toBe(true);
-    expect(mergeQueue.queries[0]?.eventTypes).toEqual([...STATS_EVENT_TYPES]);
+    expect(mergeQueue.queries[0]?.eventTypes).toEqual([...MERGIFY_STATS_TYPES]);
   });
 
   it("reads each finished day from the log once, then from the store", async () => {
@@ -172,14 +186,14 @@ describe("reading a period from the log", () => {
     const statsDays = memoryDays();
     const now = new Date(T("23T10:00:00"));
     const sevenDays = { from: new Date(T("16T10:00:00")), to: now };
-    const first = await readPeriodFigures({ mergeQueue, statsDays }, repo, sevenDays, now);
+    const first = await readPeriodFigures(fromLog(mergeQueue, statsDays), repo, sevenDays, now);
     // 2026-11-09T10:00 to 2026-11-23T10:00: read as one range of whole days; 14 finished days kept.
     expect(mergeQueue.queries.map((q) => [iso(q.receivedFrom), iso(q.receivedTo)])).toEqual([
       ["2026-11-09T00:00:00.000Z", "2026-11-23T10:00:00.000Z"],
     ]);
     expect(statsDays.days.size).toBe(14);
     expect(statsDays.days.has("2026-11-23")).toBe(false);
-    const again = await readPeriodFigures({ mergeQueue, statsDays }, repo, sevenDays, now);
+    const again = await readPeriodFigures(fromLog(mergeQueue, statsDays), repo, sevenDays, now);
     expect(again).toEqual(first);
     // Only today is read again.
     expect(mergeQueue.queries.slice(1).map((q) => [iso(q.receivedFrom), iso(q.receivedTo)])).toEqual([

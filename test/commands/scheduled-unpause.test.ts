@@ -4,7 +4,7 @@ import { ScheduledUnpauser } from "../../src/commands/scheduled-unpause.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { makeClient, ORIGIN } from "../merge-queue/fixtures.js";
+import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets/merge-queue/pause";

@@ -9,7 +9,7 @@ import { markdownFormat } from "../../src/github/markdown.js";
 import { Repo } from "../../src/repo.js";
 import { plainFormat } from "../../src/slack/mrkdwn.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { makeClient, ORIGIN } from "../merge-queue/fixtures.js";
+import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets/merge-queue/pause";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MergeQueueClient, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
+import { MergeQueueClient, MergeQueueErrorCode } from "../../src/backends/mergify/index.js";
 import { Repo } from "../../src/repo.js";
 import { type Simulator, startSimulator } from "../../tools/simulator/index.js";
 

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
+import { MergeQueueClient } from "../../src/backends/mergify/index.js";
 import { checkMergeQueueToken } from "../../src/doctor/merge-queue-token.js";
-import { MergeQueueClient } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
 
 const BASE = "https://mq.test";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pushedEventId } from "../../src/notifier/pushed-notices.js";
+import { pushedEventId } from "../../src/backends/github/queue-events.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, requeueValue } from "../../src/slack/actions.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MergeQueueClient } from "../../src/merge-queue/index.js";
+import { MergeQueueClient } from "../../src/backends/mergify/index.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";

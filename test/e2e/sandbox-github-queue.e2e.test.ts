@@ -73,4 +73,13 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     expect(said()).toContain("without merging: its merge group's required checks failed (<http");
     expect(said()).toMatch(/acme\/ships\/runs\/\d+\|ci>\)/);
   });
+
+  it("/mq stats shows what GitHub's queue did, from the history Yardmaster recorded of its webhooks", async () => {
+    const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
+    const said = await slash(`stats ${repo}`);
+    expect(said).toContain(`Queue health of ${repo}, last 7 days`);
+    // #2 merged, #1 was removed for its failed checks (the test above).
+    expect(said).toContain("merged 1 (previous 7 days: 0, +1)");
+    expect(said).toContain("left without merging 1 (previous 7 days: 0, +1)");
+  });
 });

@@ -4,14 +4,14 @@ import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
-import { DEFAULT_PERMISSIONS, inlineJobs, testProbot, testWrites } from "../helpers/github-app.js";
 import {
   ORIGIN as MQ,
   makeClient,
   pauseState,
   pullRequestDetails,
   queueStatus,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
+import { DEFAULT_PERMISSIONS, inlineJobs, testProbot, testWrites } from "../helpers/github-app.js";
 
 const GH = "https://api.github.com";
 const REPO = "/repos/acme/widgets";

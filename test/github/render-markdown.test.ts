@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { QueueStatus } from "../../src/backends/mergify/index.js";
 import type { CommandResult } from "../../src/commands/catalog.js";
 import { describeError, describeResult } from "../../src/commands/describe.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import { markdownFormat } from "../../src/github/markdown.js";
 import { MAX_COMMENT_LENGTH, renderMarkdown, renderSummary } from "../../src/github/render-markdown.js";
-import type { QueueStatus } from "../../src/merge-queue/index.js";
 import { Repo } from "../../src/repo.js";
-import { queuedPullRequest, queueStatus } from "../merge-queue/fixtures.js";
+import { queuedPullRequest, queueStatus } from "../backends/mergify/fixtures.js";
 
 const f = markdownFormat("yardmaster");
 const REPO = Repo.of("acme", "widgets");

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { CLAIMED_ELSEWHERE_MS, DELIVERY_LEASE_MS, Deliverer } from "../../src/notifier/deliverer.js";
@@ -76,15 +78,15 @@ class FakeSlack implements NotificationPoster {
 }
 
 const render: NotificationRenderer = {
-  event: (e) => ({ text: `event ${e.type} #${e.id}`, blocks: [] }),
+  event: (e) => ({ text: `event ${e.origin} #${e.id}`, blocks: [] }),
   parent: (s) => ({ text: `parent #${s.pull.number}: ${s.latest}`, blocks: [] }),
   stateAfter: (_prev, e, pull): ThreadState => ({
     pull,
-    latestType: e.type,
-    latest: e.type,
+    latestType: e.kind,
+    latest: e.origin,
     queueName: null,
     canRequeue: false,
-    updatedAt: e.received_at,
+    updatedAt: e.at,
   }),
 };
 
@@ -115,8 +117,8 @@ function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace
 }
 
 let nextId = 1;
-function event(type: string, pull: number | null = 42): LogEvent {
-  return {
+function event(type: string, pull: number | null = 42): QueueEvent {
+  return fromMergifyLog({
     id: nextId++,
     received_at: now.toISOString(),
     trigger: "merge queue",
@@ -125,7 +127,7 @@ function event(type: string, pull: number | null = 42): LogEvent {
     base_ref: pull === null ? null : "main",
     type,
     metadata: {},
-  } as LogEvent;
+  } as LogEvent);
 }
 
 beforeEach(async () => {
@@ -212,7 +214,7 @@ describe("Deliverer", () => {
     expect(await store.listPendingNotifications(new Date(now.getTime() + 1), 10)).toEqual([]);
     expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({
       parentTs: parent?.ts,
-      state: { latestType: "action.queue.checks_start" },
+      state: { latestType: "checks-started" },
     });
     expect(slack.updates).toEqual([
       expect.objectContaining({ ts: parent?.ts, text: "parent #42: action.queue.checks_start" }),

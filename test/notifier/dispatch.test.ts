@@ -1,20 +1,21 @@
 import { describe, expect, it } from "vitest";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { dispatchEvents } from "../../src/notifier/dispatch.js";
 import { Repo } from "../../src/repo.js";
 import type { Subscription } from "../../src/store/index.js";
 
 const widgets = Repo.of("acme", "widgets");
 const T0 = Date.parse("2026-01-01T00:00:00Z");
-const event = (id: number, pull: number): LogEvent =>
-  ({
-    id,
-    type: "action.queue.enter",
-    pull_request: pull,
-    base_ref: "main",
-    received_at: new Date(T0 + id).toISOString(),
-    metadata: {},
-  }) as never;
+const event = (id: number, pull: number): QueueEvent => ({
+  id,
+  kind: "entered",
+  at: new Date(T0 + id).toISOString(),
+  repository: "acme/widgets",
+  pull,
+  branch: "main",
+  queue: "default",
+  origin: "test",
+});
 const subscription: Subscription = {
   channelId: "C1",
   teamId: "T1",

@@ -1,14 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
 import { PersonalNotices } from "../../src/notifier/personal-notices.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 const widgets = Repo.of("acme", "widgets");
 const T0 = Date.parse("2026-01-01T00:00:00Z");
-const event = (type: string, pull: number | null, at = T0): LogEvent =>
-  ({ id: at, type, pull_request: pull, received_at: new Date(at).toISOString(), metadata: {} }) as never;
+const event = (type: string, pull: number | null, at = T0): QueueEvent =>
+  fromMergifyLog({
+    id: at,
+    type,
+    trigger: "test",
+    repository: "acme/widgets",
+    pull_request: pull,
+    base_ref: pull === null ? null : "main",
+    received_at: new Date(at).toISOString(),
+    metadata: {},
+  } as LogEvent);
 
 let store: Store;
 let levels: Record<string, string>;

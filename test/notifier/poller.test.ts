@@ -1,7 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
+import { mergifyEventLog } from "../../src/backends/mergify/queue-events.js";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import type { Deliverer } from "../../src/notifier/deliverer.js";
 import {
@@ -14,7 +15,14 @@ import {
 } from "../../src/notifier/poller.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { eventsBody, makeClient, ORIGIN, queueEnterEvent, REPO, REPO_PATH } from "../merge-queue/fixtures.js";
+import {
+  eventsBody,
+  makeClient,
+  ORIGIN,
+  queueEnterEvent,
+  REPO,
+  REPO_PATH,
+} from "../backends/mergify/fixtures.js";
 
 const T0 = new Date("2025-11-05T13:00:00.000Z");
 const INTERVAL = 15_000;
@@ -48,10 +56,12 @@ describe("the poller's schedule", () => {
     const { deliverer, enqueued } = recordingDeliverer();
     const p = new Poller({
       store,
-      mergeQueue: makeClient({
-        retry: { retries: 0 },
-        onCall: () => reasons.push(currentReadReason() ?? "none"),
-      }),
+      eventLog: mergifyEventLog(
+        makeClient({
+          retry: { retries: 0 },
+          onCall: () => reasons.push(currentReadReason() ?? "none"),
+        }),
+      ),
       deliverer,
       intervalMs: INTERVAL,
       idleMs: IDLE,
@@ -224,7 +234,7 @@ describe("the poller's schedule", () => {
     } as unknown as Deliverer;
     const p = new Poller({
       store,
-      mergeQueue: null,
+      eventLog: null,
       deliverer,
       intervalMs: INTERVAL,
       owner: "a",
@@ -250,10 +260,12 @@ describe("the poller's schedule", () => {
     const { deliverer } = recordingDeliverer();
     const p = new Poller({
       store,
-      mergeQueue: makeClient({
-        retry: { retries: 0 },
-        onCall: () => reasons.push(currentReadReason() ?? "none"),
-      }),
+      eventLog: mergifyEventLog(
+        makeClient({
+          retry: { retries: 0 },
+          onCall: () => reasons.push(currentReadReason() ?? "none"),
+        }),
+      ),
       deliverer,
       intervalMs: INTERVAL,
       idleMs: IDLE,
@@ -292,7 +304,7 @@ describe("the poller's schedule", () => {
     const { deliverer, deliveries } = recordingDeliverer();
     const p = new Poller({
       store,
-      mergeQueue: makeClient({ retry: { retries: 0 } }),
+      eventLog: mergifyEventLog(makeClient({ retry: { retries: 0 } })),
       deliverer,
       intervalMs: INTERVAL,
       owner: "a",

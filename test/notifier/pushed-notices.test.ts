@@ -1,15 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pushedEventId } from "../../src/backends/github/queue-events.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
-import type { LogEvent } from "../../src/merge-queue/index.js";
 import { createMetrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
-import {
-  type FailedCheck,
-  PushedNotices,
-  pushedEventId,
-  type QueueHappening,
-} from "../../src/notifier/pushed-notices.js";
+import { type FailedCheck, PushedNotices, type QueueHappening } from "../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
@@ -21,7 +17,7 @@ const GROUP = "a".repeat(40);
 const where = { repository: ships, number: 12, baseRef: "main" };
 
 let store: Store;
-let enqueued: { address: string; event: LogEvent }[];
+let enqueued: { address: string; event: QueueEvent }[];
 let checks: FailedCheck[] | Error;
 let delivered: number;
 let notices: PushedNotices;
@@ -63,7 +59,7 @@ afterEach(() => store.close());
 
 const accept = (h: QueueHappening, delivery = `d-${Math.random()}`) => notices.accept(h, delivery);
 /** What the channel's notice says, as Slack would show it. */
-const shown = (event: LogEvent) =>
+const shown = (event: QueueEvent) =>
   JSON.stringify(
     notificationRenderer.event(event, null, { repo: ships, githubWebUrl: "https://github.com", now: T0 })
       .blocks,
@@ -74,10 +70,10 @@ describe("notices pushed by GitHub's merge queue", () => {
     const event = await accept({ kind: "entered", ...where }, "delivery-1");
     expect(event).toMatchObject({
       id: pushedEventId("delivery:delivery-1"),
-      type: "action.queue.enter",
-      pull_request: 12,
-      base_ref: "main",
-      received_at: T0.toISOString(),
+      kind: "entered",
+      pull: 12,
+      branch: "main",
+      at: T0.toISOString(),
     });
     expect(event!.id).toBeLessThan(0);
     expect(enqueued.map((e) => e.address)).toEqual(["C1"]);
@@ -91,7 +87,7 @@ describe("notices pushed by GitHub's merge queue", () => {
     const again = await accept({ kind: "entered", ...where }, "delivery-2");
     expect(again?.id).toBe(first?.id);
     // The outbox got the same (address, event) twice: it keeps one row for it.
-    const entries = enqueued.filter((e) => e.event.type === "action.queue.enter");
+    const entries = enqueued.filter((e) => e.event.kind === "entered");
     expect(entries.map((e) => [e.address, e.event.id])).toEqual([
       ["C1", first?.id],
       ["C1", first?.id],
@@ -112,7 +108,7 @@ describe("notices pushed by GitHub's merge queue", () => {
       reason: "CI_FAILURE",
       by: "github-merge-queue[bot]",
     });
-    expect(event?.type).toBe("action.queue.leave");
+    expect(event?.kind).toBe("left");
     const text = shown(event!);
     expect(text).toContain(
       "`main` without merging: its merge group's required checks failed (<https://github.com/acme/ships/runs/9|ci / &lt;build&gt;>)",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type LogEvent, logEventSchema } from "../../src/merge-queue/index.js";
+import { logEventSchema } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
@@ -11,7 +13,7 @@ import {
   queueLeaveEvent,
   queueMergedEvent,
   unknownTypeEvent,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
 
 const ctx: NotificationContext = {
   repo: Repo.of("acme", "widgets"),
@@ -23,7 +25,7 @@ const pull: PullInfo = {
   title: "Add <!channel> widgets *now*",
   url: "https://github.com/acme/widgets/pull/42",
 };
-const parse = (e: unknown): LogEvent => logEventSchema.parse(e);
+const parse = (e: unknown): QueueEvent => fromMergifyLog(logEventSchema.parse(e));
 const all = (m: { text: string; blocks: unknown[] }) => `${m.text}\n${JSON.stringify(m.blocks)}`;
 
 const session = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
@@ -155,9 +157,9 @@ describe("notification messages", () => {
     ];
     for (const [raw, expected] of cases) {
       const event = parse(raw);
-      const message = render.event(event, event.pull_request === null ? null : pull, ctx);
-      expect(JSON.stringify(message.blocks), event.type).toMatch(expected);
-      expect(message.text.length, event.type).toBeGreaterThan(10);
+      const message = render.event(event, event.pull === null ? null : pull, ctx);
+      expect(JSON.stringify(message.blocks), event.origin).toMatch(expected);
+      expect(message.text.length, event.origin).toBeGreaterThan(10);
     }
   });
 

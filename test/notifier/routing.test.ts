@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { LogEvent } from "../../src/merge-queue/index.js";
+import type { LogEvent } from "../../src/backends/mergify/index.js";
+import {
+  fromMergifyLog,
+  mergifyEventTypes,
+  mergifyGroupOf,
+} from "../../src/backends/mergify/queue-events.js";
+import type { QueueEvent } from "../../src/core/queue.js";
 import { matchesGlob } from "../../src/notifier/glob.js";
 import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
-import { branchOf, groupOf, route, wantedEventTypes } from "../../src/notifier/routing.js";
+import { route } from "../../src/notifier/routing.js";
 import { Repo } from "../../src/repo.js";
 import type { Subscription } from "../../src/store/index.js";
 
@@ -23,8 +29,8 @@ function sub(
     createdAt,
   };
 }
-function event(type: string, over: Partial<LogEvent> = {}): LogEvent {
-  return {
+function event(type: string, over: Partial<LogEvent> = {}): QueueEvent {
+  return fromMergifyLog({
     id: 1,
     received_at: "2026-01-01T10:05:00Z",
     trigger: "merge queue",
@@ -34,7 +40,7 @@ function event(type: string, over: Partial<LogEvent> = {}): LogEvent {
     type,
     metadata: {},
     ...over,
-  } as LogEvent;
+  } as LogEvent);
 }
 
 describe("branch globs", () => {
@@ -59,21 +65,21 @@ describe("branch globs", () => {
 
 describe("routing", () => {
   it("maps event types to groups, including the real checks.change name", () => {
-    expect(groupOf("action.queue.enter")).toBe("queue");
-    expect(groupOf("action.queue.checks.change")).toBe("checks");
-    expect(groupOf("action.queue.checks_change")).toBe("checks");
-    expect(groupOf("action.queue.batch_bisection_end")).toBe("bisection");
-    expect(groupOf("queue.pause.delete")).toBe("pause");
-    expect(groupOf("action.label")).toBeUndefined();
+    expect(mergifyGroupOf("action.queue.enter")).toBe("queue");
+    expect(mergifyGroupOf("action.queue.checks.change")).toBe("checks");
+    expect(mergifyGroupOf("action.queue.checks_change")).toBe("checks");
+    expect(mergifyGroupOf("action.queue.batch_bisection_end")).toBe("bisection");
+    expect(mergifyGroupOf("queue.pause.delete")).toBe("pause");
+    expect(mergifyGroupOf("action.label")).toBeUndefined();
   });
 
   it("asks the log only for the types some subscription wants", () => {
-    expect(wantedEventTypes([sub("C1", ["pause"])])).toEqual([
+    expect(mergifyEventTypes(["pause"])).toEqual([
       "queue.pause.create",
       "queue.pause.delete",
       "queue.pause.update",
     ]);
-    expect(wantedEventTypes([sub("C1", ["queue"]), sub("C2", ["queue", "bisection"])])).toHaveLength(6);
+    expect(mergifyEventTypes(["queue", "queue", "bisection"])).toHaveLength(6);
   });
 
   it("sends each event to the channels whose filters match, once each", () => {
@@ -93,7 +99,7 @@ describe("routing", () => {
   });
 
   it("reads the branch from metadata when base_ref is missing", () => {
-    expect(branchOf(event("action.queue.merged", { base_ref: null, metadata: { branch: "main" } }))).toBe(
+    expect(event("action.queue.merged", { base_ref: null, metadata: { branch: "main" } }).branch).toBe(
       "main",
     );
     expect(

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { PullRequestQueueDetails, QueueStatus } from "../../src/backends/mergify/index.js";
+import { logEventSchema } from "../../src/backends/mergify/index.js";
+import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import { COMMANDS, type CommandResult } from "../../src/commands/catalog.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
-import type { PullRequestQueueDetails, QueueStatus } from "../../src/merge-queue/index.js";
-import { logEventSchema } from "../../src/merge-queue/index.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
@@ -23,7 +24,7 @@ import {
   queuedPullRequest,
   queueLeaveEvent,
   queueStatus,
-} from "../merge-queue/fixtures.js";
+} from "../backends/mergify/fixtures.js";
 
 /** The command a button's value runs, or the code of its refusal. */
 function commandOfAction(actionId: string, value: string) {
@@ -935,7 +936,7 @@ describe("notices", () => {
       },
     });
     const message = notificationRenderer.event(
-      event,
+      fromMergifyLog(event),
       { number: 42, title: "Fix the cache", url: "https://github.com/acme/widgets/pull/42" },
       { repo: REPO, githubWebUrl: "https://github.com", now: NOW },
     );

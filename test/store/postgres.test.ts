@@ -106,6 +106,7 @@ describe("the store on PostgreSQL", () => {
     "pause_attributions",
     "poll_cursors",
     "poll_schedule",
+    "queue_events",
     "relays",
     "scheduled_unpauses",
     "schema_migrations",

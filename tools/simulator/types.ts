@@ -1,10 +1,10 @@
 // The interface's closed lists (batch status codes, check states, event outcomes and types) are one
 // fact shared with the API client; the simulator's own model is below.
 
-import { KNOWN_EVENT_TYPES as EVENT_TYPES } from "../../src/merge-queue/event-types.js";
-import { EVENT_OUTCOMES } from "../../src/merge-queue/events.schema.js";
-import { CHECK_STATES as QUEUE_CHECK_STATES } from "../../src/merge-queue/queue-check.schema.js";
-import { BATCH_STATUS_CODES } from "../../src/merge-queue/status.schema.js";
+import { KNOWN_EVENT_TYPES as EVENT_TYPES } from "../../src/backends/mergify/event-types.js";
+import { EVENT_OUTCOMES } from "../../src/backends/mergify/events.schema.js";
+import { CHECK_STATES as QUEUE_CHECK_STATES } from "../../src/backends/mergify/queue-check.schema.js";
+import { BATCH_STATUS_CODES } from "../../src/backends/mergify/status.schema.js";
 
 export { BATCH_STATUS_CODES, EVENT_OUTCOMES, EVENT_TYPES, QUEUE_CHECK_STATES };
 

@@ -17,8 +17,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MetricValueWithName } from "prom-client";
+import { mergifyEventTypes } from "../../../src/backends/mergify/queue-events.js";
 import type { Metrics } from "../../../src/metrics.js";
-import { wantedEventTypes } from "../../../src/notifier/routing.js";
 import { Repo } from "../../../src/repo.js";
 import type { Subscription } from "../../../src/store/index.js";
 import type { Yardmaster } from "../../../src/yardmaster.js";
@@ -258,17 +258,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   // A channel per block of repositories, as a team subscribes its own.
   const channelOf = (i: number) => channels[Math.floor(i / REPOS_PER_CHANNEL)] as string;
   const busyChannels = new Set([...busyIndexes].map(channelOf)).size;
-  const wantedTypes = wantedEventTypes([
-    {
-      channelId: "x",
-      teamId: null,
-      repository: Repo.of("x", "x"),
-      branchGlob: null,
-      groups: GROUPS,
-      createdBy: "bench",
-      createdAt: new Date(0),
-    },
-  ]);
+  const wantedTypes = mergifyEventTypes(GROUPS);
 
   out("== notifier: poll cycles against the merge-queue simulator ==");
   out("");

@@ -4,7 +4,7 @@
 // subscribed repositories, one every `spacingMs`, until enough events the channels want were logged; the
 // lag of each is from its received_at to its message reaching the Slack stand-in.
 
-import { wantedEventTypes } from "../../../src/notifier/routing.js";
+import { mergifyEventTypes } from "../../../src/backends/mergify/queue-events.js";
 import { Repo } from "../../../src/repo.js";
 import { startWorld } from "../../world.js";
 import { countsBy, notices, repoName, subscribe, until } from "./common.js";
@@ -63,19 +63,7 @@ export async function doorbellLag(options: {
     const before = await countsBy(metrics, "yardmaster_notifier_log_requests_total", "reason");
     const ringsBefore = (await countsBy(metrics, "yardmaster_notifier_doorbell_total", ""))[""] ?? 0;
 
-    const wanted = new Set(
-      wantedEventTypes([
-        {
-          channelId: "x",
-          teamId: null,
-          repository: Repo.of("x", "x"),
-          branchGlob: null,
-          groups: GROUPS,
-          createdBy: "bench",
-          createdAt: new Date(0),
-        },
-      ]),
-    );
+    const wanted = new Set(mergifyEventTypes(GROUPS));
     const known = new Set(repositories.map((r) => r.toLowerCase()));
     const tracked = new Map<number, { receivedAt: number; type: string }>();
     const stop = sim.state.log.onAppend((event) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ABORT_CODES } from "../../src/merge-queue/event-metadata.schema.js";
-import { reasonWords, removalWords } from "../../src/merge-queue/removal-reasons.js";
+import { ABORT_CODES } from "../../src/backends/mergify/event-metadata.schema.js";
+import { reasonWords, removalWords } from "../../src/core/removal-reasons.js";
 
 /** GitHub's `dequeued` reasons (PullRequestEvent), MERGE aside: a merge is no removal. */
 const GITHUB_REASONS = [

@@ -9,8 +9,8 @@ import {
   pauseReasonSchema,
   pullNumberSchema,
   repositorySchema,
-} from "../../src/merge-queue/index.js";
-import { Repo } from "../../src/repo.js";
+} from "../../../src/backends/mergify/index.js";
+import { Repo } from "../../../src/repo.js";
 import {
   eventsBody,
   makeClient,

@@ -1,10 +1,10 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { CommandError } from "../../src/commands/errors.js";
-import { GitHubQueueClient } from "../../src/github-queue/client.js";
-import { createMetrics } from "../../src/metrics.js";
-import { Repo } from "../../src/repo.js";
-import { TestOctokit } from "../helpers/github-app.js";
+import { GitHubQueueClient } from "../../../src/backends/github/client.js";
+import { CommandError } from "../../../src/commands/errors.js";
+import { createMetrics } from "../../../src/metrics.js";
+import { Repo } from "../../../src/repo.js";
+import { TestOctokit } from "../../helpers/github-app.js";
 
 const GITHUB = "https://api.github.com";
 const repo = Repo.of("acme", "ships");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyCommandAnswer } from "../../src/merge-queue/index.js";
+import { classifyCommandAnswer } from "../../../src/backends/mergify/index.js";
 
 /** Mergify's hidden payload, as its bot writes it under each command answer. */
 const payload = (command: string, conclusion: string | null) =>

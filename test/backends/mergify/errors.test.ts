@@ -1,7 +1,11 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { extractErrorDetail } from "../../src/merge-queue/http-status.js";
-import { type CallRecord, MergeQueueError, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
+import { extractErrorDetail } from "../../../src/backends/mergify/http-status.js";
+import {
+  type CallRecord,
+  MergeQueueError,
+  MergeQueueErrorCode,
+} from "../../../src/backends/mergify/index.js";
 import { makeClient, ORIGIN, queueStatus, REPO, REPO_PATH, TOKEN } from "./fixtures.js";
 
 const STATUS_PATH = `${REPO_PATH}/merge-queue/status`;

@@ -12,7 +12,7 @@ import {
   queueStatusSchema,
   strictSchemas,
   TYPED_EVENT_TYPES,
-} from "../../src/merge-queue/index.js";
+} from "../../../src/backends/mergify/index.js";
 import {
   checksChangeEvent,
   checksEndEvent,

@@ -9,8 +9,8 @@ import {
   parseRetryAfterMs,
   planRetry,
   type RetryPolicy,
-} from "../../src/merge-queue/index.js";
-import { resolveRetryPolicy } from "../../src/merge-queue/retry.js";
+} from "../../../src/backends/mergify/index.js";
+import { resolveRetryPolicy } from "../../../src/backends/mergify/retry.js";
 import { makeClient, ORIGIN, pauseState, queueStatus, REPO, REPO_PATH } from "./fixtures.js";
 
 const STATUS_PATH = `${REPO_PATH}/merge-queue/status`;

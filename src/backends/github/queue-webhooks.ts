@@ -1,7 +1,7 @@
 import type { Probot } from "probot";
 import { z } from "zod";
-import type { QueueHappening } from "../notifier/pushed-notices.js";
-import { Repo } from "../repo.js";
+import { Repo } from "../../repo.js";
+import type { QueueHappening } from "./queue-events.js";
 
 /**
  * The webhooks GitHub's own merge queue sends (app.yml subscribes the app to them): `pull_request`

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { GitHubMergeQueue, GitHubQueueEntry, GitHubQueueStatus } from "../commands/ports.js";
-import type { Metrics } from "../metrics.js";
-import type { Repo } from "../repo.js";
+import { CommandError, CommandErrorCode } from "../../commands/errors.js";
+import type { GitHubMergeQueue, GitHubQueueEntry, GitHubQueueStatus } from "../../commands/ports.js";
+import type { Metrics } from "../../metrics.js";
+import type { Repo } from "../../repo.js";
 import {
   DEQUEUE_MUTATION,
   dequeueAnswer,

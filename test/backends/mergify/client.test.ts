@@ -1,6 +1,10 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { type CallRecord, MergeQueueError, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
+import {
+  type CallRecord,
+  MergeQueueError,
+  MergeQueueErrorCode,
+} from "../../../src/backends/mergify/index.js";
 import {
   BASE_URL,
   eventsBody,

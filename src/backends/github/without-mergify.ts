@@ -1,9 +1,10 @@
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { MergeQueue } from "../commands/ports.js";
+import { CommandError, CommandErrorCode } from "../../commands/errors.js";
+import type { MergeQueue } from "../../commands/ports.js";
 
 /**
  * The merge-queue port when Mergify is not configured (MERGE_QUEUE_PROVIDER=github without
- * MERGE_QUEUE_API_TOKEN): what only Mergify can answer (`stats`, `branches`) says so, and calls nothing.
+ * MERGE_QUEUE_API_TOKEN): what only Mergify can answer (`branches`) says so, and calls nothing;
+ * `stats` reads the history of GitHub's queue instead (src/yardmaster.ts, queueStatsEvents).
  */
 export function withoutMergify(): MergeQueue {
   const refuse = (): never => {
@@ -19,9 +20,5 @@ export function withoutMergify(): MergeQueue {
     getStatus: async () => refuse(),
     getPullRequest: async () => refuse(),
     listBranches: async () => refuse(),
-    // biome-ignore lint/correctness/useYield: it refuses before its first event
-    async *iterateEvents() {
-      refuse();
-    },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readQueueWebhook } from "../../src/github/queue-webhooks.js";
-import { Repo } from "../../src/repo.js";
+import { readQueueWebhook } from "../../../src/backends/github/queue-webhooks.js";
+import { Repo } from "../../../src/repo.js";
 
 const ships = Repo.of("acme", "ships");
 const repository = { name: "ships", full_name: "acme/ships", owner: { login: "acme" } };

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { buildSchema, parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
-import { DOCUMENTS } from "../../src/github-queue/queries.js";
+import { DOCUMENTS } from "../../../src/backends/github/queries.js";
 
 // GitHub's published GraphQL schema, read once: a field renamed or removed there fails here.
 const schema = buildSchema(readFileSync("node_modules/@octokit/graphql-schema/schema.graphql", "utf8"), {

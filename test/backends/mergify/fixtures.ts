@@ -2,8 +2,8 @@
  * Realistic answers of the merge-queue service, shaped like its OpenAPI description (complete enough to
  * pass the strict schemas). Functions, so that every test gets fresh objects to alter.
  */
-import { MergeQueueClient, type MergeQueueClientOptions } from "../../src/merge-queue/index.js";
-import { Repo } from "../../src/repo.js";
+import { MergeQueueClient, type MergeQueueClientOptions } from "../../../src/backends/mergify/index.js";
+import { Repo } from "../../../src/repo.js";
 
 export const ORIGIN = "https://api.mergify.com";
 export const BASE_URL = `${ORIGIN}/v1`;

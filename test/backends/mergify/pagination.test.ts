@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { type LogEvent, MergeQueueError, MergeQueueErrorCode } from "../../src/merge-queue/index.js";
+import { type LogEvent, MergeQueueError, MergeQueueErrorCode } from "../../../src/backends/mergify/index.js";
 import {
   commandQueueEvent,
   eventsBody,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OWNER_MAX_LENGTH, REPO_NAME_MAX_LENGTH } from "../repo.js";
+import { OWNER_MAX_LENGTH, REPO_NAME_MAX_LENGTH } from "../../repo.js";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 
 /**
@@ -23,7 +23,7 @@ export function characterCount(text: string): number {
 }
 
 // The owner and repository limits are the repository value type's (src/repo.ts).
-export { ownerSchema, repoNameSchema as repositorySchema } from "../repo.js";
+export { ownerSchema, repoNameSchema as repositorySchema } from "../../repo.js";
 
 function boundedText(
   field: string,

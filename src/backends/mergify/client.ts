@@ -1,4 +1,4 @@
-import type { Repo } from "../repo.js";
+import type { Repo } from "../../repo.js";
 import { branchesSchema } from "./branches.schema.js";
 import { isMergeQueueError, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import { eventQueryParams } from "./event-query.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findLink, parseLinkHeader } from "../../src/merge-queue/index.js";
+import { findLink, parseLinkHeader } from "../../../src/backends/mergify/index.js";
 
 const A = "https://api.mergify.com/v1/repos/acme/widgets/logs?cursor=abc&per_page=20";
 const B = "https://api.mergify.com/v1/repos/acme/widgets/logs?cursor=def&per_page=20";

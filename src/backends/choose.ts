@@ -1,0 +1,79 @@
+import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import type { QueueBackend, QueueBackends, StatsEvents } from "../commands/ports.js";
+import { STATS_KINDS } from "../commands/queue-stats.js";
+import type { Repo } from "../repo.js";
+import type { QueueHistory } from "../store/history.js";
+import type { GitHubQueueClient } from "./github/client.js";
+import { type MergifyLogClient, mergifyStatsEvents } from "./mergify/queue-events.js";
+
+/**
+ * Which merge queue serves a repository and branch (docs/backends.md): the one place that decides from
+ * MERGE_QUEUE_PROVIDER; the rest of the product asks what it decided.
+ */
+
+/** MERGE_QUEUE_PROVIDER: one backend for every repository, or `auto` per repository and branch. */
+export type QueueProvider = "mergify" | "github" | "auto";
+
+/** Which backends may serve some repository, for what the process starts (clients, log reads, webhooks). */
+export interface BackendPlan {
+  provider: QueueProvider;
+  /** Mergify may serve some repository: its log is read and its API driven. */
+  mergify: boolean;
+  /** GitHub's own merge queue may: its webhooks are heard and its GraphQL API driven. */
+  github: boolean;
+}
+
+export function backendPlan(provider: QueueProvider): BackendPlan {
+  return { provider, mergify: provider !== "github", github: provider !== "mergify" };
+}
+
+/** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
+const AUTO_CACHE_MS = 60_000;
+
+/**
+ * Which merge queue serves a branch: the provider's, or with `auto` GitHub's where the branch has one
+ * (read with GraphQL, cached a minute per repository and branch), otherwise Mergify.
+ */
+export function queueBackends(
+  provider: QueueProvider,
+  github: GitHubQueueClient,
+  now: () => number = Date.now,
+): QueueBackends {
+  const cache = new Map<string, { backend: QueueBackend; until: number }>();
+  return {
+    github,
+    async choose(repo: Repo, named?: string | (() => Promise<string | undefined>)): Promise<QueueBackend> {
+      if (provider !== "auto") return provider;
+      const branch = typeof named === "function" ? await named() : named;
+      const key = `${repo.key}\n${branch ?? ""}`;
+      const hit = cache.get(key);
+      if (hit && hit.until > now()) return hit.backend;
+      const backend: QueueBackend = (await github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
+      cache.set(key, { backend, until: now() + AUTO_CACHE_MS });
+      return backend;
+    },
+  };
+}
+
+/**
+ * Where `stats` and the weekly digest read a repository's queue events: for a repository on GitHub's
+ * merge queue, the history Yardmaster recorded (GitHub keeps no log); otherwise Mergify's log, which
+ * reaches back before the subscription.
+ */
+export function queueStatsEvents(
+  mergify: MergifyLogClient | null,
+  backends: QueueBackends | undefined,
+  history: QueueHistory,
+): StatsEvents {
+  return async function* statsEvents(repo, range) {
+    if (backends && (await backends.choose(repo)) === "github") {
+      yield* await history.readQueueEvents(repo, range, STATS_KINDS);
+      return;
+    }
+    if (!mergify)
+      throw new CommandError(CommandErrorCode.Unavailable, {
+        detail: "this reads Mergify, which is not configured",
+      });
+    yield* mergifyStatsEvents(mergify, repo, range);
+  };
+}

@@ -1,0 +1,142 @@
+import type { EventGroup } from "../commands/event-groups.js";
+import type { Repo } from "../repo.js";
+
+export type { EventGroup };
+
+/**
+ * The merge queue in the core's own terms: what every backend (src/backends/mergify, src/backends/github)
+ * turns its own wire format into, and all that routing, threads, wording, direct messages, the Home tab
+ * and stats read. Nothing here knows a vendor's names (docs/backends.md).
+ */
+
+/** A check that did not succeed, with its page where the backend gives one. */
+export interface QueueCheck {
+  name: string;
+  url: string | null;
+  /** The backend's conclusion ("failure", "timed_out", ...); null when it gives none. */
+  state: string | null;
+}
+
+/** What every queue event says: where, when, about which pull request. */
+export interface QueueEventBase {
+  /**
+   * Unique per event whatever the backend, the same on every replica and redelivery: the outbox posts an
+   * event once per address, and history records it once. Mergify's log ids are positive, the ids made
+   * for GitHub's webhooks negative.
+   */
+  id: number;
+  /** When it happened (ISO 8601). */
+  at: string;
+  /** The repository's full name, as the backend spelled it. */
+  repository: string;
+  /** Null for a repository-wide event (a pause). */
+  pull: number | null;
+  /** The base branch; null when the backend does not say. */
+  branch: string | null;
+  /** The queue's name (GitHub has one queue per branch: the branch); null when not said. */
+  queue: string | null;
+  /** The backend's own name for what happened: for metrics and logs only, never for decisions. */
+  origin: string;
+}
+
+/** What happened, by kind. */
+export type QueueEventBody =
+  | { kind: "entered" }
+  | {
+      kind: "left";
+      /** Left by merging (Mergify says so on its leave), else without merging. */
+      merged: boolean;
+      /** Why, in plain words (src/core/removal-reasons.ts); null when the backend gave none. */
+      reason: string | null;
+      /** The backend's code for why (counted by stats); null without one. */
+      code: string | null;
+      failedChecks: QueueCheck[];
+    }
+  | {
+      kind: "merged";
+      sha: string | null;
+      /** When the pull request (last) entered the queue, where known: its time in the queue. */
+      enteredAt: string | null;
+    }
+  | { kind: "queue-size"; size: number | null }
+  | { kind: "checks-started"; batch: string | null }
+  | {
+      kind: "checks-ended";
+      /** Stopped before a conclusion, with why in plain words. */
+      aborted: boolean;
+      reason: string | null;
+      /** "success", "failure", ...; "unknown" when not said. */
+      conclusion: string;
+      failedChecks: QueueCheck[];
+    }
+  | { kind: "checks-running"; running: number | null }
+  | { kind: "checks-not-started"; reason: string | null }
+  | { kind: "bisection-started"; pulls: number[]; parts: number | null }
+  | { kind: "bisection-ended"; culprits: number[] }
+  | { kind: "paused"; reason: string; by: string | null; update: boolean }
+  | { kind: "resumed"; by: string | null }
+  /** Something the core has no words for: the backend's words, and its group where it has one. */
+  | { kind: "other"; group: EventGroup | null; what: string };
+
+export type QueueEvent = QueueEventBase & QueueEventBody;
+export type QueueEventKind = QueueEvent["kind"];
+export type QueueEventOf<K extends QueueEventKind> = QueueEvent & { kind: K };
+
+const KIND_GROUP: Readonly<Record<Exclude<QueueEventKind, "other">, EventGroup>> = {
+  entered: "queue",
+  left: "queue",
+  merged: "queue",
+  "queue-size": "queue",
+  "checks-started": "checks",
+  "checks-ended": "checks",
+  "checks-running": "checks",
+  "checks-not-started": "checks",
+  "bisection-started": "bisection",
+  "bisection-ended": "bisection",
+  paused: "pause",
+  resumed: "pause",
+};
+
+/** The subscription group of an event (docs/notifications.md); undefined when none wants it. */
+export function groupOfEvent(event: QueueEventBody): EventGroup | undefined {
+  if (event.kind === "other") return event.group ?? undefined;
+  return KIND_GROUP[event.kind];
+}
+
+/**
+ * Kinds about a whole queue, not one pull request's state (its size, its running checks): they do not
+ * change a thread's state, and people's direct messages leave them to channels.
+ */
+export const QUEUE_WIDE_KINDS: ReadonlySet<string> = new Set<QueueEventKind>([
+  "queue-size",
+  "checks-running",
+]);
+
+/** Kinds after which a pull request is no longer in a queue. */
+export const OUT_OF_QUEUE_KINDS: ReadonlySet<string> = new Set<QueueEventKind>(["merged", "left"]);
+
+/** Whether a value read back from the store is a queue event (written by this version or later). */
+export function isQueueEvent(value: unknown): value is QueueEvent {
+  const v = value as Partial<QueueEvent> | null;
+  return typeof v === "object" && v !== null && typeof v.kind === "string" && typeof v.id === "number";
+}
+
+/** Orders events oldest first by time, then id. */
+export function compareQueueEvents(a: QueueEvent, b: QueueEvent): number {
+  const byTime = Date.parse(a.at) - Date.parse(b.at);
+  return byTime !== 0 ? byTime : a.id - b.id;
+}
+
+/** Reads a backend's events since a time: the notifier's poller (for a backend with a log to read). */
+export interface QueueEventLog {
+  /**
+   * Every event of the repository from `since` (and before `until`) of the groups asked for, in any
+   * order; an event the core has no words for comes as kind "other".
+   */
+  events(
+    repo: Repo,
+    query: { since: Date; until?: Date; groups: readonly EventGroup[] },
+  ): AsyncIterable<QueueEvent>;
+  /** The backend's code for a failure to read, for metrics; undefined when it is not the backend's. */
+  failureCode?(error: unknown): string | undefined;
+}

@@ -1,0 +1,71 @@
+import type { QueueEvent } from "../core/queue.js";
+import type { Repo } from "../repo.js";
+import { type StoreContext, time } from "./query-helpers.js";
+
+/**
+ * The queue's history: every queue event (src/core/queue.ts) either backend brought, as the notifier
+ * read it. Recorded once per repository and event id whatever the replicas and redeliveries, kept
+ * QUEUE_EVENT_RETENTION_MS. `stats` and the weekly digest read it for GitHub's merge queue.
+ */
+export interface QueueHistory {
+  /** Records the events of a repository; an event recorded before (same id) is left as it was. */
+  recordQueueEvents(repository: Repo, events: readonly QueueEvent[], now: Date): Promise<void>;
+  /** The repository's events from `from` (included) to `to` (excluded), oldest first; of `kinds` only when given. */
+  readQueueEvents(
+    repository: Repo,
+    range: { from: Date; to: Date },
+    kinds?: readonly string[],
+  ): Promise<QueueEvent[]>;
+}
+
+/** How long the history keeps an event: the 30-day stats and their previous period, and some. */
+export const QUEUE_EVENT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+
+/** The history's queries (the store's facade spreads them into the Store). */
+export function kyselyHistory(ctx: StoreContext): QueueHistory {
+  const { db } = ctx;
+  const prune = (now: Date) =>
+    ctx.pruneIfDue("queue_events", now, () =>
+      db
+        .deleteFrom("queue_events")
+        .where("at", "<", time(new Date(now.getTime() - QUEUE_EVENT_RETENTION_MS)))
+        .execute(),
+    );
+  return {
+    async recordQueueEvents(repository, events, now) {
+      await prune(now);
+      if (events.length === 0) return;
+      const rows = events.map((event) => ({
+        event_key: `${repository.key}#${event.id}`,
+        repository_key: repository.key,
+        repository: repository.fullName,
+        branch: event.branch,
+        pull_request: event.pull,
+        kind: event.kind,
+        at: time(new Date(event.at)),
+        event: JSON.stringify(event),
+        recorded_at: time(now),
+      }));
+      await db
+        .insertInto("queue_events")
+        .values(rows)
+        .onConflict((oc) => oc.column("event_key").doNothing())
+        .execute();
+    },
+
+    async readQueueEvents(repository, range, kinds) {
+      let query = db
+        .selectFrom("queue_events")
+        .select(["event"])
+        .where("repository_key", "=", repository.key)
+        .where("at", ">=", time(range.from))
+        .where("at", "<", time(range.to));
+      if (kinds) {
+        if (kinds.length === 0) return [];
+        query = query.where("kind", "in", [...kinds]);
+      }
+      const rows = await query.orderBy("at").orderBy("event_key").execute();
+      return rows.map((row) => ctx.v.readJson(row.event) as QueueEvent);
+    },
+  };
+}
