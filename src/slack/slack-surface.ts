@@ -19,6 +19,7 @@ import {
   type SlackMessage,
 } from "./render-blocks.js";
 import { guardSlackRequests } from "./request-verification.js";
+import { registerUnfurls } from "./unfurls/index.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 /** The largest request body Slack sends (Bolt's limit); the HTTP server refuses a larger one before reading it. */
@@ -306,6 +307,17 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
       });
     },
   );
+
+  registerUnfurls(app, {
+    store,
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    now,
+    actorFor,
+    answer,
+    ...(options.track ? { track: options.track } : {}),
+  });
 
   // Timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts).
   const guarded = guardSlackRequests(

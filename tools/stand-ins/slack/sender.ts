@@ -265,7 +265,7 @@ export async function clickHomeButton(ctx: SenderContext, args: HomeClickArgs): 
   return postSigned(ctx, body, "application/x-www-form-urlencoded", args);
 }
 
-async function postSigned(
+export async function postSigned(
   ctx: SenderContext,
   body: string,
   contentType: string,
@@ -315,7 +315,7 @@ export async function resend(
   };
 }
 
-async function deliver(
+export async function deliver(
   ctx: SenderContext,
   entry: ResponseUrlEntry,
   body: string,
@@ -421,14 +421,14 @@ function postForm(
   });
 }
 
-function channelName(state: SlackState, channelId: string): string {
+export function channelName(state: SlackState, channelId: string): string {
   const channel = state.channel(channelId);
   if (channel) return channel.name;
   if (channelId.startsWith("D")) return "directmessage";
   return "privategroup";
 }
 
-function triggerId(): string {
+export function triggerId(): string {
   const digits = (n: number) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, "0");
   return `${digits(13)}.${digits(12)}.${randomBytes(16).toString("hex")}`;
 }
@@ -491,7 +491,7 @@ function findTarget(state: SlackState, args: ButtonClickArgs): Target | undefine
 }
 
 /** The button with this action_id in a message's blocks (preferring one with this value). */
-function findButton(
+export function findButton(
   blocks: unknown[] | undefined,
   messageTs: string,
   actionId: string,

@@ -7,6 +7,14 @@ import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./ht
 import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
 import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
 import {
+  clickUnfurlButton,
+  type SharedLink,
+  type ShareLinkArgs,
+  sendEventAgain,
+  shareLink,
+  type UnfurlClickArgs,
+} from "./send-links.js";
+import {
   type AppHomeOpenedArgs,
   type ButtonClickArgs,
   clickButton,
@@ -80,6 +88,12 @@ export interface SlackStandIn {
   openHome(args: AppHomeOpenedArgs): Promise<EventDelivery>;
   /** The person clicks a button of the Home tab the app last published for them. */
   clickHomeButton(args: HomeClickArgs): Promise<EventDelivery>;
+  /** A person posts a message with links: `link_shared` while composing, then once posted (send-links.ts). */
+  shareLink(args: ShareLinkArgs): Promise<SharedLink>;
+  /** An event body sent again, newly signed (a retry that reached another replica). */
+  sendEventAgain(eventBody: string, timestamp?: number): Promise<EventDelivery>;
+  /** The person clicks a button of an app's unfurl. */
+  clickUnfurlButton(args: UnfurlClickArgs): Promise<DeliveryResult>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
   resend(delivery: DeliveryResult, args?: ResendArgs): Promise<DeliveryResult>;
   /** Polls until `predicate` returns a value (default 5 s). */
@@ -205,6 +219,9 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
     resend: (delivery, args) => resend(sender, delivery, args),
+    shareLink: (args) => shareLink(sender, args),
+    sendEventAgain: (body, timestamp) => sendEventAgain(sender, body, timestamp),
+    clickUnfurlButton: (args) => clickUnfurlButton(sender, args),
     openHome: (args) => sendAppHomeOpened(sender, args),
     clickHomeButton: (args) => clickHomeButton(sender, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),

@@ -9,6 +9,7 @@ import type {
   ThreadedMessage,
   User,
 } from "./types.js";
+import { UnfurlStore } from "./unfurls.js";
 
 export interface BotIdentity {
   teamId: string;
@@ -28,6 +29,8 @@ export interface BotIdentity {
 export class SlackState {
   /** Responses accepted at response URLs and immediate (ack) responses, oldest first. */
   readonly responses: ResponseRecord[] = [];
+  /** What chat.unfurl attached to links (unfurls.ts). */
+  readonly unfurls = new UnfurlStore();
   /** POSTs to response URLs that were refused (unknown or used-up URL, invalid payload, ...). */
   readonly rejectedResponses: RejectedResponse[] = [];
 
