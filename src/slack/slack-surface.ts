@@ -9,6 +9,7 @@ import { type Handler, pathOf } from "../server/http-server.js";
 import type { Store } from "../store/index.js";
 import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
+import { registerForms } from "./forms/index.js";
 import { HomeTab, type HomeTabDeps } from "./home-tab.js";
 import { registerSlackRelayAnswers, type SlackPresentation } from "./relay-answers.js";
 import {
@@ -205,6 +206,18 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     void (options.track ? options.track(running) : running);
   };
 
+  const forms = registerForms(app, {
+    store,
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    now,
+    actorFor,
+    placeOf,
+    answer,
+    ...(options.track ? { track: options.track } : {}),
+  });
+
   app.command(/.*/, async ({ command: slash, ack, respond }) => {
     const missing = missingFields(slash, ["team_id", "user_id", "channel_id", "response_url", "text"]);
     if (missing.length > 0 || !respond) {
@@ -218,6 +231,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     }
     await ack();
     safely(respond, async () => {
+      // `/mq pause` without a reason and `/mq subscribe` alone open their form (forms/).
+      if (await forms.openFor(slash, respond)) return;
       const actor = await actorFor(slash.team_id, slash.user_id, slash.channel_id, slash.response_url);
       const parsed = parseSlackCommand(slash.text, await placeOf(slash.channel_id));
       if (parsed.kind === "refused") {

@@ -105,7 +105,7 @@ export async function sendSlashCommand(ctx: SenderContext, args: SlashCommandArg
     ["api_app_id", state.identity.appId],
     ["is_enterprise_install", "false"],
     ["response_url", entry.url],
-    ["trigger_id", triggerId()],
+    ["trigger_id", state.views.issueTrigger(args.userId)],
   ]);
   return deliver(ctx, entry, form.toString(), args);
 }

@@ -14,6 +14,7 @@ import {
   shareLink,
   type UnfurlClickArgs,
 } from "./send-links.js";
+import { type Submission, type SubmitViewArgs, submitView } from "./send-views.js";
 import {
   type AppHomeOpenedArgs,
   type ButtonClickArgs,
@@ -92,6 +93,8 @@ export interface SlackStandIn {
   shareLink(args: ShareLinkArgs): Promise<SharedLink>;
   /** An event body sent again, newly signed (a retry that reached another replica). */
   sendEventAgain(eventBody: string, timestamp?: number): Promise<EventDelivery>;
+  /** The person submits the modal the app opened for them (send-views.ts). */
+  submitView(args: SubmitViewArgs): Promise<Submission>;
   /** The person clicks a button of an app's unfurl. */
   clickUnfurlButton(args: UnfurlClickArgs): Promise<DeliveryResult>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
@@ -222,6 +225,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     shareLink: (args) => shareLink(sender, args),
     sendEventAgain: (body, timestamp) => sendEventAgain(sender, body, timestamp),
     clickUnfurlButton: (args) => clickUnfurlButton(sender, args),
+    submitView: (args) => submitView(sender, args),
     openHome: (args) => sendAppHomeOpened(sender, args),
     clickHomeButton: (args) => clickHomeButton(sender, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),

@@ -10,6 +10,7 @@ import type {
   User,
 } from "./types.js";
 import { UnfurlStore } from "./unfurls.js";
+import { ViewStore } from "./views.js";
 
 export interface BotIdentity {
   teamId: string;
@@ -31,6 +32,8 @@ export class SlackState {
   readonly responses: ResponseRecord[] = [];
   /** What chat.unfurl attached to links (unfurls.ts). */
   readonly unfurls = new UnfurlStore();
+  /** Trigger ids and the modals opened with them (views.ts). */
+  readonly views = new ViewStore();
   /** POSTs to response URLs that were refused (unknown or used-up URL, invalid payload, ...). */
   readonly rejectedResponses: RejectedResponse[] = [];
 
