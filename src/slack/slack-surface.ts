@@ -20,6 +20,7 @@ import {
   type SlackMessage,
 } from "./render-blocks.js";
 import { guardSlackRequests } from "./request-verification.js";
+import { registerShortcuts } from "./shortcuts.js";
 import { registerUnfurls } from "./unfurls/index.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -215,6 +216,16 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     actorFor,
     placeOf,
     answer,
+    ...(options.track ? { track: options.track } : {}),
+  });
+
+  registerShortcuts(app, {
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    actorFor,
+    answer,
+    forms,
     ...(options.track ? { track: options.track } : {}),
   });
 

@@ -6,7 +6,7 @@ import { parseTarget } from "../../commands/targets.js";
 import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";
 import type { Store } from "../../store/index.js";
-import { type FormPlace, readPlace, type SubmittedValues, type View } from "./kit.js";
+import { type FormPlace, input, plain, readPlace, type SubmittedValues, textOf, type View } from "./kit.js";
 import { PAUSE_FORM, pauseForm, readPauseForm } from "./pause-form.js";
 import { readSubscribeForm, SUBSCRIBE_FORM, subscribeForm } from "./subscribe-form.js";
 
@@ -34,6 +34,8 @@ export interface FormDeps {
 }
 
 export interface Forms {
+  /** The pause form, preset to the channel's repository; from a global shortcut, with a channel to post in. */
+  openPause(triggerId: string, place: FormPlace, respond: RespondFn | null): Promise<void>;
   /** Opens the form a slash command stands for; false (nothing done) when it stands for none. */
   openFor(slash: SlashCommand, respond: RespondFn): Promise<boolean>;
   /** Opens a view with a trigger_id; says so on `respond` when Slack refuses (an expired trigger). */
@@ -91,13 +93,18 @@ export function registerForms(app: App, deps: FormDeps): Forms {
       if (!target?.repo || target.pull !== undefined) return false; // a one-word reason
       preset = target.repo;
     }
+    await openPause(slash.trigger_id, place, respond, preset);
+    return true;
+  };
+
+  const openPause = async (triggerId: string, place: FormPlace, respond: RespondFn | null, preset?: Repo) => {
     // What is read before opening is local and quick: the trigger is good for 3 seconds.
     const [repositories, channel] = await Promise.all([
       deps.store.listSubscribedRepositories(),
-      preset ? Promise.resolve(undefined) : deps.placeOf(slash.channel_id),
+      preset || place.channelId === "" ? Promise.resolve(undefined) : deps.placeOf(place.channelId),
     ]);
-    await open(slash.trigger_id, pauseForm(place, repositories, preset ?? channel?.defaultRepo), respond);
-    return true;
+    const extra = place.channelId === "" ? [channelInput()] : [];
+    await open(triggerId, pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra), respond);
   };
 
   const submitted = <C extends Command>(
@@ -126,9 +133,14 @@ export function registerForms(app: App, deps: FormDeps): Forms {
       }
       await ack();
       const work = async () => {
-        const actor = await deps.actorFor(teamId, userId, place.channelId, place.responseUrl);
+        // From a global shortcut: the channel chosen in the form, else a direct message.
+        const channelId = place.channelId || textOf(values, "channel");
+        const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
         const outcome = await runCommand(form.command, actor, deps.run);
-        await deps.answer(respondOn(place.responseUrl), form.command, outcome, actor);
+        const respond = place.responseUrl
+          ? respondOn(place.responseUrl)
+          : respondByWebApi(app, channelId, userId);
+        await deps.answer(respond, form.command, outcome, actor);
       };
       await tracked(
         work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")),
@@ -137,5 +149,49 @@ export function registerForms(app: App, deps: FormDeps): Forms {
   };
   submitted(PAUSE_FORM, (values) => readPauseForm(values, deps.now()));
   submitted(SUBSCRIBE_FORM, readSubscribeForm);
-  return { openFor, open };
+  return { openFor, open, openPause };
+}
+
+/** Where to post the result of a form opened from a global shortcut (no channel, no response_url). */
+function channelInput() {
+  return input(
+    "channel",
+    "Post the result in",
+    {
+      type: "conversations_select",
+      action_id: "value",
+      placeholder: plain("a channel (else a direct message)"),
+    },
+    { optional: true },
+  );
+}
+
+/**
+ * Answers with the Web API where no response_url exists: in the channel (to the person alone for an
+ * ephemeral answer), or without a channel in a direct message from the app.
+ */
+export function respondByWebApi(app: App, channelId: string, userId: string): RespondFn {
+  return async (message: string | RespondArguments) => {
+    const {
+      response_type: type,
+      replace_original: _r,
+      delete_original: _d,
+      ...body
+    } = typeof message === "string" ? { text: message } : (message as RespondArguments & { text?: string });
+    const text = typeof body.text === "string" ? body.text : "";
+    if (channelId === "") {
+      const opened = await app.client.conversations.open({ users: userId });
+      const dm = opened.channel?.id;
+      if (!dm) throw new Error("could not open a direct message");
+      return (await app.client.chat.postMessage({ ...body, text, channel: dm })) as never;
+    }
+    if (type === "in_channel")
+      return (await app.client.chat.postMessage({ ...body, text, channel: channelId })) as never;
+    return (await app.client.chat.postEphemeral({
+      ...body,
+      text,
+      channel: channelId,
+      user: userId,
+    })) as never;
+  };
 }

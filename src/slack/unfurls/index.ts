@@ -56,7 +56,7 @@ const LINK_SHARED = z.looseObject({
 /** The pull requests of the configured GitHub among `links`, in repositories the channel subscribed to. */
 export function pullRequestLinks(
   links: readonly { url: string }[],
-  subscribed: ReadonlySet<string>,
+  subscribed: ReadonlySet<string> | "any",
   githubWebUrl: string,
 ): (UnfurlTarget & { url: string })[] {
   const found = new Map<string, UnfurlTarget & { url: string }>();
@@ -67,7 +67,8 @@ export function pullRequestLinks(
     } catch {
       continue; // another host
     }
-    if (!target?.repo || target.pull === undefined || !subscribed.has(target.repo.key)) continue;
+    if (!target?.repo || target.pull === undefined) continue;
+    if (subscribed !== "any" && !subscribed.has(target.repo.key)) continue;
     if (!/\/pulls?\/\d/.test(url)) continue;
     const key = `${target.repo.key}#${target.pull}`;
     if (!found.has(key)) found.set(key, { repo: target.repo, pull: target.pull, url });

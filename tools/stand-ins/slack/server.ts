@@ -14,6 +14,12 @@ import {
   shareLink,
   type UnfurlClickArgs,
 } from "./send-links.js";
+import {
+  type GlobalShortcutArgs,
+  type MessageShortcutArgs,
+  sendGlobalShortcut,
+  sendMessageShortcut,
+} from "./send-shortcuts.js";
 import { type Submission, type SubmitViewArgs, submitView } from "./send-views.js";
 import {
   type AppHomeOpenedArgs,
@@ -93,6 +99,10 @@ export interface SlackStandIn {
   shareLink(args: ShareLinkArgs): Promise<SharedLink>;
   /** An event body sent again, newly signed (a retry that reached another replica). */
   sendEventAgain(eventBody: string, timestamp?: number): Promise<EventDelivery>;
+  /** The person uses a message shortcut on a message (send-shortcuts.ts). */
+  sendMessageShortcut(args: MessageShortcutArgs): Promise<DeliveryResult>;
+  /** The person uses a global shortcut (no channel, no response_url). */
+  sendGlobalShortcut(args: GlobalShortcutArgs): Promise<EventDelivery>;
   /** The person submits the modal the app opened for them (send-views.ts). */
   submitView(args: SubmitViewArgs): Promise<Submission>;
   /** The person clicks a button of an app's unfurl. */
@@ -226,6 +236,8 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     sendEventAgain: (body, timestamp) => sendEventAgain(sender, body, timestamp),
     clickUnfurlButton: (args) => clickUnfurlButton(sender, args),
     submitView: (args) => submitView(sender, args),
+    sendMessageShortcut: (args) => sendMessageShortcut(sender, args),
+    sendGlobalShortcut: (args) => sendGlobalShortcut(sender, args),
     openHome: (args) => sendAppHomeOpened(sender, args),
     clickHomeButton: (args) => clickHomeButton(sender, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),
