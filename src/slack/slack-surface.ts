@@ -1,4 +1,11 @@
-import { App, type BlockAction, type ButtonAction, HTTPReceiver, type RespondFn } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  type ButtonAction,
+  HTTPReceiver,
+  type RespondFn,
+  type SocketModeReceiver,
+} from "@slack/bolt";
 import { COMMANDS, type Command } from "../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../commands/command.js";
 import { parseSlackCommand } from "../commands/parse.js";
@@ -21,6 +28,7 @@ import {
 } from "./render-blocks.js";
 import { guardSlackRequests } from "./request-verification.js";
 import { registerShortcuts } from "./shortcuts.js";
+import { handleEventsOnce, socketModeReceiver } from "./socket-mode.js";
 import { registerUnfurls } from "./unfurls/index.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -31,6 +39,8 @@ export interface SlackSurfaceOptions {
   botToken: string;
   signingSecret: string;
   apiUrl: string;
+  /** An app-level token (xapp-…): Socket Mode instead of the HTTP endpoint (socket-mode.ts). */
+  appToken?: string;
   store: Store;
   run: RunDeps;
   githubWebUrl: string;
@@ -75,6 +85,9 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   handler: Handler;
   app: App;
   home: HomeTab | null;
+  /** Socket Mode: connects (HTTP: nothing to do). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
 } {
   const { store, logger } = options;
   // Answers say times ("resumes at 18:00 UTC (in 2 h)") on the clock the commands run on.
@@ -82,13 +95,23 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   if (options.relays) {
     registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger, now });
   }
-  const receiver = new HTTPReceiver({
-    signingSecret: options.signingSecret,
-    endpoints: SLACK_EVENTS_PATH,
-    processBeforeResponse: false,
-    bodyLimit: SLACK_MAX_BODY_BYTES,
-    logger: boltLogger(logger),
-  });
+  const socket: SocketModeReceiver | null = options.appToken
+    ? socketModeReceiver({
+        appToken: options.appToken,
+        apiUrl: options.apiUrl,
+        logger,
+        ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      })
+    : null;
+  const receiver =
+    socket ??
+    new HTTPReceiver({
+      signingSecret: options.signingSecret,
+      endpoints: SLACK_EVENTS_PATH,
+      processBeforeResponse: false,
+      bodyLimit: SLACK_MAX_BODY_BYTES,
+      logger: boltLogger(logger),
+    });
   const app = new App({
     receiver,
     token: options.botToken,
@@ -101,6 +124,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
       ? { botId: options.botId, botUserId: options.botUserId, tokenVerificationEnabled: false }
       : {}),
   });
+
+  handleEventsOnce(app, store, logger);
 
   const home = options.home
     ? new HomeTab({
@@ -345,6 +370,22 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     ...(options.track ? { track: options.track } : {}),
   });
 
+  let connected = false;
+  const lifecycle = {
+    start: async () => {
+      if (!socket || connected) return;
+      await socket.start();
+      connected = true;
+    },
+    stop: async () => {
+      if (!socket || !connected) return;
+      connected = false;
+      await socket.stop();
+    },
+  };
+  // Socket Mode: no request URL; everything arrives on the authenticated socket.
+  if (socket || !(receiver instanceof HTTPReceiver))
+    return { handler: async () => false, app, home, ...lifecycle };
   // Timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts).
   const guarded = guardSlackRequests(
     {
@@ -359,5 +400,5 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     await guarded(req, res);
     return true;
   };
-  return { handler, app, home };
+  return { handler, app, home, ...lifecycle };
 }

@@ -102,10 +102,9 @@ export function registerUnfurls(app: App, deps: UnfurlDeps): void {
       );
       return;
     }
-    const { event, event_id: eventId, team_id: teamId } = parsed.data;
+    // Once per event_id across replicas: handleEventsOnce (socket-mode.ts) ran before.
+    const { event, team_id: teamId } = parsed.data;
     const work = async () => {
-      // Slack retries with the same event_id, possibly to another replica: unfurled once.
-      if (!(await store.claimDelivery(`slack-event:${eventId}`, new Date()))) return;
       const composing = event.source === "composer" && event.unfurl_id !== undefined;
       const subscribed = new Set(
         composing

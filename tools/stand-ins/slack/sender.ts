@@ -10,6 +10,7 @@ import {
   type ResponseUrls,
 } from "./response-urls.js";
 import { signSlackRequest, unixSeconds } from "./signing.js";
+import { envelopeOf, type SocketModeHub } from "./socket-mode.js";
 import type { SlackState } from "./state.js";
 import { microsToTs } from "./timestamps.js";
 import type { EphemeralMessage, SlackMessage } from "./types.js";
@@ -27,6 +28,8 @@ export interface SenderContext {
   /** The legacy verification token sent in the `token` field (Bolt ignores it). */
   verificationToken: string;
   eventsUrl: () => string | undefined;
+  /** Socket Mode: while the app holds a connection, everything goes there, not to eventsUrl. */
+  socket?: SocketModeHub;
   timeoutMs: number;
   logger?: Logger | undefined;
 }
@@ -271,6 +274,10 @@ export async function postSigned(
   contentType: string,
   overrides: { timestamp?: number; signature?: string },
 ): Promise<EventDelivery> {
+  if (ctx.socket && ctx.socket.connections > 0) {
+    const answer = await overSocket(ctx, body, contentType);
+    return { ...answer, sentBody: body, sentHeaders: {} };
+  }
   const eventsUrl = ctx.eventsUrl();
   if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
@@ -321,16 +328,19 @@ export async function deliver(
   body: string,
   overrides: { timestamp?: number; signature?: string },
 ): Promise<DeliveryResult> {
+  const socket = ctx.socket && ctx.socket.connections > 0;
   const eventsUrl = ctx.eventsUrl();
-  if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
+  if (!socket && eventsUrl === undefined)
+    throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
   const signature = overrides.signature ?? signSlackRequest(ctx.signingSecret, timestamp, body);
-  const sentHeaders = {
-    "x-slack-request-timestamp": String(timestamp),
-    "x-slack-signature": signature,
-  };
+  const sentHeaders: Record<string, string> = socket
+    ? {}
+    : { "x-slack-request-timestamp": String(timestamp), "x-slack-signature": signature };
   const started = performance.now();
-  const answer = await postForm(eventsUrl, body, sentHeaders, ctx.timeoutMs);
+  const answer = socket
+    ? await overSocket(ctx, body, "application/x-www-form-urlencoded")
+    : await postForm(eventsUrl as string, body, sentHeaders, ctx.timeoutMs);
   const durationMs = performance.now() - started;
   const json = parseJson(answer.body);
   ctx.logger?.debug(
@@ -378,6 +388,17 @@ function parseJson(body: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Socket Mode: the delivery as an envelope; its acknowledgement's payload is the answer's body. */
+async function overSocket(
+  ctx: SenderContext,
+  body: string,
+  contentType: string,
+): Promise<{ status: number; body: string }> {
+  const { type, payload } = envelopeOf(body, contentType);
+  const ack = await (ctx.socket as SocketModeHub).send(type, payload, { timeoutMs: ctx.timeoutMs });
+  return { status: 200, body: ack.payload === undefined ? "" : JSON.stringify(ack.payload) };
 }
 
 function postForm(

@@ -36,6 +36,7 @@ import {
   sendAppHomeOpened,
   sendSlashCommand,
 } from "./sender.js";
+import { SocketModeHub, STAND_IN_APP_TOKEN } from "./socket-mode.js";
 import { SlackState } from "./state.js";
 import type { RecordedCall } from "./types.js";
 import { waitFor } from "./wait-for.js";
@@ -50,6 +51,8 @@ export interface SlackStandInOptions {
   signingSecret: string;
   /** The only token the Web API accepts (xoxb-...). */
   botToken: string;
+  /** The app-level token (xapp-…) `apps.connections.open` accepts (Socket Mode); default STAND_IN_APP_TOKEN. */
+  appToken?: string;
   /** The scopes the token holds (`x-oauth-scopes`); default those slack-manifest.yml asks for. */
   scopes?: readonly string[];
   /** Yardmaster's `POST /slack/events`; can be set later with `setEventsUrl`. */
@@ -87,6 +90,8 @@ export interface SlackStandIn {
   /** Every Web API call, oldest first. */
   calls: RecordedCall[];
   faults: SlackFaults;
+  /** Socket Mode (socket-mode.ts): the app's connections and the envelopes sent on them. */
+  socket: SocketModeHub;
   /** The rate limits in force: `limits.configure(...)` turns them on or off, or changes the figures. */
   limits: SlackRateLimits;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
@@ -136,6 +141,8 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   let baseUrl = "";
   let eventsUrl = options.eventsUrl;
   const responseUrls = new ResponseUrls(() => baseUrl);
+  const socket = new SocketModeHub(() => baseUrl, state.identity.appId);
+  const appToken = options.appToken ?? STAND_IN_APP_TOKEN;
 
   const api: WebApiContext = {
     state,
@@ -155,6 +162,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     teamDomain,
     verificationToken: "stand-in-verification-token",
     eventsUrl: () => eventsUrl,
+    socket,
     timeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
   };
@@ -162,6 +170,18 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const path = url.pathname;
+    if (path === "/api/apps.connections.open") {
+      // Socket Mode's one call made with the app-level token, not the bot token.
+      await readBody(req);
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      const ok = token === appToken;
+      sendJson(
+        res,
+        200,
+        ok ? { ok: true, url: socket.open() } : { ok: false, error: token ? "invalid_auth" : "not_authed" },
+      );
+      return;
+    }
     if (path.startsWith("/api/")) {
       const rawBody = await readBody(req);
       const answer = await handleWebApiCall(api, {
@@ -211,6 +231,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     });
   });
 
+  socket.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
@@ -228,6 +249,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     state,
     calls,
     faults,
+    socket,
     limits,
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
@@ -252,6 +274,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        socket.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
