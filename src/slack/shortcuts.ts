@@ -6,7 +6,17 @@ import { type RunDeps, refuse, runCommand } from "../commands/run.js";
 import { Repo } from "../repo.js";
 import type { FormDeps } from "./forms/index.js";
 import { type Forms, respondOn } from "./forms/index.js";
-import { input, option, placeMetadata, plain, readPlace, type SubmittedValues, textOf } from "./forms/kit.js";
+import {
+  type FormPlace,
+  input,
+  option,
+  placeMetadata,
+  plain,
+  readPlace,
+  type SubmittedValues,
+  textOf,
+  type View,
+} from "./forms/kit.js";
 import { pullRequestLinks } from "./unfurls/index.js";
 
 /**
@@ -27,6 +37,9 @@ export interface ShortcutDeps
   run: RunDeps;
   forms: Forms;
 }
+
+const noLink = (host: string) =>
+  `This message holds no pull-request link of ${host}, so nothing was queued. Use the shortcut on a message with a link to a pull request, or type \`/mq queue owner/repo#123\`.`;
 
 /** At most this many pull requests of one message are offered. */
 const MAX_CHOICES = 10;
@@ -58,8 +71,6 @@ export function linksOfText(text: string): { url: string }[] {
 export function registerShortcuts(app: App, deps: ShortcutDeps): void {
   const { logger } = deps;
   const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
-  const noLink = (host: string) =>
-    `This message holds no pull-request link of ${host}, so nothing was queued. Use the shortcut on a message with a link to a pull request, or type \`/mq queue owner/repo#123\`.`;
 
   const queue = async (repo: Repo, pull: number, actor: Actor, respond: RespondFn) => {
     // Exactly `/mq queue owner/repo#123`, with its checks.
@@ -86,25 +97,7 @@ export function registerShortcuts(app: App, deps: ShortcutDeps): void {
     const targets = pullRequestLinks(linksOfText(message.text ?? ""), "any", deps.githubWebUrl);
     const work = async () => {
       if (targets.length > 1) {
-        const choices = targets.slice(0, MAX_CHOICES).map((t) => {
-          const name = `${t.repo.fullName}#${t.pull}`;
-          return option(name, name);
-        });
-        await deps.forms.open(
-          triggerId,
-          {
-            type: "modal",
-            callback_id: SHORTCUT_IDS.queueWhich,
-            title: plain("Queue a pull request"),
-            submit: plain("Queue"),
-            close: plain("Cancel"),
-            private_metadata: placeMetadata({ channelId: channel.id, responseUrl }),
-            blocks: [
-              input("pull", "Which one?", { type: "static_select", action_id: "value", options: choices }),
-            ],
-          },
-          respond,
-        );
+        await deps.forms.open(triggerId, whichForm(targets, { channelId: channel.id, responseUrl }), respond);
         return;
       }
       const actor = await deps.actorFor(team.id, user.id, channel.id, responseUrl);
@@ -153,6 +146,23 @@ export function registerShortcuts(app: App, deps: ShortcutDeps): void {
     }
     await tracked(deps.forms.openPause(read.data.trigger_id, { channelId: "", responseUrl: "" }, null));
   });
+}
+
+/** The form that asks which of a message's pull requests to queue. */
+function whichForm(targets: readonly { repo: Repo; pull: number }[], place: FormPlace): View {
+  const choices = targets.slice(0, MAX_CHOICES).map((t) => {
+    const name = `${t.repo.fullName}#${t.pull}`;
+    return option(name, name);
+  });
+  return {
+    type: "modal",
+    callback_id: SHORTCUT_IDS.queueWhich,
+    title: plain("Queue a pull request"),
+    submit: plain("Queue"),
+    close: plain("Cancel"),
+    private_metadata: placeMetadata(place),
+    blocks: [input("pull", "Which one?", { type: "static_select", action_id: "value", options: choices })],
+  };
 }
 
 function hostOf(githubWebUrl: string): string {

@@ -107,48 +107,8 @@ export function registerForms(app: App, deps: FormDeps): Forms {
     await open(triggerId, pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra), respond);
   };
 
-  const submitted = <C extends Command>(
-    callbackId: string,
-    read: (
-      values: SubmittedValues,
-    ) => { ok: true; command: C } | { ok: false; errors: Record<string, string> },
-  ) => {
-    app.view(callbackId, async ({ ack, body, view }) => {
-      const place = readPlace(view?.private_metadata);
-      const userId = typeof body.user?.id === "string" ? body.user.id : "";
-      const teamId = body.team?.id ?? body.user?.team_id ?? "";
-      const values = (view?.state?.values ?? {}) as SubmittedValues;
-      if (!place || userId === "" || teamId === "" || typeof values !== "object") {
-        logger.warn(
-          { kind: "view_submission" },
-          "Slack request refused: a form without the fields it was opened with",
-        );
-        await ack();
-        return;
-      }
-      const form = read(values);
-      if (!form.ok) {
-        await ack({ response_action: "errors", errors: form.errors });
-        return;
-      }
-      await ack();
-      const work = async () => {
-        // From a global shortcut: the channel chosen in the form, else a direct message.
-        const channelId = place.channelId || textOf(values, "channel");
-        const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
-        const outcome = await runCommand(form.command, actor, deps.run);
-        const respond = place.responseUrl
-          ? respondOn(place.responseUrl)
-          : respondByWebApi(app, channelId, userId);
-        await deps.answer(respond, form.command, outcome, actor);
-      };
-      await tracked(
-        work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")),
-      );
-    });
-  };
-  submitted(PAUSE_FORM, (values) => readPauseForm(values, deps.now()));
-  submitted(SUBSCRIBE_FORM, readSubscribeForm);
+  registerSubmission(app, deps, PAUSE_FORM, (values) => readPauseForm(values, deps.now()));
+  registerSubmission(app, deps, SUBSCRIBE_FORM, readSubscribeForm);
   return { openFor, open, openPause };
 }
 
@@ -194,4 +154,49 @@ export function respondByWebApi(app: App, channelId: string, userId: string): Re
       user: userId,
     })) as never;
   };
+}
+
+/**
+ * A form's submission: its fields' errors at once (`response_action: errors`), else the command run
+ * after the acknowledgement and answered where the typed command's would be.
+ */
+function registerSubmission<C extends Command>(
+  app: App,
+  deps: FormDeps,
+  callbackId: string,
+  read: (values: SubmittedValues) => { ok: true; command: C } | { ok: false; errors: Record<string, string> },
+): void {
+  const { logger } = deps;
+  const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
+  app.view(callbackId, async ({ ack, body, view }) => {
+    const place = readPlace(view?.private_metadata);
+    const userId = typeof body.user?.id === "string" ? body.user.id : "";
+    const teamId = body.team?.id ?? body.user?.team_id ?? "";
+    const values = (view?.state?.values ?? {}) as SubmittedValues;
+    if (!place || userId === "" || teamId === "" || typeof values !== "object") {
+      logger.warn(
+        { kind: "view_submission" },
+        "Slack request refused: a form without the fields it was opened with",
+      );
+      await ack();
+      return;
+    }
+    const form = read(values);
+    if (!form.ok) {
+      await ack({ response_action: "errors", errors: form.errors });
+      return;
+    }
+    await ack();
+    const work = async () => {
+      // From a global shortcut: the channel chosen in the form, else a direct message.
+      const channelId = place.channelId || textOf(values, "channel");
+      const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
+      const outcome = await runCommand(form.command, actor, deps.run);
+      const respond = place.responseUrl
+        ? respondOn(place.responseUrl)
+        : respondByWebApi(app, channelId, userId);
+      await deps.answer(respond, form.command, outcome, actor);
+    };
+    await tracked(work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")));
+  });
 }

@@ -76,22 +76,23 @@ export function pullRequestLinks(
   return [...found.values()].slice(0, MAX_UNFURLS);
 }
 
-export function registerUnfurls(app: App, deps: UnfurlDeps): void {
-  const { store, logger } = deps;
-  const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
+async function unfurlsOf(
+  deps: UnfurlDeps,
+  targets: (UnfurlTarget & { url: string })[],
+  actor: Actor,
+): Promise<Record<string, Unfurl>> {
+  const now = deps.now();
+  const unfurls: Record<string, Unfurl> = {};
+  for (const target of targets) {
+    const facts = await readUnfurlFacts(target, actor, deps.run, now);
+    unfurls[target.url] = renderUnfurl(facts, deps.githubWebUrl, now);
+  }
+  return unfurls;
+}
 
-  const unfurlsOf = async (
-    targets: (UnfurlTarget & { url: string })[],
-    actor: Actor,
-  ): Promise<Record<string, Unfurl>> => {
-    const now = deps.now();
-    const unfurls: Record<string, Unfurl> = {};
-    for (const target of targets) {
-      const facts = await readUnfurlFacts(target, actor, deps.run, now);
-      unfurls[target.url] = renderUnfurl(facts, deps.githubWebUrl, now);
-    }
-    return unfurls;
-  };
+export function registerUnfurls(app: App, deps: UnfurlDeps): void {
+  const { logger } = deps;
+  const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
 
   app.event("link_shared", async ({ body }) => {
     const parsed = LINK_SHARED.safeParse(body);
@@ -103,26 +104,11 @@ export function registerUnfurls(app: App, deps: UnfurlDeps): void {
       return;
     }
     // Once per event_id across replicas: handleEventsOnce (socket-mode.ts) ran before.
-    const { event, team_id: teamId } = parsed.data;
-    const work = async () => {
-      const composing = event.source === "composer" && event.unfurl_id !== undefined;
-      const subscribed = new Set(
-        composing
-          ? // The preview while composing is shown to its writer alone, before any channel is known.
-            (await store.listSubscribedRepositories()).map((r) => r.key)
-          : (await store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key),
-      );
-      const targets = pullRequestLinks(event.links, subscribed, deps.githubWebUrl);
-      if (targets.length === 0) return;
-      const actor = await deps.actorFor(teamId, event.user, event.channel, "");
-      const unfurls = await unfurlsOf(targets, actor);
-      const where =
-        composing && event.unfurl_id
-          ? { source: "composer" as const, unfurl_id: event.unfurl_id }
-          : { channel: event.channel, ts: event.message_ts };
-      await app.client.chat.unfurl({ ...where, unfurls });
-    };
-    await tracked(work().catch((error: unknown) => logger.warn({ err: error }, "could not unfurl a link")));
+    await tracked(
+      linkShared(app, deps, parsed.data).catch((error: unknown) =>
+        logger.warn({ err: error }, "could not unfurl a link"),
+      ),
+    );
   });
 
   app.action<BlockAction<ButtonAction>>(
@@ -130,60 +116,90 @@ export function registerUnfurls(app: App, deps: UnfurlDeps): void {
     async ({ ack, body, action, respond }) => {
       await ack();
       await tracked(
-        unfurlClick(body, action, respond).catch((error: unknown) =>
+        unfurlClick(app, deps, body, action, respond).catch((error: unknown) =>
           logger.error({ err: error }, "unfurl button failed unexpectedly"),
         ),
       );
     },
   );
+}
 
-  const CLICK = z.looseObject({
-    team: z.looseObject({ id: z.string().min(1).max(40) }),
-    user: z.looseObject({ id: z.string().min(1).max(40) }),
-    response_url: z.string().min(1).max(3000),
-    container: z.looseObject({
-      message_ts: z.string().min(1).max(200),
-      channel_id: z.string().min(1).max(40),
-      app_unfurl_url: z.string().max(3000).optional(),
-    }),
-  });
+/** Unfurls the pull-request links of one `link_shared` event that its channel may see. */
+async function linkShared(app: App, deps: UnfurlDeps, data: z.infer<typeof LINK_SHARED>): Promise<void> {
+  const { event, team_id: teamId } = data;
+  const { store } = deps;
+  const composing = event.source === "composer" && event.unfurl_id !== undefined;
+  const subscribed = new Set(
+    composing
+      ? // The preview while composing is shown to its writer alone, before any channel is known.
+        (await store.listSubscribedRepositories()).map((r) => r.key)
+      : (await store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key),
+  );
+  const targets = pullRequestLinks(event.links, subscribed, deps.githubWebUrl);
+  if (targets.length === 0) return;
+  const actor = await deps.actorFor(teamId, event.user, event.channel, "");
+  const unfurls = await unfurlsOf(deps, targets, actor);
+  const where =
+    composing && event.unfurl_id
+      ? { source: "composer" as const, unfurl_id: event.unfurl_id }
+      : { channel: event.channel, ts: event.message_ts };
+  await app.client.chat.unfurl({ ...where, unfurls });
+}
 
-  const unfurlClick = async (body: BlockAction<ButtonAction>, action: ButtonAction, respond?: RespondFn) => {
-    const click = CLICK.safeParse(body);
-    if (!click.success || !respond || !isUnfurlActionId(action?.action_id)) {
-      logger.warn(
-        { kind: "block_actions" },
-        "Slack request refused: a signed unfurl click without its usual fields",
-      );
-      return;
-    }
-    const { team, user, response_url: responseUrl, container } = click.data;
-    const actor = await deps.actorFor(team.id, user.id, container.channel_id, responseUrl);
-    const target = readUnfurlValue(action.value);
-    if (!target) {
-      const error = new CommandError(CommandErrorCode.UnreadableButton, { command: "pr", surface: "slack" });
-      await deps.answer(respond, undefined, refuse(error, actor, { ...deps.run, logger }), actor);
-      return;
-    }
-    if (action.action_id !== UNFURL_ACTION_IDS.refresh) {
-      const word = action.action_id === UNFURL_ACTION_IDS.queue ? "queue" : "dequeue";
-      // Exactly the typed command, with its checks: `/mq queue owner/repo#123`.
-      const parsed = parseSlackCommand(`${word} ${target.repo.fullName}#${target.pull}`, {
-        githubWebUrl: deps.githubWebUrl,
-      });
-      const outcome =
-        parsed.kind === "command"
-          ? await runCommand(parsed.command, actor, deps.run)
-          : refuse(parsed.error, actor, { ...deps.run, logger });
-      await deps.answer(respond, parsed.kind === "command" ? parsed.command : undefined, outcome, actor);
-    }
-    // The unfurl is updated in place: chat.unfurl again on the same message and link.
-    const url = sameTarget(container.app_unfurl_url, target, deps.githubWebUrl)
-      ? (container.app_unfurl_url as string)
-      : pullUrl(deps.githubWebUrl, target.repo, target.pull);
-    const unfurls = await unfurlsOf([{ ...target, url }], actor);
-    await app.client.chat.unfurl({ channel: container.channel_id, ts: container.message_ts, unfurls });
-  };
+const CLICK = z.looseObject({
+  team: z.looseObject({ id: z.string().min(1).max(40) }),
+  user: z.looseObject({ id: z.string().min(1).max(40) }),
+  response_url: z.string().min(1).max(3000),
+  container: z.looseObject({
+    message_ts: z.string().min(1).max(200),
+    channel_id: z.string().min(1).max(40),
+    app_unfurl_url: z.string().max(3000).optional(),
+  }),
+});
+
+/** Queue or Dequeue (the typed command, with its checks), then the unfurl updated in place; or Refresh. */
+async function unfurlClick(
+  app: App,
+  deps: UnfurlDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  respond?: RespondFn,
+): Promise<void> {
+  const { logger } = deps;
+  const click = CLICK.safeParse(body);
+  if (!click.success || !respond || !isUnfurlActionId(action?.action_id)) {
+    logger.warn(
+      { kind: "block_actions" },
+      "Slack request refused: a signed unfurl click without its usual fields",
+    );
+    return;
+  }
+  const { team, user, response_url: responseUrl, container } = click.data;
+  const actor = await deps.actorFor(team.id, user.id, container.channel_id, responseUrl);
+  const target = readUnfurlValue(action.value);
+  if (!target) {
+    const error = new CommandError(CommandErrorCode.UnreadableButton, { command: "pr", surface: "slack" });
+    await deps.answer(respond, undefined, refuse(error, actor, { ...deps.run, logger }), actor);
+    return;
+  }
+  if (action.action_id !== UNFURL_ACTION_IDS.refresh) {
+    const word = action.action_id === UNFURL_ACTION_IDS.queue ? "queue" : "dequeue";
+    // Exactly the typed command, with its checks: `/mq queue owner/repo#123`.
+    const parsed = parseSlackCommand(`${word} ${target.repo.fullName}#${target.pull}`, {
+      githubWebUrl: deps.githubWebUrl,
+    });
+    const outcome =
+      parsed.kind === "command"
+        ? await runCommand(parsed.command, actor, deps.run)
+        : refuse(parsed.error, actor, { ...deps.run, logger });
+    await deps.answer(respond, parsed.kind === "command" ? parsed.command : undefined, outcome, actor);
+  }
+  // The unfurl is updated in place: chat.unfurl again on the same message and link.
+  const url = sameTarget(container.app_unfurl_url, target, deps.githubWebUrl)
+    ? (container.app_unfurl_url as string)
+    : pullUrl(deps.githubWebUrl, target.repo, target.pull);
+  const unfurls = await unfurlsOf(deps, [{ ...target, url }], actor);
+  await app.client.chat.unfurl({ channel: container.channel_id, ts: container.message_ts, unfurls });
 }
 
 function sameTarget(url: string | undefined, target: UnfurlTarget, githubWebUrl: string): boolean {
