@@ -269,6 +269,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   let poller: Poller | null = null;
   let pushed: PushedNotices | null = null;
   let homeTab: HomeTab | null = null;
+  /** The Slack surface's connection, in Socket Mode (started once listening, stopped on close). */
+  let slackSocket: { start(): Promise<void>; stop(): Promise<void> } | null = null;
   let deliverer: Deliverer | null = null;
   let digests: Digests | null = null;
   const handlers: Handler[] = [
@@ -409,6 +411,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       });
       handlers.push(slack.handler);
       homeTab = slack.home;
+      slackSocket = slack;
       const backoffs = new Backoffs(store);
       const slackPoster = webApiPoster({
         token: config.slack.botToken,
@@ -550,6 +553,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
       logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
+      if (config.slack?.appToken) {
+        await slackSocket?.start();
+        logger.info("Slack surface connected over Socket Mode (no request URL needed)");
+      }
       // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
       follower?.start();
       // A command whose replica stopped or died before it ran is run by another once its claim lapses.
@@ -579,6 +586,9 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       closing ??= (async () => {
         stopping = true;
         homeTab?.stop();
+        await slackSocket
+          ?.stop()
+          .catch((error: unknown) => logger.warn({ err: error }, "Socket Mode did not close"));
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const deadline = AbortSignal.timeout(timeoutMs);

@@ -29,6 +29,8 @@ export function checkSlackSigningSecret(slack: Settings["slack"]): SetupLine[] {
   if (!slack) return [skip(check, "the Slack app is not configured")];
   const fix =
     "copy the Signing Secret from the Slack app's Basic Information → App Credentials into SLACK_SIGNING_SECRET (not the Verification Token or Client Secret)";
+  if (!slack.signingSecret && slack.appToken)
+    return [pass(check, "not needed: Slack sends everything over Socket Mode (SLACK_APP_TOKEN)")];
   if (!slack.signingSecret) return [fail(check, "SLACK_SIGNING_SECRET is not set", fix)];
   if (!SLACK_SIGNING_SECRET.test(slack.signingSecret))
     return [

@@ -6,10 +6,17 @@ import type { SlackAppAsks } from "./manifests.js";
 /**
  * The Slack bot token works (`auth.test`) and holds the scopes slack-manifest.yml asks for: Slack names
  * a token's scopes in the `x-oauth-scopes` header of every Web API answer. The scopes that only name
- * people and the workspace on the page after `/mq login` are a warning when missing (README, Deploy).
+ * people and the workspace on the page after `/mq login`, or only unfurl links, are a warning when
+ * missing (README, Deploy).
  */
 
-const OPTIONAL_SCOPES: readonly string[] = ["users:read", "team:read"];
+/** The scopes whose lack turns one feature off, with what a person then sees (README, Deploy). */
+const OPTIONAL_SCOPES: Readonly<Record<string, string>> = {
+  "users:read": "the page after /mq login shows ids instead of names",
+  "team:read": "the page after /mq login shows ids instead of names",
+  "links:read": "pull-request links are not unfurled with their queue state",
+  "links:write": "pull-request links are not unfurled with their queue state",
+};
 const CHECK = "Slack token";
 const TOKEN_FIX =
   "copy the Bot User OAuth Token (xoxb-…) from the Slack app's OAuth & Permissions page into SLACK_BOT_TOKEN; reinstall the app to the workspace if it was revoked";
@@ -77,9 +84,10 @@ export async function checkSlackToken(
   }
   const fix = `add ${listed(missing)} under OAuth & Permissions → Bot Token Scopes (or update the app from slack-manifest.yml), then reinstall the app to the workspace`;
   const message = `the token lacks ${listed(missing)}`;
+  const effects = [...new Set(missing.map((s) => OPTIONAL_SCOPES[s]))];
   lines.push(
-    missing.every((s) => OPTIONAL_SCOPES.includes(s))
-      ? warn(scopesCheck, `${message}: the page after /mq login shows ids instead of names`, fix)
+    effects.every((effect) => effect !== undefined)
+      ? warn(scopesCheck, `${message}: ${effects.join("; ")}`, fix)
       : fail(scopesCheck, message, fix),
   );
   return lines;

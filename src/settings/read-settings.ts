@@ -26,7 +26,8 @@ export interface Settings {
   /** null: identity linking (/mq login) is off. */
   oauth: { clientId: string; clientSecret: string } | null;
   /** null: the Slack surface is off. */
-  slack: { botToken: string; signingSecret: string; apiUrl: string } | null;
+  /** `appToken` set: Socket Mode (the signing secret may then be ""). */
+  slack: { botToken: string; signingSecret: string; apiUrl: string; appToken?: string } | null;
   mergeQueue: {
     /** MERGE_QUEUE_PROVIDER: which merge queue the commands drive. */
     provider: "mergify" | "github" | "auto";
@@ -122,8 +123,8 @@ export function readSettings(
     if (required && !excused && !isSet(name)) problems.push(`${name} is required (${meaning})`);
   }
   for (const name of SETTING_NAMES) {
-    const { or } = spec(name);
-    if (or && isSet(or) && isSet(name)) problems.push(`set ${or} or ${name}, not both`);
+    const { or, orBoth } = spec(name);
+    if (or && !orBoth && isSet(or) && isSet(name)) problems.push(`set ${or} or ${name}, not both`);
   }
 
   let privateKey = env.PRIVATE_KEY?.replace(/\\n/g, "\n") ?? "";
@@ -176,8 +177,9 @@ export function readSettings(
       slack: on.has("slack")
         ? {
             botToken: e.SLACK_BOT_TOKEN as string,
-            signingSecret: e.SLACK_SIGNING_SECRET as string,
+            signingSecret: e.SLACK_SIGNING_SECRET ?? "",
             apiUrl: `${e.SLACK_API_URL}/`,
+            ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
           }
         : null,
       mergeQueue: {

@@ -63,6 +63,8 @@ export interface Setting {
   group: GroupName;
   /** Another setting of the same surface that this one can stand in for: set one of the two. */
   or?: string;
+  /** With `or`: both may be set (this one is then used, the other kept for a switch back). */
+  orBoth?: boolean;
   /** The start refuses to run without it. */
   required?: boolean;
   /** Not required after all while another setting has this value. */
@@ -137,6 +139,16 @@ export const SETTINGS = {
     group: "slack",
     secret: true,
     meaning: "the Signing Secret, from Basic Information",
+  }),
+  SLACK_APP_TOKEN: setting({
+    ...optional(z.string().regex(/^xapp-/, { error: "must be an app-level token (xapp-…)" })),
+    group: "slack",
+    secret: true,
+    or: "SLACK_SIGNING_SECRET",
+    orBoth: true,
+    meaning:
+      "an app-level token with connections:write (Basic Information → App-Level Tokens): Slack then sends everything over Socket Mode, no request URL is needed, and SLACK_SIGNING_SECRET is optional",
+    example: "xapp-1-A0000000000-0000000000000-abcdef",
   }),
   SLACK_API_URL: setting({
     ...defaulted("https://slack.com/api/", httpUrl),

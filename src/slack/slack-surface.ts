@@ -1,4 +1,11 @@
-import { App, type BlockAction, type ButtonAction, HTTPReceiver, type RespondFn } from "@slack/bolt";
+import {
+  App,
+  type BlockAction,
+  type ButtonAction,
+  HTTPReceiver,
+  type RespondFn,
+  type SocketModeReceiver,
+} from "@slack/bolt";
 import { COMMANDS, type Command } from "../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../commands/command.js";
 import { parseSlackCommand } from "../commands/parse.js";
@@ -6,9 +13,15 @@ import type { RelayFollower } from "../commands/relay-follow.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf } from "../server/http-server.js";
-import type { IdentityLinkStore, SlackSignatureStore, SubscriptionStore } from "../store/index.js";
+import type {
+  IdentityLinkStore,
+  SlackSignatureStore,
+  SubscriptionStore,
+  WebhookJobStore,
+} from "../store/index.js";
 import { ACTION_IDS, readAction } from "./actions.js";
 import { boltLogger } from "./bolt-logger.js";
+import { registerForms } from "./forms/index.js";
 import { HomeTab, type HomeTabDeps } from "./home-tab.js";
 import { registerSlackRelayAnswers, type SlackPresentation } from "./relay-answers.js";
 import {
@@ -19,6 +32,9 @@ import {
   type SlackMessage,
 } from "./render-blocks.js";
 import { guardSlackRequests } from "./request-verification.js";
+import { registerShortcuts } from "./shortcuts.js";
+import { handleEventsOnce, socketModeReceiver } from "./socket-mode.js";
+import { registerUnfurls } from "./unfurls/index.js";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 /** The largest request body Slack sends (Bolt's limit); the HTTP server refuses a larger one before reading it. */
@@ -28,10 +44,13 @@ export interface SlackSurfaceOptions {
   botToken: string;
   signingSecret: string;
   apiUrl: string;
+  /** An app-level token (xapp-…): Socket Mode instead of the HTTP endpoint (socket-mode.ts). */
+  appToken?: string;
   /** Who a Slack user is on GitHub, a channel's subscriptions, the signatures accepted; the Home tab's reads. */
   store: Pick<IdentityLinkStore, "getLink"> &
-    Pick<SubscriptionStore, "listSubscriptions"> &
+    Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories"> &
     SlackSignatureStore &
+    Pick<WebhookJobStore, "claimDelivery"> &
     HomeTabDeps["store"];
   run: RunDeps;
   githubWebUrl: string;
@@ -76,6 +95,9 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   handler: Handler;
   app: App;
   home: HomeTab | null;
+  /** Socket Mode: connects (HTTP: nothing to do). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
 } {
   const { store, logger } = options;
   // Answers say times ("resumes at 18:00 UTC (in 2 h)") on the clock the commands run on.
@@ -83,13 +105,23 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   if (options.relays) {
     registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger, now });
   }
-  const receiver = new HTTPReceiver({
-    signingSecret: options.signingSecret,
-    endpoints: SLACK_EVENTS_PATH,
-    processBeforeResponse: false,
-    bodyLimit: SLACK_MAX_BODY_BYTES,
-    logger: boltLogger(logger),
-  });
+  const socket: SocketModeReceiver | null = options.appToken
+    ? socketModeReceiver({
+        appToken: options.appToken,
+        apiUrl: options.apiUrl,
+        logger,
+        ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      })
+    : null;
+  const receiver =
+    socket ??
+    new HTTPReceiver({
+      signingSecret: options.signingSecret,
+      endpoints: SLACK_EVENTS_PATH,
+      processBeforeResponse: false,
+      bodyLimit: SLACK_MAX_BODY_BYTES,
+      logger: boltLogger(logger),
+    });
   const app = new App({
     receiver,
     token: options.botToken,
@@ -102,6 +134,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
       ? { botId: options.botId, botUserId: options.botUserId, tokenVerificationEnabled: false }
       : {}),
   });
+
+  handleEventsOnce(app, store, logger);
 
   const home = options.home
     ? new HomeTab({
@@ -208,6 +242,28 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     void (options.track ? options.track(running) : running);
   };
 
+  const forms = registerForms(app, {
+    store,
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    now,
+    actorFor,
+    placeOf,
+    answer,
+    ...(options.track ? { track: options.track } : {}),
+  });
+
+  registerShortcuts(app, {
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    actorFor,
+    answer,
+    forms,
+    ...(options.track ? { track: options.track } : {}),
+  });
+
   app.command(/.*/, async ({ command: slash, ack, respond }) => {
     const missing = missingFields(slash, ["team_id", "user_id", "channel_id", "response_url", "text"]);
     if (missing.length > 0 || !respond) {
@@ -221,6 +277,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     }
     await ack();
     safely(respond, async () => {
+      // `/mq pause` without a reason and `/mq subscribe` alone open their form (forms/).
+      if (await forms.openFor(slash, respond)) return;
       const actor = await actorFor(slash.team_id, slash.user_id, slash.channel_id, slash.response_url);
       const parsed = parseSlackCommand(slash.text, await placeOf(slash.channel_id));
       if (parsed.kind === "refused") {
@@ -311,6 +369,33 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     },
   );
 
+  registerUnfurls(app, {
+    store,
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    now,
+    actorFor,
+    answer,
+    ...(options.track ? { track: options.track } : {}),
+  });
+
+  let connected = false;
+  const lifecycle = {
+    start: async () => {
+      if (!socket || connected) return;
+      await socket.start();
+      connected = true;
+    },
+    stop: async () => {
+      if (!socket || !connected) return;
+      connected = false;
+      await socket.stop();
+    },
+  };
+  // Socket Mode: no request URL; everything arrives on the authenticated socket.
+  if (socket || !(receiver instanceof HTTPReceiver))
+    return { handler: async () => false, app, home, ...lifecycle };
   // Timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts).
   const guarded = guardSlackRequests(
     {
@@ -325,5 +410,5 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     await guarded(req, res);
     return true;
   };
-  return { handler, app, home };
+  return { handler, app, home, ...lifecycle };
 }

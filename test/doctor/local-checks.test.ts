@@ -36,6 +36,13 @@ describe("the secrets", () => {
     expect(checkSlackSigningSecret(slack("verification-token-xyz"))[0]?.status).toBe("warn");
     expect(checkSlackSigningSecret(slack("0123456789abcdef0123456789abcdef"))[0]?.status).toBe("pass");
   });
+
+  it("needs no signing secret over Socket Mode", () => {
+    expect(checkSlackSigningSecret({ ...slack(""), appToken: "xapp-1-A1-2-abc" })[0]).toMatchObject({
+      status: "pass",
+      message: "not needed: Slack sends everything over Socket Mode (SLACK_APP_TOKEN)",
+    });
+  });
 });
 
 describe("PUBLIC_URL", () => {

@@ -50,6 +50,16 @@ describe("the Slack token check", () => {
     });
   });
 
+  it("only warns, saying links are not unfurled, when the unfurl scopes are missing", async () => {
+    authTest({ ok: true }, "commands,chat:write");
+    const withLinks = { botScopes: ["commands", "chat:write", "links:read", "links:write"] };
+    expect((await checkSlackToken(slack, withLinks))[1]).toMatchObject({
+      status: "warn",
+      message:
+        "the token lacks links:read and links:write: pull-request links are not unfurled with their queue state",
+    });
+  });
+
   it("refuses a token that is not a bot token without calling Slack", async () => {
     const lines = await checkSlackToken({ ...slack, botToken: "xoxp-user" }, asks);
     expect(lines).toMatchObject([{ status: "fail", message: "SLACK_BOT_TOKEN is not a bot token (xoxb-…)" }]);

@@ -14,6 +14,7 @@ describe("the start log", () => {
       GHE_HOST: "ghe.example.com",
       SLACK_BOT_TOKEN: "xoxb-secret",
       SLACK_SIGNING_SECRET: "signing-secret",
+      SLACK_APP_TOKEN: "xapp-secret",
       GITHUB_CLIENT_ID: "Iv1.abc",
       GITHUB_CLIENT_SECRET: "client-secret",
       MERGE_QUEUE_API_TOKEN: "mq-secret",
@@ -49,6 +50,8 @@ describe("the start log", () => {
     expect(HOW_TO_CONFIGURE).toContain(
       "MERGE_QUEUE_API_TOKEN, and the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET)",
     );
-    expect(HOW_TO_CONFIGURE).toContain("and/or the Slack app (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET)");
+    expect(HOW_TO_CONFIGURE).toContain(
+      "and/or the Slack app (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET or SLACK_APP_TOKEN)",
+    );
   });
 });

@@ -12,5 +12,6 @@ export { RESPONSE_URL_LIFETIME_MS, RESPONSE_URL_MAX_USES } from "./response-urls
 export type { ButtonClickArgs, DeliveryResult, ResendArgs, SlashCommandArgs } from "./sender.js";
 export { type SlackStandIn, type SlackStandInOptions, startSlackStandIn } from "./server.js";
 export { isValidSlackSignature, signSlackRequest } from "./signing.js";
+export { SocketModeHub, STAND_IN_APP_TOKEN } from "./socket-mode.js";
 export { type BotIdentity, SlackState } from "./state.js";
 export type * from "./types.js";

@@ -10,6 +10,7 @@ import {
   type ResponseUrls,
 } from "./response-urls.js";
 import { signSlackRequest, unixSeconds } from "./signing.js";
+import { envelopeOf, type SocketModeHub } from "./socket-mode.js";
 import type { SlackState } from "./state.js";
 import { microsToTs } from "./timestamps.js";
 import type { EphemeralMessage, SlackMessage } from "./types.js";
@@ -27,6 +28,8 @@ export interface SenderContext {
   /** The legacy verification token sent in the `token` field (Bolt ignores it). */
   verificationToken: string;
   eventsUrl: () => string | undefined;
+  /** Socket Mode: while the app holds a connection, everything goes there, not to eventsUrl. */
+  socket?: SocketModeHub;
   timeoutMs: number;
   logger?: Logger | undefined;
 }
@@ -105,7 +108,7 @@ export async function sendSlashCommand(ctx: SenderContext, args: SlashCommandArg
     ["api_app_id", state.identity.appId],
     ["is_enterprise_install", "false"],
     ["response_url", entry.url],
-    ["trigger_id", triggerId()],
+    ["trigger_id", state.views.issueTrigger(args.userId)],
   ]);
   return deliver(ctx, entry, form.toString(), args);
 }
@@ -265,12 +268,16 @@ export async function clickHomeButton(ctx: SenderContext, args: HomeClickArgs): 
   return postSigned(ctx, body, "application/x-www-form-urlencoded", args);
 }
 
-async function postSigned(
+export async function postSigned(
   ctx: SenderContext,
   body: string,
   contentType: string,
   overrides: { timestamp?: number; signature?: string },
 ): Promise<EventDelivery> {
+  if (ctx.socket && ctx.socket.connections > 0) {
+    const answer = await overSocket(ctx, body, contentType);
+    return { ...answer, sentBody: body, sentHeaders: {} };
+  }
   const eventsUrl = ctx.eventsUrl();
   if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
@@ -315,22 +322,25 @@ export async function resend(
   };
 }
 
-async function deliver(
+export async function deliver(
   ctx: SenderContext,
   entry: ResponseUrlEntry,
   body: string,
   overrides: { timestamp?: number; signature?: string },
 ): Promise<DeliveryResult> {
+  const socket = ctx.socket && ctx.socket.connections > 0;
   const eventsUrl = ctx.eventsUrl();
-  if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
+  if (!socket && eventsUrl === undefined)
+    throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
   const signature = overrides.signature ?? signSlackRequest(ctx.signingSecret, timestamp, body);
-  const sentHeaders = {
-    "x-slack-request-timestamp": String(timestamp),
-    "x-slack-signature": signature,
-  };
+  const sentHeaders: Record<string, string> = socket
+    ? {}
+    : { "x-slack-request-timestamp": String(timestamp), "x-slack-signature": signature };
   const started = performance.now();
-  const answer = await postForm(eventsUrl, body, sentHeaders, ctx.timeoutMs);
+  const answer = socket
+    ? await overSocket(ctx, body, "application/x-www-form-urlencoded")
+    : await postForm(eventsUrl as string, body, sentHeaders, ctx.timeoutMs);
   const durationMs = performance.now() - started;
   const json = parseJson(answer.body);
   ctx.logger?.debug(
@@ -380,6 +390,17 @@ function parseJson(body: string): unknown {
   }
 }
 
+/** Socket Mode: the delivery as an envelope; its acknowledgement's payload is the answer's body. */
+async function overSocket(
+  ctx: SenderContext,
+  body: string,
+  contentType: string,
+): Promise<{ status: number; body: string }> {
+  const { type, payload } = envelopeOf(body, contentType);
+  const ack = await (ctx.socket as SocketModeHub).send(type, payload, { timeoutMs: ctx.timeoutMs });
+  return { status: 200, body: ack.payload === undefined ? "" : JSON.stringify(ack.payload) };
+}
+
 function postForm(
   url: string,
   body: string,
@@ -421,14 +442,14 @@ function postForm(
   });
 }
 
-function channelName(state: SlackState, channelId: string): string {
+export function channelName(state: SlackState, channelId: string): string {
   const channel = state.channel(channelId);
   if (channel) return channel.name;
   if (channelId.startsWith("D")) return "directmessage";
   return "privategroup";
 }
 
-function triggerId(): string {
+export function triggerId(): string {
   const digits = (n: number) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, "0");
   return `${digits(13)}.${digits(12)}.${randomBytes(16).toString("hex")}`;
 }
@@ -491,7 +512,7 @@ function findTarget(state: SlackState, args: ButtonClickArgs): Target | undefine
 }
 
 /** The button with this action_id in a message's blocks (preferring one with this value). */
-function findButton(
+export function findButton(
   blocks: unknown[] | undefined,
   messageTs: string,
   actionId: string,

@@ -7,6 +7,21 @@ import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./ht
 import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
 import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
 import {
+  clickUnfurlButton,
+  type SharedLink,
+  type ShareLinkArgs,
+  sendEventAgain,
+  shareLink,
+  type UnfurlClickArgs,
+} from "./send-links.js";
+import {
+  type GlobalShortcutArgs,
+  type MessageShortcutArgs,
+  sendGlobalShortcut,
+  sendMessageShortcut,
+} from "./send-shortcuts.js";
+import { type Submission, type SubmitViewArgs, submitView } from "./send-views.js";
+import {
   type AppHomeOpenedArgs,
   type ButtonClickArgs,
   clickButton,
@@ -21,6 +36,7 @@ import {
   sendAppHomeOpened,
   sendSlashCommand,
 } from "./sender.js";
+import { SocketModeHub, STAND_IN_APP_TOKEN } from "./socket-mode.js";
 import { SlackState } from "./state.js";
 import type { RecordedCall } from "./types.js";
 import { waitFor } from "./wait-for.js";
@@ -35,6 +51,8 @@ export interface SlackStandInOptions {
   signingSecret: string;
   /** The only token the Web API accepts (xoxb-...). */
   botToken: string;
+  /** The app-level token (xapp-…) `apps.connections.open` accepts (Socket Mode); default STAND_IN_APP_TOKEN. */
+  appToken?: string;
   /** The scopes the token holds (`x-oauth-scopes`); default those slack-manifest.yml asks for. */
   scopes?: readonly string[];
   /** Yardmaster's `POST /slack/events`; can be set later with `setEventsUrl`. */
@@ -72,6 +90,8 @@ export interface SlackStandIn {
   /** Every Web API call, oldest first. */
   calls: RecordedCall[];
   faults: SlackFaults;
+  /** Socket Mode (socket-mode.ts): the app's connections and the envelopes sent on them. */
+  socket: SocketModeHub;
   /** The rate limits in force: `limits.configure(...)` turns them on or off, or changes the figures. */
   limits: SlackRateLimits;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
@@ -80,6 +100,18 @@ export interface SlackStandIn {
   openHome(args: AppHomeOpenedArgs): Promise<EventDelivery>;
   /** The person clicks a button of the Home tab the app last published for them. */
   clickHomeButton(args: HomeClickArgs): Promise<EventDelivery>;
+  /** A person posts a message with links: `link_shared` while composing, then once posted (send-links.ts). */
+  shareLink(args: ShareLinkArgs): Promise<SharedLink>;
+  /** An event body sent again, newly signed (a retry that reached another replica). */
+  sendEventAgain(eventBody: string, timestamp?: number): Promise<EventDelivery>;
+  /** The person uses a message shortcut on a message (send-shortcuts.ts). */
+  sendMessageShortcut(args: MessageShortcutArgs): Promise<DeliveryResult>;
+  /** The person uses a global shortcut (no channel, no response_url). */
+  sendGlobalShortcut(args: GlobalShortcutArgs): Promise<EventDelivery>;
+  /** The person submits the modal the app opened for them (send-views.ts). */
+  submitView(args: SubmitViewArgs): Promise<Submission>;
+  /** The person clicks a button of an app's unfurl. */
+  clickUnfurlButton(args: UnfurlClickArgs): Promise<DeliveryResult>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
   resend(delivery: DeliveryResult, args?: ResendArgs): Promise<DeliveryResult>;
   /** Polls until `predicate` returns a value (default 5 s). */
@@ -109,6 +141,8 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   let baseUrl = "";
   let eventsUrl = options.eventsUrl;
   const responseUrls = new ResponseUrls(() => baseUrl);
+  const socket = new SocketModeHub(() => baseUrl, state.identity.appId);
+  const appToken = options.appToken ?? STAND_IN_APP_TOKEN;
 
   const api: WebApiContext = {
     state,
@@ -128,6 +162,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     teamDomain,
     verificationToken: "stand-in-verification-token",
     eventsUrl: () => eventsUrl,
+    socket,
     timeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
   };
@@ -135,6 +170,18 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const path = url.pathname;
+    if (path === "/api/apps.connections.open") {
+      // Socket Mode's one call made with the app-level token, not the bot token.
+      await readBody(req);
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      const ok = token === appToken;
+      sendJson(
+        res,
+        200,
+        ok ? { ok: true, url: socket.open() } : { ok: false, error: token ? "invalid_auth" : "not_authed" },
+      );
+      return;
+    }
     if (path.startsWith("/api/")) {
       const rawBody = await readBody(req);
       const answer = await handleWebApiCall(api, {
@@ -184,6 +231,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     });
   });
 
+  socket.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
@@ -201,10 +249,17 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     state,
     calls,
     faults,
+    socket,
     limits,
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
     resend: (delivery, args) => resend(sender, delivery, args),
+    shareLink: (args) => shareLink(sender, args),
+    sendEventAgain: (body, timestamp) => sendEventAgain(sender, body, timestamp),
+    clickUnfurlButton: (args) => clickUnfurlButton(sender, args),
+    submitView: (args) => submitView(sender, args),
+    sendMessageShortcut: (args) => sendMessageShortcut(sender, args),
+    sendGlobalShortcut: (args) => sendGlobalShortcut(sender, args),
     openHome: (args) => sendAppHomeOpened(sender, args),
     clickHomeButton: (args) => clickHomeButton(sender, args),
     waitFor: (predicate, timeoutMs) => waitFor(predicate, timeoutMs),
@@ -219,6 +274,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        socket.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

@@ -9,6 +9,8 @@ import type {
   ThreadedMessage,
   User,
 } from "./types.js";
+import { UnfurlStore } from "./unfurls.js";
+import { ViewStore } from "./views.js";
 
 export interface BotIdentity {
   teamId: string;
@@ -28,6 +30,10 @@ export interface BotIdentity {
 export class SlackState {
   /** Responses accepted at response URLs and immediate (ack) responses, oldest first. */
   readonly responses: ResponseRecord[] = [];
+  /** What chat.unfurl attached to links (unfurls.ts). */
+  readonly unfurls = new UnfurlStore();
+  /** Trigger ids and the modals opened with them (views.ts). */
+  readonly views = new ViewStore();
   /** POSTs to response URLs that were refused (unknown or used-up URL, invalid payload, ...). */
   readonly rejectedResponses: RejectedResponse[] = [];
 

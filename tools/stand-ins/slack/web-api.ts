@@ -7,6 +7,8 @@ import type { SlackRateLimits } from "./rate-limits.js";
 import type { SlackState } from "./state.js";
 import { decodeCursor, encodeCursor, tsToMicros } from "./timestamps.js";
 import type { Channel, HomeView, MessageMetadata, RecordedCall, SlackMessage } from "./types.js";
+import { chatUnfurl, UnfurlError } from "./unfurls.js";
+import { ViewError } from "./views.js";
 
 /**
  * Slack's Web API (`/api/<method>`), the methods Yardmaster uses. Like Slack: HTTP 200 with `{ok: ...}`
@@ -480,7 +482,32 @@ const getPermalink: Handler = (args, ctx) => {
   return { channel: channel.id, permalink };
 };
 
+const unfurl: Handler = (args, ctx) => {
+  try {
+    chatUnfurl(args, ctx.state, ctx.state.unfurls);
+  } catch (error) {
+    if (!(error instanceof UnfurlError)) throw error;
+    const extra = error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {};
+    throw new SlackApiError(error.error, extra);
+  }
+  return {};
+};
+
+/** A modal, opened with a trigger_id that is good once, for 3 seconds (views.ts). */
+const viewsOpen: Handler = (args, ctx) => {
+  try {
+    const opened = ctx.state.views.open(args.trigger_id, args.view);
+    return { view: { id: opened.id, ...opened.view } };
+  } catch (error) {
+    if (!(error instanceof ViewError)) throw error;
+    const extra = error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {};
+    throw new SlackApiError(error.error, extra);
+  }
+};
+
 const HANDLERS: Record<string, Handler | undefined> = {
+  "views.open": viewsOpen,
+  "chat.unfurl": unfurl,
   "auth.test": authTest,
   "chat.postMessage": postMessage,
   "chat.update": update,

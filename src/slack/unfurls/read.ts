@@ -1,0 +1,96 @@
+import type { Actor } from "../../commands/command.js";
+import { type RunDeps, runCommand } from "../../commands/run.js";
+import type { UnfurlTarget } from "./values.js";
+
+/** What an unfurl shows of one pull request, read through the `pr` and `status` commands. */
+export interface UnfurlFacts extends UnfurlTarget {
+  /** The link as it was posted (the key of chat.unfurl's map). */
+  url: string;
+  /** From GitHub; null when GitHub could not say. */
+  pull: number;
+  title: string | null;
+  merged: boolean;
+  closed: boolean;
+  queue:
+    | {
+        kind: "queued";
+        /** 1 at the head. */
+        position: number;
+        /** The queue rule's name, or the base branch on GitHub's merge queue. */
+        queueName: string;
+        eta: string | null;
+        /** Null while it waits for its checks to start. */
+        checks: { passed: number; total: number; state: string } | null;
+      }
+    | { kind: "not_queued" }
+    | { kind: "unknown"; reason: string };
+  /** The repository's merge queue is paused, with the reason given. */
+  paused: { reason: string } | null;
+}
+
+/**
+ * Reads a pull request's queue state as `/mq pr` and `/mq status` would (the same run path, counted
+ * and logged like them; neither needs a permission). GitHub's own facts (title, merged) come from the
+ * GitHub gateway the commands use.
+ */
+export async function readUnfurlFacts(
+  target: UnfurlTarget & { url: string },
+  actor: Actor,
+  deps: RunDeps,
+  now: Date,
+): Promise<UnfurlFacts> {
+  const { repo, pull } = target;
+  const info = await deps.github.pullRequest(repo, pull).catch(() => null);
+  const base = { ...target, title: info?.title ?? null, merged: info?.merged ?? false };
+  const closed = info?.state === "closed";
+  const [pr, status] = await Promise.all([
+    runCommand({ name: "pr", repo, pull }, actor, deps),
+    runCommand({ name: "status", repo, ...(info ? { branch: info.baseRef } : {}) }, actor, deps),
+  ]);
+  const paused =
+    status.ok &&
+    status.result.name === "status" &&
+    "status" in status.result &&
+    status.result.status.pause?.paused
+      ? { reason: status.result.status.pause.reason ?? "" }
+      : null;
+  let queue: UnfurlFacts["queue"];
+  if (!pr.ok || pr.result.name !== "pr") {
+    queue = { kind: "unknown", reason: pr.ok ? "" : pr.error.code };
+  } else if ("queue" in pr.result) {
+    const q = pr.result.queue;
+    if (q.state === "queued") {
+      const d = q.details;
+      const check = d.mergeability_check;
+      queue = {
+        kind: "queued",
+        position: d.position + 1,
+        queueName: d.queue_rule_name,
+        eta: d.estimated_time_of_merge,
+        checks: check
+          ? {
+              passed: check.checks.filter((c) => c.state === "success").length,
+              total: check.checks.length,
+              state: check.ci_state,
+            }
+          : null,
+      };
+    } else if (q.state === "not_queued") queue = { kind: "not_queued" };
+    else queue = { kind: "unknown", reason: q.error.code };
+  } else {
+    const entry = pr.result.github?.entry ?? null;
+    queue = entry
+      ? {
+          kind: "queued",
+          position: entry.position,
+          queueName: pr.result.github?.branch ?? "",
+          eta:
+            entry.estimatedSecondsToMerge === null
+              ? null
+              : new Date(now.getTime() + entry.estimatedSecondsToMerge * 1000).toISOString(),
+          checks: null,
+        }
+      : { kind: "not_queued" };
+  }
+  return { ...base, closed, queue, paused };
+}

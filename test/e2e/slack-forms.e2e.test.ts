@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+
+/** Forms, end to end: `/mq pause` and `/mq subscribe` alone open a modal; its submission runs the command. */
+let world: World;
+const REPO = "acme/widgets";
+const CHANNEL = "C0ENG"; // subscribed to acme/widgets alone
+const NEW_CHANNEL = "C0NEW"; // subscribed to nothing
+const ALICE = "U0ALICE"; // write on GitHub
+const RITA = "U0RITA"; // read on GitHub
+
+beforeAll(async () => {
+  world = await startWorld();
+  const { state } = world.github;
+  state.addRepository(REPO);
+  state.setPermission(REPO, "alice", "write");
+  state.setPermission(REPO, "rita", "read");
+  await subscribeChannel(world, CHANNEL, [REPO]);
+  world.slack.state.addChannel({ id: NEW_CHANNEL, name: "new", botIsMember: true });
+  world.slack.state.addUser({ id: ALICE, name: "alice" });
+  world.slack.state.addUser({ id: RITA, name: "rita" });
+  await linkSlackUser(world, ALICE, "alice", 1);
+  await linkSlackUser(world, RITA, "rita", 2);
+});
+afterAll(() => world.close());
+
+const slash = (text: string, userId = ALICE, channelId = CHANNEL) =>
+  world.slack.sendSlashCommand({ text, userId, channelId });
+const answerTo = (responseUrl: string) =>
+  world.slack.waitFor(() => world.slack.state.responses.find((r) => r.responseUrl === responseUrl), 10_000);
+/** The form opened for the person by the command sent as `sent`. */
+const formFor = (userId: string, callbackId: string) =>
+  world.slack.waitFor(
+    () =>
+      world.slack.state.views.current(userId)?.view.callback_id === callbackId &&
+      world.slack.state.views.current(userId),
+    10_000,
+  );
+const blockIds = (view: Record<string, unknown>) =>
+  (view.blocks as { block_id: string }[]).map((b) => b.block_id);
+
+describe("forms instead of grammar", () => {
+  it("opens the pause form for /mq pause alone, shows a missing reason on its field, and pauses on submission", async () => {
+    const sent = await slash("pause");
+    expect(sent.status).toBe(200);
+    const form = await formFor(ALICE, "mq.form.pause");
+    expect(blockIds(form.view)).toEqual(["repo", "reason", "duration", "until"]);
+    // Preset to the channel's repository.
+    expect(JSON.stringify(form.view.blocks)).toContain(
+      `"initial_option":{"text":{"type":"plain_text","text":"${REPO}"`,
+    );
+
+    const blank = await world.slack.submitView({ userId: ALICE, values: { reason: "   " } });
+    expect(blank.answer).toEqual({
+      response_action: "errors",
+      errors: { reason: "Write why the queue is paused." },
+    });
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+
+    const past = await world.slack.submitView({
+      userId: ALICE,
+      values: {
+        reason: "release freeze",
+        duration: "until",
+        until: Math.floor(world.sim.clock.now() / 1000) - 60,
+      },
+    });
+    expect(past.answer?.errors).toEqual({ until: "This time has passed: choose a later one." });
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+
+    const done = await world.slack.submitView({
+      userId: ALICE,
+      values: { reason: "release freeze", duration: "2h" },
+    });
+    expect(done.status).toBe(200);
+    expect(done.view.closed).toBe(true);
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("in_channel");
+    expect(answer.text).toContain(`<@${ALICE}> paused the merge queue of acme/widgets: release freeze`);
+    expect(answer.text).toContain("resumes");
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "release freeze" });
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+  });
+
+  it("refuses a reader's submission with the command's own words, and nothing is paused", async () => {
+    const sent = await slash(`pause ${REPO}`, RITA);
+    await formFor(RITA, "mq.form.pause");
+    await world.slack.submitView({ userId: RITA, values: { reason: "nope" } });
+    const refused = await answerTo(sent.responseUrl);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(refused.text).toContain("needs write permission");
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
+  it("still runs /mq pause with a reason at once, without a form", async () => {
+    const views = world.slack.state.views.all().length;
+    const sent = await slash(`pause ${REPO} typed reason`);
+    await answerTo(sent.responseUrl);
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "typed reason" });
+    expect(world.slack.state.views.all().length).toBe(views);
+    const unpause = await slash(`unpause ${REPO}`);
+    await answerTo(unpause.responseUrl);
+  });
+
+  it("opens the subscribe form for /mq subscribe alone, refuses a bad glob on its field, and subscribes", async () => {
+    const sent = await slash("subscribe", ALICE, NEW_CHANNEL);
+    const form = await formFor(ALICE, "mq.form.subscribe");
+    expect(blockIds(form.view)).toEqual(["repo", "branch", "events", "digest"]);
+    const bad = await world.slack.submitView({ userId: ALICE, values: { repo: REPO, branch: "release *" } });
+    expect(bad.answer?.errors).toEqual({ branch: "A branch glob is 1 to 255 characters, without spaces." });
+    expect(await world.yardmaster.store.listSubscriptions({ channelId: NEW_CHANNEL })).toEqual([]);
+
+    await world.slack.submitView({
+      userId: ALICE,
+      values: { repo: REPO, branch: "release/*", events: ["queue", "checks"], digest: ["weekly"] },
+    });
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("in_channel");
+    expect(answer.text).toContain("subscribed this channel to acme/widgets");
+    expect(await world.yardmaster.store.listSubscriptions({ channelId: NEW_CHANNEL })).toEqual([
+      expect.objectContaining({ branchGlob: "release/*", groups: ["queue", "checks"] }),
+    ]);
+  });
+
+  it("says so when Slack refuses to open the form (a trigger older than 3 seconds), and nothing runs", async () => {
+    world.slack.faults.fail("views.open", "expired_trigger_id");
+    const sent = await slash("pause");
+    const answer = await answerTo(sent.responseUrl);
+    expect(answer.response_type).toBe("ephemeral");
+    expect(answer.text).toContain("The form could not open");
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+});

@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
+import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+
+/** Pasted pull-request links, end to end: signed `link_shared` → chat.unfurl with the queue state and buttons. */
+let world: World;
+const REPO = "acme/widgets";
+const CHANNEL = "C0ENG"; // subscribed to acme/widgets
+const OTHER = "C0RANDOM"; // subscribed to nothing
+const ALICE = "U0ALICE"; // write on GitHub
+const RITA = "U0RITA"; // read on GitHub
+
+let github = "";
+const link = (pull: number) => `${github}/${REPO}/pull/${pull}`;
+
+beforeAll(async () => {
+  world = await startWorld();
+  github = `http://${world.settings.GHE_HOST}`;
+  const { state } = world.github;
+  state.addRepository(REPO);
+  state.setPermission(REPO, "alice", "write");
+  state.setPermission(REPO, "rita", "read");
+  for (const number of [103, 104, 105]) {
+    state.addPullRequest({
+      repository: REPO,
+      number,
+      author: "alice",
+      title: `Change ${number}`,
+      base: "main",
+    });
+  }
+  await subscribeChannel(world, CHANNEL, [REPO]);
+  world.slack.state.addChannel({ id: OTHER, name: "random", botIsMember: true });
+  world.slack.state.addUser({ id: ALICE, name: "alice" });
+  world.slack.state.addUser({ id: RITA, name: "rita" });
+  await linkSlackUser(world, ALICE, "alice", 1);
+  await linkSlackUser(world, RITA, "rita", 2);
+});
+afterAll(() => world.close());
+
+const unfurlsOf = (channel: string, ts: string) => world.slack.state.unfurls.of(`${channel}:${ts}`);
+const textOf = (blocks: unknown) => JSON.stringify(blocks);
+const unfurlCalls = () => world.slack.calls.filter((c) => c.method === "chat.unfurl");
+const buttonsOf = (blocks: unknown[]) =>
+  blocks.flatMap((b) =>
+    ((b as { elements?: { action_id: string }[] }).elements ?? []).map((e) => e.action_id),
+  );
+
+function answerTo(responseUrl: string) {
+  return world.slack.waitFor(
+    () => world.slack.state.responses.find((r) => r.responseUrl === responseUrl),
+    10_000,
+  );
+}
+
+/** The unfurl of `url` in the message once `predicate` holds for it. */
+function unfurlWhen(channel: string, ts: string, url: string, predicate: (text: string) => boolean) {
+  return world.slack.waitFor(() => {
+    const found = unfurlsOf(channel, ts).find((u) => u.url === url);
+    return found && predicate(textOf(found.blocks)) ? found : undefined;
+  }, 10_000);
+}
+
+describe("pull-request links unfurled with their queue state", () => {
+  it("unfurls a pasted link while composing and once posted; Queue is refused for a reader and works for a writer", async () => {
+    const shared = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: `see <${link(103)}>`,
+    });
+    expect(shared.composer?.status).toBe(200);
+    expect(shared.posted.status).toBe(200);
+    // The composer's preview is answered by its unfurl_id.
+    const preview = await world.slack.waitFor(
+      () => world.slack.state.unfurls.of(`composer:${shared.unfurlId}`)[0],
+    );
+    expect(textOf(preview.blocks)).toContain("Not queued.");
+    const posted = await unfurlWhen(CHANNEL, shared.ts, link(103), (t) => t.includes("Not queued."));
+    expect(textOf(posted.blocks)).toContain("Change 103");
+    expect(buttonsOf(posted.blocks)).toEqual([UNFURL_ACTION_IDS.queue, UNFURL_ACTION_IDS.refresh]);
+
+    const byReader = await world.slack.clickUnfurlButton({
+      actionId: UNFURL_ACTION_IDS.queue,
+      userId: RITA,
+      channelId: CHANNEL,
+      messageTs: shared.ts,
+    });
+    expect(byReader.status).toBe(200);
+    const refused = await answerTo(byReader.responseUrl);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(`${refused.text}`).toContain("needs write permission");
+    expect(world.sim.state.pullDetails(REPO, 103)).toBeNull();
+
+    const byWriter = await world.slack.clickUnfurlButton({
+      actionId: UNFURL_ACTION_IDS.queue,
+      userId: ALICE,
+      channelId: CHANNEL,
+      messageTs: shared.ts,
+    });
+    const done = await answerTo(byWriter.responseUrl);
+    expect(done.response_type).toBe("in_channel");
+    expect(world.sim.state.pullDetails(REPO, 103)).not.toBeNull();
+    // Updated in place: the same unfurl now shows its place and a Dequeue button.
+    const position = (world.sim.state.pullDetails(REPO, 103)?.position ?? -2) + 1;
+    const updated = await unfurlWhen(CHANNEL, shared.ts, link(103), (t) =>
+      t.includes(`osition ${position} in the merge queue`),
+    );
+    expect(buttonsOf(updated.blocks)).toEqual([UNFURL_ACTION_IDS.dequeue, UNFURL_ACTION_IDS.refresh]);
+    expect(unfurlsOf(CHANNEL, shared.ts)).toHaveLength(1);
+  });
+
+  it("shows a queued pull request's position, and Dequeue works for a writer and is refused for a reader", async () => {
+    const queued = await world.slack.sendSlashCommand({
+      text: `queue ${REPO}#104`,
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    await answerTo(queued.responseUrl);
+    const shared = await world.slack.shareLink({
+      userId: RITA,
+      channelId: CHANNEL,
+      text: `<${link(104)}> please`,
+      compose: false,
+    });
+    const position = (world.sim.state.pullDetails(REPO, 104)?.position ?? -2) + 1;
+    const posted = await unfurlWhen(CHANNEL, shared.ts, link(104), (t) =>
+      t.includes(`osition ${position} in the merge queue`),
+    );
+    expect(buttonsOf(posted.blocks)).toContain(UNFURL_ACTION_IDS.dequeue);
+
+    const byReader = await world.slack.clickUnfurlButton({
+      actionId: UNFURL_ACTION_IDS.dequeue,
+      userId: RITA,
+      channelId: CHANNEL,
+      messageTs: shared.ts,
+    });
+    expect(`${(await answerTo(byReader.responseUrl)).text}`).toContain("needs write permission");
+    expect(world.sim.state.pullDetails(REPO, 104)).not.toBeNull();
+
+    const byWriter = await world.slack.clickUnfurlButton({
+      actionId: UNFURL_ACTION_IDS.dequeue,
+      userId: ALICE,
+      channelId: CHANNEL,
+      messageTs: shared.ts,
+    });
+    await answerTo(byWriter.responseUrl);
+    await world.slack.waitFor(() => world.sim.state.pullDetails(REPO, 104) === null, 10_000);
+    await unfurlWhen(CHANNEL, shared.ts, link(104), (t) => t.includes("Not queued."));
+  });
+
+  it("shows a paused queue, and Refresh updates the unfurl in place", async () => {
+    const shared = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: link(105),
+      compose: false,
+    });
+    await unfurlWhen(
+      CHANNEL,
+      shared.ts,
+      link(105),
+      (t) => t.includes("Not queued.") && !t.includes("paused"),
+    );
+    const pause = await world.slack.sendSlashCommand({
+      text: `pause ${REPO} release freeze`,
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    await answerTo(pause.responseUrl);
+    const refresh = await world.slack.clickUnfurlButton({
+      actionId: UNFURL_ACTION_IDS.refresh,
+      userId: RITA,
+      channelId: CHANNEL,
+      messageTs: shared.ts,
+    });
+    expect(refresh.status).toBe(200);
+    const updated = await unfurlWhen(CHANNEL, shared.ts, link(105), (t) =>
+      t.includes("is paused: release freeze"),
+    );
+    expect(unfurlsOf(CHANNEL, shared.ts)).toEqual([expect.objectContaining({ updates: 2 })]);
+    expect(textOf(updated.blocks)).toContain("Not queued.");
+    const unpause = await world.slack.sendSlashCommand({
+      text: `unpause ${REPO}`,
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    await answerTo(unpause.responseUrl);
+  });
+
+  it("unfurls each event once, even when it arrives again with the same event_id", async () => {
+    const shared = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: link(103),
+      compose: false,
+    });
+    await unfurlWhen(CHANNEL, shared.ts, link(103), () => true);
+    const calls = unfurlCalls().length;
+    // Signed anew (a second earlier, so not a replay of the same signature), as a retry to another replica.
+    const again = await world.slack.sendEventAgain(
+      shared.posted.eventBody,
+      Math.floor(Date.now() / 1000) - 1,
+    );
+    expect(again.status).toBe(200);
+    // A later event is answered after it: once it is, the repeated one has been passed over.
+    const later = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: link(105),
+      compose: false,
+    });
+    await unfurlWhen(CHANNEL, later.ts, link(105), () => true);
+    expect(unfurlCalls().length).toBe(calls + 1);
+    expect(unfurlsOf(CHANNEL, shared.ts)).toEqual([expect.objectContaining({ updates: 1 })]);
+  });
+
+  it("leaves links of another host, of an unsubscribed channel, and malformed or unsigned events alone", async () => {
+    const calls = unfurlCalls().length;
+    const otherHost = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: `https://evil.example/${REPO}/pull/103`,
+      compose: false,
+    });
+    const otherChannel = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: OTHER,
+      text: link(103),
+      compose: false,
+    });
+    const malformed = JSON.parse(otherChannel.posted.eventBody) as {
+      event: Record<string, unknown>;
+      event_id: string;
+    };
+    malformed.event.channel = CHANNEL;
+    malformed.event.links = "not a list";
+    malformed.event_id = "EvMALFORMED";
+    expect((await world.slack.sendEventAgain(JSON.stringify(malformed))).status).toBe(200);
+    const unsigned = await fetch(`${world.url}/slack/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: otherChannel.posted.eventBody
+        .replace(OTHER, CHANNEL)
+        .replace(/"event_id":"[^"]+"/, '"event_id":"EvUNSIGNED"'),
+    });
+    expect(unsigned.status).toBe(401);
+    // A well-formed event after them is unfurled: by then the ones before were passed over.
+    const later = await world.slack.shareLink({
+      userId: ALICE,
+      channelId: CHANNEL,
+      text: link(105),
+      compose: false,
+    });
+    await unfurlWhen(CHANNEL, later.ts, link(105), () => true);
+    expect(unfurlCalls().length).toBe(calls + 1);
+    expect(unfurlsOf(CHANNEL, otherHost.ts)).toEqual([]);
+    expect(unfurlsOf(OTHER, otherChannel.ts)).toEqual([]);
+  });
+});
