@@ -1,3 +1,4 @@
+import type { FreezePorts } from "../freezes/types.js";
 import type {
   EventQuery,
   LogEvent,
@@ -385,6 +386,8 @@ export interface Ports {
   statsDays?: StatsDays;
   /** The setup check, for `/mq doctor`; absent where there is none (it is Slack only). */
   setup?: SetupCheck;
+  /** Freeze windows (src/freezes); absent: the freeze commands say they are not available. */
+  freezes?: FreezePorts;
   now?: Clock;
 }
 

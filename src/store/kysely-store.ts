@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { type Database, inTransaction } from "./database.js";
+import { kyselyFreezes } from "./freezes.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
 import { kyselyIdentities } from "./identities.js";
 import { kyselyLeases } from "./leases.js";
@@ -33,6 +34,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyRelays(ctx),
     ...kyselyGitHubQueuePulls(ctx),
     ...kyselySharedGitHubWrites(ctx),
+    ...kyselyFreezes(ctx),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { FreezeStore } from "./freezes.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
@@ -55,4 +56,5 @@ export interface Store
     RelayStore,
     GitHubQueueMemory,
     WritePaceStore,
-    SummaryCommentRecords {}
+    SummaryCommentRecords,
+    FreezeStore {}

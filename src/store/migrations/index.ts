@@ -12,6 +12,7 @@ import { githubQueuePulls } from "./011-github-queue-pulls.js";
 import { webhookJobs } from "./012-webhook-jobs.js";
 import { sharedGitHubWrites } from "./013-shared-github-writes.js";
 import { pollLastRead } from "./014-poll-last-read.js";
+import { freezes } from "./017-freezes.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   webhookJobs,
   sharedGitHubWrites,
   pollLastRead,
+  freezes,
 ];
 
 /** The highest migration version this build knows. */
