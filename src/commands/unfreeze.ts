@@ -65,7 +65,7 @@ export const unfreeze = defineCommand<UnfreezeCommand, UnfreezeResult>({
   describe(result, { by }) {
     return sentence((f) => {
       const what = `the freeze ${f.bold(`#${result.removed.number}`)} ${f.escape(result.removed.name)} of ${f.code(result.repo.fullName)}`;
-      return `${by ? `${by} removed ${what}` : `Removed ${what}`}. A window in progress still ends at its end; ${f.code("unpause")} ends it now.`;
+      return `✅ ${by ? `${by} removed ${what}` : `Removed ${what}`}. A window in progress still ends at its end; ${f.code("unpause")} ends it now.`;
     });
   },
 });

@@ -43,6 +43,8 @@ export interface FreezeRunnerDeps {
  */
 export class FreezeRunner {
   private readonly passes: Periodic;
+  /** Passes finished, failed or not (tests wait on it rather than on time). */
+  passCount = 0;
 
   constructor(private readonly deps: FreezeRunnerDeps) {
     this.passes = new Periodic(
@@ -62,6 +64,14 @@ export class FreezeRunner {
 
   /** One pass; what this replica did, for tests and logs. */
   async tick(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
+    try {
+      return await this.pass();
+    } finally {
+      this.passCount += 1;
+    }
+  }
+
+  private async pass(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
     const now = this.deps.now();
     const done: { repository: Repo; step: FreezeStep; outcome: string }[] = [];
     for (const ending of await this.deps.store.listFreezeWindowsToEnd(now, 20)) {
