@@ -12,6 +12,7 @@ import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
 import { slackFreezeAnnouncer } from "./freezes/announce.js";
+import { nextFreeze } from "./freezes/present.js";
 import { FreezeRunner } from "./freezes/runner.js";
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
@@ -400,6 +401,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
                 permission: readPermission,
                 levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
                 canLink: oauth !== null && oauth !== undefined,
+                nextFreeze: async (repository: Repo) =>
+                  nextFreeze(await store.listFreezes(repository), now()),
               },
             }
           : {}),

@@ -1,11 +1,11 @@
 import { type FreezeSpec, MAX_FREEZE_NAME, parseFreeze, refuseFreeze } from "../freezes/parse.js";
-import { freezeLine, type ListedFreeze, listed } from "../freezes/present.js";
+import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from "../freezes/present.js";
 import { windowAt } from "../freezes/schedule.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import { missing } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";
-import { sentence } from "./description.js";
+import { type Part, sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
 import type { Ports } from "./ports.js";
@@ -102,4 +102,19 @@ async function zoneOf(command: FreezeCommand, actor: Actor, ports: Ports): Promi
   const slackZone =
     actor.slack && ports.slackTimeZone ? await ports.slackTimeZone(actor.slack).catch(() => null) : null;
   return (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
+}
+
+/** The repository's freeze in progress or next, for `status`; undefined when none or unreadable. */
+export async function nextFreezeOf(ports: Ports, repo: Repo): Promise<ListedFreeze | undefined> {
+  if (!ports.freezes) return undefined;
+  const all = await ports.freezes.store.listFreezes(repo).catch(() => []);
+  return nextFreeze(all, ports.freezes.now()) ?? undefined;
+}
+
+/** "❄️ Freeze weekend freeze: next from … to …", as `status` shows it. */
+export function freezeNote(freeze: ListedFreeze): Part {
+  return {
+    kind: "note",
+    texts: [(f) => `❄️ Freeze ${f.escape(freeze.name)}: ${windowText(freeze)} (${f.code(freeze.schedule)})`],
+  };
 }

@@ -67,7 +67,18 @@ async function slash(text: string, userId = ALICE): Promise<string> {
   const answer = await world.slack.waitFor(() =>
     world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
   );
-  return answer.text ?? "";
+  // Its fallback text, then its blocks (where notes are).
+  return `${answer.text ?? ""}\n${JSON.stringify(answer.blocks ?? [])}`;
+}
+
+/** Opens the person's Home tab and waits for the app to publish it anew; returns its blocks as text. */
+async function openHome(user: string): Promise<string> {
+  const before = world.slack.state.homeView(user)?.publishes ?? 0;
+  await world.slack.openHome({ userId: user });
+  return world.slack.waitFor(() => {
+    const view = world.slack.state.homeView(user);
+    return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
+  }, 10_000);
 }
 
 /** Comments on a pull request of its own; Yardmaster's answer in its summary comment, once written. */
@@ -122,6 +133,10 @@ describe("a weekly freeze window, two replicas on PostgreSQL", () => {
     );
     const listed = await slash(`freezes ${REPO}`);
     expect(listed).toContain("#1 weekend freeze");
+    // status and the Home tab show the next freeze.
+    expect(await slash(`status ${REPO}`)).toContain("Freeze weekend freeze: next from");
+    const home = await openHome(ALICE);
+    expect(home).toContain("freeze weekend freeze, next from");
 
     // 20 minutes before: nothing yet. 10 minutes before: one notice, whichever replica sends it.
     world.sim.clock.advance(start.getTime() - world.sim.clock.now() - 20 * MINUTE);
