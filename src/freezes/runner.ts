@@ -3,6 +3,7 @@ import type { Logger } from "../logger.js";
 import type { PauseState } from "../merge-queue/index.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
+import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
 import type { Freeze, FreezeRecords, FreezeStep, FreezeWindowToEnd } from "./types.js";
 
@@ -134,7 +135,7 @@ export class FreezeRunner {
     const minutes = Math.max(1, Math.round((w.startsAt.getTime() - this.deps.now().getTime()) / 60_000));
     await this.deps.announce?.(
       w.repository,
-      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${w.endsAt.toISOString().slice(0, 16).replace("T", " ")} UTC.`,
+      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}.`,
       `freeze:${w.freezeId}:${w.startsAt.toISOString()}:warn`,
     );
     return "announced";
