@@ -6,6 +6,7 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
+import { listed } from "../../src/freezes/present.js";
 import {
   classifyCommandAnswer,
   type LogEvent,
@@ -13,7 +14,6 @@ import {
   type PullRequestQueueDetails,
   type QueueStatus,
 } from "../../src/merge-queue/index.js";
-import { listed } from "../../src/freezes/present.js";
 import { Repo } from "../../src/repo.js";
 import { pauseState, pullRequestDetails, queueStatus } from "../merge-queue/fixtures.js";
 
@@ -305,7 +305,11 @@ function listedWeekend() {
       repository: repo,
       number: 1,
       name: "weekend <freeze>",
-      schedule: { kind: "weekly", start: { day: 5, hour: 18, minute: 0 }, end: { day: 1, hour: 8, minute: 0 } },
+      schedule: {
+        kind: "weekly",
+        start: { day: 5, hour: 18, minute: 0 },
+        end: { day: 1, hour: 8, minute: 0 },
+      },
       zone: "Europe/Paris",
       createdBy: "alice",
       surface: "slack",
