@@ -75,6 +75,12 @@ storeContract("freezes", ({ h }) => {
       expect(await claim("b", HOUR + 200 * SECOND, "warn")).toBe(true);
     });
 
+    it("gives a step to exactly one of several replicas claiming it at once", async () => {
+      const owners = ["a", "b", "c", "d", "e"];
+      const won = await Promise.all(owners.map((owner) => claim(owner, HOUR)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+    });
+
     it("lists the windows started whose end has come, until their end step is done", async () => {
       expect(await claim("a", HOUR)).toBe(true);
       expect(await store.listFreezeWindowsToEnd(at(4 * HOUR), 10)).toEqual([]); // not done yet
