@@ -16,6 +16,9 @@ import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
 import { databaseWhere } from "./doctor/database.js";
 import { logSetupReport } from "./doctor/log-report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./doctor/run-setup-check.js";
+import { slackFreezeAnnouncer } from "./freezes/announce.js";
+import { nextFreeze } from "./freezes/present.js";
+import { FreezeRunner } from "./freezes/runner.js";
 import { GitHubWrites, type WriteLimits, type WriteRetry } from "./github/github-writes.js";
 import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
@@ -131,6 +134,8 @@ export interface Yardmaster {
   digests: Digests | null;
   /** Ends timed pauses when their time comes. */
   scheduledUnpauser: ScheduledUnpauser;
+  /** Applies freeze windows (src/freezes). */
+  freezeRunner: FreezeRunner;
   /**
    * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
    * (run after their webhook's answer) and pushed notices' deliveries.
@@ -232,6 +237,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       put: (unpause: ScheduledUnpause) => store.putScheduledUnpause(unpause),
       cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
     },
+    freezes: { store, now },
     metrics,
     logger,
     now: options.now,
@@ -404,6 +410,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
                 permission: readPermission,
                 levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
                 canLink: oauth !== null && oauth !== undefined,
+                nextFreeze: async (repository: Repo) =>
+                  nextFreeze(await store.listFreezes(repository), now()),
               },
             }
           : {}),
@@ -522,6 +530,30 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     ...(options.scheduledUnpauseIntervalMs ? { intervalMs: options.scheduledUnpauseIntervalMs } : {}),
   });
 
+  const slackConfig = config.slack;
+  const freezeRunner = new FreezeRunner({
+    store,
+    mergeQueue,
+    attributePause: common.attributePause,
+    ...(slackConfig
+      ? {
+          announce: slackFreezeAnnouncer({
+            channels: async (repository) =>
+              (await store.listSubscriptions({ repository })).map((s) => s.channelId),
+            post: webApiDigestPoster({ token: slackConfig.botToken, apiUrl: slackConfig.apiUrl }).post,
+            logger: logger.child({ name: "freezes" }),
+          }),
+        }
+      : {}),
+    afterChange: async (repository) => {
+      await poller?.ring(repository);
+    },
+    owner,
+    logger: logger.child({ name: "freezes" }),
+    now,
+    ...(options.scheduledUnpauseIntervalMs ? { intervalMs: options.scheduledUnpauseIntervalMs } : {}),
+  });
+
   const server = createHttpServer(handlers, logger, {
     bodyLimits: BODY_LIMITS,
     inFlight,
@@ -538,6 +570,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     deliverer,
     digests,
     scheduledUnpauser,
+    freezeRunner,
     async webhookWorkDone() {
       await webhookWork.idle();
     },
@@ -552,6 +585,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       for (const line of describeSurfaces(config)) logger.info(line);
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
+      freezeRunner.start();
       logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
       if (config.slack?.appToken) {
         await slackSocket?.start();
@@ -595,7 +629,15 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         const [finished, pollerStopped, unpauserStopped] = await Promise.all([
           inFlight.idle(deadline),
           poller ? before(Promise.all([poller.stop(), digests?.stop()]), deadline) : true,
-          before(Promise.all([scheduledUnpauser.stop(), follower?.stop(), webhookJobs?.stop()]), deadline),
+          before(
+            Promise.all([
+              scheduledUnpauser.stop(),
+              freezeRunner.stop(),
+              follower?.stop(),
+              webhookJobs?.stop(),
+            ]),
+            deadline,
+          ),
         ]);
         const abandoned =
           (finished ? 0 : inFlight.size) + (pollerStopped ? 0 : 1) + (unpauserStopped ? 0 : 1);

@@ -2,6 +2,8 @@ import { branches } from "./branches.js";
 import type { CommandModule, CommandSpec as Spec, Surface } from "./command.js";
 import { dequeue } from "./dequeue.js";
 import { doctor } from "./doctor.js";
+import { freeze } from "./freeze.js";
+import { freezes } from "./freezes.js";
 import { help } from "./help.js";
 import { login } from "./login.js";
 import { logout } from "./logout.js";
@@ -14,6 +16,7 @@ import { stats } from "./stats.js";
 import { status } from "./status.js";
 import { subscribe } from "./subscribe.js";
 import { subscriptions } from "./subscriptions.js";
+import { unfreeze } from "./unfreeze.js";
 import { unpause } from "./unpause.js";
 import { unsubscribe } from "./unsubscribe.js";
 import { whoami } from "./whoami.js";
@@ -29,6 +32,9 @@ export const COMMAND_MODULES = named({
   requeue,
   pause,
   unpause,
+  freeze,
+  freezes,
+  unfreeze,
   status,
   stats,
   pr,

@@ -1,5 +1,6 @@
 import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../backends/mergify/index.js";
 import type { QueueEvent } from "../core/queue.js";
+import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
 
@@ -386,6 +387,8 @@ export interface Ports {
   statsEvents?: StatsEvents;
   /** The setup check, for `/mq doctor`; absent where there is none (it is Slack only). */
   setup?: SetupCheck;
+  /** Freeze windows (src/freezes); absent: the freeze commands say they are not available. */
+  freezes?: FreezePorts;
   now?: Clock;
 }
 

@@ -1,8 +1,10 @@
 import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../backends/mergify/index.js";
+import type { ListedFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
 import { branchName, unexpected } from "./arguments.js";
 import { defineCommand, type SlackPlace } from "./command.js";
 import type { BatchRow, Part, Text, TextFormat } from "./description.js";
+import { freezeNote, nextFreezeOf } from "./freeze.js";
 import { describeGitHubStatus, type GitHubStatusResult, githubQueueOf } from "./github-queue.js";
 import { unpauseButton } from "./pause.js";
 import type { Ports } from "./ports.js";
@@ -34,6 +36,8 @@ export interface StatusResult {
   status: QueueStatus;
   /** Who paused it through Yardmaster, and when a timed pause ends, when the pause is theirs. */
   paused?: { by: string; resumesAt: Date | null };
+  /** The repository's freeze window in progress or next (src/freezes). */
+  nextFreeze?: ListedFreeze;
 }
 
 /** Names from the service (batches, scopes) are cut to this many characters. */
@@ -98,7 +102,15 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
     const paused = status.pause?.paused
       ? await pausedBy(ports, command.repo, status.pause.reason)
       : undefined;
-    return { name: "status", repo: command.repo, ...options, status, ...(paused ? { paused } : {}) };
+    const nextFreeze = await nextFreezeOf(ports, command.repo);
+    return {
+      name: "status",
+      repo: command.repo,
+      ...options,
+      status,
+      ...(paused ? { paused } : {}),
+      ...(nextFreeze ? { nextFreeze } : {}),
+    };
   },
   describe(result, context) {
     if (!("status" in result)) return describeGitHubStatus(result, context);
@@ -131,6 +143,7 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
         button: unpauseButton(repo),
       });
     }
+    if (result.nextFreeze) parts.push(freezeNote(result.nextFreeze));
     parts.push(
       { kind: "divider" },
       {

@@ -4,6 +4,7 @@ import { githubQueueServing } from "../commands/github-queue.js";
 import { defaultNoticePreferences } from "../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
 import type { MergeQueue, PermissionLookup, QueueBackends } from "../commands/ports.js";
+import type { ListedFreeze } from "../freezes/present.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLinkStore, NoticePreferenceStore, SubscriptionStore } from "../store/index.js";
@@ -27,6 +28,8 @@ export interface HomeTabDeps {
   /** The levels the Home tab's buttons need (the commands' own: the click checks again). */
   levels: { dequeue: PermissionLevel; unpause: PermissionLevel };
   canLink: boolean;
+  /** A repository's freeze window in progress or next (src/freezes); absent: none are shown. */
+  nextFreeze?: (repo: Repo) => Promise<ListedFreeze | null>;
   /** views.publish */
   publish: (slackUserId: string, view: HomeView) => Promise<void>;
   logger: Logger;
@@ -128,6 +131,7 @@ export class HomeTab {
         });
       }
     }
+    const freezes = await this.freezes(readable.map((r) => r.repo));
     const keys = new Set(readable.map((r) => r.repo.key));
     const subscriptions = (await store.listSubscriptions())
       .filter((s) => keys.has(s.repository.key) && (s.teamId === null || s.teamId === teamId))
@@ -145,6 +149,7 @@ export class HomeTab {
       canLink: this.deps.canLink,
       queued,
       paused,
+      ...(freezes.length ? { freezes } : {}),
       subscriptions,
       repositories: readable.map((r) => r.repo),
       preferences: {
@@ -154,6 +159,18 @@ export class HomeTab {
       },
       now,
     };
+  }
+
+  /** The next freeze window of each repository, soonest first; one that cannot be read is left out. */
+  private async freezes(repos: Repo[]): Promise<NonNullable<HomeModel["freezes"]>> {
+    const next = this.deps.nextFreeze;
+    if (!next) return [];
+    const found = await Promise.all(
+      repos.map(async (repo) => ({ repo, freeze: await next(repo).catch(() => null) })),
+    );
+    return found
+      .flatMap(({ repo, freeze }) => (freeze ? [{ repo, freeze }] : []))
+      .sort((a, b) => (a.freeze.window?.start.getTime() ?? 0) - (b.freeze.window?.start.getTime() ?? 0));
   }
 
   /** The subscribed repositories the login can read, with its level on each. A failed lookup hides one. */

@@ -1,6 +1,7 @@
 import { EVENT_GROUPS } from "../commands/event-groups.js";
 import { noticeScope } from "../commands/notify.js";
 import { formatTime } from "../commands/present.js";
+import { type ListedFreeze, windowText } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
 import { VERSION } from "../version.js";
 import { ACTION_IDS, buttonValue } from "./actions.js";
@@ -37,6 +38,8 @@ export interface HomeModel {
   }[];
   /** Paused queues of repositories they can read. */
   paused: { repo: Repo; reason: string | null; since: Date | null; canUnpause: boolean }[];
+  /** The next freeze window of each repository that has one, soonest first. */
+  freezes?: { repo: Repo; freeze: ListedFreeze }[];
   /** This workspace's channel subscriptions to repositories they can read. */
   subscriptions: { channelId: string; repo: Repo; branchGlob: string | null; groups: string[] }[];
   /** Their notice preferences; null when not linked. */
@@ -126,7 +129,8 @@ function queued(model: HomeModel): KnownBlock[] {
 }
 
 function paused(model: HomeModel): KnownBlock[] {
-  if (model.paused.length === 0) return [section("No merge queue of a repository you can read is paused.")];
+  if (model.paused.length === 0)
+    return [section("No merge queue of a repository you can read is paused."), ...freezes(model)];
   const blocks: KnownBlock[] = model.paused.slice(0, MAX_PAUSED).map((p) => {
     const since = p.since ? ` since ${escapeMrkdwn(formatTime(p.since.toISOString()))}` : "";
     const reason = p.reason ? `: ${escapeMrkdwn(p.reason)}` : "";
@@ -135,7 +139,19 @@ function paused(model: HomeModel): KnownBlock[] {
   });
   if (model.paused.length > MAX_PAUSED)
     blocks.push(context(`…and ${model.paused.length - MAX_PAUSED} more paused`));
-  return blocks;
+  return [...blocks, ...freezes(model)];
+}
+
+/** Under the paused queues: the next freeze window of each repository (docs/commands.md, "Freeze windows"). */
+function freezes(model: HomeModel): KnownBlock[] {
+  const listed = model.freezes ?? [];
+  return listed
+    .slice(0, MAX_PAUSED)
+    .map(({ repo, freeze }) =>
+      context(
+        `❄️ ${code(repo.fullName)}: freeze ${escapeMrkdwn(freeze.name)}, ${escapeMrkdwn(windowText(freeze))}`,
+      ),
+    );
 }
 
 function subscriptions(model: HomeModel): KnownBlock[] {

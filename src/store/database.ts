@@ -240,6 +240,32 @@ export interface Tables {
     claim_reason: PollReason | null;
     last_read_at: NullableTime;
   };
+  /** Freeze windows (src/store/freezes.ts). */
+  freezes: {
+    id: string;
+    repository_key: string;
+    repository: string;
+    number: number;
+    name: string;
+    name_key: string;
+    schedule: Json;
+    zone: string;
+    created_by: string;
+    surface: "github" | "slack";
+    created_at: Time;
+  };
+  freeze_steps: {
+    freeze_id: string;
+    starts_at: Time;
+    step: "warn" | "start" | "end";
+    repository_key: string;
+    repository: string;
+    ends_at: Time;
+    reason: string;
+    claimed_by: string;
+    claimed_until: Time;
+    done: ColumnType<number, number | undefined, number>;
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

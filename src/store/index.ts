@@ -1,4 +1,12 @@
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
+export {
+  FREEZE_STEP_RETENTION_MS,
+  type Freeze,
+  type FreezeStep,
+  type FreezeStepClaim,
+  type FreezeStore,
+  type FreezeWindowToEnd,
+} from "./freezes.js";
 export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
 export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
 export { QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";

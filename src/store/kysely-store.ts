@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { type Database, inTransaction } from "./database.js";
+import { kyselyFreezes } from "./freezes.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
 import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
@@ -35,6 +36,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyGitHubQueuePulls(ctx),
     ...kyselySharedGitHubWrites(ctx),
     ...kyselyHistory(ctx),
+    ...kyselyFreezes(ctx),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { FreezeStore } from "./freezes.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
@@ -57,4 +58,5 @@ export interface Store
     GitHubQueueMemory,
     WritePaceStore,
     SummaryCommentRecords,
-    QueueHistory {}
+    QueueHistory,
+    FreezeStore {}

@@ -15,6 +15,7 @@ import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
 import type { QueueEvent } from "../../src/core/queue.js";
+import { listed } from "../../src/freezes/present.js";
 import { Repo } from "../../src/repo.js";
 import { pauseState, pullRequestDetails, queueStatus } from "../backends/mergify/fixtures.js";
 
@@ -58,6 +59,10 @@ const RESULTS: [string, CommandResult][] = [
   ["dequeue, still listed", relayed("dequeue", queued)],
   ["pause", { name: "pause", repo, pause: pauseState() as PauseState }],
   ["unpause", { name: "unpause", repo }],
+  ["freeze", { name: "freeze", repo, freeze: listedWeekend() }],
+  ["freezes", { name: "freezes", repo, freezes: [listedWeekend()] }],
+  ["freezes, none", { name: "freezes", repo, freezes: [] }],
+  ["unfreeze", { name: "unfreeze", repo, removed: { number: 1, name: "weekend <freeze>" } }],
   ["status", { name: "status", repo, branch: "main", status: queueStatus() as unknown as QueueStatus }],
   ["stats", statsResult()],
   ["pr", { name: "pr", repo, pull: 42, queue: queued }],
@@ -293,3 +298,25 @@ describe("descriptions", () => {
     });
   });
 });
+
+/** A weekly freeze as the freeze commands list it, with a name to escape. */
+function listedWeekend() {
+  return listed(
+    {
+      id: "f1",
+      repository: repo,
+      number: 1,
+      name: "weekend <freeze>",
+      schedule: {
+        kind: "weekly",
+        start: { day: 5, hour: 18, minute: 0 },
+        end: { day: 1, hour: 8, minute: 0 },
+      },
+      zone: "Europe/Paris",
+      createdBy: "alice",
+      surface: "slack",
+      createdAt: now,
+    },
+    now,
+  );
+}

@@ -96,6 +96,8 @@ describe("the store on PostgreSQL", () => {
   const expectedTables = [
     "backoffs",
     "digests",
+    "freeze_steps",
+    "freezes",
     "github_queue_pulls",
     "github_write_pace",
     "identity_links",

@@ -13,6 +13,7 @@ import { webhookJobs } from "./012-webhook-jobs.js";
 import { sharedGitHubWrites } from "./013-shared-github-writes.js";
 import { pollLastRead } from "./014-poll-last-read.js";
 import { queueEvents } from "./015-queue-events.js";
+import { freezes } from "./016-freezes.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sharedGitHubWrites,
   pollLastRead,
   queueEvents,
+  freezes,
 ];
 
 /** The highest migration version this build knows. */

@@ -1,0 +1,120 @@
+import { type FreezeSpec, MAX_FREEZE_NAME, parseFreeze, refuseFreeze } from "../freezes/parse.js";
+import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from "../freezes/present.js";
+import { windowAt } from "../freezes/schedule.js";
+import type { FreezePorts } from "../freezes/types.js";
+import type { Repo } from "../repo.js";
+import { missing } from "./arguments.js";
+import { type Actor, defineCommand } from "./command.js";
+import { type Part, sentence } from "./description.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
+import type { Ports } from "./ports.js";
+import { canonicalZone } from "./resume-time.js";
+import { parseTarget } from "./targets.js";
+
+export interface FreezeCommand extends Omit<FreezeSpec, "name"> {
+  name: "freeze";
+  repo: Repo;
+  freezeName: string;
+}
+
+export interface FreezeResult {
+  name: "freeze";
+  repo: Repo;
+  freeze: ListedFreeze;
+}
+
+function freezeArguments(repo: Repo, text: string): FreezeCommand {
+  const { name, schedule, zone } = parseFreeze("freeze", text);
+  return { name: "freeze", repo, freezeName: name, schedule, zone };
+}
+
+/** The freeze ports, or "not available" (a store-less setup). */
+export function freezePorts(ports: Ports, command: string): FreezePorts {
+  if (!ports.freezes)
+    throw new CommandError(CommandErrorCode.Unavailable, { command, detail: "freeze windows" });
+  return ports.freezes;
+}
+
+/**
+ * freeze: a window in which the repository's merge queue is paused by itself, every week, every day or
+ * once (docs/commands.md, "Freeze windows"). Its pause and resume are src/freezes/runner.ts's.
+ */
+export const freeze = defineCommand<FreezeCommand, FreezeResult>({
+  name: "freeze",
+  summary: "pause the merge queue by itself in a window: every week, every day, or once",
+  permission: "write",
+  needsLink: true,
+  changes: true,
+  grammar: {
+    github: {
+      usage:
+        "freeze <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone]",
+      read: ({ text }, place) => freezeArguments(place.repo, text),
+    },
+    slack: {
+      usage:
+        "freeze [repo] <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone]",
+      read: ({ words, text }, place) => {
+        const first = words[0] ? parseTarget("freeze", words[0], place) : undefined;
+        if (first?.repo && first.pull === undefined)
+          return freezeArguments(first.repo, text.slice(words[0]?.length ?? 0));
+        if (!place.defaultRepo) return missing("freeze", "repository (owner/repo)");
+        return freezeArguments(place.defaultRepo, text);
+      },
+    },
+  },
+  async execute(command, actor, ports) {
+    const freezes = freezePorts(ports, "freeze");
+    // Until GitHub's merge queue can be paused, neither can it be frozen.
+    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("freeze", command.repo, NO_PAUSE);
+    const zone = await zoneOf(command, actor, ports);
+    const now = freezes.now();
+    if (!windowAt(command.schedule, zone, now))
+      refuseFreeze("freeze", `the window ends in the past (${zone})`);
+    const added = await freezes.store.addFreeze({
+      id: "",
+      repository: command.repo,
+      name: command.freezeName.slice(0, MAX_FREEZE_NAME),
+      schedule: command.schedule,
+      zone,
+      createdBy: actor.githubLogin ?? actor.display,
+      surface: actor.surface,
+      createdAt: now,
+    });
+    if (added === "name-taken")
+      refuseFreeze("freeze", `${command.repo.fullName} already has a freeze named "${command.freezeName}"`);
+    return { name: "freeze", repo: command.repo, freeze: listed(added, now) };
+  },
+  describe(result, { by }) {
+    return sentence((f) => {
+      const who = by
+        ? `${by} set a freeze of ${f.code(result.repo.fullName)}`
+        : `Freeze set on ${f.code(result.repo.fullName)}`;
+      return `❄️ ${who}: ${freezeLine(f, result.freeze)}. Its merge queue is paused by itself in each window and resumed at its end; ${f.code("unpause")} ends a window early.`;
+    });
+  },
+});
+
+/** The zone typed, else the Slack user's (as Slack knows it), else UTC (always on GitHub). */
+async function zoneOf(command: FreezeCommand, actor: Actor, ports: Ports): Promise<string> {
+  if (command.zone) return command.zone;
+  const slackZone =
+    actor.slack && ports.slackTimeZone ? await ports.slackTimeZone(actor.slack).catch(() => null) : null;
+  return (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
+}
+
+/** The repository's freeze in progress or next, for `status`; undefined when none or unreadable. */
+export async function nextFreezeOf(ports: Ports, repo: Repo): Promise<ListedFreeze | undefined> {
+  if (!ports.freezes) return undefined;
+  const all = await ports.freezes.store.listFreezes(repo).catch(() => []);
+  return nextFreeze(all, ports.freezes.now()) ?? undefined;
+}
+
+/** "❄️ Freeze weekend freeze: next from … to …", as `status` shows it. */
+export function freezeNote(freeze: ListedFreeze): Part {
+  return {
+    kind: "note",
+    texts: [(f) => `❄️ Freeze ${f.escape(freeze.name)}: ${windowText(freeze)} (${f.code(freeze.schedule)})`],
+  };
+}

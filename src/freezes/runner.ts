@@ -1,0 +1,198 @@
+import type { PauseState } from "../backends/mergify/index.js";
+import type { PauseAttribution } from "../commands/ports.js";
+import type { Logger } from "../logger.js";
+import { Periodic } from "../periodic.js";
+import type { Repo } from "../repo.js";
+import { timeIn } from "./present.js";
+import { windowAt } from "./schedule.js";
+import type { Freeze, FreezeRecords, FreezeStep, FreezeWindowToEnd } from "./types.js";
+
+/** Subscribed channels hear of a window this long before it starts. */
+export const FREEZE_WARNING_MS = 15 * 60_000;
+
+/** The pause's reason of a freeze's windows: "weekend freeze (scheduled by alice)". */
+export function freezeReason(freeze: Pick<Freeze, "name" | "createdBy">): string {
+  return `${freeze.name} (scheduled by ${freeze.createdBy})`;
+}
+
+export interface FreezeRunnerDeps {
+  store: FreezeRecords;
+  /** The merge queue's pause, as the pause command uses it. */
+  mergeQueue: {
+    pause(repo: Repo, reason: string): Promise<unknown>;
+    unpause(repo: Repo): Promise<unknown>;
+    getPause(repo: Repo): Promise<PauseState>;
+  };
+  attributePause?: (attribution: PauseAttribution) => Promise<void>;
+  /** Says something to the repository's subscribed channels (plain text, already escaped). */
+  announce?: (repository: Repo, text: string, key: string) => Promise<void>;
+  /** After a pause or resume: the notifier reads the repository promptly. */
+  afterChange?: (repository: Repo) => Promise<void>;
+  owner: string;
+  logger: Logger;
+  now: () => Date;
+  intervalMs?: number;
+  leaseMs?: number;
+}
+
+/**
+ * Applies freeze windows (docs/commands.md, "Freeze windows"): every `intervalMs`, for each freeze, its
+ * window in progress or next; each step of a window (the notice 15 minutes before, the pause at its
+ * start, the resume at its end) is claimed in the store by one replica and done once, whatever the
+ * replicas and restarts. A window that started while every replica was down is applied when one comes
+ * back, if it is still in progress; a notice whose window has started is not sent late.
+ */
+export class FreezeRunner {
+  private readonly passes: Periodic;
+  /** Passes finished, failed or not (tests wait on it rather than on time). */
+  passCount = 0;
+
+  constructor(private readonly deps: FreezeRunnerDeps) {
+    this.passes = new Periodic(
+      () => this.tick(),
+      deps.intervalMs ?? 5_000,
+      (error) => deps.logger.warn({ err: error }, "freezes: pass failed"),
+    );
+  }
+
+  start(): void {
+    this.passes.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.passes.stop();
+  }
+
+  /** One pass; what this replica did, for tests and logs. */
+  async tick(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
+    try {
+      return await this.pass();
+    } finally {
+      this.passCount += 1;
+    }
+  }
+
+  private async pass(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
+    const now = this.deps.now();
+    const done: { repository: Repo; step: FreezeStep; outcome: string }[] = [];
+    for (const ending of await this.deps.store.listFreezeWindowsToEnd(now, 20)) {
+      const outcome = await this.step(ending, "end", () => this.end(ending));
+      if (outcome) done.push({ repository: ending.repository, step: "end", outcome });
+    }
+    for (const freeze of await this.deps.store.listFreezes()) {
+      const window = windowAt(freeze.schedule, freeze.zone, now);
+      if (!window) continue;
+      const w = {
+        freezeId: freeze.id,
+        repository: freeze.repository,
+        startsAt: window.start,
+        endsAt: window.end,
+        reason: freezeReason(freeze),
+      };
+      const t = now.getTime();
+      let outcome: string | null = null;
+      let step: FreezeStep = "start";
+      if (t >= window.start.getTime()) outcome = await this.step(w, "start", () => this.begin(w, freeze));
+      else if (window.start.getTime() - t <= FREEZE_WARNING_MS) {
+        step = "warn";
+        outcome = await this.step(w, "warn", () => this.warn(w, freeze));
+      }
+      if (outcome) done.push({ repository: freeze.repository, step, outcome });
+    }
+    return done;
+  }
+
+  /** Claims the step, does it, marks it done; null when another replica has it or it is done. */
+  private async step(
+    w: FreezeWindowToEnd,
+    step: FreezeStep,
+    run: () => Promise<string>,
+  ): Promise<string | null> {
+    const { store, owner, logger } = this.deps;
+    const now = this.deps.now();
+    const claimed = await store.claimFreezeStep({
+      ...w,
+      step,
+      owner,
+      now,
+      leaseMs: this.deps.leaseMs ?? 60_000,
+    });
+    if (!claimed) return null;
+    const log = { repository: w.repository.fullName, reason: w.reason, startsAt: w.startsAt, step };
+    try {
+      const outcome = await run();
+      await store.finishFreezeStep(w.freezeId, w.startsAt, step, owner);
+      logger.info({ ...log, outcome }, `freeze of ${w.repository}: ${step} ${outcome}`);
+      return outcome;
+    } catch (error) {
+      // The claim lapses, and this or another replica tries again.
+      logger.warn({ ...log, err: error }, `freeze of ${w.repository}: ${step} failed, tried again later`);
+      return "failed";
+    }
+  }
+
+  private async warn(w: FreezeWindowToEnd, freeze: Freeze): Promise<string> {
+    const minutes = Math.max(1, Math.round((w.startsAt.getTime() - this.deps.now().getTime()) / 60_000));
+    await this.deps.announce?.(
+      w.repository,
+      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}.`,
+      `freeze:${w.freezeId}:${w.startsAt.toISOString()}:warn`,
+    );
+    return "announced";
+  }
+
+  private async begin(w: FreezeWindowToEnd, freeze: Freeze): Promise<string> {
+    const { mergeQueue } = this.deps;
+    const state = await mergeQueue.getPause(w.repository);
+    if (state.paused) {
+      await this.deps.announce?.(
+        w.repository,
+        `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins, but its merge queue is already paused for another reason: it is left as it is, and the freeze will not resume it.`,
+        `freeze:${w.freezeId}:${w.startsAt.toISOString()}:start`,
+      );
+      return "already-paused";
+    }
+    await mergeQueue.pause(w.repository, w.reason);
+    await this.deps
+      .attributePause?.({
+        repository: w.repository,
+        action: "pause",
+        reason: w.reason,
+        actor: freeze.createdBy,
+        surface: freeze.surface,
+        at: this.deps.now(),
+        resumesAt: w.endsAt,
+      })
+      .catch(() => undefined);
+    await this.deps.afterChange?.(w.repository).catch(() => undefined);
+    return "paused";
+  }
+
+  private async end(w: FreezeWindowToEnd): Promise<string> {
+    const { mergeQueue } = this.deps;
+    const state = await mergeQueue.getPause(w.repository);
+    if (!state.paused) return "not-paused";
+    if (state.reason !== w.reason) {
+      await this.deps.announce?.(
+        w.repository,
+        `❄️ A freeze of ${w.repository.fullName} ended, but its merge queue was paused again meanwhile for another reason: it stays paused until someone unpauses it.`,
+        `freeze:${w.freezeId}:${w.startsAt.toISOString()}:end`,
+      );
+      return "paused-otherwise";
+    }
+    await mergeQueue.unpause(w.repository);
+    await this.deps
+      .attributePause?.({
+        repository: w.repository,
+        action: "unpause",
+        reason: null,
+        actor: w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1"),
+        surface: "slack",
+        at: this.deps.now(),
+        scheduled: true,
+      })
+      .catch(() => undefined);
+    await this.deps.afterChange?.(w.repository).catch(() => undefined);
+    return "resumed";
+  }
+}

@@ -1,0 +1,128 @@
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FreezeRunner } from "../../src/freezes/runner.js";
+import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
+
+/**
+ * The freeze runner on a real store (SQLite in memory) and the merge queue's HTTP API (nock), on a clock
+ * the test sets: a nightly window 22:00 - 06:00 UTC.
+ */
+const repo = Repo.of("acme", "widgets");
+const PATH = "/v1/repos/acme/widgets/merge-queue/pause";
+const START = new Date("2026-11-25T22:00:00Z");
+const MINUTE = 60_000;
+const at = (ms: number) => new Date(START.getTime() + ms);
+const REASON = "nightly (scheduled by alice)";
+const pauseState = (reason: string | null) => ({ paused: reason !== null, reason, paused_at: null });
+
+let store: Store;
+let now: Date;
+let said: string[];
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  said = [];
+  await store.addFreeze({
+    id: "f1",
+    repository: repo,
+    name: "nightly",
+    schedule: { kind: "daily", start: { hour: 22, minute: 0 }, end: { hour: 6, minute: 0 } },
+    zone: "UTC",
+    createdBy: "alice",
+    surface: "slack",
+    createdAt: at(-24 * 60 * MINUTE),
+  });
+});
+afterEach(async () => {
+  nock.cleanAll();
+  await store.close();
+});
+
+function runner(owner = "a") {
+  return new FreezeRunner({
+    store,
+    mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 }),
+    attributePause: (a) => store.putPauseAttribution(a),
+    announce: async (_repository, text) => {
+      said.push(text);
+    },
+    owner,
+    logger: createLogger({ level: "silent" }),
+    now: () => now,
+    leaseMs: MINUTE,
+  });
+}
+
+describe("the freeze runner", () => {
+  it("applies a window missed while every replica was down when one starts during it, without the late notice", async () => {
+    now = at(3 * 60 * MINUTE); // 01:00, in the window: Yardmaster just started.
+    const api = nock(ORIGIN).get(PATH).reply(200, pauseState(null)).put(PATH).reply(200, pauseState(REASON));
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "start", outcome: "paused" }]);
+    expect(api.isDone()).toBe(true);
+    expect(said).toEqual([]);
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "pause",
+      actor: "alice",
+      reason: REASON,
+    });
+    // Another replica, or a restart: nothing more.
+    expect(await runner("b").tick()).toEqual([]);
+  });
+
+  it("does nothing for a window that ended while every replica was down, and waits for the next", async () => {
+    now = at(9 * 60 * MINUTE); // 07:00: ended at 06:00, the next one at 22:00.
+    expect(await runner().tick()).toEqual([]);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it("says so once 15 minutes before; tries a failed pause again once its claim lapses", async () => {
+    now = at(-15 * MINUTE);
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "warn", outcome: "announced" }]);
+    expect(await runner("b").tick()).toEqual([]);
+    expect(said).toEqual([
+      '❄️ The freeze "nightly" of acme/widgets begins in 15 minutes: its merge queue will be paused until Thu 2026-11-26 06:00 UTC.',
+    ]);
+
+    now = at(0);
+    nock(ORIGIN).get(PATH).reply(200, pauseState(null)).put(PATH).reply(503, { detail: "down" });
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "start", outcome: "failed" }]);
+    now = at(30_000);
+    expect(await runner("b").tick()).toEqual([]); // a's claim still runs
+    now = at(61_000);
+    nock(ORIGIN).get(PATH).reply(200, pauseState(null)).put(PATH).reply(200, pauseState(REASON));
+    expect(await runner("b").tick()).toEqual([{ repository: repo, step: "start", outcome: "paused" }]);
+  });
+
+  it("leaves alone a queue already paused at the start, says so, and does not resume it at the end", async () => {
+    now = at(0);
+    nock(ORIGIN).get(PATH).reply(200, pauseState("incident"));
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "start", outcome: "already-paused" }]);
+    expect(said).toEqual([
+      '❄️ The freeze "nightly" of acme/widgets begins, but its merge queue is already paused for another reason: it is left as it is, and the freeze will not resume it.',
+    ]);
+    now = at(8 * 60 * MINUTE);
+    nock(ORIGIN).get(PATH).reply(200, pauseState("incident"));
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "end", outcome: "paused-otherwise" }]);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it("resumes at the end only if still paused for its reason, even once the freeze is removed", async () => {
+    now = at(0);
+    nock(ORIGIN).get(PATH).reply(200, pauseState(null)).put(PATH).reply(200, pauseState(REASON));
+    await runner().tick();
+    await store.deleteFreeze(repo, { name: "nightly" });
+    now = at(8 * 60 * MINUTE);
+    const api = nock(ORIGIN).get(PATH).reply(200, pauseState(REASON)).delete(PATH).reply(204);
+    expect(await runner("b").tick()).toEqual([{ repository: repo, step: "end", outcome: "resumed" }]);
+    expect(api.isDone()).toBe(true);
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "unpause",
+      actor: "alice",
+      scheduled: true,
+    });
+    expect(await runner("a").tick()).toEqual([]);
+  });
+});
