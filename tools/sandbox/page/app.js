@@ -21,6 +21,7 @@ const COMMENT_HINTS = ["queue", "status", "pause release freeze", "unpause", "de
 const SLASH_HINTS = [
   "/mq status",
   "/mq pause acme/widgets release freeze",
+  "/mq pause",
   "/mq unpause acme/widgets",
   "/mq pr acme/widgets#101",
   "/mq subscriptions",
