@@ -39,7 +39,7 @@ const post = async (path: string, body: Record<string, unknown>) => {
 const state = async (as: string) =>
   (await (await fetch(new URL(`/api/state?as=${as}`, sandbox.url))).json()) as State;
 /** What `pick` finds in the page's state, polled as the page does until it finds something. */
-async function stateWhen<T>(as: string, pick: (s: State) => T | undefined | false): Promise<T> {
+async function stateWhen<T>(as: string, pick: (s: State) => T | null | undefined | false): Promise<T> {
   for (let tries = 0; tries < 200; tries++) {
     const found = pick(await state(as));
     if (found) return found;
