@@ -52,7 +52,7 @@ describe("the sandbox's Slack pane", () => {
   it("unfurls a pasted pull-request link with its queue state; Queue is refused for a reader and works for a writer", async () => {
     const link = `http://${sandbox.world.github.host}/${SANDBOX_REPOSITORY}/pull/102`;
     expect(sandbox.world.sim.state.pullDetails(SANDBOX_REPOSITORY, 102)).toBeNull();
-    const sent = await post("/api/slash", { as: "octocat", text: `can someone look at ${link} <b>?` });
+    const sent = await post("/api/slash", { as: "octocat", text: `can someone look at ${link}<b>?` });
     expect(sent.status).toBe(200);
     const ts = sent.json.ts as string;
     const unfurl = await stateWhen(

@@ -63,7 +63,7 @@ export async function sendToChannel(
   if (!slash) {
     // People's messages reach the API with Slack's three entities escaped, and their links as <url>.
     const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    const linked = escaped.replace(/https?:\/\/[^\s<>|]+/g, (url) => `<${url}>`);
+    const linked = escaped.replace(/https?:\/\/(?:[^\s<>|&]|&amp;)+/g, (url) => `<${url}>`);
     const ours = linksOf(linked).filter((url) => new URL(url).host === githubHost);
     if (ours.length === 0) {
       slack.state.addMessage({ channel: SANDBOX_CHANNEL.id, user: person.slackUserId, text: linked });
