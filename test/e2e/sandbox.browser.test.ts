@@ -190,4 +190,31 @@ describe("the sandbox page, in a real browser", () => {
     },
     TEST_TIMEOUT,
   );
+  it(
+    "unfurls a pasted pull-request link with its queue state and a Queue button that works",
+    async () => {
+      await actAs("octocat");
+      await slash(`is this ready? http://${sandbox.world.github.host}/acme/widgets/pull/102`);
+      const unfurl = slackMessage("is this ready?").locator(".sl-unfurl");
+      await visible(unfurl.getByText("Not queued."));
+      await unfurl.getByRole("button", { name: "Queue" }).click();
+      await visible(unfurl.getByRole("button", { name: "Dequeue" }));
+    },
+    TEST_TIMEOUT,
+  );
+  it(
+    "opens the pause form for /mq pause alone: a blank reason is shown on its field, a reason pauses",
+    async () => {
+      await slash("/mq pause acme/widgets");
+      const modal = page.getByRole("form", { name: "Pause a merge queue" });
+      await visible(modal);
+      await modal.getByRole("button", { name: "Pause" }).click();
+      await visible(modal.getByText("Write why the queue is paused."));
+      await modal.getByLabel("Reason").fill("form <freeze>");
+      await modal.getByRole("button", { name: "Pause" }).click();
+      await hidden(modal);
+      await visible(slackMessage("paused the merge queue of acme/widgets: form <freeze>"));
+    },
+    TEST_TIMEOUT,
+  );
 });

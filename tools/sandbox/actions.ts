@@ -3,6 +3,8 @@
 
 import type { GitHubStandIn } from "../stand-ins/github/index.js";
 import type { SlackStandIn } from "../stand-ins/slack/index.js";
+import { linksOf } from "../stand-ins/slack/unfurls.js";
+import type { Entered } from "../stand-ins/slack/views.js";
 import {
   SANDBOX_CHANNEL,
   SANDBOX_GITHUB_QUEUE_REPOSITORY,
@@ -46,21 +48,34 @@ export async function postComment(parts: ViewParts, person: SandboxPerson, numbe
 
 /**
  * `/mq ...` goes to Yardmaster as a slash command; anything else is a message of the person's in the
- * channel (nobody answers it, as in Slack).
+ * channel (nobody answers it, as in Slack), and when it holds a link of the sandbox's GitHub
+ * (`githubHost`), Slack sends `link_shared` for it, so the app unfurls it.
  */
 export async function sendToChannel(
   slack: SlackStandIn,
   person: SandboxPerson,
   input: unknown,
   typed: TypedCommand[],
+  githubHost: string,
 ) {
   const text = requireText(input, "the message", 4_000).trim();
   const slash = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
   if (!slash) {
-    // People's messages reach the API with Slack's three entities escaped.
+    // People's messages reach the API with Slack's three entities escaped, and their links as <url>.
     const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    slack.state.addMessage({ channel: SANDBOX_CHANNEL.id, user: person.slackUserId, text: escaped });
-    return { status: 200 };
+    const linked = escaped.replace(/https?:\/\/(?:[^\s<>|&]|&amp;)+/g, (url) => `<${url}>`);
+    const ours = linksOf(linked).filter((url) => new URL(url).host === githubHost);
+    if (ours.length === 0) {
+      slack.state.addMessage({ channel: SANDBOX_CHANNEL.id, user: person.slackUserId, text: linked });
+      return { status: 200 };
+    }
+    const shared = await slack.shareLink({
+      userId: person.slackUserId,
+      channelId: SANDBOX_CHANNEL.id,
+      text: linked,
+      domains: [new URL(ours[0] ?? "").hostname],
+    });
+    return { status: shared.posted.status, ts: shared.ts };
   }
   const [, command = "", rest = ""] = slash;
   if (command !== "/mq") {
@@ -88,6 +103,23 @@ export async function clickButton(
     const sent = await slack.clickHomeButton({ actionId, value, userId: person.slackUserId });
     return { status: sent.status };
   }
+  if (input.place === "unfurl") {
+    if (!messageTs) throw new ActionError(400, "messageTs is missing");
+    const url = typeof input.url === "string" && input.url ? input.url : undefined;
+    const sent = await slack
+      .clickUnfurlButton({
+        actionId,
+        userId: person.slackUserId,
+        channelId: SANDBOX_CHANNEL.id,
+        messageTs,
+        ...(url ? { url } : {}),
+        ...(typeof input.value === "string" ? { value } : {}),
+      })
+      .catch((error: unknown) => {
+        throw new ActionError(404, error instanceof Error ? error.message : "no such button");
+      });
+    return { status: sent.status };
+  }
   const dm = input.place === "dm" ? slack.state.directChannel(person.slackUserId) : undefined;
   if (input.place === "dm" && !dm) throw new ActionError(404, "no direct messages yet");
   const sent = await slack.clickButton({
@@ -98,6 +130,49 @@ export async function clickButton(
     ...(messageTs ? { messageTs } : {}),
   });
   return { status: sent.status };
+}
+
+/** What the person entered in the form, by block_id: a text, a chosen value, chosen values, or Unix seconds. */
+function enteredValues(input: unknown): Entered {
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new ActionError(400, "values must be an object of the form's fields");
+  const entered: Entered = {};
+  for (const [key, value] of Object.entries(input)) {
+    const ok =
+      typeof value === "string"
+        ? value.length <= 3_000
+        : typeof value === "number"
+          ? Number.isSafeInteger(value)
+          : Array.isArray(value) && value.every((v) => typeof v === "string" && v.length <= 150);
+    if (!ok) throw new ActionError(400, `the value of ${key} is not one the form takes`);
+    entered[key] = value as string | string[] | number;
+  }
+  return entered;
+}
+
+/**
+ * The person submits the form open for them (Slack sends a signed `view_submission`): the app's field
+ * errors keep it open, else it closes.
+ */
+export async function submitForm(slack: SlackStandIn, person: SandboxPerson, input: Record<string, unknown>) {
+  const viewId = requireText(input.viewId, "viewId", 255);
+  if (!slack.state.views.current(person.slackUserId, viewId))
+    throw new ActionError(404, "that form is closed");
+  const values = enteredValues(input.values);
+  const submitted = await slack.submitView({ userId: person.slackUserId, viewId, values }).catch((error) => {
+    // The stand-in refuses a value the form does not offer, as Slack's client would never send one.
+    throw new ActionError(400, error instanceof Error ? error.message : "not a value of the form");
+  });
+  return { status: submitted.status, closed: submitted.view.closed, errors: submitted.view.errors ?? {} };
+}
+
+/** The person cancels the form: Slack closes it (the app asked for no `view_closed`). */
+export function closeForm(slack: SlackStandIn, person: SandboxPerson, input: Record<string, unknown>) {
+  const viewId = requireText(input.viewId, "viewId", 255);
+  const view = slack.state.views.current(person.slackUserId, viewId);
+  if (!view) throw new ActionError(404, "that form is closed");
+  view.closed = true;
+  return { status: 200 };
 }
 
 /** The person opens the app's Home tab (Slack sends `app_home_opened`; the app publishes it). */

@@ -1,9 +1,13 @@
 // The sandbox page's server: the page's static files and a small JSON API over the stand-ins.
 //   GET  /api/state?as=<login>&pr=<number>   what the page shows (see view-state.ts)
 //   POST /api/comment {as, number, body}     a comment on a pull request
-//   POST /api/slash   {as, text}             `/mq ...` (or a plain message) in the channel
-//   POST /api/click   {as, actionId, value, messageTs, place}   a Block Kit button (place: "channel",
-//                     "dm" for the person's direct messages, "home" for their Home tab)
+//   POST /api/slash   {as, text}             `/mq ...` (or a plain message, unfurled if it holds a
+//                     pull-request link of the GitHub stand-in) in the channel
+//   POST /api/click   {as, actionId, value, messageTs, place, url}   a Block Kit button (place:
+//                     "channel", "dm" for the person's direct messages, "home" for their Home tab,
+//                     "unfurl" for a link's unfurl in the channel, `url` its link)
+//   POST /api/form/submit {as, viewId, values}   submits the person's open form (values by block_id)
+//   POST /api/form/close  {as, viewId}           cancels it
 //   POST /api/home    {as}                   the person opens the app's Home tab
 //   POST /api/digest  {as}                   the channel's weekly digest, posted now
 //   POST /api/github-queue/fail-checks {as}  CI fails the checks of the head of acme/ships' queue (GitHub's
@@ -19,11 +23,13 @@ import type { Logger } from "pino";
 import {
   ActionError,
   clickButton,
+  closeForm,
   failGitHubQueueHead,
   mergeGitHubQueueHead,
   openHome,
   postComment,
   sendToChannel,
+  submitForm,
 } from "./actions.js";
 import { findPerson, type SandboxPerson } from "./demo-people.js";
 import { type TypedCommand, type ViewParts, viewState } from "./view-state.js";
@@ -79,7 +85,13 @@ export async function startSandboxServer(options: SandboxServerOptions) {
           sendJson(res, 200, await postComment(parts, person, input.number, input.body));
           return;
         case "/api/slash":
-          sendJson(res, 200, await sendToChannel(parts.slack, person, input.text, typed));
+          sendJson(res, 200, await sendToChannel(parts.slack, person, input.text, typed, parts.github.host));
+          return;
+        case "/api/form/submit":
+          sendJson(res, 200, await submitForm(parts.slack, person, input));
+          return;
+        case "/api/form/close":
+          sendJson(res, 200, closeForm(parts.slack, person, input));
           return;
         case "/api/click":
           sendJson(res, 200, await clickButton(parts.slack, person, input));

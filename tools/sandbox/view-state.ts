@@ -5,6 +5,7 @@ import { batchStatusLabel } from "../../src/commands/present.js";
 import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn, ReactionContent } from "../stand-ins/github/index.js";
 import type { EphemeralMessage, SlackMessage, SlackStandIn } from "../stand-ins/slack/index.js";
+import { messageKey } from "../stand-ins/slack/unfurls.js";
 import {
   SANDBOX_CHANNEL,
   SANDBOX_GITHUB_QUEUE_REPOSITORY,
@@ -13,6 +14,7 @@ import {
   type SandboxPerson,
 } from "./demo-people.js";
 import { messageToHtml } from "./render/blocks.js";
+import { formToHtml } from "./render/form.js";
 import { markdownToHtml } from "./render/markdown.js";
 
 export interface ViewParts {
@@ -53,6 +55,26 @@ export function viewState(parts: ViewParts, person: SandboxPerson, pull: number,
     channel: channel(parts, person, typed),
     direct: direct(parts, person),
     home: home(parts, person),
+    form: form(parts, person),
+  };
+}
+
+/** The form (modal) open for the person: its title, buttons, fields as HTML, and errors by block_id. */
+function form({ slack }: ViewParts, person: SandboxPerson) {
+  const open = slack.state.views.current(person.slackUserId);
+  if (!open) return null;
+  const names: Names = (id) => slack.state.user(id)?.name;
+  const text = (value: unknown, fallback: string) =>
+    typeof value === "object" && value !== null && typeof (value as { text?: unknown }).text === "string"
+      ? (value as { text: string }).text
+      : fallback;
+  return {
+    id: open.id,
+    title: text(open.view.title, "Form"),
+    submit: text(open.view.submit, "Submit"),
+    close: text(open.view.close, "Cancel"),
+    html: formToHtml(open.view, names),
+    errors: open.errors ?? {},
   };
 }
 
@@ -184,6 +206,8 @@ export interface ChannelItem {
   html: string;
   text: string;
   replies: ChannelItem[];
+  /** The app's unfurls of the message's links (channel messages only). */
+  unfurls?: { url: string; html: string }[];
 }
 
 type Names = (id: string) => string | undefined;
@@ -195,6 +219,9 @@ function channel({ slack }: ViewParts, person: SandboxPerson, typed: TypedComman
     (m): ChannelItem => ({
       ...fromMessage(m, names),
       replies: m.replies.map((r) => fromMessage(r, names)),
+      unfurls: slack.state.unfurls
+        .of(messageKey(SANDBOX_CHANNEL.id, m.ts))
+        .map((u) => ({ url: u.url, html: messageToHtml({ blocks: u.blocks }, names) })),
     }),
   );
   const ephemerals = slack.state

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messageToHtml } from "../../../tools/sandbox/render/blocks.js";
+import { formToHtml } from "../../../tools/sandbox/render/form.js";
 import { markdownToHtml } from "../../../tools/sandbox/render/markdown.js";
 import { mrkdwnToHtml } from "../../../tools/sandbox/render/mrkdwn.js";
 
@@ -112,5 +113,72 @@ describe("Block Kit to HTML", () => {
     expect(messageToHtml({ text: "*hi*" }, () => undefined)).toBe(
       '<div class="sk-section"><strong>hi</strong></div>',
     );
+  });
+});
+
+describe("a modal's blocks to a form", () => {
+  const plain = (text: string) => ({ type: "plain_text", text });
+  const option = (text: string, value: string) => ({ text: plain(text), value });
+  const view = {
+    type: "modal",
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: "Pause *a* queue" } },
+      {
+        type: "input",
+        block_id: "reason",
+        label: plain("Reason <b>"),
+        element: {
+          type: "plain_text_input",
+          action_id: "value",
+          max_length: 255,
+          initial_value: '"><script>',
+        },
+      },
+      {
+        type: "input",
+        block_id: "repo",
+        label: plain("Repository"),
+        element: {
+          type: "static_select",
+          action_id: "value",
+          options: [option("acme/widgets", "acme/widgets"), option("a<b>", 'x"y')],
+          initial_option: option("acme/widgets", "acme/widgets"),
+        },
+      },
+      {
+        type: "input",
+        block_id: "events",
+        label: plain("Events"),
+        element: {
+          type: "checkboxes",
+          action_id: "value",
+          options: [option("Queue", "queue"), option("Checks", "checks")],
+          initial_options: [option("Checks", "checks")],
+        },
+      },
+      {
+        type: "input",
+        block_id: "until",
+        optional: true,
+        label: plain("Until"),
+        element: { type: "datetimepicker", action_id: "value" },
+      },
+    ],
+  };
+
+  it("renders each input named by its block_id, with its initial values and an error line, all text escaped", () => {
+    const html = formToHtml(view, () => undefined);
+    expect(html).toContain("Pause <strong>a</strong> queue");
+    expect(html).toContain('<div class="sk-input" data-block-id="reason" data-kind="text">');
+    expect(html).toContain("Reason &lt;b&gt;");
+    expect(html).toContain('value="&quot;&gt;&lt;script&gt;" maxlength="255"');
+    expect(html).toContain('<option value="acme/widgets" selected>acme/widgets</option>');
+    expect(html).toContain('<option value="x&quot;y">a&lt;b&gt;</option>');
+    expect(html).toContain('<input type="checkbox" name="events" value="checks" checked> Checks');
+    expect(html).toContain('<input type="checkbox" name="events" value="queue"> Queue');
+    expect(html).toContain('<input type="datetime-local" id="form-until" name="until">');
+    expect(html).toContain('<div class="sk-error" data-error-for="until" role="alert"></div>');
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<b>");
   });
 });

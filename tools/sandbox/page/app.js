@@ -2,7 +2,7 @@
 // types or clicks to the sandbox server, which hands it to the GitHub and Slack stand-ins.
 import { clockTime, h, keepScroll, trusted } from "./dom.js";
 import { renderPullSelect, renderTimeline, renderTitle } from "./github-pane.js";
-import { renderMessages } from "./slack-pane.js";
+import { formValues, renderForm, renderMessages, showFormErrors } from "./slack-pane.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -21,6 +21,7 @@ const COMMENT_HINTS = ["queue", "status", "pause release freeze", "unpause", "de
 const SLASH_HINTS = [
   "/mq status",
   "/mq pause acme/widgets release freeze",
+  "/mq pause",
   "/mq unpause acme/widgets",
   "/mq pr acme/widgets#101",
   "/mq subscriptions",
@@ -76,6 +77,8 @@ function render(state) {
     keepScroll($("sl-scroll"), ui.first.sl, () => renderSlack(state)),
   );
   ui.first.sl = false;
+  changed("form", [state.form?.id, state.form?.html], () => renderForm($("sl-modal"), state.form));
+  if (state.form) showFormErrors($("sl-modal"), state.form.errors);
 }
 
 const VIEW_TITLES = {
@@ -340,17 +343,29 @@ function setUp() {
       if (button.dataset.url) window.open(button.dataset.url, "_blank", "noopener");
       button.disabled = true;
       const messageTs = button.closest("[data-ts]")?.dataset.ts;
+      const unfurl = button.closest("[data-unfurl-url]");
       act("/api/click", {
         actionId: button.dataset.actionId,
         value: button.dataset.value,
         messageTs,
-        place: ui.view,
+        place: unfurl ? "unfurl" : ui.view,
+        ...(unfurl ? { url: unfurl.dataset.unfurlUrl } : {}),
       });
       return;
     }
     followPullLinks(event);
   });
   $("timeline").addEventListener("click", followPullLinks);
+  $("sl-modal").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target.closest("form[data-view-id]");
+    if (form) act("/api/form/submit", { viewId: form.dataset.viewId, values: formValues(form) });
+  });
+  $("sl-modal").addEventListener("click", (event) => {
+    const form = event.target.closest("form[data-view-id]");
+    if (form && event.target.closest("button[data-form=close]"))
+      act("/api/form/close", { viewId: form.dataset.viewId });
+  });
   poll();
 }
 

@@ -51,9 +51,69 @@ function message(m, open, reply) {
         m.edited ? h("span", { class: "muted" }, "(edited)") : null,
       ),
       trusted("div", "sl-body", m.html),
+      ...(m.unfurls ?? []).map((u) =>
+        h("div", { class: "sl-unfurl", "data-unfurl-url": u.url }, trusted("div", "sl-unfurl-body", u.html)),
+      ),
       m.kind === "ephemeral" ? h("div", { class: "only-you" }, "👁 Only visible to you") : null,
       toggle,
       expanded ? h("div", { class: "sl-replies" }, ...replies.map((r) => message(r, open, true))) : null,
     ),
   );
+}
+
+/**
+ * The form (modal) the app opened for the person, over the pane: its fields come as HTML from the
+ * sandbox server (escaped there, render/form.ts); its errors are set as text on their fields.
+ */
+export function renderForm(container, form) {
+  if (!form) {
+    container.replaceChildren();
+    container.hidden = true;
+    return;
+  }
+  container.hidden = false;
+  container.replaceChildren(
+    h(
+      "form",
+      { class: "sl-modal", "data-view-id": form.id, "aria-label": form.title },
+      h("div", { class: "sl-modal-title" }, form.title),
+      trusted("div", "sl-modal-body", form.html),
+      h(
+        "div",
+        { class: "sl-modal-buttons" },
+        h("button", { type: "button", class: "sk-button", "data-form": "close" }, form.close),
+        h("button", { type: "submit", class: "sk-button sk-primary" }, form.submit),
+      ),
+    ),
+  );
+}
+
+/** Shows the app's errors (by block_id) on their fields, and clears the others. */
+export function showFormErrors(container, errors) {
+  for (const line of container.querySelectorAll("[data-error-for]")) {
+    line.textContent = errors[line.dataset.errorFor] ?? "";
+  }
+}
+
+/** What the person entered, by block_id, as the Slack stand-in takes it (a datetime as Unix seconds). */
+export function formValues(form) {
+  const values = {};
+  for (const field of form.querySelectorAll("[data-block-id]")) {
+    const id = field.dataset.blockId;
+    const kind = field.dataset.kind;
+    if (kind === "checkbox") {
+      values[id] = [...field.querySelectorAll("input:checked")].map((i) => i.value);
+      continue;
+    }
+    const input =
+      kind === "radio"
+        ? field.querySelector("input:checked")
+        : field.querySelector("input, select, textarea");
+    if (!input || input.value === "") continue;
+    if (kind === "datetime") {
+      const seconds = Math.floor(new Date(input.value).getTime() / 1000);
+      if (Number.isSafeInteger(seconds)) values[id] = seconds;
+    } else values[id] = input.value;
+  }
+  return values;
 }
