@@ -62,7 +62,6 @@ export function respondOn(url: string): RespondFn {
 
 export function registerForms(app: App, deps: FormDeps): Forms {
   const { logger } = deps;
-  const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
 
   const open = async (triggerId: string, view: View, respond: RespondFn | null) => {
     try {
