@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { QueueBackend, QueueBackends, StatsEvents } from "../commands/ports.js";
 import { STATS_KINDS } from "../commands/queue-stats.js";
@@ -29,6 +30,8 @@ export function backendPlan(provider: QueueProvider): BackendPlan {
 
 /** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
 const AUTO_CACHE_MS = 60_000;
+/** Branches whose backend `auto` remembers; the least recently used go first. */
+const AUTO_CACHE_SIZE = 5_000;
 
 /**
  * Which merge queue serves a branch: the provider's, or with `auto` GitHub's where the branch has one
@@ -37,9 +40,13 @@ const AUTO_CACHE_MS = 60_000;
 export function queueBackends(
   provider: QueueProvider,
   github: GitHubQueueClient,
-  now: () => number = Date.now,
+  now?: () => number,
 ): QueueBackends {
-  const cache = new Map<string, { backend: QueueBackend; until: number }>();
+  const cache = new LRUCache<string, QueueBackend>({
+    max: AUTO_CACHE_SIZE,
+    ttl: AUTO_CACHE_MS,
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+  });
   return {
     github,
     async choose(repo: Repo, named?: string | (() => Promise<string | undefined>)): Promise<QueueBackend> {
@@ -47,9 +54,9 @@ export function queueBackends(
       const branch = typeof named === "function" ? await named() : named;
       const key = `${repo.key}\n${branch ?? ""}`;
       const hit = cache.get(key);
-      if (hit && hit.until > now()) return hit.backend;
+      if (hit) return hit;
       const backend: QueueBackend = (await github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
-      cache.set(key, { backend, until: now() + AUTO_CACHE_MS });
+      cache.set(key, backend);
       return backend;
     },
   };
