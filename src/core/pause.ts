@@ -1,0 +1,33 @@
+import type { Repo } from "../repo.js";
+
+/**
+ * A merge queue's pause in the core's own terms. A backend that can hold its queue offers `QueuePauses`
+ * (Mergify: its pause API, repository-wide; GitHub's merge queue: Yardmaster's gate check, per branch);
+ * a backend that cannot has none, and the commands say so before anything is called.
+ */
+
+/** A queue's pause as the backend (or Yardmaster's record of it) tells it. */
+export interface QueuePause {
+  reason: string;
+  /** When the queue says it was paused (ISO 8601); null when it does not say. */
+  pausedAt: string | null;
+  /** Who paused, where the backend knows (the gate does; Mergify sees only Yardmaster's app). */
+  by: string | null;
+}
+
+/** Where a pause is asked for: a branch's queue, or with `branch` null the default branch's. */
+export interface PauseTarget {
+  repo: Repo;
+  branch: string | null;
+}
+
+export interface QueuePauses {
+  /** What one pause holds: Mergify's holds every branch of the repository, the gate one branch. */
+  scope: "repository" | "branch";
+  /** The pause in force; null when the queue runs. */
+  current(target: PauseTarget): Promise<QueuePause | null>;
+  /** Pauses (or changes the reason of a pause in force). */
+  pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause>;
+  /** Resumes; false when it was not paused. */
+  resume(target: PauseTarget, by: string): Promise<boolean>;
+}
