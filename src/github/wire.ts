@@ -20,7 +20,11 @@ export interface GitHubWiring extends Wired {
 }
 
 export interface GitHubDeps {
-  infra: Infrastructure;
+  infra: Pick<
+    Infrastructure,
+    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls" | "trackWebhookWork"
+  > &
+    Pick<Infrastructure, "rings" | "happenings">;
   /** The connected GitHub App; null when it is not configured (then only the refusing gateway). */
   app: GitHubAppConnection | null;
   commands: CommandPorts;

@@ -6,7 +6,7 @@ import { Digests } from "./digests.js";
 import { webApiDigestPoster } from "./slack-poster.js";
 
 export interface DigestsWireDeps {
-  infra: Infrastructure;
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls">;
   slack: { botToken: string; apiUrl: string };
   /** What `stats` reads: Mergify's log, or the history of GitHub's merge queue; and the days kept. */
   statsEvents: StatsEvents;

@@ -16,7 +16,11 @@ import { SLACK_POST_PACE } from "./slack-holds.js";
 import { webApiPoster } from "./slack-poster.js";
 
 export interface NotifierDeps {
-  infra: Infrastructure;
+  infra: Pick<
+    Infrastructure,
+    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "now" | "urls" | "trackWebhookWork"
+  > &
+    Pick<Infrastructure, "rings" | "happenings">;
   slack: { botToken: string; apiUrl: string };
   backends: Pick<Backends, "plan" | "eventLog" | "readsLog">;
   /** The commands' GitHub (pull requests' titles and authors), and who may read a repository (cached). */

@@ -5,7 +5,10 @@ import { oauthCallbackHandler } from "./identity-linking.js";
 import { slackNamesFromWebApi } from "./names.js";
 
 /** Identity linking (`/mq login`): GitHub's OAuth callback, which links a Slack user to their login. */
-export function wireIdentity(infra: Infrastructure, home: HomeTab | null): Wired {
+export function wireIdentity(
+  infra: Pick<Infrastructure, "config" | "logger" | "store" | "urls" | "now">,
+  home: HomeTab | null,
+): Wired {
   const { config, logger } = infra;
   if (!config.oauth) return {};
   const slack = config.slack;

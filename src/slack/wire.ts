@@ -21,7 +21,7 @@ export interface SlackWiring extends Wired {
 }
 
 export interface SlackDeps {
-  infra: Infrastructure;
+  infra: Pick<Infrastructure, "config" | "options" | "store" | "logger" | "urls" | "now" | "inFlight">;
   commands: CommandPorts;
   /** The commands' GitHub (src/github/wire.ts), and who may read a repository (cached). */
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
