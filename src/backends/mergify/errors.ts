@@ -1,3 +1,5 @@
+import type { CodedError } from "../../core/errors.js";
+
 /** What went wrong, as a closed set: callers switch on `code`, never on the message. */
 export enum MergeQueueErrorCode {
   /** An argument is outside the interface's limits; nothing was sent. */
@@ -34,7 +36,7 @@ export interface MergeQueueErrorDetails {
   cause?: unknown;
 }
 
-export class MergeQueueError extends Error {
+export class MergeQueueError extends Error implements CodedError<MergeQueueErrorCode> {
   override readonly name = "MergeQueueError";
   readonly code: MergeQueueErrorCode;
   readonly status?: number;
