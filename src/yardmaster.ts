@@ -2,14 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
-import { backendPlan, queueBackends, queueStatsEvents } from "./backends/choose.js";
+import { backendPlan, mergeQueues, queueStatsEvents } from "./backends/choose.js";
 import { GitHubQueueClient } from "./backends/github/client.js";
-import { withoutMergify } from "./backends/github/without-mergify.js";
 import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
 import { mergifyEventLog } from "./backends/mergify/queue-events.js";
 import { cachedPermission } from "./commands/cached-permission.js";
-import { githubQueueServing } from "./commands/github-queue.js";
-import type { MergeQueue, StatsDays } from "./commands/ports.js";
+import type { StatsDays } from "./commands/ports.js";
 import { RelayFollower } from "./commands/relay-follow.js";
 import type { RunDeps } from "./commands/run.js";
 import { ScheduledUnpauser } from "./commands/scheduled-unpause.js";
@@ -179,7 +177,22 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         },
       })
     : null;
-  const mergeQueue: MergeQueue = mergify ?? withoutMergify();
+  // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
+  let installations: Installations | null = null;
+  const plan = backendPlan(config.mergeQueue.provider);
+  const queues = mergeQueues(plan.provider, {
+    mergify,
+    github: !plan.github
+      ? null
+      : new GitHubQueueClient(
+          async (repo) => {
+            if (!installations)
+              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+            return installations.graphql(repo);
+          },
+          { metrics },
+        ),
+  });
   const history: QueueHistory = store;
   const now = options.now ?? (() => new Date());
   const statsDays: StatsDays = {
@@ -193,33 +206,17 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const follower = config.github
     ? new RelayFollower({
         store,
-        mergeQueue,
+        // Relays go to the queue that takes commands as comments (none with MERGE_QUEUE_PROVIDER=github).
+        queue: queues.relaying ?? { entry: async () => null },
         owner,
         logger: logger.child({ name: "relays" }),
         now,
       })
     : null;
-  // GitHub's own merge queue acts as the repository's installation (known once the GitHub App started).
-  let installations: Installations | null = null;
-  const plan = backendPlan(config.mergeQueue.provider);
-  const backends = !plan.github
-    ? undefined
-    : queueBackends(
-        plan.provider,
-        new GitHubQueueClient(
-          async (repo) => {
-            if (!installations)
-              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
-            return installations.graphql(repo);
-          },
-          { metrics },
-        ),
-      );
-  const statsEvents = queueStatsEvents(mergify, backends, history);
+  const statsEvents = queueStatsEvents(mergify, queues, history);
   const common = {
-    mergeQueue,
+    queues,
     statsEvents,
-    ...(backends ? { queueBackends: backends } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
@@ -405,8 +402,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         ...(config.github
           ? {
               home: {
-                mergeQueue,
-                ...(backends ? { queueBackends: backends } : {}),
+                queues,
                 permission: readPermission,
                 levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
                 canLink: oauth !== null && oauth !== undefined,
@@ -478,7 +474,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         store,
         eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
         history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
-        readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
+        readsLog: async (repository: Repo) =>
+          (await queues.for(repository).catch(() => null))?.kind !== "github",
         deliverer,
         ...(personal ? { personal } : {}),
         intervalMs: config.pollIntervalSeconds * 1000,
@@ -517,7 +514,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
 
   const scheduledUnpauser = new ScheduledUnpauser({
     claims: store,
-    mergeQueue,
+    queues,
     attributePause: common.attributePause,
     // The notifier reads the repository promptly, as after a GitHub event: the notice follows at once.
     afterUnpause: async (repository) => {
@@ -533,7 +530,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const slackConfig = config.slack;
   const freezeRunner = new FreezeRunner({
     store,
-    mergeQueue,
+    queues,
     attributePause: common.attributePause,
     ...(slackConfig
       ? {

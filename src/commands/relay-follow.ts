@@ -1,7 +1,8 @@
 import { classifyCommandAnswer } from "../backends/mergify/index.js";
+import type { MergeQueueBackend } from "../core/merge-queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
-import type { Clock, MergeQueue, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
+import type { Clock, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
 import { readQueueState } from "./queue-state.js";
 import type { RelayName, RelayResult, StoredRelay } from "./relay.js";
 
@@ -19,7 +20,8 @@ export type RelayPresenter = (result: RelayResult<RelayName>, presentation: unkn
 
 export interface RelayFollowerDeps {
   store: RelayStore;
-  mergeQueue: MergeQueue;
+  /** The queue that takes relayed commands, read again when its answer comes. */
+  queue: Pick<MergeQueueBackend, "entry">;
   /** This process, as the lease's holder. */
   owner: string;
   logger: Logger;
@@ -139,13 +141,7 @@ export class RelayFollower {
   /** The relay's result again: as relayed, with where the pull request stands now and the answer. */
   private async resultOf(record: RelayRecord): Promise<RelayResult<RelayName>> {
     const stored = record.relay as StoredRelay;
-    const queue = await readQueueState(
-      this.deps.mergeQueue,
-      record.repository,
-      record.pull,
-      stored.name,
-      false,
-    );
+    const queue = await readQueueState(this.deps.queue, record.repository, record.pull, stored.name, false);
     return {
       ...stored,
       repo: record.repository,
