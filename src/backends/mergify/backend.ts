@@ -6,7 +6,6 @@ import type {
   QueueState,
 } from "../../core/merge-queue.js";
 import type { QueuePause, QueuePauses } from "../../core/pause.js";
-import type { Repo } from "../../repo.js";
 import type { MergeQueueClient } from "./client.js";
 import { isMergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import type { PauseState } from "./pause.schema.js";
@@ -46,10 +45,10 @@ export function mergifyBackend(
 function mergifyPauses(client: Pick<MergeQueueClient, "pause" | "unpause" | "getPause">): QueuePauses {
   return {
     scope: "repository",
-    current: async ({ repo }) => pauseOf(await client.getPause(repo)),
+    current: async ({ repo }) => mergifyPause(await client.getPause(repo)),
     async pause({ repo }, { reason }) {
       const state = await client.pause(repo, reason);
-      return pauseOf(state) ?? { reason, pausedAt: null, by: null };
+      return mergifyPause(state) ?? { reason, pausedAt: null, by: null };
     },
     async resume({ repo }) {
       try {
@@ -58,15 +57,15 @@ function mergifyPauses(client: Pick<MergeQueueClient, "pause" | "unpause" | "get
       } catch (error) {
         // The service answers 404 when there is no pause to delete: false when it is indeed not paused.
         if (!isMergeQueueError(error, MergeQueueErrorCode.NotFound)) throw error;
-        if (pauseOf(await client.getPause(repo))) throw error;
+        if (mergifyPause(await client.getPause(repo))) throw error;
         return false;
       }
     },
   };
 }
 
-/** Mergify's pause: `reason` empty when it gave none; `by` unknown (it sees only Yardmaster's app). */
-function pauseOf(state: PauseState | null | undefined): QueuePause | null {
+/** Mergify's pause in the core's terms: `reason` empty when it gave none; `by` unknown (it sees only Yardmaster's app). */
+export function mergifyPause(state: PauseState | null | undefined): QueuePause | null {
   if (!state?.paused) return null;
   return { reason: state.reason ?? "", pausedAt: state.paused_at ?? null, by: null };
 }
@@ -84,7 +83,7 @@ export function mergifyState(status: QueueStatus, branch: string | null): QueueS
       name,
       batches: ids.length,
     })),
-    pause: pauseOf(status.pause),
+    pause: mergifyPause(status.pause),
     settings: null,
   };
 }

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { type QueueProvider, queueBackends } from "../../../src/backends/choose.js";
+import { mergeQueues, type QueueProvider } from "../../../src/backends/choose.js";
 import { GitHubQueueClient } from "../../../src/backends/github/client.js";
 import type { CommandResult } from "../../../src/commands/catalog.js";
 import type { Actor } from "../../../src/commands/command.js";
@@ -84,9 +84,11 @@ function ports(provider: QueueProvider) {
     reads,
     ports: {
       github: gateway,
-      mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
       commandPrefix: "@mergifyio",
-      queueBackends: queueBackends(provider, client),
+      queues: mergeQueues(provider, {
+        mergify: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
+        github: client,
+      }),
     },
   };
 }
