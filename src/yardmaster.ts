@@ -203,16 +203,18 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   // This process, as the holder of claims and leases in the store shared with other replicas.
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   // The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App).
-  const follower = config.github
-    ? new RelayFollower({
-        store,
-        // Relays go to the queue that takes commands as comments (none with MERGE_QUEUE_PROVIDER=github).
-        queue: queues.relaying ?? { entry: async () => null },
-        owner,
-        logger: logger.child({ name: "relays" }),
-        now,
-      })
-    : null;
+  // Relays go to the queue that takes commands as comments (none with MERGE_QUEUE_PROVIDER=github).
+  const relaying = queues.relaying;
+  const follower =
+    config.github && relaying?.commands.via === "comments"
+      ? new RelayFollower({
+          store,
+          queue: { entry: relaying.entry, readAnswer: relaying.commands.readAnswer },
+          owner,
+          logger: logger.child({ name: "relays" }),
+          now,
+        })
+      : null;
   const statsEvents = queueStatsEvents(mergify, queues, history);
   const common = {
     queues,

@@ -1,5 +1,4 @@
-import { classifyCommandAnswer } from "../backends/mergify/index.js";
-import type { MergeQueueBackend } from "../core/merge-queue.js";
+import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type { Clock, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
@@ -20,8 +19,11 @@ export type RelayPresenter = (result: RelayResult<RelayName>, presentation: unkn
 
 export interface RelayFollowerDeps {
   store: RelayStore;
-  /** The queue that takes relayed commands, read again when its answer comes. */
-  queue: Pick<MergeQueueBackend, "entry">;
+  /**
+   * The queue that takes commands as comments: its bot's answers read, and the pull request's entry read
+   * again when one comes.
+   */
+  queue: Pick<MergeQueueBackend, "entry"> & { readAnswer(body: string): CommandAnswer };
   /** This process, as the lease's holder. */
   owner: string;
   logger: Logger;
@@ -71,7 +73,7 @@ export class RelayFollower {
 
   /** The merge-queue bot wrote or edited a comment: recorded as an answer if it answers a relay, and shown. */
   async onComment(comment: MergeQueueComment): Promise<void> {
-    const read = classifyCommandAnswer(comment.body);
+    const read = this.deps.queue.readAnswer(comment.body);
     const quoted = read.command?.split(/\s+/, 1)[0]?.toLowerCase() ?? null;
     const record = await this.deps.store.recordRelayAnswer({
       ...comment,
@@ -148,7 +150,7 @@ export class RelayFollower {
       queue,
       relayId: record.id,
       answer: record.answer
-        ? { read: classifyCommandAnswer(record.answer.body), url: record.answer.url }
+        ? { read: this.deps.queue.readAnswer(record.answer.body), url: record.answer.url }
         : null,
     };
   }

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CommandAnswer } from "../backends/mergify/index.js";
-import type { MergeQueueBackend } from "../core/merge-queue.js";
+import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Text, TextFormat } from "./description.js";

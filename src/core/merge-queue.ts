@@ -135,13 +135,34 @@ export interface QueueState {
   settings: QueueSettings | null;
 }
 
+/** What the queue's bot answered to a command relayed as a comment, as far as a person needs it. */
+export type CommandAnswerKind = "accepted" | "waiting" | "refused" | "not-understood" | "other";
+
+export interface CommandAnswer {
+  kind: CommandAnswerKind;
+  /** For `refused`: the sender's permission, or the repository's restrictions on commands. */
+  refusal: "permission" | "restrictions" | null;
+  /** The command the answer quotes ("queue urgent"), when it quotes one. */
+  command: string | null;
+  /** The answer's headline in plain words: Markdown links reduced to their text, no leading emoji. */
+  headline: string;
+  /** For `waiting`: the conditions not met yet, as the merge queue wrote them (`label=ready`). */
+  unmet: string[];
+  /** For `accepted`: the position it announced (1 for "the 1st in the queue"). */
+  position: number | null;
+}
+
 /** How a backend takes queue, requeue and dequeue. */
 export type QueueCommands =
   /**
    * As comments on the pull request addressed to the queue's bot (MERGE_QUEUE_COMMAND_PREFIX), after
    * Yardmaster's own permission check; the bot's answer is followed (src/commands/relay-follow.ts).
    */
-  | { via: "comments" }
+  | {
+      via: "comments";
+      /** Reads the bot's answer comment (created or edited). */
+      readAnswer(body: string): CommandAnswer;
+    }
   /** Directly, through the backend's API, as Yardmaster's app (one queue per branch; `jump` taken). */
   | {
       via: "api";

@@ -62,7 +62,10 @@ describe("execute", () => {
     nock(ORIGIN).get(`${PATH}/merge-queue/pull/42`).times(2).reply(200, pullRequestDetails(42));
     const result = await execute({ name: "requeue", repo, pull: 42 }, alice, deps(github));
     expect(comments[0]?.split("\n")[0]).toBe("@mergifyio queue");
-    expect(result).toMatchObject({ relayed: "queue", queue: { state: "queued", entry: { position: 1, queue: "default" } } });
+    expect(result).toMatchObject({
+      relayed: "queue",
+      queue: { state: "queued", entry: { position: 1, queue: "default" } },
+    });
     await execute({ name: "requeue", repo, pull: 42, queueName: "urgent" }, alice, deps(github));
     expect(comments[1]?.split("\n")[0]).toBe("@mergifyio queue urgent");
   });

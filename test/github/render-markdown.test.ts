@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergifyEntry, mergifyPause, mergifyState } from "../../src/backends/mergify/backend.js";
+import { mergifyState } from "../../src/backends/mergify/backend.js";
 import type { QueueStatus } from "../../src/backends/mergify/index.js";
 import type { CommandResult } from "../../src/commands/catalog.js";
 import { describeError, describeResult } from "../../src/commands/describe.js";

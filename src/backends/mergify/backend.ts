@@ -7,6 +7,7 @@ import type {
 } from "../../core/merge-queue.js";
 import type { QueuePause, QueuePauses } from "../../core/pause.js";
 import type { MergeQueueClient } from "./client.js";
+import { classifyCommandAnswer } from "./command-answer.js";
 import { isMergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import type { PauseState } from "./pause.schema.js";
 import type { MergeabilityCheck, PullRequestQueueDetails } from "./pull-request.schema.js";
@@ -37,7 +38,7 @@ export function mergifyBackend(
     },
     branches: (repo) => client.listBranches(repo),
     pauses: mergifyPauses(client),
-    commands: { via: "comments" },
+    commands: { via: "comments", readAnswer: classifyCommandAnswer },
   };
 }
 
