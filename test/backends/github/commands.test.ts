@@ -145,6 +145,11 @@ describe("commands on GitHub's merge queue", () => {
       "`pause` does not work on `acme/ships`: it uses GitHub's merge queue, which has no pause",
     );
     expect(refusal).toContain("have an admin turn the merge queue off in the branch's ruleset");
+    const listed = await failure(execute({ name: "branches", repo }, alice, p));
+    expect(listed.isRefusal).toBe(true);
+    expect(words(describeFailure(listed, "slack"))[0]).toContain(
+      "`branches` does not work on `acme/ships`: it uses GitHub's merge queue, whose queues are set per branch in its rulesets",
+    );
     expect(calls).toEqual([]);
   });
 
