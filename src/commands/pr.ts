@@ -50,8 +50,8 @@ export const pr = defineCommand<PrCommand, PrResult>({
       return branch;
     });
     const queue = await readQueueState(backend, command.repo, command.pull, "pr", true);
-    // GitHub's wording names the base branch's queue.
-    if (backend.kind === "github") branch ??= await baseBranch();
+    // In a queue that is its base branch's (no named queues), the answer names the branch.
+    if (queue.state === "queued" && queue.entry.queue === null) branch ??= await baseBranch();
     const { repo, pull } = command;
     return { name: "pr", repo, pull, kind: backend.kind, ...(branch ? { branch } : {}), queue };
   },

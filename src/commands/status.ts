@@ -101,7 +101,7 @@ export const status = defineCommand<StatusCommand, StatusResult>({
     const backend = await queueOf(ports, command.repo, branch);
     const state = await backend.state(command.repo, branch ?? null);
     const kind = backend.kind;
-    if (!state || kind === "github") return { name: "status", repo: command.repo, ...options, kind, state };
+    if (!state) return { name: "status", repo: command.repo, ...options, kind, state };
     const paused = state.pause ? await pausedBy(ports, command.repo, state.pause.reason) : undefined;
     const nextFreeze = await nextFreezeOf(ports, command.repo);
     return {
