@@ -2,10 +2,10 @@ import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
 import {
-  actOnGitHubQueue,
+  actDirectly,
   baseBranchOf,
+  type DirectQueueResult,
   describeGitHubDequeued,
-  type GitHubQueueResult,
   isRelayed,
   queueOf,
 } from "./github-queue.js";
@@ -25,7 +25,7 @@ import { commentPull, pullArgument } from "./targets.js";
 /** dequeue: relays `dequeue`; a pull request that left without merging can be requeued at a click. */
 export const dequeue = defineCommand<
   RelayCommand<"dequeue">,
-  RelayResult<"dequeue"> | GitHubQueueResult<"dequeue">
+  RelayResult<"dequeue"> | DirectQueueResult<"dequeue">
 >({
   name: "dequeue",
   summary: "remove the pull request from the merge queue",
@@ -53,7 +53,7 @@ export const dequeue = defineCommand<
   async execute(command, actor, ports) {
     const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
     return backend.commands.via === "api"
-      ? actOnGitHubQueue(command, backend.commands, ports, actor)
+      ? actDirectly(command, backend.commands, ports, actor)
       : relay(command, "dequeue", actor, ports, backend);
   },
   describe(result, context) {

@@ -56,28 +56,28 @@ export async function pausesOf(ports: Ports, command: string, repo: Repo): Promi
   return pauses ?? notOnThisQueue(command, repo, NO_PAUSE);
 }
 
-export interface GitHubQueueResult<N extends RelayName> {
+export interface DirectQueueResult<N extends RelayName> {
   name: N;
   repo: Repo;
   pull: PullRequestInfo;
   /**
-   * Always set by actOnGitHubQueue; optional only so that a relay's result still reads as one of its
+   * Always set by actDirectly; optional only so that a relay's result still reads as one of its
    * command's results where the type is the union of both (isRelayed tells them apart).
    */
-  github?: {
-    /** After queue or requeue: the entry GitHub made (null if it returned none). */
+  direct?: {
+    /** After queue or requeue: the entry the queue made (null if it returned none). */
     entry: QueueEntry | null;
     jump: boolean;
   };
 }
 
 /** queue, requeue and dequeue where the queue takes them directly: the pull request is read, then it acts. */
-export async function actOnGitHubQueue<N extends RelayName>(
+export async function actDirectly<N extends RelayName>(
   command: { name: N; repo: Repo; pull: number; jump?: boolean },
   queue: Extract<QueueCommands, { via: "api" }>,
   ports: Ports,
   actor: Actor,
-): Promise<GitHubQueueResult<N>> {
+): Promise<DirectQueueResult<N>> {
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
   const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
@@ -94,7 +94,7 @@ export async function actOnGitHubQueue<N extends RelayName>(
       })
       .catch(() => undefined);
     if (!(await queue.dequeue(repo, number))) throw new CommandError(CommandErrorCode.NotInQueue, details);
-    return { name: command.name, repo, pull, github: { entry: null, jump } };
+    return { name: command.name, repo, pull, direct: { entry: null, jump } };
   }
   if (pull.state !== "open") {
     throw new CommandError(CommandErrorCode.WrongPlace, {
@@ -103,12 +103,12 @@ export async function actOnGitHubQueue<N extends RelayName>(
     });
   }
   const entry = await queue.enqueue(repo, { number, headSha: pull.headSha }, { jump });
-  return { name: command.name, repo, pull, github: { entry, jump } };
+  return { name: command.name, repo, pull, direct: { entry, jump } };
 }
 
 /** Whether queue, requeue or dequeue was relayed as a comment (rather than done directly). */
 export function isRelayed<N extends RelayName>(
-  result: RelayResult<N> | GitHubQueueResult<N>,
+  result: RelayResult<N> | DirectQueueResult<N>,
 ): result is RelayResult<N> {
   return "relayed" in result;
 }
@@ -145,15 +145,15 @@ function githubPlace(f: TextFormat, entry: QueueEntry, branch: string, now: Date
 
 /** queue and requeue on GitHub's queue: where the pull request now stands. */
 export function describeGitHubQueued(
-  result: GitHubQueueResult<"queue" | "requeue">,
+  result: DirectQueueResult<"queue" | "requeue">,
   context: DescribeContext,
   done: string,
 ): Description {
   const { by, now } = context;
   const text: Text = (f) => {
     const pr = pullLink(f, result.pull);
-    const jumped = result.github?.jump ? " (jumped to the front)" : "";
-    const entry = result.github?.entry;
+    const jumped = result.direct?.jump ? " (jumped to the front)" : "";
+    const entry = result.direct?.entry;
     if (!entry) return `✅ GitHub's merge queue accepted ${pr}${jumped}.`;
     const place = githubPlace(f, entry, result.pull.baseRef, now);
     if (context.surface === "github") return `✅ #${result.pull.number} is ${place}${jumped}.`;
@@ -164,7 +164,7 @@ export function describeGitHubQueued(
 
 /** dequeue on GitHub's queue; a pull request that left without merging can be requeued at a click. */
 export function describeGitHubDequeued(
-  result: GitHubQueueResult<"dequeue">,
+  result: DirectQueueResult<"dequeue">,
   context: DescribeContext,
 ): Description {
   const { by } = context;
@@ -190,7 +190,7 @@ export function describeGitHubDequeued(
   };
 }
 
-function note(result: GitHubQueueResult<RelayName>): Part {
+function note(result: DirectQueueResult<RelayName>): Part {
   return {
     kind: "note",
     texts: [(f) => `${f.code(result.repo.fullName)} · on GitHub's merge queue, by Yardmaster's GitHub App`],

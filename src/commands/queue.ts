@@ -11,10 +11,10 @@ import {
 } from "./command.js";
 import type { Description, Text } from "./description.js";
 import {
-  actOnGitHubQueue,
+  actDirectly,
   baseBranchOf,
+  type DirectQueueResult,
   describeGitHubQueued,
-  type GitHubQueueResult,
   isRelayed,
   notOnThisQueue,
   queueOf,
@@ -56,13 +56,13 @@ export async function queueOn<N extends "queue" | "requeue">(
   command: QueueLike<N>,
   actor: Actor,
   ports: Ports,
-): Promise<RelayResult<N> | GitHubQueueResult<N>> {
+): Promise<RelayResult<N> | DirectQueueResult<N>> {
   const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
   if (backend.commands.via === "api") {
     if (command.queueName) {
       notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
     }
-    return actOnGitHubQueue(command, backend.commands, ports, actor);
+    return actDirectly(command, backend.commands, ports, actor);
   }
   if (command.jump) {
     notOnThisQueue(
@@ -75,7 +75,7 @@ export async function queueOn<N extends "queue" | "requeue">(
 }
 
 /** queue: relays `queue [queue-name]` to Mergify, or enqueues on GitHub's own merge queue (`--jump` there). */
-export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQueueResult<"queue">>({
+export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | DirectQueueResult<"queue">>({
   name: "queue",
   summary:
     "add the pull request to the merge queue (--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify)",
@@ -124,7 +124,7 @@ export function queueGrammar<N extends "queue" | "requeue">(
 
 /** How queue and requeue read: where the pull request stands, on Mergify's queue or GitHub's. */
 export function describeQueueOn(
-  result: RelayResult<"queue" | "requeue"> | GitHubQueueResult<"queue" | "requeue">,
+  result: RelayResult<"queue" | "requeue"> | DirectQueueResult<"queue" | "requeue">,
   context: DescribeContext,
   verb: "queued" | "requeued",
 ): Description {
