@@ -11,7 +11,7 @@ export interface CommandPortsDeps
   extends Pick<Infrastructure, "config" | "options" | "metrics" | "logger" | "now"> {
   store: Store;
   backends: Backends;
-  /** Whether relayed commands are followed (src/commands/relay-follow.ts). */
+  /** Whether relayed commands are followed (src/relays/follower.ts). */
   followsRelays: boolean;
 }
 

@@ -1,9 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { WEBHOOKS_PATH } from "../github/probot.js";
+import { OAUTH_CALLBACK_PATH } from "../identity/linking.js";
 import { healthHandler, metricsHandler } from "../server/health.js";
 import { createHttpServer, type Handler } from "../server/http-server.js";
 import { describeSurfaces } from "../settings/start-log.js";
-import { OAUTH_CALLBACK_PATH } from "../slack/identity-linking.js";
 import { SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "../slack/slack-surface.js";
 import { VERSION } from "../version.js";
 import type { Infrastructure } from "./infrastructure.js";

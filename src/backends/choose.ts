@@ -1,8 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { StatsEvents } from "../commands/ports.js";
-import { STATS_KINDS } from "../commands/queue-stats.js";
 import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
+import { STATS_KINDS } from "../history/figures.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/history.js";
 import { type GitHubQueueClient, githubBackend } from "./github/client.js";

@@ -1,10 +1,10 @@
 import type { Repo } from "../repo.js";
-import { unexpected } from "./arguments.js";
+import { sentence } from "../wording/description.js";
+import { clip, cut, plural } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import { sentence } from "./description.js";
 import { notOnThisQueue, queueOf } from "./github-queue.js";
-import { clip, cut, plural } from "./present.js";
-import { repoArgument } from "./targets.js";
+import { unexpected } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 
 export interface BranchesCommand {
   name: "branches";

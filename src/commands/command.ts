@@ -1,5 +1,5 @@
 import type { Repo } from "../repo.js";
-import type { Description, Text } from "./description.js";
+import type { Description, Text } from "../wording/description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { PermissionLevel } from "./permission-level.js";
 import type { AccountPorts, Ports } from "./ports.js";

@@ -1,6 +1,6 @@
-import { noArguments, unexpected } from "./arguments.js";
+import type { Button, Text } from "../wording/description.js";
+import { pullLink } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import type { Button, Text } from "./description.js";
 import {
   actDirectly,
   baseBranchOf,
@@ -9,7 +9,8 @@ import {
   isRelayed,
   queueOf,
 } from "./github-queue.js";
-import { pullLink } from "./present.js";
+import { noArguments, unexpected } from "./grammar/arguments.js";
+import { commentPull, pullArgument } from "./grammar/targets.js";
 import { queuePlace } from "./queue-state.js";
 import {
   answeredSentence,
@@ -20,7 +21,6 @@ import {
   relayedSentence,
   unknownState,
 } from "./relay.js";
-import { commentPull, pullArgument } from "./targets.js";
 
 /** dequeue: relays `dequeue`; a pull request that left without merging can be requeued at a click. */
 export const dequeue = defineCommand<

@@ -1,10 +1,10 @@
-import { alone } from "./arguments.js";
+import type { Text, TextFormat } from "../wording/description.js";
+import { plural } from "../wording/words.js";
 import { type Actor, defineCommand, slackAccount } from "./command.js";
-import type { Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import { alone } from "./grammar/arguments.js";
 import { satisfies } from "./permission-level.js";
 import type { AccountStore, GitHubGateway, SetupLine, SetupReport, SetupStatus } from "./ports.js";
-import { plural } from "./present.js";
 
 export interface DoctorResult {
   name: "doctor";

@@ -3,14 +3,14 @@ import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from ".
 import { windowAt } from "../freezes/schedule.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
-import { missing } from "./arguments.js";
+import { type Part, sentence } from "../wording/description.js";
 import { type Actor, defineCommand } from "./command.js";
-import { type Part, sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { pausesOf } from "./github-queue.js";
+import { missing } from "./grammar/arguments.js";
+import { canonicalZone } from "./grammar/resume-time.js";
+import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
-import { canonicalZone } from "./resume-time.js";
-import { parseTarget } from "./targets.js";
 
 export interface FreezeCommand extends Omit<FreezeSpec, "name"> {
   name: "freeze";

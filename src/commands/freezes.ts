@@ -1,11 +1,11 @@
 import { freezeLine, type ListedFreeze, listed } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
-import { unexpected } from "./arguments.js";
+import { sentence } from "../wording/description.js";
+import { plural } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import { sentence } from "./description.js";
 import { freezePorts } from "./freeze.js";
-import { plural } from "./present.js";
-import { repoArgument } from "./targets.js";
+import { unexpected } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 
 export interface FreezesResult {
   name: "freezes";

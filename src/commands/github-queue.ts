@@ -7,11 +7,11 @@ import {
 } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
 import type { Repo } from "../repo.js";
+import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
+import { clip, formatEta, formatTime, plural, pullLink } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
-import type { Button, Description, Part, Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
-import { clip, formatEta, formatTime, plural, pullLink } from "./present.js";
 import type { RelayName, RelayResult } from "./relay.js";
 
 /**

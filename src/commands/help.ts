@@ -1,7 +1,7 @@
+import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS } from "../core/event-groups.js";
+import type { Text, TextFormat } from "../wording/description.js";
+import { plural } from "../wording/words.js";
 import { type CommandSpec, defineCommand, type Surface } from "./command.js";
-import type { Text, TextFormat } from "./description.js";
-import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS } from "./event-groups.js";
-import { plural } from "./present.js";
 
 /** What help adds under the list: how the surface's grammar works. */
 const NOTES: Record<Surface, Text[]> = {

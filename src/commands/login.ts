@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { alone } from "./arguments.js";
+import { sentence } from "../wording/description.js";
+import { plural } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { plural } from "./present.js";
+import { alone } from "./grammar/arguments.js";
 
 /** How long a sign-in link stays valid. */
 const OAUTH_STATE_TTL_MINUTES = 10;

@@ -1,8 +1,8 @@
-import { alone } from "./arguments.js";
+import { sentence } from "../wording/description.js";
+import { clip } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { clip } from "./present.js";
+import { alone } from "./grammar/arguments.js";
 
 /** logout: forgets which GitHub login this Slack user is linked to. */
 export const logout = defineCommand<{ name: "logout" }, { name: "logout"; login: string }>({

@@ -1,5 +1,5 @@
+import type { EventGroup } from "../core/event-groups.js";
 import type { Repo } from "../repo.js";
-import type { EventGroup } from "./event-groups.js";
 
 /** What `/mq notify` (or a Home-tab toggle) asks: see, turn on or off, choose groups, mute a repository. */
 export type NotifyChange =

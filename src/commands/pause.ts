@@ -1,14 +1,14 @@
 import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
-import { missing, pauseReason } from "./arguments.js";
+import type { Button, Text } from "../wording/description.js";
+import { clip, formatTime, resumesText } from "../wording/words.js";
 import { type Actor, defineCommand } from "./command.js";
-import type { Button, Text } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { pausesOf } from "./github-queue.js";
+import { missing, pauseReason } from "./grammar/arguments.js";
+import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./grammar/resume-time.js";
+import { parseTarget } from "./grammar/targets.js";
 import type { PauseAttribution, Ports } from "./ports.js";
-import { clip, formatTime, resumesText } from "./present.js";
-import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./resume-time.js";
-import { parseTarget } from "./targets.js";
 
 export interface PauseCommand {
   name: "pause";

@@ -85,7 +85,7 @@ export interface UnpauseSchedule {
   cancel(repository: Repo): Promise<boolean>;
 }
 
-/** What the runner of scheduled unpauses needs of the store (src/commands/scheduled-unpause.ts). */
+/** What the runner of scheduled unpauses needs of the store (src/timed-pauses/runner.ts). */
 export interface ScheduledUnpauseClaims {
   /**
    * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live

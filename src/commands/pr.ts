@@ -1,12 +1,12 @@
 import { type EntryChecks, estimatedAt, type QueueKind } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
-import { unexpected } from "./arguments.js";
+import type { Part, Text, TextFormat } from "../wording/description.js";
+import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import type { Part, Text, TextFormat } from "./description.js";
 import { baseBranchOf, describeGitHubPr, queueOf } from "./github-queue.js";
-import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "./present.js";
+import { unexpected } from "./grammar/arguments.js";
+import { pullArgument } from "./grammar/targets.js";
 import { type QueueState, queuePlace, readQueueState } from "./queue-state.js";
-import { pullArgument } from "./targets.js";
 
 export interface PrCommand {
   name: "pr";

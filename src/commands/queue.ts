@@ -1,6 +1,7 @@
 import { estimatedAt } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
-import { queueName, unexpected } from "./arguments.js";
+import type { Description, Text } from "../wording/description.js";
+import { clip, formatEta, pullLink } from "../wording/words.js";
 import {
   type Actor,
   type CommentPlace,
@@ -9,7 +10,6 @@ import {
   type Grammar,
   type SlackPlace,
 } from "./command.js";
-import type { Description, Text } from "./description.js";
 import {
   actDirectly,
   baseBranchOf,
@@ -19,8 +19,9 @@ import {
   notOnThisQueue,
   queueOf,
 } from "./github-queue.js";
+import { queueName, unexpected } from "./grammar/arguments.js";
+import { commentPull, pullArgument } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
-import { clip, formatEta, pullLink } from "./present.js";
 import { queuePlace } from "./queue-state.js";
 import {
   answeredSentence,
@@ -31,7 +32,6 @@ import {
   relayedSentence,
   unknownState,
 } from "./relay.js";
-import { commentPull, pullArgument } from "./targets.js";
 
 /** queue and requeue: a pull request, the queue to use when not the default, and GitHub's `--jump`. */
 export type QueueLike<N extends "queue" | "requeue"> = RelayCommand<N> & {

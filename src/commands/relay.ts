@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
+import type { Button, Description, Text, TextFormat } from "../wording/description.js";
+import { clip, pullLink } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
-import type { Button, Description, Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
-import { clip, pullLink } from "./present.js";
 import { type QueueState, readQueueState } from "./queue-state.js";
 
 /**

@@ -1,13 +1,13 @@
 import { removalWords } from "../core/removal-reasons.js";
+import type { PeriodFigures } from "../history/figures.js";
+import { readPeriodFigures } from "../history/stats-reader.js";
 import type { Repo } from "../repo.js";
-import { unexpected } from "./arguments.js";
+import type { Description, Part, Text } from "../wording/description.js";
+import { clip, formatDuration, formatTime, plural } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import type { Description, Part, Text } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { clip, formatDuration, formatTime, plural } from "./present.js";
-import type { PeriodFigures } from "./queue-stats.js";
-import { readPeriodFigures } from "./stats-reader.js";
-import { repoArgument } from "./targets.js";
+import { unexpected } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 
 /** The periods `stats` knows, by how they are written. */
 const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;

@@ -7,13 +7,7 @@ import {
 } from "../core/merge-queue.js";
 import type { ListedFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
-import { branchName, unexpected } from "./arguments.js";
-import { defineCommand, type SlackPlace } from "./command.js";
-import type { BatchRow, Part, Text, TextFormat } from "./description.js";
-import { freezeNote, nextFreezeOf } from "./freeze.js";
-import { describeGitHubStatus, queueOf } from "./github-queue.js";
-import { unpauseButton } from "./pause.js";
-import type { Ports } from "./ports.js";
+import type { BatchRow, Part, Text, TextFormat } from "../wording/description.js";
 import {
   batchStatusLabel,
   clip,
@@ -24,8 +18,14 @@ import {
   plural,
   pullLink,
   resumesText,
-} from "./present.js";
-import { parseTarget, repoArgument } from "./targets.js";
+} from "../wording/words.js";
+import { defineCommand, type SlackPlace } from "./command.js";
+import { freezeNote, nextFreezeOf } from "./freeze.js";
+import { describeGitHubStatus, queueOf } from "./github-queue.js";
+import { branchName, unexpected } from "./grammar/arguments.js";
+import { parseTarget, repoArgument } from "./grammar/targets.js";
+import { unpauseButton } from "./pause.js";
+import type { Ports } from "./ports.js";
 
 export interface StatusCommand {
   name: "status";

@@ -1,11 +1,11 @@
+import { DEFAULT_EVENT_GROUPS, type EventGroup, eventGroups } from "../core/event-groups.js";
 import type { Repo } from "../repo.js";
-import { branchName } from "./arguments.js";
+import { sentence, type TextFormat } from "../wording/description.js";
+import { clip } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence, type TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { DEFAULT_EVENT_GROUPS, type EventGroup, eventGroups } from "./event-groups.js";
-import { clip } from "./present.js";
-import { repoArgument } from "./targets.js";
+import { branchName } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 
 export interface SubscribeCommand {
   name: "subscribe";

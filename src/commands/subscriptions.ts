@@ -1,7 +1,7 @@
-import { alone } from "./arguments.js";
+import { sentence, type TextFormat } from "../wording/description.js";
+import { clip, cut, plural } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence, type TextFormat } from "./description.js";
-import { clip, cut, plural } from "./present.js";
+import { alone } from "./grammar/arguments.js";
 import { subscribe, subscriptionScope } from "./subscribe.js";
 
 interface Listed {

@@ -1,10 +1,10 @@
 import type { Repo } from "../repo.js";
-import { missing } from "./arguments.js";
+import { sentence } from "../wording/description.js";
 import { defineCommand } from "./command.js";
-import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { freezePorts } from "./freeze.js";
-import { parseTarget } from "./targets.js";
+import { missing } from "./grammar/arguments.js";
+import { parseTarget } from "./grammar/targets.js";
 
 export interface UnfreezeCommand {
   name: "unfreeze";

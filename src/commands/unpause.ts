@@ -1,11 +1,11 @@
 import type { Repo } from "../repo.js";
-import { noArguments, unexpected } from "./arguments.js";
+import { sentence } from "../wording/description.js";
 import { defineCommand } from "./command.js";
-import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { pausesOf } from "./github-queue.js";
+import { noArguments, unexpected } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 import { attributePause } from "./pause.js";
-import { repoArgument } from "./targets.js";
 
 export interface UnpauseCommand {
   name: "unpause";

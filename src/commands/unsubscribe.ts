@@ -1,9 +1,9 @@
 import type { Repo } from "../repo.js";
-import { unexpected } from "./arguments.js";
+import { sentence } from "../wording/description.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { repoArgument } from "./targets.js";
+import { unexpected } from "./grammar/arguments.js";
+import { repoArgument } from "./grammar/targets.js";
 
 export interface UnsubscribeCommand {
   name: "unsubscribe";

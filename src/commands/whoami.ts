@@ -1,7 +1,7 @@
-import { alone } from "./arguments.js";
+import { sentence } from "../wording/description.js";
+import { clip } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
-import { sentence } from "./description.js";
-import { clip } from "./present.js";
+import { alone } from "./grammar/arguments.js";
 
 /** whoami: which GitHub login this Slack user is linked to, if any. */
 export const whoami = defineCommand<{ name: "whoami" }, { name: "whoami"; login: string | null }>({

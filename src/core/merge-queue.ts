@@ -156,7 +156,7 @@ export interface CommandAnswer {
 export type QueueCommands =
   /**
    * As comments on the pull request addressed to the queue's bot (MERGE_QUEUE_COMMAND_PREFIX), after
-   * Yardmaster's own permission check; the bot's answer is followed (src/commands/relay-follow.ts).
+   * Yardmaster's own permission check; the bot's answer is followed (src/relays/follower.ts).
    */
   | {
       via: "comments";

@@ -1,5 +1,5 @@
-import type { EventGroup } from "../commands/event-groups.js";
 import type { Repo } from "../repo.js";
+import type { EventGroup } from "./event-groups.js";
 
 export type { EventGroup };
 

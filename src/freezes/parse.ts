@@ -1,5 +1,5 @@
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import { canonicalZone } from "../commands/resume-time.js";
+import { canonicalZone } from "../commands/grammar/resume-time.js";
 import type { FreezeSchedule, TimeOfDay, Weekday } from "./schedule.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { TextFormat } from "../commands/description.js";
 import { wallClock } from "../time-zone.js";
+import type { TextFormat } from "../wording/description.js";
 import { describeSchedule, type FreezeWindow, WEEKDAY_NAMES, windowAt } from "./schedule.js";
 import type { Freeze } from "./types.js";
 

@@ -3,7 +3,7 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import type { QueueHappening } from "../backends/github/queue-events.js";
 import { registerQueueWebhooks } from "../backends/github/queue-webhooks.js";
 import type { Actor, CommentPlace } from "../commands/command.js";
-import { parseGitHubComment } from "../commands/parse.js";
+import { parseGitHubComment } from "../commands/grammar/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";

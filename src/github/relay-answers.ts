@@ -1,6 +1,6 @@
 import type { Probot } from "probot";
 import { type RelayName, type RelayResult, relayTurnedDown } from "../commands/relay.js";
-import type { RelayFollower } from "../commands/relay-follow.js";
+import type { RelayFollower } from "../relays/follower.js";
 import { Repo } from "../repo.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";

@@ -1,7 +1,7 @@
-import { describeOutcome } from "../commands/describe.js";
-import type { BatchRow, Description, Part, TextFormat } from "../commands/description.js";
-import { cut, formatTime } from "../commands/present.js";
 import type { CommandOutcome } from "../commands/run.js";
+import { describeOutcome } from "../wording/describe.js";
+import type { BatchRow, Description, Part, TextFormat } from "../wording/description.js";
+import { cut, formatTime } from "../wording/words.js";
 
 /** GitHub's limit is 65,536 characters per comment; stay well inside it. */
 export const MAX_COMMENT_LENGTH = 60_000;

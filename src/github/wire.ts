@@ -3,7 +3,7 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import { cachedPermission } from "../commands/cached-permission.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
-import type { RelayFollower } from "../commands/relay-follow.js";
+import type { RelayFollower } from "../relays/follower.js";
 import { GitHubWrites } from "./github-writes.js";
 import { unavailableGateway } from "./installations.js";
 import { type GitHubAppConnection, startGitHubSurface } from "./probot.js";

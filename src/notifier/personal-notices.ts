@@ -1,10 +1,10 @@
 import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
 import { storedKind } from "../backends/mergify/queue-events.js";
-import type { EventGroup } from "../commands/event-groups.js";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
 import { satisfies } from "../commands/permission-level.js";
 import type { PermissionLookup } from "../commands/ports.js";
+import type { EventGroup } from "../core/event-groups.js";
 import { groupOfEvent, OUT_OF_QUEUE_KINDS, QUEUE_WIDE_KINDS, type QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";

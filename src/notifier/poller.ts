@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pLimit from "p-limit";
-import type { EventGroup } from "../commands/event-groups.js";
+import type { EventGroup } from "../core/event-groups.js";
 import { compareQueueEvents, groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";

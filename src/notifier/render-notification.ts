@@ -1,4 +1,3 @@
-import { formatTime, resumesText } from "../commands/present.js";
 import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent } from "../core/queue.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
@@ -11,6 +10,7 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
+import { formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;

@@ -4,7 +4,7 @@ import type { Backends } from "../backends/wire.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { GitHubAppConnection } from "../github/probot.js";
 import type { Repo } from "../repo.js";
-import type { HomeTab } from "../slack/home-tab.js";
+import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { ButtonCommand } from "../commands/description.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import { readNotify } from "../commands/notify.js";
 import { notifyWords } from "../commands/notify-change.js";
 import { branchSchema } from "../core/input-limits.js";
 import { Repo } from "../repo.js";
+import type { ButtonCommand } from "../wording/description.js";
 
 /**
  * The buttons of Slack messages (docs/commands.md). Each carries the command it runs in its `value`;

@@ -1,6 +1,6 @@
 import type { CommandResult } from "../commands/catalog.js";
-import type { RelayFollower } from "../commands/relay-follow.js";
 import type { Logger } from "../logger.js";
+import type { RelayFollower } from "../relays/follower.js";
 import { renderResultMessage } from "./render-blocks.js";
 
 /**

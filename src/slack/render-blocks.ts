@@ -1,8 +1,8 @@
 import type { CommandResult } from "../commands/catalog.js";
-import { describeFailure, describeResult, describeUnexpected } from "../commands/describe.js";
-import type { BatchRow, Description, Part, TextFormat } from "../commands/description.js";
 import type { CommandError } from "../commands/errors.js";
-import { cut } from "../commands/present.js";
+import { describeFailure, describeResult, describeUnexpected } from "../wording/describe.js";
+import type { BatchRow, Description, Part, TextFormat } from "../wording/description.js";
+import { cut } from "../wording/words.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";
 import {
   actions,

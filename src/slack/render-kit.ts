@@ -1,7 +1,7 @@
 import type { types as slack } from "@slack/bolt";
-import type { Button as CommandButton } from "../commands/description.js";
-import { clip, withoutBidiControls } from "../commands/present.js";
 import type { Repo } from "../repo.js";
+import type { Button as CommandButton } from "../wording/description.js";
+import { clip, withoutBidiControls } from "../wording/words.js";
 
 import {
   ACTION_IDS,

@@ -1,7 +1,7 @@
 import type { App, GlobalShortcut, MessageShortcut, RespondFn } from "@slack/bolt";
 import { z } from "zod";
 import type { Actor } from "../commands/command.js";
-import { parseSlackCommand } from "../commands/parse.js";
+import { parseSlackCommand } from "../commands/grammar/parse.js";
 import { refuse, runCommand } from "../commands/run.js";
 import { Repo } from "../repo.js";
 import { type Forms, respondOn } from "./forms/index.js";

@@ -1,7 +1,7 @@
 import { type App, HTTPReceiver } from "@slack/bolt";
 import type { Handler } from "../server/http-server.js";
 import { registerForms } from "./forms/index.js";
-import { HomeTab } from "./home-tab.js";
+import { HomeTab } from "./home/home-tab.js";
 import { registerSlackRelayAnswers } from "./relay-answers.js";
 import { registerShortcuts } from "./shortcuts.js";
 import { handleEventsOnce } from "./socket-mode.js";

@@ -2,11 +2,11 @@ import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { GitHubGateway, PermissionLookup, SetupCheck } from "../commands/ports.js";
-import type { RelayFollower } from "../commands/relay-follow.js";
 import { nextFreeze } from "../freezes/present.js";
+import { loginUrl } from "../identity/linking.js";
+import type { RelayFollower } from "../relays/follower.js";
 import type { Repo } from "../repo.js";
-import type { HomeTab } from "./home-tab.js";
-import { loginUrl } from "./identity-linking.js";
+import type { HomeTab } from "./home/home-tab.js";
 import { createSlackSurface } from "./slack-surface.js";
 import { slackTimeZoneFromWebApi } from "./user-time-zone.js";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../../src/commands/command.js";
-import { describeOutcome } from "../../src/commands/describe.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { AccountStore, Ports, SetupReport } from "../../src/commands/ports.js";
 import { runCommand } from "../../src/commands/run.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat } from "../../src/slack/mrkdwn.js";
+import { describeOutcome } from "../../src/wording/describe.js";
 
 const slackFormat = mrkdwnFormat();
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../../src/commands/command.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
+import { parseSlackCommand } from "../../src/commands/grammar/parse.js";
 import { noticeWanted, notify } from "../../src/commands/notify.js";
-import { parseSlackCommand } from "../../src/commands/parse.js";
 import type { NoticePreferences, Ports } from "../../src/commands/ports.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat } from "../../src/slack/mrkdwn.js";

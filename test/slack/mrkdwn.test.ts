@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { clip } from "../../src/commands/present.js";
 import { jsonSafe } from "../../src/slack/actions.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn, mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
 import { clampMrkdwn, mention } from "../../src/slack/render-kit.js";
+import { clip } from "../../src/wording/words.js";
 
 const ZWSP = "\u200b";
 

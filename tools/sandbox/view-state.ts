@@ -1,7 +1,7 @@
 // What the page shows, read from the stand-ins and the simulator: the pull requests, one pull request's
 // comment thread, the Slack channel as one person sees it, and the merge queue in brief.
 
-import { batchStatusLabel } from "../../src/commands/present.js";
+import { batchStatusLabel } from "../../src/wording/words.js";
 import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn, ReactionContent } from "../stand-ins/github/index.js";
 import type { EphemeralMessage, SlackMessage, SlackStandIn } from "../stand-ins/slack/index.js";

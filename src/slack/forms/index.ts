@@ -1,5 +1,5 @@
 import type { App, RespondFn, SlashCommand } from "@slack/bolt";
-import { parseTarget } from "../../commands/targets.js";
+import { parseTarget } from "../../commands/grammar/targets.js";
 import type { Repo } from "../../repo.js";
 import type { FormDeps } from "./deps.js";
 import { type FormPlace, input, plain, type View } from "./kit.js";

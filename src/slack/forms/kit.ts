@@ -1,5 +1,5 @@
 import type { types as slack } from "@slack/bolt";
-import { clip, withoutBidiControls } from "../../commands/present.js";
+import { clip, withoutBidiControls } from "../../wording/words.js";
 
 /** Block Kit pieces of the forms (modals): inputs, options, and reading what was submitted. */
 

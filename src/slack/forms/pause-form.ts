@@ -1,7 +1,7 @@
-import { pauseReason } from "../../commands/arguments.js";
 import { CommandError } from "../../commands/errors.js";
+import { pauseReason } from "../../commands/grammar/arguments.js";
+import type { ResumeSpec } from "../../commands/grammar/resume-time.js";
 import type { PauseCommand } from "../../commands/pause.js";
-import type { ResumeSpec } from "../../commands/resume-time.js";
 import { Repo } from "../../repo.js";
 import {
   type Block,

@@ -1,7 +1,7 @@
-import { branchName } from "../../commands/arguments.js";
 import { CommandError } from "../../commands/errors.js";
-import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS, type EventGroup } from "../../commands/event-groups.js";
+import { branchName } from "../../commands/grammar/arguments.js";
 import type { SubscribeCommand } from "../../commands/subscribe.js";
+import { DEFAULT_EVENT_GROUPS, EVENT_GROUPS, type EventGroup } from "../../core/event-groups.js";
 import { Repo } from "../../repo.js";
 import {
   choicesOf,

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction, RespondFn } from "@slack/bolt";
 import { refuse, runCommand } from "../../commands/run.js";
 import { ACTION_IDS, readAction } from "../actions.js";
-import type { HomeTab } from "../home-tab.js";
+import type { HomeTab } from "../home/home-tab.js";
 import { type RenderContext, renderErrorMessage, renderResultMessage } from "../render-blocks.js";
 import { missingFields, type SurfaceKit } from "./kit.js";
 

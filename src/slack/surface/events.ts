@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { HomeTab } from "../home-tab.js";
+import type { HomeTab } from "../home/home-tab.js";
 import type { SurfaceKit } from "./kit.js";
 
 /** The events the surface listens to itself (unfurls/ registers its own): the Home tab opened. */

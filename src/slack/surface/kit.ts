@@ -1,16 +1,16 @@
 import type { RespondFn } from "@slack/bolt";
 import { COMMANDS, type Command } from "../../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../../commands/command.js";
-import type { RelayFollower } from "../../commands/relay-follow.js";
 import type { CommandOutcome, RunDeps } from "../../commands/run.js";
 import type { Logger } from "../../logger.js";
+import type { RelayFollower } from "../../relays/follower.js";
 import type {
   IdentityLinkStore,
   SlackSignatureStore,
   SubscriptionStore,
   WebhookJobStore,
 } from "../../store/index.js";
-import type { HomeTabDeps } from "../home-tab.js";
+import type { HomeTabDeps } from "../home/home-tab.js";
 import type { SlackPresentation } from "../relay-answers.js";
 import {
   type RenderContext,

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import { parseSlackCommand } from "../../commands/parse.js";
+import { parseSlackCommand } from "../../commands/grammar/parse.js";
 import { refuse, runCommand } from "../../commands/run.js";
 import type { Forms } from "../forms/index.js";
 import { fieldOf, missingFields, type SurfaceKit } from "./kit.js";

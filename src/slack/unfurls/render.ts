@@ -1,4 +1,4 @@
-import { clip, formatEta, pullUrl } from "../../commands/present.js";
+import { clip, formatEta, pullUrl } from "../../wording/words.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn } from "../mrkdwn.js";
 import { type Button, type KnownBlock, mrkdwn } from "../render-kit.js";
 import type { UnfurlFacts } from "./read.js";

@@ -1,0 +1,164 @@
+import type { StatsDays } from "../commands/ports.js";
+import type { StatsResult } from "../commands/stats.js";
+import { readPeriodFigures, type StatsEvents } from "../history/stats-reader.js";
+import type { Logger } from "../logger.js";
+import type { DigestPoster } from "../notifier/slack-poster.js";
+import type { Repo } from "../repo.js";
+import type { DigestStore, Subscription, SubscriptionStore } from "../store/index.js";
+import { latestDigestTime } from "./schedule.js";
+
+export interface DigestsDeps {
+  store: DigestStore & Pick<SubscriptionStore, "listSubscriptions">;
+  /** A repository's queue events: Mergify's log, or the recorded history (as `stats` reads them). */
+  statsEvents: StatsEvents;
+  statsDays: StatsDays;
+  poster: DigestPoster;
+  /** The Slack message of a stats result (the same layout as `/mq stats`). */
+  render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] };
+  /** DIGEST_TIME_ZONE. */
+  timeZone: string;
+  /** Which replica this is, for claims. */
+  owner: string;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** How often due digests are looked for. */
+const DIGEST_CHECK_MS = 60_000;
+/** A claimed digest not marked sent within this is in doubt: another replica may take it over. */
+const DIGEST_CLAIM_MS = 2 * 60_000;
+/** A digest not posted within this after it was due (Yardmaster was down) is skipped, not posted late. */
+const DIGEST_LATE_MS = 24 * 60 * 60_000;
+const WEEK_MS = 7 * 24 * 60 * 60_000;
+
+/**
+ * Weekly digests (docs/notifications.md, "Weekly digest"): each subscription that asked for one gets
+ * the 7-day stats of its repository posted in its channel on Monday at 09:00 in DIGEST_TIME_ZONE, once
+ * whatever the replicas and restarts. A week's digest is claimed in the store before it is posted and
+ * marked sent after; a claim that ran out unmarked is in doubt and the channel's history is searched for
+ * the digest's metadata before it is posted again.
+ */
+export class Digests {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly deps: DigestsDeps) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const tick = () => {
+      this.running ??= this.runDue()
+        .then(() => undefined)
+        .catch((error: unknown) => this.deps.logger.error({ err: error }, "weekly digests failed"))
+        .finally(() => {
+          this.running = null;
+        });
+    };
+    this.timer = setInterval(tick, DIGEST_CHECK_MS);
+    this.timer.unref();
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Posts every digest due now and not posted yet; returns how many this replica posted. */
+  async runDue(): Promise<number> {
+    const now = this.now();
+    const due = latestDigestTime(now, this.deps.timeZone);
+    let posted = 0;
+    for (const sub of await this.deps.store.listSubscriptions()) {
+      if (sub.digest?.cadence !== "weekly") continue;
+      // The first digest is the first Monday 09:00 after it was asked for.
+      if (sub.digest.since && sub.digest.since > due.at) continue;
+      if (now.getTime() - due.at.getTime() > DIGEST_LATE_MS) {
+        this.deps.logger.debug(
+          { channel: sub.channelId, repository: sub.repository.fullName, week: due.week },
+          "weekly digest skipped: more than a day late",
+        );
+        continue;
+      }
+      const period = { from: new Date(due.at.getTime() - WEEK_MS), to: due.at };
+      try {
+        if (await this.post(sub, { week: due.week, period }, now)) posted += 1;
+      } catch (error) {
+        this.deps.logger.warn(
+          { channel: sub.channelId, repository: sub.repository.fullName, week: due.week, err: error },
+          "weekly digest not posted: Slack failed; tried again once its claim runs out",
+        );
+      }
+    }
+    return posted;
+  }
+
+  /**
+   * Posts the digest of a subscription now, for the 7 days up to now, whatever the day (the sandbox's
+   * "run the digest now"). Once per call: its key is the time it was asked.
+   */
+  async postNow(channelId: string, repository: Repo): Promise<boolean> {
+    const now = this.now();
+    const [sub] = await this.deps.store.listSubscriptions({ channelId, repository });
+    if (!sub) return false;
+    const period = { from: new Date(now.getTime() - WEEK_MS), to: now };
+    return this.post(sub, { week: `now-${now.toISOString()}`, period }, now);
+  }
+
+  private async post(
+    sub: Subscription,
+    digest: { week: string; period: { from: Date; to: Date } },
+    now: Date,
+  ): Promise<boolean> {
+    const { store, poster, owner, logger } = this.deps;
+    const key = { channelId: sub.channelId, repository: sub.repository, week: digest.week };
+    const claimed = await store.claimDigest({
+      ...key,
+      owner,
+      now,
+      until: new Date(now.getTime() + DIGEST_CLAIM_MS),
+    });
+    if (claimed === null) return false;
+    const messageKey = `${sub.repository.key}@${digest.week}`;
+    const log = { channel: sub.channelId, repository: sub.repository.fullName, week: digest.week };
+    if (claimed === "in-doubt") {
+      const ts = await poster.find(sub.channelId, messageKey, new Date(digest.period.to.getTime() - 60_000));
+      if (ts) {
+        await store.markDigestSent({ ...key, owner, messageTs: ts, at: now });
+        logger.info(log, "weekly digest found posted before a crash");
+        return false;
+      }
+    }
+    let message: { text: string; blocks: unknown[] };
+    try {
+      const figures = await readPeriodFigures(
+        { statsEvents: this.deps.statsEvents, statsDays: this.deps.statsDays },
+        sub.repository,
+        digest.period,
+        now,
+      );
+      message = this.deps.render(
+        { name: "stats", repo: sub.repository, period: "7d", ...figures, digest: true },
+        now,
+      );
+    } catch (error) {
+      // Nothing was posted: the next pass tries again.
+      await store.releaseDigest({ ...key, owner });
+      logger.warn(
+        { ...log, err: error },
+        "weekly digest not posted: the merge queue's events could not be read",
+      );
+      return false;
+    }
+    // A failed post stays claimed until its claim runs out: it may have landed, and is then in doubt.
+    const ts = await poster.post({ channel: sub.channelId, ...message, key: messageKey });
+    await store.markDigestSent({ ...key, owner, messageTs: ts, at: this.now() });
+    logger.info(log, "weekly digest posted");
+    return true;
+  }
+}

@@ -1,0 +1,113 @@
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { ScheduledUnpauser } from "../../src/timed-pauses/runner.js";
+import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
+
+const repo = Repo.of("acme", "widgets");
+const PATH = "/v1/repos/acme/widgets/merge-queue/pause";
+const RESUMES_AT = new Date("2026-11-23T18:00:00Z");
+const at = (ms: number) => new Date(RESUMES_AT.getTime() + ms);
+
+let store: Store;
+let now: Date;
+let lines: { msg: string }[];
+let rung: string[];
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  now = at(0);
+  lines = [];
+  rung = [];
+  await store.putScheduledUnpause({
+    repository: repo,
+    reason: "release freeze",
+    resumesAt: RESUMES_AT,
+    scheduledBy: "alice",
+    surface: "slack",
+    createdAt: at(-3_600_000),
+  });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+function unpauser(owner = "a") {
+  return new ScheduledUnpauser({
+    claims: store,
+    queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
+    attributePause: (a) => store.putPauseAttribution(a),
+    afterUnpause: async (r) => {
+      rung.push(r.fullName);
+    },
+    owner,
+    logger: createLogger({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) }),
+    now: () => now,
+    leaseMs: 60_000,
+  });
+}
+
+const pauseState = (reason: string | null) => ({ paused: reason !== null, reason, paused_at: null });
+
+describe("scheduled unpauses", () => {
+  it("wait for their time, then unpause once, attributed and announced", async () => {
+    now = at(-1_000);
+    expect(await unpauser().tick()).toEqual([]);
+    now = at(0);
+    const api = nock(ORIGIN).get(PATH).reply(200, pauseState("release freeze")).delete(PATH).reply(204);
+    expect(await unpauser().tick()).toEqual([{ repository: repo, outcome: "unpaused" }]);
+    expect(api.isDone()).toBe(true);
+    expect(await store.getScheduledUnpause(repo)).toBeNull();
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "unpause",
+      actor: "alice",
+      surface: "slack",
+      scheduled: true,
+      at: now,
+    });
+    expect(rung).toEqual(["acme/widgets"]);
+    expect(lines.map((l) => l.msg)).toContain("merge queue of acme/widgets resumed as scheduled");
+    // Done: nothing left for the next pass.
+    expect(await unpauser("b").tick()).toEqual([]);
+  });
+
+  it("do nothing, and say so, when the queue was unpaused meanwhile", async () => {
+    nock(ORIGIN).get(PATH).reply(200, pauseState(null));
+    expect(await unpauser().tick()).toEqual([{ repository: repo, outcome: "not-paused" }]);
+    expect(await store.getScheduledUnpause(repo)).toBeNull();
+    expect(await store.getPauseAttribution(repo)).toBeNull();
+    expect(rung).toEqual([]);
+    expect(lines.map((l) => l.msg)).toContain(
+      "scheduled unpause of acme/widgets does nothing: its merge queue is not paused any more",
+    );
+  });
+
+  it("do nothing, and say so, when the queue was paused again for another reason", async () => {
+    nock(ORIGIN).get(PATH).reply(200, pauseState("incident"));
+    expect(await unpauser().tick()).toEqual([{ repository: repo, outcome: "paused-otherwise" }]);
+    expect(await store.getScheduledUnpause(repo)).toBeNull();
+    expect(lines.map((l) => l.msg)).toContain(
+      "scheduled unpause of acme/widgets does nothing: its merge queue was paused again for another reason",
+    );
+  });
+
+  it("are tried again, by any replica, once the claim of one that failed lapses", async () => {
+    nock(ORIGIN).get(PATH).reply(503, { detail: "down" });
+    expect(await unpauser("a").tick()).toEqual([{ repository: repo, outcome: "failed" }]);
+    expect(await store.getScheduledUnpause(repo)).not.toBeNull();
+    now = at(59_000);
+    expect(await unpauser("b").tick()).toEqual([]);
+    now = at(60_000);
+    nock(ORIGIN).get(PATH).reply(200, pauseState("release freeze")).delete(PATH).reply(204);
+    expect(await unpauser("b").tick()).toEqual([{ repository: repo, outcome: "unpaused" }]);
+  });
+
+  it("go to one of two replicas passing at once", async () => {
+    const api = nock(ORIGIN).get(PATH).reply(200, pauseState("release freeze")).delete(PATH).reply(204);
+    const [a, b] = await Promise.all([unpauser("a").tick(), unpauser("b").tick()]);
+    expect([...(a ?? []), ...(b ?? [])]).toEqual([{ repository: repo, outcome: "unpaused" }]);
+    expect(api.isDone()).toBe(true);
+  });
+});
