@@ -24,6 +24,7 @@ import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import { WebhookArrivals, WebhookJobs } from "./github/webhook-jobs.js";
 import { StoreWritePace } from "./github/write-pace.js";
+import { type HealthService, wireHealth } from "./health/wire.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -136,6 +137,8 @@ export interface Yardmaster {
   scheduledUnpauser: ScheduledUnpauser;
   /** Applies freeze windows (src/freezes). */
   freezeRunner: FreezeRunner;
+  /** The queue's health alerts (src/health). */
+  health: HealthService;
   /**
    * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
    * (run after their webhook's answer) and pushed notices' deliveries.
@@ -554,6 +557,18 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     ...(options.scheduledUnpauseIntervalMs ? { intervalMs: options.scheduledUnpauseIntervalMs } : {}),
   });
 
+  const health = wireHealth({
+    config,
+    githubWebUrl: urls.webUrl,
+    store,
+    owner,
+    logger,
+    now,
+    pace: options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE),
+    ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+    autoStart: options.autoPoll !== false,
+  });
+
   const server = createHttpServer(handlers, logger, {
     bodyLimits: BODY_LIMITS,
     inFlight,
@@ -571,6 +586,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     digests,
     scheduledUnpauser,
     freezeRunner,
+    health,
     async webhookWorkDone() {
       await webhookWork.idle();
     },
@@ -586,6 +602,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       if (appSlug) logger.info(`GitHub commands: comment "@${appSlug} help" on a pull request`);
       scheduledUnpauser.start();
       freezeRunner.start();
+      health.start();
       logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
       if (config.slack?.appToken) {
         await slackSocket?.start();
@@ -633,6 +650,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
             Promise.all([
               scheduledUnpauser.stop(),
               freezeRunner.stop(),
+              health.stop(),
               follower?.stop(),
               webhookJobs?.stop(),
             ]),
