@@ -1,5 +1,5 @@
 import type { QueueCheck, QueueEvent } from "../core/queue.js";
-import { checkRuns, HOUR_MS, mergeTimes, type QueueNormal } from "./thresholds.js";
+import { HOUR_MS, mergeTimes, type QueueNormal } from "./thresholds.js";
 
 /** The alerts (docs/notifications.md, "The queue's health"). */
 export type HealthKind = "stalled" | "slow-checks" | "failing-check" | "paused-long";
@@ -131,21 +131,17 @@ export interface CheckFailure {
 
 /** Every failure of a named check in the history (one per check and run). */
 export function checkFailures(events: readonly QueueEvent[]): CheckFailure[] {
-  const runs = checkRuns(events);
-  const runOf = (pull: number, at: number) => {
-    const run = runs
-      .filter((r) => r.pull === pull && r.startedAt <= at)
-      .sort((a, b) => b.startedAt - a.startedAt)[0];
-    return run ? `${run.batch ?? `#${run.pull}`}@${run.startedAt}` : `#${pull}@${at}`;
-  };
+  // Each pull request's latest run of checks: its batch (or merge group) and when it started.
+  const runOf = new Map<number, string>();
   const failures = new Map<string, CheckFailure>();
   for (const e of events) {
     if (e.pull === null) continue;
+    const at = Date.parse(e.at);
+    if (e.kind === "checks-started") runOf.set(e.pull, `${e.batch ?? `#${e.pull}`}@${at}`);
     const failed =
       e.kind === "checks-ended" && !e.aborted ? e.failedChecks : e.kind === "left" ? e.failedChecks : [];
-    const at = Date.parse(e.at);
     for (const check of failed) {
-      const run = runOf(e.pull, at);
+      const run = runOf.get(e.pull) ?? `#${e.pull}@${at}`;
       const key = `${check.name}\n${run}\n${e.pull}`;
       if (!failures.has(key)) failures.set(key, { check, pull: e.pull, run, at });
     }
