@@ -24,7 +24,7 @@ import { Installations, unavailableGateway } from "./github/installations.js";
 import { startGitHubSurface, WEBHOOKS_PATH } from "./github/probot.js";
 import { WebhookArrivals, WebhookJobs } from "./github/webhook-jobs.js";
 import { StoreWritePace } from "./github/write-pace.js";
-import { type HealthService, wireHealth } from "./health/wire.js";
+import { type HealthService, healthNormal, wireHealth } from "./health/wire.js";
 import type { Config } from "./load-config.js";
 import type { Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -241,6 +241,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
     },
     freezes: { store, now },
+    queueNormal: healthNormal({ history, settings: config.health, now }),
     metrics,
     logger,
     now: options.now,

@@ -60,7 +60,7 @@ export interface HealthEvaluatorDeps {
 /** A long pause is reminded again after this long at most. */
 export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
 /** The kinds of events the alerts are judged on. */
-const KINDS = [
+export const NORMAL_KINDS = [
   "entered",
   "left",
   "merged",
@@ -130,7 +130,7 @@ export class HealthEvaluator {
     const events = await store.readQueueEvents(
       repository,
       { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
-      KINDS,
+      NORMAL_KINDS,
     );
     const normal = queueNormal(events, settings.stallMinutes);
     const state = queueState(events);

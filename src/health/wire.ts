@@ -1,9 +1,12 @@
+import type { QueueNormalFigures } from "../commands/ports.js";
 import type { Config } from "../load-config.js";
 import type { Logger } from "../logger.js";
 import { type PostPace, SlackPace } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
-import type { Store } from "../store/index.js";
-import { type AlertPoster, HealthEvaluator } from "./evaluator.js";
+import type { Repo } from "../repo.js";
+import type { QueueHistory, Store } from "../store/index.js";
+import { type AlertPoster, HealthEvaluator, type HealthSettings, NORMAL_KINDS } from "./evaluator.js";
+import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
 
 export interface HealthWiring {
   config: Pick<Config, "slack" | "health">;
@@ -86,5 +89,22 @@ function pacedPoster(
     async update(channel, ts, message) {
       await edits.update({ channel, ts, text: message.text, blocks: message.blocks });
     },
+  };
+}
+
+/** The normal `/mq stats` shows: the same p90s and thresholds the alerts judge on, from the history. */
+export function healthNormal(deps: {
+  history: Pick<QueueHistory, "readQueueEvents">;
+  settings: HealthSettings;
+  now: () => Date;
+}): (repo: Repo) => Promise<QueueNormalFigures> {
+  return async (repo) => {
+    const now = deps.now();
+    const events = await deps.history.readQueueEvents(
+      repo,
+      { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
+      NORMAL_KINDS,
+    );
+    return queueNormal(events, deps.settings.stallMinutes);
   };
 }
