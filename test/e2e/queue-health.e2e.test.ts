@@ -5,9 +5,10 @@ import { useSchema } from "../helpers/postgres.js";
 
 /**
  * The queue watching itself, end to end (docs/notifications.md, "The queue's health"): the merge-queue
- * simulator on a clock moved by hand, two replicas on one PostgreSQL, a channel that follows only the
- * `health` group. Each replica's notifier reads the queue and records its history; each replica's
- * evaluator judges it; the alerts are posted once and edited once whichever replica does it.
+ * simulator (Mergify) and GitHub's queue stand-in on a clock moved by hand, two replicas on one
+ * PostgreSQL, a channel that follows only the `health` group. Each replica's notifier reads the queue
+ * (or GitHub's webhooks tell it) and records its history; both replicas' evaluators judge it at the same
+ * moment; each alert is posted once and edited once, whichever replica does it.
  */
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -190,6 +191,111 @@ describe("a check failing for everyone, and a long pause", () => {
     ).toEqual([
       expect.stringMatching(
         /^✅ The merge queue of <[^|]+\|acme\/flaky> was paused for 1 d; it ended: the queue was unpaused by sam\.$/,
+      ),
+    ]);
+  });
+});
+
+describe("GitHub's own merge queue", () => {
+  const db = useSchema("ym_health_github");
+  const REPO = "acme/ships";
+  const CHANNEL = "C0SHIPS";
+  let r: Replicas;
+  beforeAll(async () => {
+    const world = await startWorld({
+      DATABASE_URL: db.url(),
+      MERGE_QUEUE_PROVIDER: "github",
+      MERGE_QUEUE_API_TOKEN: "",
+    });
+    r = { world, second: await world.replica() };
+    const { state } = world.github;
+    state.addRepository(REPO);
+    state.setPermission(REPO, "alice", "write");
+    world.github.mergeQueues.enable(REPO, "main");
+    for (const number of [21, 22, 23, 24])
+      state.addPullRequest({
+        repository: REPO,
+        number,
+        author: "alice",
+        title: `Change ${number}`,
+        base: "main",
+      });
+    await subscribeChannel(world, CHANNEL, [REPO], ["health"]);
+    world.sim.clock.advance(MINUTE);
+  });
+  afterAll(async () => {
+    await r?.world.close();
+  });
+
+  /** Both replicas judge the queue's health at the same moment (GitHub's webhooks recorded its history). */
+  async function judge(): Promise<void> {
+    await r.world.github.settle();
+    const apps = [r.world.yardmaster, r.second.app];
+    await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
+    await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
+  }
+
+  async function enqueue(number: number): Promise<void> {
+    await r.world.github.deliverIssueComment({
+      repository: REPO,
+      number,
+      body: "@yardmaster queue",
+      author: "alice",
+    });
+    await r.world.github.settle();
+    await r.world.slack.waitFor(
+      () => r.world.github.mergeQueues.entries(REPO, "main").some((e) => e.pull.number === number),
+      10_000,
+    );
+  }
+
+  it("says a check failing for everyone once, and a stall once, each edited when a merge ends it", async () => {
+    const { world } = r;
+    for (const number of [21, 22, 23]) {
+      await enqueue(number);
+      world.sim.clock.advance(5 * MINUTE);
+      expect(world.github.mergeQueues.completeChecks(REPO, number, { ci: "failure" })).toMatchObject({
+        removed: true,
+      });
+      await judge();
+    }
+    await judge();
+    expect(alerts(world, CHANNEL)).toEqual([
+      expect.stringMatching(
+        /^🔥 (<[^|]+\|ci>|`ci`) failed for <[^|]+\/pull\/21\|#21>, <[^|]+\/pull\/22\|#22> and <[^|]+\/pull\/23\|#23> in 10 minutes in the merge queue of <[^|]+\|acme\/ships>/,
+      ),
+    ]);
+
+    await enqueue(24);
+    world.sim.clock.advance(31 * MINUTE);
+    await judge();
+    await judge();
+    // Three runs of 5 minutes recorded: 31 minutes is also far slower than usual (past 20 minutes).
+    const [, stall, slow, ...rest] = alerts(world, CHANNEL);
+    expect(rest).toEqual([]);
+    expect(slow).toMatch(
+      /^🐢 The <[^|]+\/pull\/24\/checks\|checks of #24> in the merge queue of <[^|]+\|acme\/ships> have been running for 31 min, far longer than usual \(90% of runs end within 5 min\)/,
+    );
+    expect(stall).toMatch(
+      /^⚠️ The merge queue of <[^|]+\|acme\/ships> looks stalled: 1 pull request waits \(<[^|]+\|#24>\)/,
+    );
+
+    const calls = world.slack.calls.length;
+    world.github.mergeQueues.completeChecks(REPO, 24, { ci: "success" });
+    world.github.mergeQueues.merge(REPO, "main");
+    world.sim.clock.advance(MINUTE);
+    await judge();
+    await judge();
+    expect(edits(world, calls)).toBe(3);
+    expect(alerts(world, CHANNEL)).toEqual([
+      expect.stringMatching(
+        /^✅ ci failed for everyone in the merge queue of .*; it ended: the check passed again for <[^|]+\|#24>\.$/,
+      ),
+      expect.stringMatching(
+        /^✅ The merge queue of <[^|]+\|acme\/ships> was stalled for 32 min; it ended: <[^|]+\|#24> merged\.$/,
+      ),
+      expect.stringMatching(
+        /^✅ The slow checks in the merge queue of .* ran for 32 min; it ended: the checks ended\.$/,
       ),
     ]);
   });
