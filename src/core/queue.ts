@@ -1,8 +1,8 @@
 import type { EventGroup } from "../commands/event-groups.js";
 import type { Repo } from "../repo.js";
 
-export type { EventGroup };
 export { groupsToRead } from "../commands/event-groups.js";
+export type { EventGroup };
 
 /**
  * The merge queue in the core's own terms: what every backend (src/backends/mergify, src/backends/github)

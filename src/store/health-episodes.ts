@@ -1,5 +1,5 @@
 import { Repo } from "../repo.js";
-import { json, readTime, type StoreContext, maybeTime, time } from "./query-helpers.js";
+import { json, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 /** A Slack message that told an episode, to edit when it ends. */
 export interface HealthEpisodePost {
