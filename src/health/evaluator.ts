@@ -166,7 +166,11 @@ export class HealthEvaluator {
       store.listFreezes(repository),
     ]);
     const reason = state.pause.reason;
-    const ours = attribution?.action === "pause" ? attribution : null;
+    // Yardmaster's record names who paused when it is of this pause (made at its start or since).
+    const ours =
+      attribution?.action === "pause" && attribution.at.getTime() >= state.pause.since - 60_000
+        ? attribution
+        : null;
     return pausedLong(state, settings.pauseReminderHours * HOUR_MS, now, {
       timed: timed !== null,
       freeze: freezes.some((f) => freezeReason(f) === reason || freezeReason(f) === ours?.reason),
