@@ -143,6 +143,44 @@ describe("the health evaluator", () => {
     );
   });
 
+  it("names who paused through Yardmaster, from its own record of this pause", async () => {
+    const channel = new Channel();
+    await record(paused(0, "release", "yardmaster-app"));
+    await store.putPauseAttribution({
+      repository: REPO,
+      action: "pause",
+      reason: "release",
+      actor: "alice",
+      surface: "slack",
+      at: at(0),
+    });
+    clock = at(5 * 60);
+    await evaluator(channel).tick();
+    expect(channel.texts()[0]).toContain('paused for 5 h by alice ("release")');
+  });
+
+  it("does not remind of a freeze window's pause", async () => {
+    const channel = new Channel();
+    await store.addFreeze({
+      id: "f1",
+      repository: REPO,
+      name: "weekend",
+      schedule: {
+        kind: "weekly",
+        start: { day: 5, hour: 18, minute: 0 },
+        end: { day: 1, hour: 8, minute: 0 },
+      },
+      zone: "UTC",
+      createdBy: "alice",
+      surface: "slack",
+      createdAt: at(0),
+    });
+    await record(paused(0, "weekend (scheduled by alice)", null));
+    clock = at(5 * 60);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+  });
+
   it("does not remind of a timed pause", async () => {
     const channel = new Channel();
     await record(paused(0, "deploy", "rita"));
