@@ -59,6 +59,8 @@ export interface HealthEvaluatorDeps {
 
 /** A long pause is reminded again after this long at most. */
 export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
+/** An opened alert with no message yet is posted by any replica after this long. */
+export const UNPOSTED_AFTER_MS = 5 * 60_000;
 /** The kinds of events the alerts are judged on. */
 export const NORMAL_KINDS = [
   "entered",
@@ -149,7 +151,14 @@ export class HealthEvaluator {
     const holding = new Set(conditions.map((c) => `${c.kind}\n${c.key}`));
     for (const episode of open) {
       if (holding.has(`${episode.kind}\n${episode.key}`)) {
-        if (episode.kind === "paused-long") await this.remind(episode, conditions, channels);
+        const unposted = episode.posts.length === 0;
+        if (unposted || episode.kind === "paused-long")
+          await this.remind(
+            episode,
+            conditions,
+            channels,
+            unposted ? UNPOSTED_AFTER_MS : PAUSE_REMINDER_EVERY_MS,
+          );
         continue;
       }
       const ending = this.ending(episode, events, state, now);
@@ -243,15 +252,20 @@ export class HealthEvaluator {
     await store.addHealthEpisodePosts({ repository, kind: condition.kind, key: condition.key }, posts, now);
   }
 
-  /** A long pause is said again every PAUSE_REMINDER_EVERY_MS at most (one replica claims it). */
+  /**
+   * A long pause is said again every PAUSE_REMINDER_EVERY_MS at most; an alert with no message (its
+   * replica died before posting, or no channel took it) is posted after UNPOSTED_AFTER_MS. One replica
+   * claims each.
+   */
   private async remind(
     episode: HealthEpisode,
     conditions: readonly Condition[],
     channels: readonly string[],
+    afterMs: number,
   ) {
     const now = this.deps.now();
     const last = episode.lastPostedAt;
-    if (!last || now.getTime() - last.getTime() < PAUSE_REMINDER_EVERY_MS) return;
+    if (!last || now.getTime() - last.getTime() < afterMs) return;
     if (!(await this.deps.store.claimHealthReminder(episode, last, now))) return;
     const condition = conditions.find((c) => c.kind === episode.kind && c.key === episode.key);
     if (!condition) return;

@@ -21,7 +21,10 @@ export interface HealthEpisode {
   /** What the notice said, to say how it ended. */
   facts: Record<string, unknown>;
   posts: HealthEpisodePost[];
-  /** When the notice (or its last reminder) was posted; null until posted. */
+  /**
+   * When the notice (or its last reminder) was posted, or claimed to be: the opening sets it to
+   * `openedAt`, so that a notice its replica did not post (it died) is claimed again once it is stale.
+   */
   lastPostedAt: Date | null;
 }
 
@@ -81,7 +84,7 @@ export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
           opened_by: e.openedBy,
           facts: json(e.facts),
           posts: json([]),
-          last_posted_at: null,
+          last_posted_at: time(e.openedAt),
         })
         .onConflict((oc) => oc.columns(["repository_key", "kind", "key"]).doNothing())
         .executeTakeFirst();

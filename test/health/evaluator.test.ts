@@ -101,6 +101,32 @@ describe("the health evaluator", () => {
     ]);
   });
 
+  it("posts, 5 minutes on, an alert whose replica died between opening it and posting it", async () => {
+    await record(entered(0, 1));
+    clock = at(31);
+    await store.openHealthEpisode({
+      repository: REPO,
+      kind: "stalled",
+      key: "queue",
+      since: at(0),
+      openedAt: clock,
+      openedBy: "dead-replica",
+      facts: {},
+    });
+    const channel = new Channel();
+    clock = at(35);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+    clock = at(36);
+    await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    await evaluator(channel).tick();
+    expect(channel.texts()).toEqual([
+      expect.stringMatching(/^⚠️ The merge queue .* looks stalled/),
+      expect.stringMatching(/^⚠️ The merge queue .* looks stalled/),
+    ]);
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+  });
+
   it("closes on start an episode that ended while no replica ran", async () => {
     const before = new Channel();
     await record(entered(0, 1));

@@ -38,7 +38,7 @@ storeContract("health episodes", ({ h }) => {
         openedAt: at(HOUR),
         facts: { waiting: [1, 2], holding: { kind: "checks", pull: 1 } },
         posts: [],
-        lastPostedAt: null,
+        lastPostedAt: at(HOUR),
       });
       expect(await store.listHealthEpisodes()).toHaveLength(3);
     });
