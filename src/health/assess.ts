@@ -102,6 +102,7 @@ export function stalled(state: QueueState, normal: QueueNormal, now: Date): Cond
       lastMergePull: state.lastMerge?.pull ?? null,
       holding: holding(state),
       thresholdMs: normal.stallAfterMs,
+      thresholdSet: normal.stallSet === true,
     },
   };
 }

@@ -64,7 +64,7 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
       const last = f.lastMergeAt
         ? `nothing has merged since ${formatTime(f.lastMergeAt as string)} (${ago(p, f.lastMergeAt as string)} ago${f.lastMergePull ? `, ${pullLink(p, f.lastMergePull as number)}` : ""})`
         : `nothing has merged for ${ago(p, c.since)}`;
-      text = `⚠️ The merge queue of ${repoName(p)} looks stalled: ${plural(waiting.length, "pull request waits", "pull requests wait")} (${pullLinks(p, waiting)}) and ${last}, longer than its usual ${formatDuration((f.thresholdMs as number) / 1000)}.${holdingWords(p, f.holding as Holding | null)}`;
+      text = `⚠️ The merge queue of ${repoName(p)} looks stalled: ${plural(waiting.length, "pull request waits", "pull requests wait")} (${pullLinks(p, waiting)}) and ${last}, longer than ${f.thresholdSet ? "the" : "its usual"} ${formatDuration((f.thresholdMs as number) / 1000)}${f.thresholdSet ? " set for it" : ""}.${holdingWords(p, f.holding as Holding | null)}`;
       withUnpause = (f.holding as Holding | null)?.kind === "paused";
       break;
     }

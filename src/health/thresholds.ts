@@ -83,6 +83,8 @@ export interface QueueNormal {
   checksP90: number | null;
   /** No merge for this long while pull requests wait is a stall, ms. */
   stallAfterMs: number;
+  /** The stall's threshold is HEALTH_STALL_MINUTES, not the normal's. */
+  stallSet?: boolean;
   /** Checks running this long are far slower than usual, ms; null without a normal. */
   slowAfterMs: number | null;
 }
@@ -96,6 +98,7 @@ export function queueNormal(events: readonly QueueEvent[], stallMinutes: number 
     checksP90,
     stallAfterMs:
       stallMinutes !== null ? stallMinutes * MINUTE_MS : Math.max(MIN_STALL_MS, 3 * (mergeGapP90 ?? 0)),
+    ...(stallMinutes !== null ? { stallSet: true } : {}),
     slowAfterMs: checksP90 === null ? null : Math.max(2 * checksP90, checksP90 + SLOW_MARGIN_MS),
   };
 }
