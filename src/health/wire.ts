@@ -1,61 +1,49 @@
+import type { Infrastructure } from "../app/infrastructure.js";
+import type { Service, Wired } from "../app/service.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
-import type { Config } from "../load-config.js";
-import type { Logger } from "../logger.js";
-import { type PostPace, SlackPace } from "../notifier/slack-holds.js";
+import { type PostPace, SLACK_POST_PACE, SlackPace } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory, Store } from "../store/index.js";
 import { type AlertPoster, HealthEvaluator, type HealthSettings, NORMAL_KINDS } from "./evaluator.js";
 import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
 
-export interface HealthWiring {
-  config: Pick<Config, "slack" | "health">;
-  githubWebUrl: string;
-  store: Store;
-  owner: string;
-  logger: Logger;
-  now: () => Date;
-  /** Each channel's posts at Slack's pace; false: as fast as Slack answers (tests on a moved clock). */
-  pace: PostPace | false;
-  /** Slack Web API retries (tests: 0). */
-  retries?: number;
-  /** false: no pass by itself (tests call `tick()`). */
-  autoStart: boolean;
+export interface HealthWireDeps {
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
+  slack: { botToken: string; apiUrl: string };
 }
 
-/** The queue's health (src/health), as the composition root starts and stops it. */
-export interface HealthService {
-  /** null when Slack is off: nowhere to say it. */
-  evaluator: HealthEvaluator | null;
-  start(): void;
-  stop(): Promise<void>;
-}
-
-/** The health alerts: the evaluator on Slack's Web API, at each channel's pace. */
-export function wireHealth(deps: HealthWiring): HealthService {
-  const slack = deps.config.slack;
-  if (!slack) return { evaluator: null, start() {}, async stop() {} };
-  const options = {
+/** The health alerts (src/health): the evaluator on Slack's Web API, at each channel's pace. */
+export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
+  const { options } = infra;
+  const poster = {
     token: slack.botToken,
     apiUrl: slack.apiUrl,
-    ...(deps.retries !== undefined ? { retries: deps.retries } : {}),
+    ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
   };
+  const pace: PostPace | false = options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE);
   const evaluator = new HealthEvaluator({
-    store: deps.store,
-    poster: pacedPoster(webApiDigestPoster(options), webApiPoster(options), deps),
-    settings: deps.config.health,
-    githubWebUrl: deps.githubWebUrl,
-    owner: deps.owner,
-    logger: deps.logger.child({ name: "health" }),
-    now: deps.now,
+    store: infra.store,
+    poster: pacedPoster(webApiDigestPoster(poster), webApiPoster(poster), {
+      store: infra.store,
+      pace,
+      now: infra.now,
+    }),
+    settings: infra.config.health,
+    githubWebUrl: infra.urls.webUrl,
+    owner: infra.owner,
+    logger: infra.logger.child({ name: "health" }),
+    now: infra.now,
   });
-  return {
-    evaluator,
-    start() {
-      if (deps.autoStart) evaluator.start();
+  // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
+  const service: Service = {
+    name: "health",
+    start: () => {
+      if (options.autoPoll !== false) evaluator.start();
     },
     stop: () => evaluator.stop(),
   };
+  return { evaluator, services: [service] };
 }
 
 /** The longest an alert waits for its channel's pace before it is posted anyway. */
@@ -68,7 +56,7 @@ const MAX_PACE_WAIT_MS = 5_000;
 function pacedPoster(
   top: ReturnType<typeof webApiDigestPoster>,
   edits: ReturnType<typeof webApiPoster>,
-  deps: Pick<HealthWiring, "store" | "pace" | "now">,
+  deps: { store: Store; pace: PostPace | false; now: () => Date },
 ): AlertPoster {
   const pace = deps.pace ? new SlackPace(deps.store, deps.pace) : null;
   const turn = async (channel: string) => {

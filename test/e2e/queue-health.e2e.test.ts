@@ -28,8 +28,8 @@ async function startReplicas(schema: ReturnType<typeof useSchema>, engine: objec
 async function pass({ world, second }: Replicas): Promise<void> {
   const apps = [world.yardmaster, second.app];
   await tickReplicas(apps);
-  await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
-  await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
+  await Promise.all(apps.map((app) => app.health?.tick()));
+  await Promise.all(apps.map((app) => app.health?.tick()));
 }
 
 /** The channel's top-level messages, as a person sees them (the latest text of each). */
@@ -231,8 +231,8 @@ describe("GitHub's own merge queue", () => {
   async function judge(): Promise<void> {
     await r.world.github.settle();
     const apps = [r.world.yardmaster, r.second.app];
-    await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
-    await Promise.all(apps.map((app) => app.health.evaluator?.tick()));
+    await Promise.all(apps.map((app) => app.health?.tick()));
+    await Promise.all(apps.map((app) => app.health?.tick()));
   }
 
   async function enqueue(number: number): Promise<void> {
