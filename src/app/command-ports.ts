@@ -1,5 +1,6 @@
 import type { Backends } from "../backends/wire.js";
 import type { RunDeps } from "../commands/run.js";
+import { healthNormal } from "../health/wire.js";
 import type { Repo } from "../repo.js";
 import type { PauseAttribution, ScheduledUnpause, Store } from "../store/index.js";
 import type { Infrastructure } from "./infrastructure.js";
@@ -45,6 +46,7 @@ export function commandPorts(
       cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
     },
     freezes: { store, now },
+    queueNormal: healthNormal({ history: store, settings: config.health, now }),
     metrics: deps.metrics,
     logger: deps.logger,
     now: deps.options.now,

@@ -4,6 +4,7 @@ import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
 import { wireGitHub } from "../github/wire.js";
+import { wireHealth } from "../health/wire.js";
 import { wireIdentity } from "../identity/wire.js";
 import type { Config } from "../load-config.js";
 import { createMetrics } from "../metrics.js";
@@ -57,6 +58,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
+  const health = slack ? wireHealth({ infra, slack }) : null;
   // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
   const ring = (repository: Repo) => infra.rings.tell(repository);
   const intervalMs = options.scheduledUnpauseIntervalMs;
@@ -67,7 +69,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const running = serve(infra, {
     handlers: [github, identity, slackSurface].flatMap((feature) => feature.handlers ?? []),
     connections: slackSurface.connections,
-    services: [timedPauses, freezes, relays, github, notifier, digests, doctor].flatMap(
+    services: [timedPauses, freezes, relays, github, notifier, digests, health, doctor].flatMap(
       (feature) => feature?.services ?? [],
     ),
     appSlug: app?.appSlug ?? null,
@@ -84,6 +86,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     digests: digests?.digests ?? null,
     scheduledUnpauser: timedPauses.unpauser,
     freezeRunner: freezes.runner,
+    health: health?.evaluator ?? null,
     ...running,
   };
 }

@@ -1,6 +1,7 @@
 import type { Digests } from "../digests/digests.js";
 import type { FreezeRunner } from "../freezes/runner.js";
 import type { GitHubWrites } from "../github/github-writes.js";
+import type { HealthEvaluator } from "../health/evaluator.js";
 import type { Config } from "../load-config.js";
 import type { Metrics } from "../metrics.js";
 import type { Deliverer } from "../notifier/deliverer.js";
@@ -29,6 +30,8 @@ export interface Yardmaster {
   scheduledUnpauser: ScheduledUnpauser;
   /** Applies freeze windows (src/freezes). */
   freezeRunner: FreezeRunner;
+  /** The queue's health alerts (src/health); null when Slack is off (nowhere to say them). */
+  health: HealthEvaluator | null;
   /**
    * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
    * (run after their webhook's answer) and pushed notices' deliveries.

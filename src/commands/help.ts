@@ -13,7 +13,7 @@ const NOTES: Record<Surface, Text[]> = {
     (f) =>
       `Targets: ${f.code("owner/repo")}, ${f.code("owner/repo#123")} or a pull-request URL. In a channel subscribed to exactly one repository, the repository may be left out.`,
     (f) =>
-      `Event groups for ${f.code("subscribe")}: ${EVENT_GROUPS.map((g) => f.code(g)).join(", ")} (by default ${DEFAULT_EVENT_GROUPS.join(" and ")}). Buttons do what their commands do, with the same checks.`,
+      `Event groups for ${f.code("subscribe")}: ${EVENT_GROUPS.map((g) => f.code(g)).join(", ")} (by default ${DEFAULT_EVENT_GROUPS.slice(0, -1).join(", ")} and ${DEFAULT_EVENT_GROUPS.at(-1)}). Buttons do what their commands do, with the same checks.`,
   ],
 };
 

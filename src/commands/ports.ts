@@ -312,7 +312,17 @@ export interface Ports {
   setup?: SetupCheck;
   /** Freeze windows (src/freezes); absent: the freeze commands say they are not available. */
   freezes?: FreezePorts;
+  /** The queue's normal the health alerts judge on (src/health), for `stats`; absent: not shown. */
+  queueNormal?: (repo: Repo) => Promise<QueueNormalFigures>;
   now?: Clock;
+}
+
+/** The p90s of a repository's recorded history of the last 7 days, and the alerts' thresholds (ms). */
+export interface QueueNormalFigures {
+  mergeGapP90: number | null;
+  checksP90: number | null;
+  stallAfterMs: number;
+  slowAfterMs: number | null;
 }
 
 /** Counts commands by surface, command and outcome (yardmaster_commands_total). */

@@ -8,6 +8,7 @@ import { defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { unexpected } from "./grammar/arguments.js";
 import { repoArgument } from "./grammar/targets.js";
+import type { QueueNormalFigures } from "./ports.js";
 
 /** The periods `stats` knows, by how they are written. */
 const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;
@@ -26,6 +27,8 @@ export interface StatsResult {
   period: StatsPeriod;
   current: PeriodFigures;
   previous: PeriodFigures;
+  /** The p90s the health alerts judge on (the last 7 days of the recorded history), where known. */
+  normal?: QueueNormalFigures;
   /** Posted as the weekly digest of a subscription, not asked for. */
   digest?: boolean;
 }
@@ -72,7 +75,14 @@ export const stats = defineCommand<StatsCommand, StatsResult>({
       period,
       now,
     );
-    return { name: "stats", repo: command.repo, period: command.period, ...figures };
+    const normal = await ports.queueNormal?.(command.repo);
+    return {
+      name: "stats",
+      repo: command.repo,
+      period: command.period,
+      ...figures,
+      ...(normal ? { normal } : {}),
+    };
   },
   describe: describeStats,
 });
@@ -111,9 +121,15 @@ function top(items: Text[], more: string): Text[] {
 }
 
 const wait = (s: number | null) => (s === null ? "—" : formatDuration(s));
+const waitMs = (ms: number | null) => wait(ms === null ? null : ms / 1000);
+
+/** The p90s the health alerts use (docs/notifications.md, "The queue's health"), and their thresholds. */
+function normalWords(n: QueueNormalFigures): string {
+  return `last 7 days: time between merges p90 ${waitMs(n.mergeGapP90)}, checks p90 ${waitMs(n.checksP90)} · stalled after ${waitMs(n.stallAfterMs)} without a merge, checks slow after ${waitMs(n.slowAfterMs)}`;
+}
 
 function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
-  const { current: c, previous: p, repo } = result;
+  const { current: c, previous: p, repo, normal } = result;
   const span = periodWords(result.period);
   const before = `previous ${span}`;
   const merged = `${c.merged} (${before}: ${p.merged}, ${change(c.merged, p.merged)})`;
@@ -138,6 +154,7 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
         ["Time in queue", () => times],
         ["Left without merging", () => left],
         ["Pauses", () => pauses],
+        ...(normal ? [["Health alerts' normal", () => normalWords(normal)] as [string, Text]] : []),
       ],
     },
   ];

@@ -1,6 +1,7 @@
 import type { Repo } from "../repo.js";
 import type { EventGroup } from "./event-groups.js";
 
+export { groupsToRead } from "./event-groups.js";
 export type { EventGroup };
 
 /**

@@ -49,6 +49,8 @@ export interface Settings {
   doorbellMinGapSeconds: number;
   /** Where weekly digests are posted on Monday at 09:00 (DIGEST_TIME_ZONE). */
   digestTimeZone: string;
+  /** The queue's health alerts (src/health): HEALTH_STALL_MINUTES (null: from the history), HEALTH_PAUSE_REMINDER_HOURS. */
+  health: { stallMinutes: number | null; pauseReminderHours: number };
   publicUrl: string;
   port: number;
   host: string;
@@ -230,6 +232,10 @@ function toSettings(e: Env, on: Set<string>, privateKey: string): Settings {
     // The interval is its ceiling: a repository GitHub rings for is never read less often than a quiet one.
     doorbellMinGapSeconds: Math.min(e.DOORBELL_MIN_GAP_SECONDS, e.POLL_INTERVAL_SECONDS),
     digestTimeZone: e.DIGEST_TIME_ZONE,
+    health: {
+      stallMinutes: e.HEALTH_STALL_MINUTES ?? null,
+      pauseReminderHours: e.HEALTH_PAUSE_REMINDER_HOURS,
+    },
     publicUrl: e.PUBLIC_URL,
     port: e.PORT,
     host: e.HOST,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaulted, flag, httpUrl, optional, port, seconds, timeZone } from "./values.js";
+import { defaulted, flag, httpUrl, optional, port, positiveAtMost, seconds, timeZone } from "./values.js";
 
 /**
  * Every environment variable Yardmaster reads, in one table. The environment's schema, the surfaces
@@ -267,6 +267,21 @@ export const SETTINGS = {
     meaning:
       "the workspace's time zone (IANA): weekly digests (/mq subscribe <repo> digest=weekly) are posted on Monday at 09:00 there",
     example: "Europe/Paris",
+  }),
+  HEALTH_STALL_MINUTES: setting({
+    ...optional(positiveAtMost(7 * 24 * 60, "minutes")),
+    group: "notifier",
+    secret: false,
+    meaning:
+      "minutes without a merge while pull requests wait after which a channel following the health group hears the queue is stalled; unset: three times the p90 time between merges of the last 7 days, at least 30",
+    example: "45",
+  }),
+  HEALTH_PAUSE_REMINDER_HOURS: setting({
+    ...defaulted("4", positiveAtMost(7 * 24, "hours")),
+    group: "notifier",
+    secret: false,
+    meaning:
+      "hours a pause (not a timed one, not a freeze window) lasts before a channel following the health group is reminded of it, with the Unpause button; again every 24 h at most",
   }),
   PUBLIC_URL: setting({
     ...defaulted("http://localhost:3000", httpUrl),

@@ -36,6 +36,13 @@ export const seconds = (max: number) =>
     .positive({ error: "must be a positive number of seconds" })
     .max(max, { error: `must be at most ${max}` });
 
+/** A number of `unit` (minutes, hours): positive, at most `max`. */
+export const positiveAtMost = (max: number, unit: string) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .positive({ error: `must be a positive number of ${unit}` })
+    .max(max, { error: `must be at most ${max}` });
+
 /** An IANA time zone this Node.js knows ("Europe/Paris", "UTC"). */
 export const timeZone = z.string().refine(
   (zone) => {

@@ -266,6 +266,19 @@ export interface Tables {
     claimed_until: Time;
     done: ColumnType<number, number | undefined, number>;
   };
+  /** The queue's health episodes (src/store/health-episodes.ts). */
+  health_episodes: {
+    repository_key: string;
+    kind: string;
+    key: string;
+    repository: string;
+    since: Time;
+    opened_at: Time;
+    opened_by: string;
+    facts: Json;
+    posts: Json;
+    last_posted_at: NullableTime;
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

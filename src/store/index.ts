@@ -9,6 +9,12 @@ export {
 } from "./freezes.js";
 export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
 export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
+export type {
+  EpisodeRef,
+  HealthEpisode,
+  HealthEpisodePost,
+  HealthEpisodeStore,
+} from "./health-episodes.js";
 export { QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";
 export type {
   IdentityLink,

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { type Database, inTransaction } from "./database.js";
 import { kyselyFreezes } from "./freezes.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
+import { kyselyHealthEpisodes } from "./health-episodes.js";
 import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
 import { kyselyLeases } from "./leases.js";
@@ -37,6 +38,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselySharedGitHubWrites(ctx),
     ...kyselyHistory(ctx),
     ...kyselyFreezes(ctx),
+    ...kyselyHealthEpisodes(ctx),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FreezeStore } from "./freezes.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
+import type { HealthEpisodeStore } from "./health-episodes.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
@@ -59,4 +60,5 @@ export interface Store
     WritePaceStore,
     SummaryCommentRecords,
     QueueHistory,
-    FreezeStore {}
+    FreezeStore,
+    HealthEpisodeStore {}

@@ -140,7 +140,7 @@ describe.each([
     );
     expect(JSON.stringify(answer)).toMatch(/subscribed/i);
     expect(await w.yardmaster.store.listSubscriptions({ channelId: CHANNEL })).toEqual([
-      expect.objectContaining({ channelId: CHANNEL, groups: ["queue", "pause"] }),
+      expect.objectContaining({ channelId: CHANNEL, groups: ["queue", "pause", "health"] }),
     ]);
 
     // Notices: the merge queue moves; every replica's notifier runs; each notice is posted once.

@@ -100,6 +100,7 @@ describe("the store on PostgreSQL", () => {
     "freezes",
     "github_queue_pulls",
     "github_write_pace",
+    "health_episodes",
     "identity_links",
     "leases",
     "notice_preferences",

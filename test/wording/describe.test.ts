@@ -219,6 +219,19 @@ describe("descriptions", () => {
     expect(said.join(" ")).not.toContain("CHECKS_FAILED");
   });
 
+  it("stats: shows the p90s and thresholds the health alerts judge on, where known", () => {
+    const result = statsResult();
+    expect(words(on("slack", result)).join(" ")).not.toContain("Health alerts");
+    const MIN = 60_000;
+    const withNormal = {
+      ...result,
+      normal: { mergeGapP90: 12 * MIN, checksP90: 8 * MIN, stallAfterMs: 36 * MIN, slowAfterMs: null },
+    } as CommandResult;
+    expect(words(on("slack", withNormal)).join(" ")).toContain(
+      "last 7 days: time between merges p90 12 min, checks p90 8 min · stalled after 36 min without a merge, checks slow after —",
+    );
+  });
+
   it("names who ran a command only when asked to", () => {
     const result: CommandResult = { name: "unpause", repo };
     expect(words(on("slack", result)).join(" ")).not.toContain("<@U1>");

@@ -15,7 +15,7 @@ import {
   SANDBOX_TEAM_ID,
 } from "./demo-people.js";
 
-export const SUBSCRIBED_GROUPS = ["queue", "checks", "pause"];
+export const SUBSCRIBED_GROUPS = ["queue", "checks", "pause", "health"];
 
 export async function seedSandbox(parts: {
   sim: Simulator;

@@ -28,6 +28,11 @@ export interface SandboxOptions {
   dataDir?: string;
   /** Log level of every server (into `<dataDir>/sandbox.log`); default "info". */
   logLevel?: "info" | "debug" | "warn" | "silent";
+  /**
+   * HEALTH_STALL_MINUTES: minutes without a merge before the channel hears the queue is stalled; default
+   * 5, so that a person sees it (leave a pull request of acme/ships queued).
+   */
+  healthStallMinutes?: number;
   /** The Slack stand-in's rate limits; default Slack's own figures, so that a person sees real pacing. */
   slackLimits?: SlackRateLimitOptions | false;
 }
@@ -68,6 +73,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         POLL_INTERVAL_SECONDS: String(options.pollIntervalSeconds ?? 2),
         // acme/widgets on the simulator (Mergify), acme/ships on the GitHub stand-in's own merge queue.
         MERGE_QUEUE_PROVIDER: "auto",
+        HEALTH_STALL_MINUTES: String(options.healthStallMinutes ?? 5),
       },
     });
     const { sim, github, slack, yardmaster } = world;

@@ -1,5 +1,6 @@
 import {
   type EventGroup,
+  groupsToRead,
   isQueueEvent,
   type QueueCheck,
   type QueueEvent,
@@ -36,6 +37,8 @@ export const MERGIFY_GROUP_TYPES: Readonly<Record<EventGroup, readonly string[]>
   ],
   bisection: ["action.queue.batch_bisection_start", "action.queue.batch_bisection_end"],
   pause: ["queue.pause.create", "queue.pause.update", "queue.pause.delete"],
+  // The queue's health alerts are Yardmaster's own: they read the other groups' types (groupsToRead).
+  health: [],
 };
 
 /** The event types stats and the weekly digest read from the log: merges, leaves, pauses. */
@@ -58,7 +61,7 @@ export function mergifyGroupOf(type: string): EventGroup | undefined {
 /** The event types the log is asked for, for these groups (known to the service only), sorted. */
 export function mergifyEventTypes(groups: Iterable<string>): string[] {
   const types = new Set<string>();
-  for (const group of groups)
+  for (const group of groupsToRead(groups))
     for (const t of MERGIFY_GROUP_TYPES[group as EventGroup] ?? []) if (isKnownEventType(t)) types.add(t);
   return [...types].sort();
 }

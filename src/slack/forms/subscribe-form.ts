@@ -23,6 +23,7 @@ const GROUP_LABELS: Record<EventGroup, string> = {
   checks: "Checks: started, ended",
   bisection: "Bisection",
   pause: "Pause and resume",
+  health: "Health: stalls, slow or failing checks, long pauses",
 };
 
 export function subscribeForm(place: FormPlace): View {

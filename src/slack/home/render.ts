@@ -1,5 +1,5 @@
 import { noticeScope } from "../../commands/notify.js";
-import { EVENT_GROUPS } from "../../core/event-groups.js";
+import { PERSONAL_EVENT_GROUPS } from "../../core/event-groups.js";
 import { type ListedFreeze, windowText } from "../../freezes/present.js";
 import type { Repo } from "../../repo.js";
 import { VERSION } from "../../version.js";
@@ -190,9 +190,9 @@ function preferences(model: HomeModel): KnownBlock[] {
     ),
   ];
   // One block per group: Slack wants a block's action ids unique.
-  for (const group of EVENT_GROUPS) {
+  for (const group of PERSONAL_EVENT_GROUPS) {
     const on = p.groups.includes(group);
-    const groups = EVENT_GROUPS.filter((g) => (g === group ? !on : p.groups.includes(g)));
+    const groups = PERSONAL_EVENT_GROUPS.filter((g) => (g === group ? !on : p.groups.includes(g)));
     blocks.push(
       section(
         `${on ? "✅" : "▫️"} ${code(group)} events`,

@@ -72,7 +72,7 @@ describe("parseSlackCommand", () => {
     expect(command("subscribe acme/widgets")).toEqual({
       name: "subscribe",
       repo: widgets,
-      groups: ["queue", "pause"],
+      groups: ["queue", "pause", "health"],
     });
     expect(command("subscribe acme/widgets branch=release/* events=checks,pause,checks")).toEqual({
       name: "subscribe",
@@ -83,7 +83,7 @@ describe("parseSlackCommand", () => {
     expect(command("subscribe acme/widgets digest=weekly")).toEqual({
       name: "subscribe",
       repo: widgets,
-      groups: ["queue", "pause"],
+      groups: ["queue", "pause", "health"],
       digest: "weekly",
     });
     expect(command("subscribe acme/widgets events=queue digest=off")).toEqual({

@@ -1,0 +1,221 @@
+import type { QueueCheck, QueueEvent } from "../core/queue.js";
+import { HOUR_MS, mergeTimes, type QueueNormal } from "./thresholds.js";
+
+/** The alerts (docs/notifications.md, "The queue's health"). */
+export type HealthKind = "stalled" | "slow-checks" | "failing-check" | "paused-long";
+
+/** An alert's condition as it holds now: what its notice says. */
+export interface Condition {
+  kind: HealthKind;
+  key: string;
+  since: Date;
+  facts: Record<string, unknown>;
+}
+
+/** What holds the head of the queue. */
+export type Holding =
+  | { kind: "checks"; pull: number; since: string; batch: string | null }
+  | { kind: "paused"; since: string; reason: string; by: string | null }
+  | { kind: "not-started"; pull: number; reason: string | null }
+  | { kind: "waiting"; pull: number };
+
+/** The queue as its history tells it. */
+export interface QueueState {
+  /** The pull requests in the queue and when they entered, ms. */
+  waiting: Map<number, number>;
+  lastMerge: { at: number; pull: number | null } | null;
+  /** Running checks by pull request. */
+  running: Map<number, { since: number; batch: string | null }>;
+  notStarted: Map<number, string | null>;
+  pause: { since: number; reason: string; by: string | null } | null;
+}
+
+/** The queue's state at the end of its history (oldest first). */
+export function queueState(events: readonly QueueEvent[]): QueueState {
+  const state: QueueState = {
+    waiting: new Map(),
+    lastMerge: mergeTimes(events).at(-1) ?? null,
+    running: new Map(),
+    notStarted: new Map(),
+    pause: null,
+  };
+  for (const e of events) {
+    const at = Date.parse(e.at);
+    if (e.kind === "paused") {
+      state.pause = {
+        since: state.pause?.since ?? at,
+        reason: e.reason,
+        by: e.by ?? state.pause?.by ?? null,
+      };
+      continue;
+    }
+    if (e.kind === "resumed") state.pause = null;
+    if (e.pull === null) continue;
+    if (e.kind === "entered") {
+      if (!state.waiting.has(e.pull)) state.waiting.set(e.pull, at);
+    } else if (e.kind === "left" || e.kind === "merged") {
+      state.waiting.delete(e.pull);
+      state.running.delete(e.pull);
+      state.notStarted.delete(e.pull);
+    } else if (e.kind === "checks-started") {
+      state.running.set(e.pull, { since: at, batch: e.batch });
+      state.notStarted.delete(e.pull);
+    } else if (e.kind === "checks-ended") state.running.delete(e.pull);
+    else if (e.kind === "checks-not-started") state.notStarted.set(e.pull, e.reason);
+  }
+  for (const pull of state.running.keys()) if (!state.waiting.has(pull)) state.running.delete(pull);
+  return state;
+}
+
+/** What holds the head: its running checks, the pause, its checks not started, or nothing said. */
+export function holding(state: QueueState): Holding | null {
+  if (state.pause)
+    return {
+      kind: "paused",
+      since: new Date(state.pause.since).toISOString(),
+      reason: state.pause.reason,
+      by: state.pause.by,
+    };
+  const [pull, run] = [...state.running].sort((a, b) => a[1].since - b[1].since)[0] ?? [];
+  if (pull !== undefined && run)
+    return { kind: "checks", pull, since: new Date(run.since).toISOString(), batch: run.batch };
+  const head = [...state.waiting].sort((a, b) => a[1] - b[1])[0]?.[0];
+  if (head === undefined) return null;
+  if (state.notStarted.has(head))
+    return { kind: "not-started", pull: head, reason: state.notStarted.get(head) ?? null };
+  return { kind: "waiting", pull: head };
+}
+
+/** Stalled: pull requests wait and nothing merged for longer than the normal. */
+export function stalled(state: QueueState, normal: QueueNormal, now: Date): Condition | null {
+  if (state.waiting.size === 0) return null;
+  const oldest = Math.min(...state.waiting.values());
+  const since = Math.max(oldest, state.lastMerge?.at ?? 0);
+  if (now.getTime() - since <= normal.stallAfterMs) return null;
+  return {
+    kind: "stalled",
+    key: "queue",
+    since: new Date(since),
+    facts: {
+      waiting: [...state.waiting.keys()].sort((a, b) => a - b),
+      lastMergeAt: state.lastMerge ? new Date(state.lastMerge.at).toISOString() : null,
+      lastMergePull: state.lastMerge?.pull ?? null,
+      holding: holding(state),
+      thresholdMs: normal.stallAfterMs,
+      thresholdSet: normal.stallSet === true,
+    },
+  };
+}
+
+/** Slow checks: the head's checks have run far longer than their p90. */
+export function slowChecks(state: QueueState, normal: QueueNormal, now: Date): Condition | null {
+  if (normal.slowAfterMs === null || normal.checksP90 === null) return null;
+  const runs = [...state.running].sort((a, b) => a[1].since - b[1].since);
+  const [, head] = runs[0] ?? [];
+  if (!head || now.getTime() - head.since <= normal.slowAfterMs) return null;
+  const pulls = runs.filter(([, r]) => r.since === head.since && r.batch === head.batch).map(([p]) => p);
+  return {
+    kind: "slow-checks",
+    key: `${head.batch ?? `#${pulls[0]}`}@${new Date(head.since).toISOString()}`,
+    since: new Date(head.since),
+    facts: { pulls, batch: head.batch, p90Ms: normal.checksP90, thresholdMs: normal.slowAfterMs },
+  };
+}
+
+/** One failure of a check: which pull request, in which run of checks. */
+export interface CheckFailure {
+  check: QueueCheck;
+  pull: number;
+  run: string;
+  at: number;
+}
+
+/** Every failure of a named check in the history (one per check and run). */
+export function checkFailures(events: readonly QueueEvent[]): CheckFailure[] {
+  // Each pull request's latest run of checks: its batch (or merge group) and when it started.
+  const runOf = new Map<number, string>();
+  const failures = new Map<string, CheckFailure>();
+  for (const e of events) {
+    if (e.pull === null) continue;
+    const at = Date.parse(e.at);
+    if (e.kind === "checks-started") runOf.set(e.pull, `${e.batch ?? `#${e.pull}`}@${at}`);
+    const failed =
+      e.kind === "checks-ended" && !e.aborted ? e.failedChecks : e.kind === "left" ? e.failedChecks : [];
+    for (const check of failed) {
+      const run = runOf.get(e.pull) ?? `#${e.pull}@${at}`;
+      const key = `${check.name}\n${run}\n${e.pull}`;
+      if (!failures.has(key)) failures.set(key, { check, pull: e.pull, run, at });
+    }
+  }
+  return [...failures.values()].sort((a, b) => a.at - b.at);
+}
+
+/** The first pass after `after`: a run of checks that succeeded, or a merge; null when none yet. */
+export function passAfter(
+  events: readonly QueueEvent[],
+  after: number,
+): { at: number; pull: number | null } | null {
+  for (const e of events) {
+    const at = Date.parse(e.at);
+    if (at <= after) continue;
+    if ((e.kind === "checks-ended" && e.conclusion === "success") || e.kind === "merged")
+      return { at, pull: e.pull };
+  }
+  return null;
+}
+
+/** The fewest runs, and pull requests, a check fails in within an hour to be failing for everyone. */
+export const FAILING_FOR_EVERYONE = 3;
+
+/**
+ * Failing for everyone: a check failed in at least 3 runs (batches, merge groups) for 3 pull requests
+ * within an hour, and has not passed since. One condition per check.
+ */
+export function failingChecks(events: readonly QueueEvent[], now: Date): Condition[] {
+  const byCheck = new Map<string, CheckFailure[]>();
+  for (const f of checkFailures(events)) byCheck.set(f.check.name, [...(byCheck.get(f.check.name) ?? []), f]);
+  const found: Condition[] = [];
+  for (const [name, failures] of byCheck) {
+    const last = failures.at(-1);
+    if (!last || passAfter(events, last.at) || now.getTime() - last.at > HOUR_MS) continue;
+    const recent = failures.filter((f) => f.at > now.getTime() - HOUR_MS);
+    const runs = new Set(recent.map((f) => f.run));
+    const pulls = [...new Set(recent.map((f) => f.pull))];
+    if (runs.size < FAILING_FOR_EVERYONE || pulls.length < FAILING_FOR_EVERYONE) continue;
+    const first = recent[0] ?? last;
+    found.push({
+      kind: "failing-check",
+      key: name,
+      since: new Date(first.at),
+      facts: {
+        check: name,
+        url: last.check.url,
+        pulls,
+        lastFailureAt: new Date(last.at).toISOString(),
+        minutes: Math.max(1, Math.round((last.at - first.at) / 60_000)),
+      },
+    });
+  }
+  return found;
+}
+
+/** Paused for long: a pause, neither timed nor a freeze's, older than `afterMs`. */
+export function pausedLong(
+  state: QueueState,
+  afterMs: number,
+  now: Date,
+  pause: { timed: boolean; freeze: boolean; by: string | null; reason: string | null },
+): Condition | null {
+  if (!state.pause || pause.timed || pause.freeze) return null;
+  if (now.getTime() - state.pause.since <= afterMs) return null;
+  return {
+    kind: "paused-long",
+    key: new Date(state.pause.since).toISOString(),
+    since: new Date(state.pause.since),
+    facts: {
+      by: pause.by ?? state.pause.by,
+      reason: pause.reason ?? state.pause.reason,
+      waiting: state.waiting.size,
+    },
+  };
+}

@@ -1,0 +1,309 @@
+import type { QueueEvent } from "../core/queue.js";
+import { freezeReason } from "../freezes/runner.js";
+import type { Logger } from "../logger.js";
+import { Periodic } from "../periodic.js";
+import type { Repo } from "../repo.js";
+import type { HealthEpisode, Store } from "../store/index.js";
+import {
+  type Condition,
+  failingChecks,
+  passAfter,
+  pausedLong,
+  type QueueState,
+  queueState,
+  slowChecks,
+  stalled,
+} from "./assess.js";
+import { type AlertMessage, endedMessage, endingWords, openedMessage } from "./text.js";
+import { HOUR_MS, NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
+
+/** What the evaluator keeps and reads in the store. */
+export type HealthStore = Pick<
+  Store,
+  | "openHealthEpisode"
+  | "listHealthEpisodes"
+  | "addHealthEpisodePosts"
+  | "claimHealthReminder"
+  | "closeHealthEpisode"
+  | "readQueueEvents"
+  | "listSubscriptions"
+  | "getPauseAttribution"
+  | "getScheduledUnpause"
+  | "listFreezes"
+>;
+
+/** Posts a top-level message in a channel (its ts), and edits one. */
+export interface AlertPoster {
+  post(channel: string, message: AlertMessage, key: string): Promise<string>;
+  update(channel: string, ts: string, message: AlertMessage): Promise<void>;
+}
+
+export interface HealthSettings {
+  /** HEALTH_STALL_MINUTES: the stall's threshold; null: from the history. */
+  stallMinutes: number | null;
+  /** HEALTH_PAUSE_REMINDER_HOURS. */
+  pauseReminderHours: number;
+}
+
+export interface HealthEvaluatorDeps {
+  store: HealthStore;
+  poster: AlertPoster;
+  settings: HealthSettings;
+  githubWebUrl: string;
+  owner: string;
+  logger: Logger;
+  now: () => Date;
+  /** Default 30 s. */
+  intervalMs?: number;
+}
+
+/** A long pause is reminded again after this long at most. */
+export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
+/** An opened alert with no message yet is posted by any replica after this long. */
+export const UNPOSTED_AFTER_MS = 5 * 60_000;
+/** The kinds of events the alerts are judged on. */
+export const NORMAL_KINDS = [
+  "entered",
+  "left",
+  "merged",
+  "checks-started",
+  "checks-ended",
+  "checks-not-started",
+  "paused",
+  "resumed",
+];
+
+/**
+ * The queue watching itself (docs/notifications.md, "The queue's health"): every `intervalMs`, for each
+ * repository a channel follows with the `health` group, judges its recorded history against its own
+ * normal; an alert is opened once per episode in the store (whichever replica claims it posts it in each
+ * such channel) and its posts edited once it ends. Episodes whose condition ended while no replica ran
+ * are closed on the first pass.
+ */
+export class HealthEvaluator {
+  private readonly passes: Periodic;
+  /** Passes finished, failed or not (tests wait on it rather than on time). */
+  passCount = 0;
+
+  constructor(private readonly deps: HealthEvaluatorDeps) {
+    this.passes = new Periodic(
+      () => this.tick(),
+      deps.intervalMs ?? 30_000,
+      (error) => deps.logger.warn({ err: error }, "health: pass failed"),
+    );
+  }
+
+  start(): void {
+    this.passes.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.passes.stop();
+  }
+
+  /** One pass over every repository followed for its health. */
+  async tick(): Promise<void> {
+    try {
+      const channels = new Map<string, { repository: Repo; channels: Set<string> }>();
+      for (const sub of await this.deps.store.listSubscriptions()) {
+        if (!sub.groups.includes("health")) continue;
+        const entry = channels.get(sub.repository.key) ?? { repository: sub.repository, channels: new Set() };
+        entry.channels.add(sub.channelId);
+        channels.set(sub.repository.key, entry);
+      }
+      for (const { repository, channels: chosen } of channels.values()) {
+        await this.evaluate(repository, [...chosen]).catch((error: unknown) =>
+          this.deps.logger.warn({ err: error, repository: repository.fullName }, "health: evaluation failed"),
+        );
+      }
+      // Episodes of repositories no channel follows for their health any more end here.
+      for (const episode of await this.deps.store.listHealthEpisodes())
+        if (!channels.has(episode.repository.key))
+          await this.close(episode, "no channel follows its health any more");
+    } finally {
+      this.passCount += 1;
+    }
+  }
+
+  /** Judges one repository: opens, reminds and closes its episodes. */
+  async evaluate(repository: Repo, channels: readonly string[]): Promise<void> {
+    const { store, settings } = this.deps;
+    const now = this.deps.now();
+    const events = await store.readQueueEvents(
+      repository,
+      { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
+      NORMAL_KINDS,
+    );
+    const normal = queueNormal(events, settings.stallMinutes);
+    const state = queueState(events);
+    const conditions = [
+      stalled(state, normal, now),
+      slowChecks(state, normal, now),
+      ...failingChecks(events, now),
+      await this.pausedLong(repository, state, now),
+    ].filter((c): c is Condition => c !== null);
+    const open = await store.listHealthEpisodes(repository);
+    const openKeys = new Set(open.map((e) => `${e.kind}\n${e.key}`));
+    for (const condition of conditions) {
+      if (!openKeys.has(`${condition.kind}\n${condition.key}`))
+        await this.open(repository, condition, channels);
+    }
+    const holding = new Set(conditions.map((c) => `${c.kind}\n${c.key}`));
+    for (const episode of open) {
+      if (holding.has(`${episode.kind}\n${episode.key}`)) {
+        const unposted = episode.posts.length === 0;
+        if (unposted || episode.kind === "paused-long")
+          await this.remind(
+            episode,
+            conditions,
+            channels,
+            unposted ? UNPOSTED_AFTER_MS : PAUSE_REMINDER_EVERY_MS,
+          );
+        continue;
+      }
+      const ending = this.ending(episode, events, state, now);
+      if (ending !== null) await this.close(episode, ending);
+    }
+  }
+
+  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<Condition | null> {
+    if (!state.pause) return null;
+    const { store, settings } = this.deps;
+    const [attribution, timed, freezes] = await Promise.all([
+      store.getPauseAttribution(repository),
+      store.getScheduledUnpause(repository),
+      store.listFreezes(repository),
+    ]);
+    const reason = state.pause.reason;
+    // Yardmaster's record names who paused when it is of this pause (made at its start or since).
+    const ours =
+      attribution?.action === "pause" && attribution.at.getTime() >= state.pause.since - 60_000
+        ? attribution
+        : null;
+    return pausedLong(state, settings.pauseReminderHours * HOUR_MS, now, {
+      timed: timed !== null,
+      freeze: freezes.some((f) => freezeReason(f) === reason || freezeReason(f) === ours?.reason),
+      by: ours?.actor ?? null,
+      reason: ours?.reason ?? null,
+    });
+  }
+
+  /** What ended an episode whose condition no longer holds; null when it goes on (a failing check not passed). */
+  private ending(
+    episode: HealthEpisode,
+    events: readonly QueueEvent[],
+    state: QueueState,
+    now: Date,
+  ): string | null {
+    const place = this.place(episode.repository, now);
+    const after = (e: QueueEvent) => Date.parse(e.at) >= episode.since.getTime();
+    switch (episode.kind) {
+      case "stalled": {
+        const merge = events.find((e) => after(e) && e.kind === "merged");
+        if (merge) return endingWords(place, { kind: "merged", pull: merge.pull });
+        return endingWords(place, { kind: state.waiting.size === 0 ? "emptied" : "gone" });
+      }
+      case "failing-check": {
+        const lastFailure = Date.parse(String(episode.facts.lastFailureAt));
+        const pass = passAfter(events, lastFailure);
+        if (!pass) return null;
+        return endingWords(place, { kind: "passed", pull: pass.pull });
+      }
+      case "paused-long": {
+        const resumed = events.find((e) => after(e) && e.kind === "resumed");
+        return endingWords(place, {
+          kind: resumed || !state.pause ? "resumed" : "gone",
+          by: resumed?.kind === "resumed" ? resumed.by : null,
+        });
+      }
+      default:
+        return endingWords(place, { kind: "checks-ended" });
+    }
+  }
+
+  private place(repository: Repo, now: Date) {
+    return { repository, githubWebUrl: this.deps.githubWebUrl, now };
+  }
+
+  /** Claims the episode; the replica that did posts its notice in each channel. */
+  private async open(repository: Repo, condition: Condition, channels: readonly string[]): Promise<void> {
+    const { store, owner, logger } = this.deps;
+    const now = this.deps.now();
+    const opened = await store.openHealthEpisode({
+      repository,
+      kind: condition.kind,
+      key: condition.key,
+      since: condition.since,
+      openedAt: now,
+      openedBy: owner,
+      facts: condition.facts,
+    });
+    if (!opened) return;
+    logger.info(
+      { repository: repository.fullName, kind: condition.kind, key: condition.key },
+      "health: alert opened",
+    );
+    const message = openedMessage(this.place(repository, now), condition);
+    const posts = await this.postAll(
+      channels,
+      message,
+      `${repository.key}:${condition.kind}:${condition.key}`,
+    );
+    await store.addHealthEpisodePosts({ repository, kind: condition.kind, key: condition.key }, posts, now);
+  }
+
+  /**
+   * A long pause is said again every PAUSE_REMINDER_EVERY_MS at most; an alert with no message (its
+   * replica died before posting, or no channel took it) is posted after UNPOSTED_AFTER_MS. One replica
+   * claims each.
+   */
+  private async remind(
+    episode: HealthEpisode,
+    conditions: readonly Condition[],
+    channels: readonly string[],
+    afterMs: number,
+  ) {
+    const now = this.deps.now();
+    const last = episode.lastPostedAt;
+    if (!last || now.getTime() - last.getTime() < afterMs) return;
+    if (!(await this.deps.store.claimHealthReminder(episode, last, now))) return;
+    const condition = conditions.find((c) => c.kind === episode.kind && c.key === episode.key);
+    if (!condition) return;
+    const message = openedMessage(this.place(episode.repository, now), condition);
+    const posts = await this.postAll(
+      channels,
+      message,
+      `${episode.repository.key}:${episode.kind}:${episode.key}:${now.toISOString()}`,
+    );
+    await this.deps.store.addHealthEpisodePosts(episode, posts, now);
+  }
+
+  private async postAll(channels: readonly string[], message: AlertMessage, key: string) {
+    const posts: { channel: string; ts: string }[] = [];
+    for (const channel of channels) {
+      try {
+        posts.push({ channel, ts: await this.deps.poster.post(channel, message, key) });
+      } catch (error) {
+        this.deps.logger.warn({ err: error, channel }, "health: alert not posted");
+      }
+    }
+    return posts;
+  }
+
+  /** Closes the episode (one replica does) and edits its notices to say how it ended. */
+  private async close(episode: HealthEpisode, ending: string): Promise<void> {
+    const closed = await this.deps.store.closeHealthEpisode(episode);
+    if (!closed) return;
+    const now = this.deps.now();
+    this.deps.logger.info(
+      { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
+      "health: alert ended",
+    );
+    const message = endedMessage(this.place(closed.repository, now), closed, ending);
+    for (const post of closed.posts) {
+      await this.deps.poster.update(post.channel, post.ts, message).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, channel: post.channel }, "health: alert not edited");
+      });
+    }
+  }
+}

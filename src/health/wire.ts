@@ -1,0 +1,98 @@
+import type { Infrastructure } from "../app/infrastructure.js";
+import type { Service, Wired } from "../app/service.js";
+import type { QueueNormalFigures } from "../commands/ports.js";
+import { type PostPace, SLACK_POST_PACE, SlackPace } from "../notifier/slack-holds.js";
+import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
+import type { Repo } from "../repo.js";
+import type { QueueHistory, Store } from "../store/index.js";
+import { type AlertPoster, HealthEvaluator, type HealthSettings, NORMAL_KINDS } from "./evaluator.js";
+import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
+
+export interface HealthWireDeps {
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
+  slack: { botToken: string; apiUrl: string };
+}
+
+/** The health alerts (src/health): the evaluator on Slack's Web API, at each channel's pace. */
+export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
+  const { options } = infra;
+  const poster = {
+    token: slack.botToken,
+    apiUrl: slack.apiUrl,
+    ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+  };
+  const pace: PostPace | false = options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE);
+  const evaluator = new HealthEvaluator({
+    store: infra.store,
+    poster: pacedPoster(webApiDigestPoster(poster), webApiPoster(poster), {
+      store: infra.store,
+      pace,
+      now: infra.now,
+    }),
+    settings: infra.config.health,
+    githubWebUrl: infra.urls.webUrl,
+    owner: infra.owner,
+    logger: infra.logger.child({ name: "health" }),
+    now: infra.now,
+  });
+  // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
+  const service: Service = {
+    name: "health",
+    start: () => {
+      if (options.autoPoll !== false) evaluator.start();
+    },
+    stop: () => evaluator.stop(),
+  };
+  return { evaluator, services: [service] };
+}
+
+/** The longest an alert waits for its channel's pace before it is posted anyway. */
+const MAX_PACE_WAIT_MS = 5_000;
+
+/**
+ * Posts at the channel's pace (shared with the notifier, in the store): an alert waits its turn, a few
+ * seconds at most.
+ */
+function pacedPoster(
+  top: ReturnType<typeof webApiDigestPoster>,
+  edits: ReturnType<typeof webApiPoster>,
+  deps: { store: Store; pace: PostPace | false; now: () => Date },
+): AlertPoster {
+  const pace = deps.pace ? new SlackPace(deps.store, deps.pace) : null;
+  const turn = async (channel: string) => {
+    if (!pace) return;
+    const caughtUp = await pace.caughtUp(channel);
+    const next = pace.nextPostAt(caughtUp, deps.now());
+    if (next) {
+      const wait = Math.min(MAX_PACE_WAIT_MS, next.getTime() - deps.now().getTime());
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    await pace.posted(channel, caughtUp, deps.now());
+  };
+  return {
+    async post(channel, message, key) {
+      await turn(channel);
+      return top.post({ channel, text: message.text, blocks: message.blocks, key: `health:${key}` });
+    },
+    async update(channel, ts, message) {
+      await edits.update({ channel, ts, text: message.text, blocks: message.blocks });
+    },
+  };
+}
+
+/** The normal `/mq stats` shows: the same p90s and thresholds the alerts judge on, from the history. */
+export function healthNormal(deps: {
+  history: Pick<QueueHistory, "readQueueEvents">;
+  settings: HealthSettings;
+  now: () => Date;
+}): (repo: Repo) => Promise<QueueNormalFigures> {
+  return async (repo) => {
+    const now = deps.now();
+    const events = await deps.history.readQueueEvents(
+      repo,
+      { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
+      NORMAL_KINDS,
+    );
+    return queueNormal(events, deps.settings.stallMinutes);
+  };
+}

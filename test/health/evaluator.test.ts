@@ -1,0 +1,252 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { QueueEvent } from "../../src/core/queue.js";
+import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js";
+import type { AlertMessage } from "../../src/health/text.js";
+import { createLogger } from "../../src/logger.js";
+import { Repo } from "../../src/repo.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { at, ended, entered, merged, paused, resumed, started } from "./events.js";
+
+/**
+ * The evaluator on a real (SQLite) store with a clock moved by hand, and a poster that keeps what it was
+ * asked to post and edit: what a channel would show.
+ */
+const REPO = Repo.from("acme/widgets");
+let store: Store;
+let clock: Date;
+
+class Channel implements AlertPoster {
+  posted: { channel: string; ts: string; text: string; blocks: unknown[] }[] = [];
+  edits = 0;
+  async post(channel: string, message: AlertMessage) {
+    const ts = `${this.posted.length + 1}.000000`;
+    this.posted.push({ channel, ts, ...message });
+    return ts;
+  }
+  async update(channel: string, ts: string, message: AlertMessage) {
+    const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
+    if (found) Object.assign(found, message);
+    this.edits += 1;
+  }
+  texts() {
+    return this.posted.map((p) => p.text);
+  }
+}
+
+function evaluator(channel: Channel, owner = "replica-a") {
+  return new HealthEvaluator({
+    store,
+    poster: channel,
+    settings: { stallMinutes: null, pauseReminderHours: 4 },
+    githubWebUrl: "https://github.com",
+    owner,
+    logger: createLogger({ level: "silent" }),
+    now: () => clock,
+  });
+}
+
+async function record(...events: QueueEvent[]) {
+  await store.recordQueueEvents(REPO, events, clock);
+}
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  clock = at(0);
+  for (const channelId of ["C1", "C2"])
+    await store.putSubscription({
+      channelId,
+      teamId: "T1",
+      repository: REPO,
+      branchGlob: null,
+      groups: channelId === "C1" ? ["queue", "health"] : ["health"],
+      createdBy: "alice",
+      createdAt: at(-100),
+    });
+  await store.putSubscription({
+    channelId: "C3",
+    teamId: "T1",
+    repository: REPO,
+    branchGlob: null,
+    groups: ["queue", "pause"],
+    createdBy: "alice",
+    createdAt: at(-100),
+  });
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe("the health evaluator", () => {
+  it("posts a stall once in each channel that wants health, from two replicas, and edits it once at the merge", async () => {
+    const channel = new Channel();
+    const [a, b] = [evaluator(channel, "a"), evaluator(channel, "b")];
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(30);
+    await Promise.all([a.tick(), b.tick()]);
+    expect(channel.posted).toEqual([]);
+    clock = at(31);
+    await Promise.all([a.tick(), b.tick()]);
+    await Promise.all([a.tick(), b.tick()]);
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect(channel.texts()[0]).toBe(
+      "⚠️ The merge queue of <https://github.com/acme/widgets|acme/widgets> looks stalled: 1 pull request waits (<https://github.com/acme/widgets/pull/1|#1>) and nothing has merged for 31 min, longer than its usual 30 min. The head, <https://github.com/acme/widgets/pull/1|#1>, has had its <https://github.com/acme/widgets/pull/1/checks|checks> running since 2026-03-02 09:01 UTC (batch b1): look at them.",
+    );
+    clock = at(50);
+    await record(ended(49, 1), merged(50, 1));
+    await Promise.all([a.tick(), b.tick()]);
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()).toEqual([
+      "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was stalled for 50 min; it ended: <https://github.com/acme/widgets/pull/1|#1> merged.",
+      "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was stalled for 50 min; it ended: <https://github.com/acme/widgets/pull/1|#1> merged.",
+    ]);
+  });
+
+  it("posts, 5 minutes on, an alert whose replica died between opening it and posting it", async () => {
+    await record(entered(0, 1));
+    clock = at(31);
+    await store.openHealthEpisode({
+      repository: REPO,
+      kind: "stalled",
+      key: "queue",
+      since: at(0),
+      openedAt: clock,
+      openedBy: "dead-replica",
+      facts: {},
+    });
+    const channel = new Channel();
+    clock = at(35);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+    clock = at(36);
+    await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    await evaluator(channel).tick();
+    expect(channel.texts()).toEqual([
+      expect.stringMatching(/^⚠️ The merge queue .* looks stalled/),
+      expect.stringMatching(/^⚠️ The merge queue .* looks stalled/),
+    ]);
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+  });
+
+  it("closes on start an episode that ended while no replica ran", async () => {
+    const before = new Channel();
+    await record(entered(0, 1));
+    clock = at(40);
+    await evaluator(before).tick();
+    expect(before.posted).toHaveLength(2);
+    // Every replica down; the pull request merges; a replica starts again.
+    await record(merged(60, 1));
+    clock = at(120);
+    const after = new Channel();
+    after.posted = before.posted;
+    await evaluator(after).tick();
+    expect(after.edits).toBe(2);
+    expect(after.texts()[0]).toMatch(/^✅ The merge queue .* was stalled for 2 h; it ended: .*#1> merged\.$/);
+    expect(await store.listHealthEpisodes()).toEqual([]);
+  });
+
+  it("reminds of a long pause with the Unpause button, again every 24 hours at most, escaping its reason", async () => {
+    const channel = new Channel();
+    await record(paused(0, "<!channel> *wait*", "rita"));
+    clock = at(4 * 60 + 1);
+    await evaluator(channel).tick();
+    expect(channel.posted).toHaveLength(2);
+    expect(channel.texts()[0]).toContain('by rita ("&lt;!channel&gt; \u200b*\u200bwait\u200b*\u200b")');
+    expect(JSON.stringify(channel.posted[0]?.blocks)).toContain('"text":"Unpause"');
+    clock = at(4 * 60 + 1 + 23 * 60);
+    await evaluator(channel).tick();
+    expect(channel.posted).toHaveLength(2);
+    clock = at(4 * 60 + 1 + 24 * 60);
+    await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    expect(channel.posted).toHaveLength(4);
+    await record(resumed(2000, "sam"));
+    clock = at(2001);
+    await evaluator(channel).tick();
+    expect(channel.edits).toBe(4);
+    expect(new Set(channel.texts())).toEqual(
+      new Set([
+        "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was paused for 1 d 9 h; it ended: the queue was unpaused by sam.",
+      ]),
+    );
+  });
+
+  it("names who paused through Yardmaster, from its own record of this pause", async () => {
+    const channel = new Channel();
+    await record(paused(0, "release", "yardmaster-app"));
+    await store.putPauseAttribution({
+      repository: REPO,
+      action: "pause",
+      reason: "release",
+      actor: "alice",
+      surface: "slack",
+      at: at(0),
+    });
+    clock = at(5 * 60);
+    await evaluator(channel).tick();
+    expect(channel.texts()[0]).toContain('paused for 5 h by alice ("release")');
+  });
+
+  it("does not remind of a freeze window's pause", async () => {
+    const channel = new Channel();
+    await store.addFreeze({
+      id: "f1",
+      repository: REPO,
+      name: "weekend",
+      schedule: {
+        kind: "weekly",
+        start: { day: 5, hour: 18, minute: 0 },
+        end: { day: 1, hour: 8, minute: 0 },
+      },
+      zone: "UTC",
+      createdBy: "alice",
+      surface: "slack",
+      createdAt: at(0),
+    });
+    await record(paused(0, "weekend (scheduled by alice)", null));
+    clock = at(5 * 60);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+  });
+
+  it("does not remind of a timed pause", async () => {
+    const channel = new Channel();
+    await record(paused(0, "deploy", "rita"));
+    await store.putScheduledUnpause({
+      repository: REPO,
+      reason: "deploy",
+      resumesAt: at(10 * 60),
+      scheduledBy: "rita",
+      surface: "slack",
+      createdAt: at(0),
+    });
+    clock = at(5 * 60);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+  });
+
+  it("says checks far slower than usual, and that they ended", async () => {
+    const channel = new Channel();
+    // Five runs of 10 minutes each: slow past max(20, 25) = 25 minutes.
+    for (let i = 0; i < 5; i++)
+      await record(
+        entered(i * 12, i + 1),
+        started(i * 12, i + 1, `b${i}`),
+        ended(i * 12 + 10, i + 1),
+        merged(i * 12 + 11, i + 1),
+      );
+    await record(entered(70, 6), started(70, 6, "b5"));
+    clock = at(95);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+    clock = at(96);
+    await evaluator(channel).tick();
+    expect(channel.texts()[0]).toBe(
+      "🐢 The <https://github.com/acme/widgets/pull/6/checks|checks of #6> in the merge queue of <https://github.com/acme/widgets|acme/widgets> have been running for 26 min, far longer than usual (90% of runs end within 10 min): look at the checks still pending, a runner may be stuck.",
+    );
+    await record(ended(100, 6), merged(101, 6));
+    clock = at(101);
+    await evaluator(channel).tick();
+    expect(channel.texts()[0]).toMatch(
+      /^✅ The slow checks in the merge queue of .* ran for 31 min; it ended: the checks ended\.$/,
+    );
+  });
+});
