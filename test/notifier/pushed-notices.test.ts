@@ -67,10 +67,11 @@ const shown = (event: QueueEvent) =>
 
 describe("notices pushed by GitHub's merge queue", () => {
   it("an entry: a queue event of the pull request, routed to the channel and delivered at once", async () => {
-    const event = await accept({ kind: "entered", ...where }, "delivery-1");
+    const event = await accept({ kind: "entered", ...where, by: "carol" }, "delivery-1");
     expect(event).toMatchObject({
       id: pushedEventId("delivery:delivery-1"),
       kind: "entered",
+      queuedBy: "carol",
       pull: 12,
       branch: "main",
       at: T0.toISOString(),

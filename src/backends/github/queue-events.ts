@@ -12,7 +12,7 @@ import type { GitHubQueueMemory } from "../../store/index.js";
  * (`merge_group` `checks_requested` / `destroyed`).
  */
 export type QueueHappening =
-  | { kind: "entered"; repository: Repo; number: number; baseRef: string }
+  | { kind: "entered"; repository: Repo; number: number; baseRef: string; by?: string | null }
   | { kind: "removed"; repository: Repo; number: number; baseRef: string; reason: string; by: string }
   | { kind: "merged"; repository: Repo; number: number; baseRef: string; mergeCommitSha: string | null }
   | { kind: "group-built"; repository: Repo; number: number; baseRef: string; sha: string }
@@ -94,7 +94,7 @@ export class GitHubQueueEvents {
           enteredAt: at,
           deliveryId,
         });
-        return event(delivered, "pull_request.enqueued", { kind: "entered" });
+        return event(delivered, "pull_request.enqueued", { kind: "entered", queuedBy: h.by ?? null });
       case "removed":
         return this.removal(h, (body) => event(delivered, "pull_request.dequeued", body));
       case "merged": {

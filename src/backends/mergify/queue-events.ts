@@ -12,6 +12,7 @@ import type { Repo } from "../../repo.js";
 import { MergeQueueError } from "./errors.js";
 import { isKnownEventType } from "./event-types.js";
 import { type LogEvent, parseEventMetadata, type TypedLogEvent } from "./events.schema.js";
+import { withQueueCommands, withQueuers } from "./queuers.js";
 import type { EventQuery } from "./types.js";
 
 /**
@@ -235,17 +236,22 @@ export interface MergifyLogClient {
   iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
 }
 
-/** Mergify's log as the core reads events: only the types of the groups asked for, a hundred a page. */
+/**
+ * Mergify's log as the core reads events: only the types of the groups asked for, a hundred a page; with
+ * the entries, the `queue` commands that say who queued each (queuers.ts), read whole before any is given.
+ */
 export function mergifyEventLog(client: MergifyLogClient): QueueEventLog {
   return {
     async *events(repo, query) {
+      const read: LogEvent[] = [];
       for await (const event of client.iterateEvents(repo, {
         receivedFrom: query.since,
         ...(query.until ? { receivedTo: query.until } : {}),
-        eventTypes: mergifyEventTypes(query.groups),
+        eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
         perPage: 100,
       }))
-        yield fromMergifyLog(event);
+        read.push(event);
+      yield* withQueuers(read, fromMergifyLog);
     },
     failureCode: (error) => (error instanceof MergeQueueError ? error.code : undefined),
   };
