@@ -31,6 +31,7 @@ import { Backoffs } from "./notifier/backoff.js";
 import { Deliverer } from "./notifier/deliverer.js";
 import { Digests } from "./notifier/digests.js";
 import { directMessagePoster } from "./notifier/direct-poster.js";
+import { withAlsoFailed } from "./notifier/notes.js";
 import { PersonalNotices } from "./notifier/personal-notices.js";
 import { currentReadReason, Poller } from "./notifier/poller.js";
 import { PushedNotices } from "./notifier/pushed-notices.js";
@@ -478,6 +479,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         store,
         eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
         history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
+        annotate: (repository, event) => withAlsoFailed(history, repository, event),
         readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
         deliverer,
         ...(personal ? { personal } : {}),
@@ -505,6 +507,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           track: trackWebhookWork,
           ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
           history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
+          annotate: (repository, event) => withAlsoFailed(history, repository, event),
           metrics,
           logger: logger.child({ name: "notifier" }),
           now: options.now,
