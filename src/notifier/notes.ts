@@ -83,10 +83,21 @@ export async function nextUp(
     { from: new Date(at - ENTRY_LOOKBACK_MS), to: new Date(at + 1) },
     ["entered", "checks-started"],
   );
-  const entry = own.findLastIndex((e) => e.kind === "entered");
-  const first = own.slice(entry + 1).find((e) => e.kind === "checks-started");
   // Not recorded (the history is written before the notices): nothing to go by.
-  if (first?.id !== event.id) return null;
+  if (!own.some((e) => e.id === event.id)) return null;
+  // By time only: events of one instant (a webhook's clock, a read's second) come in no known order.
+  const entryAt = Math.max(
+    at - ENTRY_LOOKBACK_MS,
+    ...own.filter((e) => e.kind === "entered").map((e) => Date.parse(e.at)),
+  );
+  const startedBefore = own.some(
+    (e) =>
+      e.kind === "checks-started" &&
+      e.id !== event.id &&
+      Date.parse(e.at) >= entryAt &&
+      Date.parse(e.at) < at,
+  );
+  if (startedBefore) return null;
   const typical = await typicalMergeAfterChecks(history, repository, at);
   return { estimatedMergeAt: typical === null ? null : new Date(at + typical).toISOString() };
 }
