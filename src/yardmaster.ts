@@ -225,6 +225,8 @@ export async function createYardmaster(config: Config, options: YardmasterOption
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
+    attributeQueue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
+      store.rememberQueueRequest(repository, number, by),
     ...(plan.github
       ? {
           attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>

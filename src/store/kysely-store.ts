@@ -9,6 +9,7 @@ import { kyselyOutbox } from "./outbox.js";
 import { kyselyPauses } from "./pauses.js";
 import { kyselyPolls } from "./polls.js";
 import { type StoreContext, storeContext } from "./query-helpers.js";
+import { kyselyQueueRequests } from "./queue-requests.js";
 import { kyselyRelays } from "./relays.js";
 import { kyselySharedGitHubWrites } from "./shared-github-writes.js";
 import { kyselyStatsAndDigests } from "./stats-and-digests.js";
@@ -37,6 +38,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselySharedGitHubWrites(ctx),
     ...kyselyHistory(ctx),
     ...kyselyFreezes(ctx),
+    ...kyselyQueueRequests(ctx),
   };
 }
 
