@@ -479,7 +479,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
       // brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
       poller = new Poller({
         store,
-        eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
+        eventLog:
+          plan.mergify && mergify
+            ? mergifyEventLog(mergify, { askedOf: (r, n) => store.getQueueRequest(r, n) })
+            : null,
         history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
         annotate: (repository, event) => withAlsoFailed(history, repository, event),
         readsLog: async (repository: Repo) => (await githubQueueServing(backends, repository)) === null,
@@ -508,6 +511,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           deliver: () => delivering.deliver(),
           track: trackWebhookWork,
           ...(appSlug ? { appBot: `${appSlug}[bot]` } : {}),
+          askedOf: (repository, number) => store.getQueueRequest(repository, number),
           history: { record: (repository, events) => history.recordQueueEvents(repository, events, now()) },
           annotate: (repository, event) => withAlsoFailed(history, repository, event),
           metrics,

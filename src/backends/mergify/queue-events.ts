@@ -12,7 +12,7 @@ import type { Repo } from "../../repo.js";
 import { MergeQueueError } from "./errors.js";
 import { isKnownEventType } from "./event-types.js";
 import { type LogEvent, parseEventMetadata, type TypedLogEvent } from "./events.schema.js";
-import { withQueueCommands, withQueuers } from "./queuers.js";
+import { type AskedOf, withAskers, withQueueCommands, withQueuers } from "./queuers.js";
 import type { EventQuery } from "./types.js";
 
 /**
@@ -238,9 +238,13 @@ export interface MergifyLogClient {
 
 /**
  * Mergify's log as the core reads events: only the types of the groups asked for, a hundred a page; with
- * the entries, the `queue` commands that say who queued each (queuers.ts), read whole before any is given.
+ * the entries, the `queue` commands that say who queued each (queuers.ts), read whole before any is given;
+ * `askedOf`: who asked Yardmaster to queue a pull request (its relayed command is its bot's).
  */
-export function mergifyEventLog(client: MergifyLogClient): QueueEventLog {
+export function mergifyEventLog(
+  client: MergifyLogClient,
+  options: { askedOf?: AskedOf } = {},
+): QueueEventLog {
   return {
     async *events(repo, query) {
       const read: LogEvent[] = [];
@@ -251,7 +255,10 @@ export function mergifyEventLog(client: MergifyLogClient): QueueEventLog {
         perPage: 100,
       }))
         read.push(event);
-      yield* withQueuers(read, fromMergifyLog);
+      const events = withQueuers(read, fromMergifyLog);
+      // Relayed by Yardmaster: the person who asked it, rather than its bot.
+      if (options.askedOf) await withAskers(repo, events, options.askedOf);
+      yield* events;
     },
     failureCode: (error) => (error instanceof MergeQueueError ? error.code : undefined),
   };

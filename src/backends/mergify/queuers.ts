@@ -1,4 +1,5 @@
 import type { QueueEvent } from "../../core/queue.js";
+import type { Repo } from "../../repo.js";
 import type { LogEvent } from "./events.schema.js";
 
 /**
@@ -62,4 +63,29 @@ export function withQueuers(events: readonly LogEvent[], map: (event: LogEvent) 
     mapped.push(queueEvent);
   }
   return mapped;
+}
+
+/** Who asked Yardmaster to queue a pull request (src/store/queue-requests.ts), and when. */
+export type AskedOf = (repository: Repo, number: number) => Promise<{ login: string; at: Date } | null>;
+
+/** How long before an entry a request to Yardmaster explains it (a queue may wait for its conditions). */
+export const ASKED_WINDOW_MS = 24 * 60 * 60_000;
+/** How far a request may seem to follow the entry it explains (two clocks). */
+const ASKED_SKEW_MS = 60_000;
+
+/** Whether a queuer is a bot (the app's, relaying a command): the person who asked Yardmaster is looked for. */
+const isBot = (login: string) => login.toLowerCase().endsWith("[bot]");
+
+/**
+ * The entries queued by Yardmaster (a relayed `queue` command is the app's bot's, or came in an earlier
+ * read) name the person who asked it, when it remembers one from the day before the entry.
+ */
+export async function withAskers(repository: Repo, events: QueueEvent[], askedOf: AskedOf): Promise<void> {
+  for (const event of events) {
+    if (event.kind !== "entered" || event.pull === null) continue;
+    if (event.queuedBy && !isBot(event.queuedBy)) continue;
+    const asked = await askedOf(repository, event.pull);
+    const before = Date.parse(event.at) - (asked?.at.getTime() ?? Number.NaN);
+    if (asked && before >= -ASKED_SKEW_MS && before <= ASKED_WINDOW_MS) event.queuedBy = asked.login;
+  }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { LogEvent } from "../../../src/backends/mergify/events.schema.js";
 import { fromMergifyLog } from "../../../src/backends/mergify/queue-events.js";
-import { withQueueCommands, withQueuers } from "../../../src/backends/mergify/queuers.js";
+import { withAskers, withQueueCommands, withQueuers } from "../../../src/backends/mergify/queuers.js";
+import { Repo } from "../../../src/repo.js";
 
 // Who queued a pull request on Mergify: the author of the `queue` command of the entry's session.
 
@@ -79,5 +80,31 @@ describe("who queued a pull request on Mergify", () => {
     const refused = { ...command(1, 5, 12, "mallory", S12), outcome: "failure" as const };
     const [entered] = withQueuers([refused, enter(2, 10, 12, S12)], fromMergifyLog);
     expect(entered).toMatchObject({ kind: "entered", queuedBy: null });
+  });
+
+  it("a command relayed by Yardmaster (its bot's), or none in the read: the person who asked Yardmaster that day", async () => {
+    const ships = Repo.of("acme", "ships");
+    const events = withQueuers(
+      [
+        command(1, 5, 12, "yardmaster[bot]", S12),
+        enter(2, 10, 12, S12),
+        enter(4, 20, 13, S13),
+        command(5, 25, 14, "dave", S14),
+        enter(6, 30, 14, S14),
+      ],
+      fromMergifyLog,
+    );
+    const asked = new Map([
+      [12, { login: "carol", at: new Date(T0) }],
+      // A day and more before its entry: not this entry's.
+      [13, { login: "erin", at: new Date(T0 + 20_000 - 25 * 60 * 60_000) }],
+      [14, { login: "frank", at: new Date(T0) }],
+    ]);
+    await withAskers(ships, events, async (_repo, n) => asked.get(n) ?? null);
+    expect(events.map((e) => (e.kind === "entered" ? e.queuedBy : undefined))).toEqual([
+      "carol",
+      null,
+      "dave",
+    ]);
   });
 });
