@@ -125,6 +125,51 @@ describe("the person who queued a pull request, end to end", () => {
     expect(directNotices(CAROL)).toHaveLength(before);
   });
 
+  it("someone who queued another's pull request from Slack (relayed by Yardmaster's bot) hears of it too", async () => {
+    world.github.state.addPullRequest({
+      repository: REPO,
+      number: 25,
+      author: "alice",
+      title: "Add bolts",
+      base: "main",
+    });
+    world.sim.clock.advance(1_000);
+    const sent = await world.slack.sendSlashCommand({
+      text: `queue ${REPO}#25`,
+      userId: CAROL,
+      channelId: CHANNEL,
+    });
+    await world.slack.waitFor(
+      () => world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+      10_000,
+    );
+    await world.slack.waitFor(
+      () => ownEvents(25).some((e) => e.type === "action.queue.enter") || undefined,
+      10_000,
+    );
+    // The merge queue's log names the app's bot as who ran `queue`; Yardmaster knows it was carol.
+    const command = world.sim.state
+      .events(REPO)
+      .find((e) => e.pull_request === 25 && e.type === "command.queue");
+    expect((command?.metadata as { author?: { login: string } } | undefined)?.author?.login).toMatch(
+      /\[bot\]$/,
+    );
+    await runQueue();
+    const wanted = ownEvents(25);
+    expect(wanted.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["action.queue.enter", "action.queue.merged"]),
+    );
+    for (const user of [ALICE, CAROL]) {
+      const notices = directNotices(user);
+      for (const e of wanted)
+        expect(
+          notices.filter((n) => n.eventId === e.id),
+          `${user} ${e.type}`,
+        ).toHaveLength(1);
+      expect(youreNext(user, 25), user).toHaveLength(1);
+    }
+  });
+
   it("says in the thread and the author's direct message that a failed check also failed for another pull request", async () => {
     open(23, "bob", "Bump parser");
     world.sim.state.setChecks(REPO, 23, "failure", "ci/test");
@@ -173,6 +218,7 @@ describe("the person who queued a pull request, on GitHub's merge queue", () => 
       [31, "alice"],
       [32, "bob"],
       [33, "dave"],
+      [34, "alice"],
     ] as const)
       state.addPullRequest({ repository: SHIPS, number, author, title: `Part ${number}`, base: "main" });
     for (const [login, user] of [
@@ -251,6 +297,29 @@ describe("the person who queued a pull request, on GitHub's merge queue", () => 
       expect(ofType(dms, "merged")[0]?.blocks, user).toContain("Merged into");
     }
     expect(gh.slack.state.directChannel(DAVE)).toBeUndefined();
+  });
+
+  it("someone who queued another's pull request from Slack (enqueued by Yardmaster's bot) hears of it too", async () => {
+    const sent = await gh.slack.sendSlashCommand({
+      text: `queue ${SHIPS}#34`,
+      userId: CAROL,
+      channelId: SHIPS_CHANNEL,
+    });
+    await gh.slack.waitFor(
+      () => gh.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+      10_000,
+    );
+    expect(gh.github.mergeQueues.entries(SHIPS, "main").map((e) => e.pull.number)).toContain(34);
+    await settled(() => [ALICE, CAROL].every((u) => ofType(direct(u, 34), "checks_start").length > 0));
+    for (const user of [ALICE, CAROL])
+      expect(
+        direct(user, 34)
+          .map((n) => n.type)
+          .sort(),
+        user,
+      ).toEqual(["checks_start", "enter"]);
+    gh.github.mergeQueues.remove(gh.github.state.getIssue(SHIPS, 34)!);
+    await settled(() => ofType(direct(ALICE, 34), "leave").length > 0);
   });
 
   it("a check that failed for two pull requests in their own merge groups: the second's leave says so", async () => {
