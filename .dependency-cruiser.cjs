@@ -35,7 +35,7 @@ module.exports = {
     {
       name: "core-not-store",
       comment:
-        "The command core reaches the store only through the ports it defines (src/commands/ports.ts); src/yardmaster.ts wires the store in.",
+        "The command core reaches the store only through the ports it defines (src/commands/ports.ts); the composition root (src/app/) wires the store in.",
       severity: "error",
       from: { path: "^src/commands/" },
       to: { path: "^src/store/" },

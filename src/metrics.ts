@@ -48,6 +48,22 @@ const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 900, 3600];
 
 export function createMetrics() {
   const registry = new Registry();
+  const processAndStore = processAndStoreMetrics(registry);
+  const notifierGauges = notifierStateGauges(registry);
+  // Registered (and listed by /metrics) in this order: the process and store, the gauges, then the rest.
+  return {
+    registry,
+    ...commandAndQueueApiMetrics(registry),
+    ...notifierEventMetrics(registry),
+    ...notifierWorkMetrics(registry),
+    ...durationAndRateLimitMetrics(registry),
+    ...notifierGauges,
+    ...processAndStore,
+  };
+}
+
+/** The process's own figures, the release that serves, and whether the store answers. */
+function processAndStoreMetrics(registry: Registry) {
   // The process's own figures (process_resident_memory_bytes, nodejs_eventloop_lag_seconds, ...).
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -56,7 +72,14 @@ export function createMetrics() {
     labelNames: ["version"],
     registers: [registry],
   }).set({ version: VERSION }, 1);
-  const storeUp = storeUpGauge(registry);
+  return {
+    /** What `yardmaster_store_up` asks at each scrape: the store's ping (as /healthz asks it). */
+    storeProbe: storeUpGauge(registry),
+  };
+}
+
+/** Whether this replica's notifier runs, its last tick, and the age of its oldest pending notice. */
+function notifierStateGauges(registry: Registry) {
   const pollerRunning = new Gauge({
     name: "yardmaster_poller_running",
     help: "1 while this replica's notifier runs its loop (reads due repositories, delivers notices); 0 otherwise.",
@@ -73,7 +96,15 @@ export function createMetrics() {
     registers: [registry],
   });
   return {
-    registry,
+    pollerRunning: { set: (running: boolean) => pollerRunning.set(running ? 1 : 0) },
+    pollerLastTick: { set: (value: number) => lastTick.set(value) },
+    outboxOldestAge: { set: (value: number) => oldestPending.set(value) },
+  };
+}
+
+/** Commands handled, and the calls to the merge queues' APIs and webhooks. */
+function commandAndQueueApiMetrics(registry: Registry) {
+  return {
     commands: counter(
       registry,
       "yardmaster_commands_total",
@@ -112,6 +143,12 @@ export function createMetrics() {
       "Webhooks of GitHub's own merge queue read by the notifier, by what they said and whether they became a notice.",
       ["kind", "outcome"],
     ),
+  };
+}
+
+/** The notifier: events read and skipped, notices sent or failed, and how late. */
+function notifierEventMetrics(registry: Registry) {
+  return {
     eventsPolled: counter(
       registry,
       "yardmaster_events_polled_total",
@@ -140,7 +177,12 @@ export function createMetrics() {
       [],
       LAG_BUCKETS,
     ),
-    pollerLastTick: { set: (value: number) => lastTick.set(value) },
+  };
+}
+
+/** The notifier: why logs are read, timed unpauses, Slack's rate limits, the outbox. */
+function notifierWorkMetrics(registry: Registry) {
+  return {
     logRequests: counter(
       registry,
       "yardmaster_notifier_log_requests_total",
@@ -171,9 +213,12 @@ export function createMetrics() {
       "Notifications claimed and not yet posted, by channel (channels with none are left out).",
       ["channel"],
     ),
-    outboxOldestAge: {
-      set: (value: number) => oldestPending.set(value),
-    },
+  };
+}
+
+/** How long commands take, GitHub's rate limits, each repository's reads. */
+function durationAndRateLimitMetrics(registry: Registry) {
+  return {
     commandDuration: histogram(
       registry,
       "yardmaster_command_duration_seconds",
@@ -193,9 +238,6 @@ export function createMetrics() {
       "The notifier's reads of a repository's merge-queue event log, by repository and outcome (ok, failed).",
       ["repository", "outcome"],
     ),
-    pollerRunning: { set: (running: boolean) => pollerRunning.set(running ? 1 : 0) },
-    /** What `yardmaster_store_up` asks at each scrape: the store's ping (as /healthz asks it). */
-    storeProbe: storeUp,
   };
 }
 

@@ -6,7 +6,7 @@ import type { PermissionLevel } from "./permission-level.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these
- * interfaces: src/github, src/merge-queue and the store implement them, and src/yardmaster.ts wires
+ * interfaces: src/github, src/merge-queue and the store implement them, and src/app/create-app.ts wires
  * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
  * Permission levels are the core's too (permission-level.ts).
  */

@@ -37,7 +37,7 @@ const SWEEP_MS = 30_000;
 const MAX_ROUNDS = 5;
 
 export class RelayFollower {
-  /** Set by each surface when it is wired (src/yardmaster.ts). */
+  /** Set by each surface when it is wired (src/app/create-app.ts). */
   readonly presenters: Partial<Record<"github" | "slack", RelayPresenter>> = {};
   private readonly now: Clock;
   private sweeping: NodeJS.Timeout | undefined;

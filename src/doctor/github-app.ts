@@ -49,20 +49,11 @@ interface InstallationJson extends Granted {
 
 const CHECK = "GitHub App";
 
+type Get = (path: string) => Promise<Response>;
+
 export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<SetupLine[]> {
   const { app, apiUrl } = options;
-  const asks =
-    options.asks instanceof Error || options.githubQueue
-      ? options.asks
-      : {
-          ...options.asks,
-          permissions: Object.fromEntries(
-            Object.entries(options.asks.permissions).filter(
-              ([name]) => !GITHUB_QUEUE_PERMISSIONS.includes(name),
-            ),
-          ),
-          events: options.asks.events.filter((name) => !GITHUB_QUEUE_EVENTS.includes(name)),
-        };
+  const asks = asksOf(options);
   if (!app)
     return [skip(CHECK, "not configured (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET unset)")];
   let jwt: string;
@@ -77,7 +68,7 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
       ),
     ];
   }
-  const get = (path: string) =>
+  const get: Get = (path) =>
     fetch(`${apiUrl}${path}`, {
       headers: {
         authorization: `Bearer ${jwt}`,
@@ -86,7 +77,47 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
       },
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
+  const self = await authenticate(get, apiUrl);
+  if (Array.isArray(self)) return self;
+  const lines: SetupLine[] = [pass(CHECK, `authenticates as ${self.slug ?? "?"} (App ID ${app.appId})`)];
+  if (asks instanceof Error) {
+    lines.push(
+      warn(
+        `${CHECK} permissions`,
+        `app.yml could not be read (${asks.message})`,
+        "run from the directory that holds app.yml",
+      ),
+    );
+    return lines;
+  }
+  lines.push(
+    ...compare(`${CHECK} permissions`, self, asks, {
+      where: "the app's registration",
+      fix: "in the GitHub App's settings (Permissions & events), grant them and tick the events, then have each installation accept the new permissions",
+      ok: "the app asks for every permission and event app.yml lists",
+    }),
+  );
+  lines.push(...(await checkInstallations(get, asks)));
+  return lines;
+}
 
+/** What app.yml asks for, less what only GitHub's own merge queue needs when it is not driven. */
+function asksOf(options: GitHubAppCheckOptions): GitHubAppAsks | Error {
+  if (options.asks instanceof Error || options.githubQueue) return options.asks;
+  return {
+    ...options.asks,
+    permissions: Object.fromEntries(
+      Object.entries(options.asks.permissions).filter(([name]) => !GITHUB_QUEUE_PERMISSIONS.includes(name)),
+    ),
+    events: options.asks.events.filter((name) => !GITHUB_QUEUE_EVENTS.includes(name)),
+  };
+}
+
+/** `GET /app` with the app's JWT: what the app was granted, or the line saying why it could not be asked. */
+async function authenticate(
+  get: Get,
+  apiUrl: string,
+): Promise<(Granted & { slug?: string; id?: number }) | SetupLine[]> {
   let response: Response;
   try {
     response = await get("/app");
@@ -109,26 +140,11 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
       ),
     ];
   }
-  const self = (await response.json()) as Granted & { slug?: string; id?: number };
-  const lines: SetupLine[] = [pass(CHECK, `authenticates as ${self.slug ?? "?"} (App ID ${app.appId})`)];
-  if (asks instanceof Error) {
-    lines.push(
-      warn(
-        `${CHECK} permissions`,
-        `app.yml could not be read (${asks.message})`,
-        "run from the directory that holds app.yml",
-      ),
-    );
-    return lines;
-  }
-  lines.push(
-    ...compare(`${CHECK} permissions`, self, asks, {
-      where: "the app's registration",
-      fix: "in the GitHub App's settings (Permissions & events), grant them and tick the events, then have each installation accept the new permissions",
-      ok: "the app asks for every permission and event app.yml lists",
-    }),
-  );
+  return (await response.json()) as Granted & { slug?: string; id?: number };
+}
 
+/** Each installation: not suspended, and granted what app.yml asks for. */
+async function checkInstallations(get: Get, asks: GitHubAppAsks): Promise<SetupLine[]> {
   let installations: InstallationJson[];
   try {
     const answer = await get("/app/installations?per_page=100");
@@ -138,46 +154,40 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
     }
     installations = (await answer.json()) as InstallationJson[];
   } catch (error) {
-    lines.push(
+    return [
       fail(
         "GitHub installations",
         `cannot be listed (${reason(error)})`,
         "run npm run doctor again; if it persists, check GitHub's status",
       ),
-    );
-    return lines;
+    ];
   }
   if (installations.length === 0) {
-    lines.push(
+    return [
       fail(
         "GitHub installations",
         "the app is installed nowhere: no comment command can reach it",
         "install the app (its page → Install App) on the accounts whose repositories' queues you drive",
       ),
-    );
-    return lines;
+    ];
   }
-  for (const installation of installations) {
+  return installations.flatMap((installation) => {
     const check = `GitHub installation ${installation.account?.login ?? installation.id}`;
     if (installation.suspended_at) {
-      lines.push(
+      return [
         fail(
           check,
           "is suspended",
           "unsuspend the app in the account's settings → Applications → Installed GitHub Apps",
         ),
-      );
-      continue;
+      ];
     }
-    lines.push(
-      ...compare(check, installation, asks, {
-        where: "this installation",
-        fix: `have the account accept the app's new permissions (${installation.html_url ?? "its settings → Installed GitHub Apps"} → Review request); if none is pending, update the app's permissions and events first`,
-        ok: "granted every permission and event app.yml asks for",
-      }),
-    );
-  }
-  return lines;
+    return compare(check, installation, asks, {
+      where: "this installation",
+      fix: `have the account accept the app's new permissions (${installation.html_url ?? "its settings → Installed GitHub Apps"} → Review request); if none is pending, update the app's permissions and events first`,
+      ok: "granted every permission and event app.yml asks for",
+    });
+  });
 }
 
 /** What `granted` lacks of what app.yml asks for, as a line: fail for what commands need, warn for the doorbell's. */

@@ -4,15 +4,10 @@ import { type Handler, pathOf } from "../server/http-server.js";
 import type { GitHubAppSettings, GitHubHost } from "../settings/read-settings.js";
 import { type GitHubSurfaceDeps, githubApp } from "./app.js";
 import { keepInstallationClients } from "./installation-clients.js";
+import { Installations } from "./installations.js";
 import type { WebhookArrivals } from "./webhook-jobs.js";
 
 export const WEBHOOKS_PATH = "/api/github/webhooks";
-
-export interface GitHubSurface {
-  probot: Probot;
-  appSlug: string;
-  handler: Handler;
-}
 
 /**
  * A stand-in for a Bottleneck group of @octokit/plugin-throttling that lets every request through at
@@ -42,18 +37,23 @@ export function appOctokitClass(Octokit: typeof ProbotOctokit): typeof ProbotOct
   }));
 }
 
+/** The GitHub App, connected: its Probot, its slug and its installations (for what no webhook brings). */
+export interface GitHubAppConnection {
+  probot: Probot;
+  appSlug: string;
+  installations: Installations;
+}
+
 /**
- * Starts the GitHub surface: a Probot for the app, its slug read from GitHub (GET /app), and the
- * webhook middleware at POST /api/github/webhooks (signature checked by Probot before anything runs).
+ * Connects to the GitHub App: a Probot for the app and its slug read from GitHub (GET /app). Comes
+ * before the surface, since GitHub's merge queue acts as the app's installations too.
  */
-export async function startGitHubSurface(
+export async function connectGitHubApp(
   app: GitHubAppSettings,
   host: GitHubHost,
-  deps: Omit<GitHubSurfaceDeps, "appSlug">,
   logger: Logger,
   Octokit: typeof ProbotOctokit = ProbotOctokit,
-  arrivals?: WebhookArrivals,
-): Promise<GitHubSurface> {
+): Promise<GitHubAppConnection> {
   const probot = new Probot({
     appId: app.appId,
     privateKey: app.privateKey,
@@ -73,15 +73,26 @@ export async function startGitHubSurface(
       `Could not read the GitHub App from ${host?.apiUrl ?? "api.github.com"} (${(error as Error).message}): check APP_ID and PRIVATE_KEY${host ? ", GHE_HOST and GHE_PROTOCOL" : ""}.`,
     );
   }
-  const middleware = await createNodeMiddleware(githubApp({ ...deps, appSlug }), {
-    probot,
+  return { probot, appSlug, installations: new Installations(probot) };
+}
+
+/**
+ * The GitHub surface: the webhook middleware at POST /api/github/webhooks (signature checked by Probot
+ * before anything runs), on the connected app.
+ */
+export async function startGitHubSurface(
+  app: Pick<GitHubAppConnection, "probot" | "appSlug">,
+  deps: Omit<GitHubSurfaceDeps, "appSlug">,
+  arrivals?: WebhookArrivals,
+): Promise<Handler> {
+  const middleware = await createNodeMiddleware(githubApp({ ...deps, appSlug: app.appSlug }), {
+    probot: app.probot,
     webhooksPath: WEBHOOKS_PATH,
   });
-  const handler: Handler = async (req, res) => {
+  return async (req, res) => {
     // Counted from arrival to answer: the jobs webhooks record start once the burst is answered.
     if (arrivals && req.method === "POST" && pathOf(req) === WEBHOOKS_PATH)
       res.once("close", arrivals.begin());
     return (await middleware(req, res)) === true;
   };
-  return { probot, appSlug, handler };
 }

@@ -1,56 +1,14 @@
 import pLimit from "p-limit";
-import { storedQueueEvent } from "../backends/mergify/queue-events.js";
 import type { QueueEvent } from "../core/queue.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type {
-  BackoffStore,
-  LeaseStore,
-  NoticeOrder,
-  OutboxStore,
-  PauseAttributionStore,
-  PendingNotification,
-  ThreadRecord,
-  ThreadStore,
-} from "../store/index.js";
-import type { Backoffs } from "./backoff.js";
-import { isPauseEvent } from "./routing.js";
-import { type PostPace, SlackHolds, SlackPace } from "./slack-holds.js";
-import {
-  type NotificationPoster,
-  type PostedMessage,
-  SlackDeliveryError,
-  SlackDeliveryErrorCode,
-} from "./slack-poster.js";
-import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
+import type { NoticeOrder, PendingNotification } from "../store/index.js";
+import type { DelivererDeps } from "./deliverer-deps.js";
+import { editStaleParents, threadsOf } from "./delivery-parents.js";
+import { RowPosting } from "./delivery-posting.js";
+import { SlackHolds, SlackPace } from "./slack-holds.js";
+import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
-export interface DelivererDeps {
-  store: OutboxStore &
-    ThreadStore &
-    LeaseStore &
-    BackoffStore &
-    Pick<PauseAttributionStore, "getPauseAttribution">;
-  poster: NotificationPoster;
-  render: NotificationRenderer;
-  /** Title and link of a pull request (GitHub through the app), or null when unknown. */
-  pullInfo: (repository: Repo, number: number) => Promise<PullInfo | null>;
-  backoffs: Backoffs;
-  githubWebUrl: string;
-  /** Which replica this is, for leases. */
-  owner: string;
-  metrics?: Metrics;
-  logger: Logger;
-  now?: () => Date;
-  /** Channels delivered at once. */
-  concurrency?: number;
-  /**
-   * Slack's pace for each channel's posts (SLACK_POST_PACE where Yardmaster runs): a pass posts what the
-   * pace allows and says when the channel may go on. None: a channel's rows are posted as fast as Slack
-   * answers, until it answers 429.
-   */
-  pace?: PostPace;
-}
+export type { DelivererDeps };
 
 /** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
 export interface DeliveryReport {
@@ -71,8 +29,6 @@ const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 /** How far before a claim to look for a message that may have been posted for it. */
 const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
-/** How far apart a pause through Yardmaster and the merge queue's pause event may be. */
-const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
 /**
  * A pending row another replica claimed less than this long ago is left to it (it posts it next):
  * this replica's pass in that channel stops there, keeping the channel's order. Older, it is in doubt
@@ -87,10 +43,7 @@ export const DELIVERY_LEASE_MS = 20_000;
 /** A long pass renews its lease this often. */
 const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 4;
 const POST = "chat.postMessage";
-const UPDATE = "chat.update";
 const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
-/** `chat.update` errors that no later try can fix: the parent is left as it is. */
-const PARENT_GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed"]);
 
 /** What this process knows of a row it claimed: not posted (fresh), or perhaps posted (in doubt). */
 interface OwnRow {
@@ -113,10 +66,13 @@ export class Deliverer {
   private readonly own = new Map<string, OwnRow>();
   private readonly holds: SlackHolds;
   private readonly pace: SlackPace | undefined;
+  /** Rendering, posting and recording one row. */
+  private readonly rows: RowPosting;
 
   constructor(private readonly deps: DelivererDeps) {
     this.holds = new SlackHolds(deps.store);
     this.pace = deps.pace ? new SlackPace(deps.store, deps.pace) : undefined;
+    this.rows = new RowPosting(deps, () => this.now());
   }
 
   private now(): Date {
@@ -225,7 +181,7 @@ export class Deliverer {
           if (!failed) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
         }
       }
-      if (!failed) await this.editStaleParents(channel, renew, threadsOf(progress.left));
+      if (!failed) await editStaleParents(this.parentsPass(), channel, renew, threadsOf(progress.left));
       return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
       await store.releaseLease(lease, owner);
@@ -273,14 +229,14 @@ export class Deliverer {
         topLevel ??= await this.deps.poster.findPosted(channel, {
           oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
         });
-        if (await this.recover(row, topLevel)) {
+        if (await this.rows.recover(row, topLevel)) {
           this.own.delete(key);
           metrics?.notificationsSent.inc({ kind: "recovered" });
           continue;
         }
       }
       try {
-        await this.post(row);
+        await this.rows.post(row);
       } catch (error) {
         // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
         const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;
@@ -334,43 +290,14 @@ export class Deliverer {
     );
   }
 
-  /**
-   * Edits each stale thread parent of the channel once, with its latest state (under the channel's
-   * lease, so never twice at once), unless the thread has replies still to post (`pending`): then after
-   * the last of them, so that a pull request's burst of events (a backlog drained at Slack's pace) edits
-   * its parent once, not once per reply. Held or failed, the parent stays stale for a later pass.
-   */
-  private async editStaleParents(
-    channel: string,
-    renew: () => Promise<boolean>,
-    pending: ReadonlySet<string>,
-  ): Promise<void> {
-    const { store, poster, render, logger } = this.deps;
-    if (await this.holds.until({ method: UPDATE }, this.now())) return;
-    for (const thread of await store.listStaleThreads(channel)) {
-      if (pending.has(threadKey(thread.repository, thread.pullRequest))) continue;
-      if (!(await renew())) return;
-      const ctx = { repo: thread.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
-      try {
-        await poster.update({
-          channel,
-          ts: thread.parentTs,
-          ...render.parent(thread.state as ThreadState, ctx),
-        });
-      } catch (error) {
-        const e = error instanceof SlackDeliveryError ? error : undefined;
-        if (e?.code === SlackDeliveryErrorCode.RateLimited) {
-          await this.rateLimited(channel, e);
-          return;
-        }
-        if (!(e && PARENT_GONE.has(e.message))) {
-          logger.warn({ err: error, channel }, "could not edit a thread parent: edited later");
-          return;
-        }
-        logger.warn({ err: error, channel }, "thread parent cannot be edited: left as it is");
-      }
-      await store.markThreadParentEdited(thread);
-    }
+  /** What editing thread parents uses of this pass: its holds, clock and 429 handling. */
+  private parentsPass(): Parameters<typeof editStaleParents>[0] {
+    return {
+      deps: this.deps,
+      holds: this.holds,
+      now: () => this.now(),
+      rateLimited: (channel, e) => this.rateLimited(channel, e),
+    };
   }
 
   /** The outbox figures: pending rows per channel (recomputed: emptied channels drop out), oldest age. */
@@ -385,131 +312,6 @@ export class Deliverer {
       Number.isFinite(oldest) ? Math.max(0, (this.now().getTime() - oldest) / 1000) : 0,
     );
   }
-
-  /**
-   * Records a row in doubt as sent if its message is in the channel: top level (a pause, or a pull
-   * request's thread parent) or a reply in its pull request's thread. Recording it records the thread
-   * too, as posting would have: the thread a parent started, or the state a reply changed.
-   */
-  private async recover(row: PendingNotification, topLevel: Map<number, PostedMessage>): Promise<boolean> {
-    const { store, poster } = this.deps;
-    const found = topLevel.get(row.eventId);
-    if (!threaded(row)) {
-      if (found) await this.record(row, found);
-      return found !== undefined;
-    }
-    if (found) {
-      const { state } = await this.stateAfter(null, row);
-      await this.record(row, found, { parentTs: found.ts, state });
-      return true;
-    }
-    const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
-    if (!thread) return false;
-    const replies = await poster.findPosted(row.channelId, {
-      oldest: new Date(0),
-      threadTs: thread.parentTs,
-    });
-    const reply = replies.get(row.eventId);
-    if (!reply) return false;
-    const { state } = await this.stateAfter(thread, row);
-    await this.record(row, reply, { parentTs: thread.parentTs, state, parentStale: true });
-    return true;
-  }
-
-  /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
-  private async post(row: PendingNotification): Promise<void> {
-    const { store, poster, render, metrics } = this.deps;
-    const event = storedQueueEvent(row.payload);
-    const ctx = this.context(row);
-    let posted: PostedMessage;
-    if (!threaded(row)) {
-      const pausedBy = isPauseEvent(event) ? await this.pausedBy(row.repository, event) : undefined;
-      const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
-      posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
-      await this.record(row, posted);
-    } else {
-      const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
-      const { pull, state } = await this.stateAfter(thread, row);
-      if (!thread) {
-        const parent = render.parent(state, ctx);
-        posted = await poster.post({ channel: row.channelId, ...parent, eventId: row.eventId });
-        await this.record(row, posted, { parentTs: posted.ts, state });
-      } else {
-        const message = render.event(event, pull, ctx);
-        posted = await poster.post({
-          channel: row.channelId,
-          ...message,
-          threadTs: thread.parentTs,
-          eventId: row.eventId,
-        });
-        // The parent is edited at the end of the pass: once for all of the thread's replies.
-        await this.record(row, posted, { parentTs: thread.parentTs, state, parentStale: true });
-      }
-    }
-    metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
-    const lag = (this.now().getTime() - Date.parse(event.at)) / 1000;
-    if (Number.isFinite(lag)) metrics?.pollerLag.observe(Math.max(0, lag));
-  }
-
-  /** The row sent, with its thread when it has one: one store call, so never one without the other. */
-  private async record(
-    row: PendingNotification,
-    message: PostedMessage,
-    thread?: { parentTs: string; state: ThreadState; parentStale?: boolean },
-  ): Promise<void> {
-    await this.deps.store.markNotificationSent({
-      channelId: row.channelId,
-      eventId: row.eventId,
-      message,
-      ...(thread ? { thread } : {}),
-      at: this.now(),
-    });
-  }
-
-  /**
-   * The pull request (as its thread knows it, else from GitHub) and what its thread's parent shows
-   * after the row's event.
-   */
-  private async stateAfter(
-    thread: ThreadRecord | null,
-    row: PendingNotification & { pullRequest: number },
-  ): Promise<{ pull: PullInfo; state: ThreadState }> {
-    const previous = (thread?.state as ThreadState | undefined) ?? null;
-    const pull = previous?.pull ?? (await this.pull(row.repository, row.pullRequest));
-    const state = this.deps.render.stateAfter(previous, storedQueueEvent(row.payload), pull, row.repository);
-    return { pull, state };
-  }
-
-  private context(row: PendingNotification): NotificationContext {
-    return { repo: row.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
-  }
-
-  private async pull(repository: Repo, number: number): Promise<PullInfo> {
-    const info = await this.deps.pullInfo(repository, number).catch(() => null);
-    return info ?? { number, title: null, url: `${this.deps.githubWebUrl}/${repository}/pull/${number}` };
-  }
-
-  /**
-   * Who paused or unpaused through Yardmaster, if this pause event is theirs: same action, same
-   * reason, close in time. The merge queue itself records only the app's account.
-   */
-  private async pausedBy(
-    repository: Repo,
-    event: QueueEvent,
-  ): Promise<Pick<NotificationContext, "pausedBy" | "resumesAt" | "scheduled"> | undefined> {
-    const attribution = await this.deps.store.getPauseAttribution(repository);
-    if (!attribution) return undefined;
-    const action = event.kind === "resumed" ? "unpause" : "pause";
-    const reason = event.kind === "paused" ? event.reason : undefined;
-    const close = Math.abs(attribution.at.getTime() - Date.parse(event.at)) <= ATTRIBUTION_WINDOW_MS;
-    const same = attribution.action === action && (action === "unpause" || attribution.reason === reason);
-    if (!close || !same) return undefined;
-    return {
-      pausedBy: attribution.actor,
-      ...(attribution.resumesAt ? { resumesAt: attribution.resumesAt } : {}),
-      ...(attribution.scheduled ? { scheduled: true } : {}),
-    };
-  }
 }
 
 /** What a channel's pass got through: posts sent, rows left to post, when it may go on. */
@@ -517,16 +319,4 @@ interface Progress {
   sent: number;
   left: readonly PendingNotification[];
   nextAt?: Date | undefined;
-}
-
-const threadKey = (repository: Repo, pullRequest: number) => `${repository.key}#${pullRequest}`;
-
-/** The threads that rows still to post will reply in. */
-function threadsOf(rows: readonly PendingNotification[]): Set<string> {
-  return new Set(rows.filter(threaded).map((row) => threadKey(row.repository, row.pullRequest)));
-}
-
-/** A pull request's event other than a pause: it goes in the pull request's thread. */
-function threaded(row: PendingNotification): row is PendingNotification & { pullRequest: number } {
-  return row.pullRequest !== null && !isPauseEvent(storedQueueEvent(row.payload));
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
 import {
   envSchema,
   type LogLevel,
@@ -111,12 +112,32 @@ export function readSettings(
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${String(issue.path[0])} ${issue.message}`);
   }
+  const on = surfacesOn(isSet, problems);
+  problems.push(...missingOrDoubled(env, isSet));
+  const privateKey = readPrivateKey(env, on, isSet, readFile, problems);
+  if (parsed.success) problems.push(...contradictions(parsed.data, on, isSet));
+
+  if (problems.length > 0 || !parsed.success)
+    return { settings: null, permissionOverrides: overrides, problems };
+  return { settings: toSettings(parsed.data, on, privateKey), permissionOverrides: overrides, problems };
+}
+
+type Env = z.infer<typeof envSchema>;
+
+/** The surface groups fully set (a partial one is a problem). */
+function surfacesOn(isSet: (name: string) => boolean, problems: string[]): Set<string> {
   const on = new Set<string>();
   for (const surface of SURFACES) {
     const state = surfaceState(surface, isSet);
     if (state.state === "partial") problems.push(state.problem);
     if (state.state === "on") on.add(surface.group);
   }
+  return on;
+}
+
+/** Required settings unset, and settings set with the one they are an alternative to. */
+function missingOrDoubled(env: EnvLike, isSet: (name: string) => boolean): string[] {
+  const problems: string[] = [];
   for (const name of SETTING_NAMES) {
     const { required, optionalWhen, meaning } = spec(name);
     const excused = optionalWhen !== undefined && env[optionalWhen.setting]?.trim() === optionalWhen.is;
@@ -126,7 +147,17 @@ export function readSettings(
     const { or, orBoth } = spec(name);
     if (or && !orBoth && isSet(or) && isSet(name)) problems.push(`set ${or} or ${name}, not both`);
   }
+  return problems;
+}
 
+/** The GitHub App's private key: PRIVATE_KEY, or the file PRIVATE_KEY_PATH names; it must be a PEM key. */
+function readPrivateKey(
+  env: EnvLike,
+  on: Set<string>,
+  isSet: (name: string) => boolean,
+  readFile: ReadFile,
+  problems: string[],
+): string {
   let privateKey = env.PRIVATE_KEY?.replace(/\\n/g, "\n") ?? "";
   if (on.has("github") && isSet("PRIVATE_KEY_PATH")) {
     try {
@@ -138,76 +169,73 @@ export function readSettings(
   if (on.has("github") && privateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKey)) {
     problems.push("PRIVATE_KEY is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)");
   }
+  return privateKey;
+}
 
-  if (parsed.success && parsed.data.MERGE_QUEUE_PROVIDER !== "mergify" && !on.has("github")) {
+/** Settings each valid alone that do not go together. */
+function contradictions(e: Env, on: Set<string>, isSet: (name: string) => boolean): string[] {
+  const problems: string[] = [];
+  if (e.MERGE_QUEUE_PROVIDER !== "mergify" && !on.has("github")) {
     problems.push(
-      `MERGE_QUEUE_PROVIDER=${parsed.data.MERGE_QUEUE_PROVIDER} needs the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): it acts on GitHub's merge queue`,
+      `MERGE_QUEUE_PROVIDER=${e.MERGE_QUEUE_PROVIDER} needs the GitHub App (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET): it acts on GitHub's merge queue`,
     );
   }
-
-  if (
-    parsed.success &&
-    isSet("POLL_IDLE_SECONDS") &&
-    parsed.data.POLL_IDLE_SECONDS < parsed.data.POLL_INTERVAL_SECONDS
-  ) {
+  if (isSet("POLL_IDLE_SECONDS") && e.POLL_IDLE_SECONDS < e.POLL_INTERVAL_SECONDS) {
     problems.push(
       "POLL_IDLE_SECONDS must be at least POLL_INTERVAL_SECONDS (an idle repository is read less often)",
     );
   }
+  return problems;
+}
 
-  if (problems.length > 0 || !parsed.success)
-    return { settings: null, permissionOverrides: overrides, problems };
-  const e = parsed.data;
+/** The settings of a valid environment. */
+function toSettings(e: Env, on: Set<string>, privateKey: string): Settings {
   return {
-    settings: {
-      github: on.has("github")
-        ? { appId: e.APP_ID as string, privateKey, webhookSecret: e.WEBHOOK_SECRET as string }
-        : null,
-      githubHost: e.GHE_HOST
-        ? {
-            host: e.GHE_HOST,
-            protocol: e.GHE_PROTOCOL,
-            apiUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3`,
-            webUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}`,
-          }
-        : null,
-      oauth: on.has("identity-linking")
-        ? { clientId: e.GITHUB_CLIENT_ID as string, clientSecret: e.GITHUB_CLIENT_SECRET as string }
-        : null,
-      slack: on.has("slack")
-        ? {
-            botToken: e.SLACK_BOT_TOKEN as string,
-            signingSecret: e.SLACK_SIGNING_SECRET ?? "",
-            apiUrl: `${e.SLACK_API_URL}/`,
-            ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
-          }
-        : null,
-      mergeQueue: {
-        apiUrl: e.MERGE_QUEUE_API_URL,
-        provider: e.MERGE_QUEUE_PROVIDER,
-        token: e.MERGE_QUEUE_API_TOKEN ?? "",
-        commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
-        botLogin: e.MERGE_QUEUE_BOT_LOGIN,
-        followSeconds: e.RELAY_FOLLOW_SECONDS,
-      },
-      database: e.DATABASE_URL.startsWith("sqlite:")
-        ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }
-        : { kind: "postgres", url: e.DATABASE_URL },
-      pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
-      // Only the default can be below the interval (checked above): it then follows the interval.
-      pollIdleSeconds: Math.max(e.POLL_IDLE_SECONDS, e.POLL_INTERVAL_SECONDS),
-      // The interval is its ceiling: a repository GitHub rings for is never read less often than a quiet one.
-      doorbellMinGapSeconds: Math.min(e.DOORBELL_MIN_GAP_SECONDS, e.POLL_INTERVAL_SECONDS),
-      digestTimeZone: e.DIGEST_TIME_ZONE,
-      publicUrl: e.PUBLIC_URL,
-      port: e.PORT,
-      host: e.HOST,
-      logLevel: e.LOG_LEVEL,
-      setupCheckOnStart: e.SETUP_CHECK_ON_START,
-      shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    github: on.has("github")
+      ? { appId: e.APP_ID as string, privateKey, webhookSecret: e.WEBHOOK_SECRET as string }
+      : null,
+    githubHost: e.GHE_HOST
+      ? {
+          host: e.GHE_HOST,
+          protocol: e.GHE_PROTOCOL,
+          apiUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3`,
+          webUrl: `${e.GHE_PROTOCOL}://${e.GHE_HOST}`,
+        }
+      : null,
+    oauth: on.has("identity-linking")
+      ? { clientId: e.GITHUB_CLIENT_ID as string, clientSecret: e.GITHUB_CLIENT_SECRET as string }
+      : null,
+    slack: on.has("slack")
+      ? {
+          botToken: e.SLACK_BOT_TOKEN as string,
+          signingSecret: e.SLACK_SIGNING_SECRET ?? "",
+          apiUrl: `${e.SLACK_API_URL}/`,
+          ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+        }
+      : null,
+    mergeQueue: {
+      apiUrl: e.MERGE_QUEUE_API_URL,
+      provider: e.MERGE_QUEUE_PROVIDER,
+      token: e.MERGE_QUEUE_API_TOKEN ?? "",
+      commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
+      botLogin: e.MERGE_QUEUE_BOT_LOGIN,
+      followSeconds: e.RELAY_FOLLOW_SECONDS,
     },
-    permissionOverrides: overrides,
-    problems,
+    database: e.DATABASE_URL.startsWith("sqlite:")
+      ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }
+      : { kind: "postgres", url: e.DATABASE_URL },
+    pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
+    // Only the default can be below the interval (checked above): it then follows the interval.
+    pollIdleSeconds: Math.max(e.POLL_IDLE_SECONDS, e.POLL_INTERVAL_SECONDS),
+    // The interval is its ceiling: a repository GitHub rings for is never read less often than a quiet one.
+    doorbellMinGapSeconds: Math.min(e.DOORBELL_MIN_GAP_SECONDS, e.POLL_INTERVAL_SECONDS),
+    digestTimeZone: e.DIGEST_TIME_ZONE,
+    publicUrl: e.PUBLIC_URL,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    setupCheckOnStart: e.SETUP_CHECK_ON_START,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
 }
 

@@ -106,56 +106,8 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
       );
     }
     try {
-      const token = await exchangeWebFlowCode({
-        clientType: "github-app",
-        clientId: options.clientId,
-        clientSecret: options.clientSecret,
-        code,
-        redirectUrl: callbackUrl(options.publicUrl),
-        request: request.defaults({ request: { signal: AbortSignal.timeout(10_000) } }),
-      }).catch((error: unknown) => {
-        throw refused("GitHub refused the code", error);
-      });
-      const { data: user } = await request("GET /user", {
-        headers: { authorization: `Bearer ${token.authentication.token}` },
-        request: { signal: AbortSignal.timeout(10_000) },
-      }).catch((error: unknown) => {
-        throw refused("GitHub did not say who signed in", error);
-      });
-      if (!user.login || typeof user.id !== "number") throw new Error("GitHub's answer had no login");
-      await options.store.putLink({
-        teamId: state.teamId,
-        slackUserId: state.slackUserId,
-        githubLogin: user.login,
-        githubId: user.id,
-        linkedAt: now,
-      });
-      options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
-      options.onLinked?.({ teamId: state.teamId, slackUserId: state.slackUserId });
-      if (state.responseUrl) {
-        await fetch(state.responseUrl, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            response_type: "ephemeral",
-            replace_original: false,
-            text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
-          }),
-          signal: AbortSignal.timeout(5_000),
-        }).catch((error: unknown) =>
-          options.logger.warn({ err: error }, "could not tell Slack about the link"),
-        );
-      }
-      const names: SlackNames = options.slackNames
-        ? await options.slackNames(state.teamId, state.slackUserId)
-        : { user: state.slackUserId, team: state.teamId };
-      return page(
-        res,
-        200,
-        "Linked",
-        `Slack user <strong>${escapeHtml(names.user)}</strong> in workspace <strong>${escapeHtml(names.team)}</strong> is now linked to GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.</p>
-<p>Not your Slack account? Then someone sent you their own sign-in link, and that account can now act with your GitHub permissions in Yardmaster: tell your Slack workspace's administrators.`,
-      );
+      const user = await signedInUser(options, request, code);
+      return await link(options, res, state, user, now);
     } catch (error) {
       options.logger.warn({ err: error }, "identity linking failed");
       return page(
@@ -166,6 +118,75 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
       );
     }
   };
+}
+
+type OAuthState = NonNullable<Awaited<ReturnType<OAuthStateStore["consumeOAuthState"]>>>;
+
+/** Exchanges the code for a user token and asks GitHub who that is. */
+async function signedInUser(
+  options: IdentityLinkingOptions,
+  request: InstanceType<typeof ProbotOctokit>["request"],
+  code: string,
+): Promise<{ login: string; id: number }> {
+  const token = await exchangeWebFlowCode({
+    clientType: "github-app",
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    code,
+    redirectUrl: callbackUrl(options.publicUrl),
+    request: request.defaults({ request: { signal: AbortSignal.timeout(10_000) } }),
+  }).catch((error: unknown) => {
+    throw refused("GitHub refused the code", error);
+  });
+  const { data: user } = await request("GET /user", {
+    headers: { authorization: `Bearer ${token.authentication.token}` },
+    request: { signal: AbortSignal.timeout(10_000) },
+  }).catch((error: unknown) => {
+    throw refused("GitHub did not say who signed in", error);
+  });
+  if (!user.login || typeof user.id !== "number") throw new Error("GitHub's answer had no login");
+  return { login: user.login, id: user.id };
+}
+
+/** Stores the link, tells Slack, and says so on the page. */
+async function link(
+  options: IdentityLinkingOptions,
+  res: Parameters<Handler>[1],
+  state: OAuthState,
+  user: { login: string; id: number },
+  now: Date,
+): Promise<true> {
+  await options.store.putLink({
+    teamId: state.teamId,
+    slackUserId: state.slackUserId,
+    githubLogin: user.login,
+    githubId: user.id,
+    linkedAt: now,
+  });
+  options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
+  options.onLinked?.({ teamId: state.teamId, slackUserId: state.slackUserId });
+  if (state.responseUrl) {
+    await fetch(state.responseUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        response_type: "ephemeral",
+        replace_original: false,
+        text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
+      }),
+      signal: AbortSignal.timeout(5_000),
+    }).catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
+  }
+  const names: SlackNames = options.slackNames
+    ? await options.slackNames(state.teamId, state.slackUserId)
+    : { user: state.slackUserId, team: state.teamId };
+  return page(
+    res,
+    200,
+    "Linked",
+    `Slack user <strong>${escapeHtml(names.user)}</strong> in workspace <strong>${escapeHtml(names.team)}</strong> is now linked to GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.</p>
+<p>Not your Slack account? Then someone sent you their own sign-in link, and that account can now act with your GitHub permissions in Yardmaster: tell your Slack workspace's administrators.`,
+  );
 }
 
 /** An answer GitHub refused, named by its OAuth error code or else its HTTP status; other errors as they are. */

@@ -50,119 +50,155 @@ export interface OAuthStateStore {
 export type IdentityStore = IdentityLinkStore & NoticePreferenceStore & OAuthStateStore;
 
 export function kyselyIdentities(ctx: StoreContext): IdentityStore {
-  const { db, v } = ctx;
   return {
-    async getLink(teamId, slackUserId) {
-      const row = await db
-        .selectFrom("identity_links")
-        .selectAll()
-        .where("team_id", "=", teamId)
-        .where("slack_user_id", "=", slackUserId)
-        .executeTakeFirst();
-      return row ? toLink(row) : null;
-    },
+    getLink: getLink(ctx),
+    putLink: putLink(ctx),
+    deleteLink: deleteLink(ctx),
+    listLinksByGithubLogin: listLinksByGithubLogin(ctx),
+    getNoticePreferences: getNoticePreferences(ctx),
+    putNoticePreferences: putNoticePreferences(ctx),
+    listNoticePreferences: listNoticePreferences(ctx),
+    createOAuthState: createOAuthState(ctx),
+    consumeOAuthState: consumeOAuthState(ctx),
+  };
+}
 
-    async putLink(link) {
-      const values = {
-        github_login: link.githubLogin,
-        github_id: link.githubId,
-        linked_at: time(link.linkedAt),
-      };
-      await db
-        .insertInto("identity_links")
-        .values({ team_id: link.teamId, slack_user_id: link.slackUserId, ...values })
-        .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
-        .execute();
-    },
+function getLink(ctx: StoreContext): IdentityStore["getLink"] {
+  const { db } = ctx;
+  return async (teamId, slackUserId) => {
+    const row = await db
+      .selectFrom("identity_links")
+      .selectAll()
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .executeTakeFirst();
+    return row ? toLink(row) : null;
+  };
+}
 
-    async deleteLink(teamId, slackUserId) {
-      const deleted = await db
-        .deleteFrom("identity_links")
-        .where("team_id", "=", teamId)
-        .where("slack_user_id", "=", slackUserId)
-        .returning("team_id")
-        .executeTakeFirst();
-      return deleted !== undefined;
-    },
+function putLink(ctx: StoreContext): IdentityStore["putLink"] {
+  const { db } = ctx;
+  return async (link) => {
+    const values = {
+      github_login: link.githubLogin,
+      github_id: link.githubId,
+      linked_at: time(link.linkedAt),
+    };
+    await db
+      .insertInto("identity_links")
+      .values({ team_id: link.teamId, slack_user_id: link.slackUserId, ...values })
+      .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
+      .execute();
+  };
+}
 
-    async listLinksByGithubLogin(githubLogin) {
-      const rows = await db
-        .selectFrom("identity_links")
-        .selectAll()
-        .where(sql`lower(github_login)`, "=", githubLogin.toLowerCase())
-        .orderBy(v.bytewise("team_id"))
-        .orderBy(v.bytewise("slack_user_id"))
-        .execute();
-      return rows.map(toLink);
-    },
+function deleteLink(ctx: StoreContext): IdentityStore["deleteLink"] {
+  const { db } = ctx;
+  return async (teamId, slackUserId) => {
+    const deleted = await db
+      .deleteFrom("identity_links")
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .returning("team_id")
+      .executeTakeFirst();
+    return deleted !== undefined;
+  };
+}
 
-    async getNoticePreferences(teamId, slackUserId) {
-      const row = await db
-        .selectFrom("notice_preferences")
-        .selectAll()
-        .where("team_id", "=", teamId)
-        .where("slack_user_id", "=", slackUserId)
-        .executeTakeFirst();
-      return row ? toNoticePreferences(row, v) : null;
-    },
+function listLinksByGithubLogin(ctx: StoreContext): IdentityStore["listLinksByGithubLogin"] {
+  const { db, v } = ctx;
+  return async (githubLogin) => {
+    const rows = await db
+      .selectFrom("identity_links")
+      .selectAll()
+      .where(sql`lower(github_login)`, "=", githubLogin.toLowerCase())
+      .orderBy(v.bytewise("team_id"))
+      .orderBy(v.bytewise("slack_user_id"))
+      .execute();
+    return rows.map(toLink);
+  };
+}
 
-    async putNoticePreferences(p) {
-      const values = {
-        enabled: p.enabled ? 1 : 0,
-        groups: v.writeList(p.groups),
-        muted: v.writeList(p.mutedRepositories.map((r) => r.fullName)),
-        updated_at: time(p.updatedAt),
-      };
-      await db
-        .insertInto("notice_preferences")
-        .values({ team_id: p.teamId, slack_user_id: p.slackUserId, ...values })
-        .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
-        .execute();
-    },
+function getNoticePreferences(ctx: StoreContext): IdentityStore["getNoticePreferences"] {
+  const { db, v } = ctx;
+  return async (teamId, slackUserId) => {
+    const row = await db
+      .selectFrom("notice_preferences")
+      .selectAll()
+      .where("team_id", "=", teamId)
+      .where("slack_user_id", "=", slackUserId)
+      .executeTakeFirst();
+    return row ? toNoticePreferences(row, v) : null;
+  };
+}
 
-    async listNoticePreferences() {
-      const rows = await db
-        .selectFrom("notice_preferences")
-        .selectAll()
-        .orderBy(v.bytewise("team_id"))
-        .orderBy(v.bytewise("slack_user_id"))
-        .execute();
-      return rows.map((row) => toNoticePreferences(row, v));
-    },
+function putNoticePreferences(ctx: StoreContext): IdentityStore["putNoticePreferences"] {
+  const { db, v } = ctx;
+  return async (p) => {
+    const values = {
+      enabled: p.enabled ? 1 : 0,
+      groups: v.writeList(p.groups),
+      muted: v.writeList(p.mutedRepositories.map((r) => r.fullName)),
+      updated_at: time(p.updatedAt),
+    };
+    await db
+      .insertInto("notice_preferences")
+      .values({ team_id: p.teamId, slack_user_id: p.slackUserId, ...values })
+      .onConflict((oc) => oc.columns(["team_id", "slack_user_id"]).doUpdateSet(values))
+      .execute();
+  };
+}
 
-    async createOAuthState(state) {
-      await db
-        .insertInto("oauth_states")
-        .values({
-          state: state.state,
-          team_id: state.teamId,
-          slack_user_id: state.slackUserId,
-          channel_id: state.channelId,
-          response_url: state.responseUrl,
-          expires_at: time(state.expiresAt),
-        })
-        .execute();
-    },
+function listNoticePreferences(ctx: StoreContext): IdentityStore["listNoticePreferences"] {
+  const { db, v } = ctx;
+  return async () => {
+    const rows = await db
+      .selectFrom("notice_preferences")
+      .selectAll()
+      .orderBy(v.bytewise("team_id"))
+      .orderBy(v.bytewise("slack_user_id"))
+      .execute();
+    return rows.map((row) => toNoticePreferences(row, v));
+  };
+}
 
-    async consumeOAuthState(state, now) {
-      const row = await db
-        .deleteFrom("oauth_states")
-        .where("state", "=", state)
-        .returningAll()
-        .executeTakeFirst();
-      await ctx.pruneIfDue("oauth_states", now, async () => {
-        // Its own statement; PostgreSQL skips the rows another transaction holds: never waits, so never
-        // deadlocks with a concurrent consume.
-        const expired = db
-          .selectFrom("oauth_states")
-          .select("state")
-          .where("expires_at", "<=", time(now))
-          .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-        await db.deleteFrom("oauth_states").where("state", "in", expired).execute();
-      });
-      if (!row || readTime(row.expires_at).getTime() <= now.getTime()) return null;
-      return toOAuthState(row);
-    },
+function createOAuthState(ctx: StoreContext): IdentityStore["createOAuthState"] {
+  const { db } = ctx;
+  return async (state) => {
+    await db
+      .insertInto("oauth_states")
+      .values({
+        state: state.state,
+        team_id: state.teamId,
+        slack_user_id: state.slackUserId,
+        channel_id: state.channelId,
+        response_url: state.responseUrl,
+        expires_at: time(state.expiresAt),
+      })
+      .execute();
+  };
+}
+
+function consumeOAuthState(ctx: StoreContext): IdentityStore["consumeOAuthState"] {
+  const { db } = ctx;
+  return async (state, now) => {
+    const row = await db
+      .deleteFrom("oauth_states")
+      .where("state", "=", state)
+      .returningAll()
+      .executeTakeFirst();
+    await ctx.pruneIfDue("oauth_states", now, async () => {
+      // Its own statement; PostgreSQL skips the rows another transaction holds: never waits, so never
+      // deadlocks with a concurrent consume.
+      const expired = db
+        .selectFrom("oauth_states")
+        .select("state")
+        .where("expires_at", "<=", time(now))
+        .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
+      await db.deleteFrom("oauth_states").where("state", "in", expired).execute();
+    });
+    if (!row || readTime(row.expires_at).getTime() <= now.getTime()) return null;
+    return toOAuthState(row);
   };
 }
 

@@ -141,87 +141,101 @@ export interface BackoffStore {
 }
 
 export function kyselyOutbox(ctx: StoreContext): OutboxStore & ThreadStore & BackoffStore {
-  const { db, v } = ctx;
   return {
-    async claimNotification(n) {
-      // The conflict arm only touches a pending row, so no row back means the existing one was sent; a
-      // row inserted has 1 attempt, a pending one bumped at least 2.
-      const row = await db
-        .insertInto("notifications")
-        .values({
-          channel_id: n.channelId,
-          event_id: n.eventId,
-          repository: n.repository.fullName,
-          pull_request: n.pullRequest,
-          event_type: n.eventType,
-          payload: json(n.payload),
-          status: "pending",
-          attempts: 1,
-          claimed_at: time(n.claimedAt),
-          order_at: n.order ? time(n.order.at) : null,
-          order_seq: n.order ? n.order.seq : null,
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(["channel_id", "event_id"])
-            .doUpdateSet((eb) => ({ attempts: eb("notifications.attempts", "+", 1) }))
-            .where("notifications.status", "=", "pending"),
-        )
-        .returning("attempts")
-        .executeTakeFirst();
-      if (!row) return "sent";
-      return row.attempts === 1 ? "claimed" : "pending";
-    },
-
+    claimNotification: claimNotification(ctx),
     markNotificationSent: (sent) => markNotificationSent(ctx, sent),
-
-    async releaseNotification(channelId, eventId) {
-      await db
-        .deleteFrom("notifications")
-        .where("channel_id", "=", channelId)
-        .where("event_id", "=", eventId)
-        .where("status", "=", "pending")
-        .execute();
-    },
-
-    async listPendingNotifications(olderThan, limit, channelId) {
-      const rows = await db
-        .selectFrom("notifications")
-        .selectAll()
-        .where("status", "=", "pending")
-        .where("claimed_at", "<", time(olderThan))
-        .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
-        // GitHub's order for a pushed notice (its webhook's), the claim's for the others.
-        .orderBy(sql`COALESCE(order_at, claimed_at)`)
-        .orderBy(sql`COALESCE(order_seq, 0)`)
-        .orderBy(v.bytewise("channel_id"))
-        .orderBy("event_id")
-        .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
-        .execute();
-      return rows.map((row) => toPendingNotification(row, v));
-    },
-
-    async pendingNotificationStats() {
-      const rows = await db
-        .selectFrom("notifications")
-        .select((eb) => [
-          "channel_id",
-          eb.fn.countAll().as("pending"),
-          eb.fn.min("claimed_at").as("oldest_claimed_at"),
-        ])
-        .where("status", "=", "pending")
-        .groupBy("channel_id")
-        .orderBy(v.bytewise("channel_id"))
-        .execute();
-      return rows.map((row) => ({
-        channelId: row.channel_id,
-        pending: int(row.pending as number | string),
-        oldestClaimedAt: readTime(row.oldest_claimed_at as Date | string),
-      }));
-    },
-
+    releaseNotification: releaseNotification(ctx),
+    listPendingNotifications: listPendingNotifications(ctx),
+    pendingNotificationStats: pendingNotificationStats(ctx),
     ...kyselyThreads(ctx),
     ...kyselyBackoffs(ctx),
+  };
+}
+
+function claimNotification(ctx: StoreContext): OutboxStore["claimNotification"] {
+  const { db } = ctx;
+  return async (n) => {
+    // The conflict arm only touches a pending row, so no row back means the existing one was sent; a
+    // row inserted has 1 attempt, a pending one bumped at least 2.
+    const row = await db
+      .insertInto("notifications")
+      .values({
+        channel_id: n.channelId,
+        event_id: n.eventId,
+        repository: n.repository.fullName,
+        pull_request: n.pullRequest,
+        event_type: n.eventType,
+        payload: json(n.payload),
+        status: "pending",
+        attempts: 1,
+        claimed_at: time(n.claimedAt),
+        order_at: n.order ? time(n.order.at) : null,
+        order_seq: n.order ? n.order.seq : null,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(["channel_id", "event_id"])
+          .doUpdateSet((eb) => ({ attempts: eb("notifications.attempts", "+", 1) }))
+          .where("notifications.status", "=", "pending"),
+      )
+      .returning("attempts")
+      .executeTakeFirst();
+    if (!row) return "sent";
+    return row.attempts === 1 ? "claimed" : "pending";
+  };
+}
+
+function releaseNotification(ctx: StoreContext): OutboxStore["releaseNotification"] {
+  const { db } = ctx;
+  return async (channelId, eventId) => {
+    await db
+      .deleteFrom("notifications")
+      .where("channel_id", "=", channelId)
+      .where("event_id", "=", eventId)
+      .where("status", "=", "pending")
+      .execute();
+  };
+}
+
+function listPendingNotifications(ctx: StoreContext): OutboxStore["listPendingNotifications"] {
+  const { db, v } = ctx;
+  return async (olderThan, limit, channelId) => {
+    const rows = await db
+      .selectFrom("notifications")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("claimed_at", "<", time(olderThan))
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
+      // GitHub's order for a pushed notice (its webhook's), the claim's for the others.
+      .orderBy(sql`COALESCE(order_at, claimed_at)`)
+      .orderBy(sql`COALESCE(order_seq, 0)`)
+      .orderBy(v.bytewise("channel_id"))
+      .orderBy("event_id")
+      .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
+      .execute();
+    return rows.map((row) => toPendingNotification(row, v));
+  };
+}
+
+function pendingNotificationStats(ctx: StoreContext): OutboxStore["pendingNotificationStats"] {
+  const { db, v } = ctx;
+  return async () => {
+    const rows = await db
+      .selectFrom("notifications")
+      .select((eb) => [
+        "channel_id",
+        eb.fn.countAll().as("pending"),
+        eb.fn.min("claimed_at").as("oldest_claimed_at"),
+      ])
+      .where("status", "=", "pending")
+      .groupBy("channel_id")
+      .orderBy(v.bytewise("channel_id"))
+      .execute();
+    return rows.map((row) => ({
+      channelId: row.channel_id,
+      pending: int(row.pending as number | string),
+      oldestClaimedAt: readTime(row.oldest_claimed_at as Date | string),
+    }));
   };
 }
 

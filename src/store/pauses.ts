@@ -31,116 +31,143 @@ export interface ScheduledUnpauseStore extends ScheduledUnpauseClaims {
 export type PauseStore = PauseAttributionStore & ScheduledUnpauseStore;
 
 export function kyselyPauses(ctx: StoreContext): PauseStore {
-  const { db } = ctx;
   return {
-    async putPauseAttribution(a) {
-      const values = {
-        repository: a.repository.fullName,
-        action: a.action,
-        reason: a.reason,
-        actor: a.actor,
-        surface: a.surface,
-        at: time(a.at),
-        resumes_at: a.resumesAt ? time(a.resumesAt) : null,
-        scheduled: a.scheduled ? 1 : 0,
-      };
-      await db
-        .insertInto("pause_attributions")
-        .values({ repository_key: a.repository.key, ...values })
-        .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
-        .execute();
-    },
-
-    async getPauseAttribution(repository) {
-      const row = await db
-        .selectFrom("pause_attributions")
-        .selectAll()
-        .where("repository_key", "=", repository.key)
-        .executeTakeFirst();
-      return row
-        ? {
-            repository: Repo.from(row.repository),
-            action: row.action,
-            reason: row.reason,
-            actor: row.actor,
-            surface: row.surface,
-            at: readTime(row.at),
-            resumesAt: row.resumes_at === null ? null : readTime(row.resumes_at),
-            scheduled: Number(row.scheduled) === 1,
-          }
-        : null;
-    },
-
-    async putScheduledUnpause(u) {
-      const values = {
-        repository: u.repository.fullName,
-        reason: u.reason,
-        resumes_at: time(u.resumesAt),
-        scheduled_by: u.scheduledBy,
-        surface: u.surface,
-        created_at: time(u.createdAt),
-        claimed_by: null,
-        claimed_until: null,
-      };
-      await db
-        .insertInto("scheduled_unpauses")
-        .values({ repository_key: u.repository.key, ...values })
-        .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
-        .execute();
-    },
-
-    async deleteScheduledUnpause(repository) {
-      const row = await db
-        .deleteFrom("scheduled_unpauses")
-        .where("repository_key", "=", repository.key)
-        .returning("repository_key")
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
-    async getScheduledUnpause(repository) {
-      const row = await db
-        .selectFrom("scheduled_unpauses")
-        .selectAll()
-        .where("repository_key", "=", repository.key)
-        .executeTakeFirst();
-      return row ? toScheduledUnpause(row) : null;
-    },
-
-    async claimScheduledUnpauses(claim) {
-      const now = time(claim.now);
-      const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
-      const candidates = db
-        .selectFrom("scheduled_unpauses")
-        .select("repository_key")
-        .where("resumes_at", "<=", now)
-        .where(free)
-        .orderBy("resumes_at")
-        .limit(claim.limit)
-        .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-      const rows = await db
-        .updateTable("scheduled_unpauses")
-        .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
-        .where(chosenBy(ctx.kind, "repository_key", candidates))
-        .where("resumes_at", "<=", now)
-        .where(free)
-        .returningAll()
-        .execute();
-      return rows.map(toScheduledUnpause).sort((a, b) => a.resumesAt.getTime() - b.resumesAt.getTime());
-    },
-
+    putPauseAttribution: putPauseAttribution(ctx),
+    getPauseAttribution: getPauseAttribution(ctx),
+    putScheduledUnpause: putScheduledUnpause(ctx),
+    deleteScheduledUnpause: deleteScheduledUnpause(ctx),
+    getScheduledUnpause: getScheduledUnpause(ctx),
+    claimScheduledUnpauses: claimScheduledUnpauses(ctx),
     renewScheduledUnpauseClaim: (repository, owner, until) =>
-      renewClaim(db, "scheduled_unpauses", repository, owner, until),
+      renewClaim(ctx.db, "scheduled_unpauses", repository, owner, until),
+    finishScheduledUnpause: finishScheduledUnpause(ctx),
+  };
+}
 
-    async finishScheduledUnpause(repository, owner) {
-      const row = await db
-        .deleteFrom("scheduled_unpauses")
-        .where("repository_key", "=", repository.key)
-        .where("claimed_by", "=", owner)
-        .returning("repository_key")
-        .executeTakeFirst();
-      return row !== undefined;
-    },
+function putPauseAttribution(ctx: StoreContext): PauseStore["putPauseAttribution"] {
+  const { db } = ctx;
+  return async (a) => {
+    const values = {
+      repository: a.repository.fullName,
+      action: a.action,
+      reason: a.reason,
+      actor: a.actor,
+      surface: a.surface,
+      at: time(a.at),
+      resumes_at: a.resumesAt ? time(a.resumesAt) : null,
+      scheduled: a.scheduled ? 1 : 0,
+    };
+    await db
+      .insertInto("pause_attributions")
+      .values({ repository_key: a.repository.key, ...values })
+      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+      .execute();
+  };
+}
+
+function getPauseAttribution(ctx: StoreContext): PauseStore["getPauseAttribution"] {
+  const { db } = ctx;
+  return async (repository) => {
+    const row = await db
+      .selectFrom("pause_attributions")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row
+      ? {
+          repository: Repo.from(row.repository),
+          action: row.action,
+          reason: row.reason,
+          actor: row.actor,
+          surface: row.surface,
+          at: readTime(row.at),
+          resumesAt: row.resumes_at === null ? null : readTime(row.resumes_at),
+          scheduled: Number(row.scheduled) === 1,
+        }
+      : null;
+  };
+}
+
+function putScheduledUnpause(ctx: StoreContext): PauseStore["putScheduledUnpause"] {
+  const { db } = ctx;
+  return async (u) => {
+    const values = {
+      repository: u.repository.fullName,
+      reason: u.reason,
+      resumes_at: time(u.resumesAt),
+      scheduled_by: u.scheduledBy,
+      surface: u.surface,
+      created_at: time(u.createdAt),
+      claimed_by: null,
+      claimed_until: null,
+    };
+    await db
+      .insertInto("scheduled_unpauses")
+      .values({ repository_key: u.repository.key, ...values })
+      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+      .execute();
+  };
+}
+
+function deleteScheduledUnpause(ctx: StoreContext): PauseStore["deleteScheduledUnpause"] {
+  const { db } = ctx;
+  return async (repository) => {
+    const row = await db
+      .deleteFrom("scheduled_unpauses")
+      .where("repository_key", "=", repository.key)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  };
+}
+
+function getScheduledUnpause(ctx: StoreContext): PauseStore["getScheduledUnpause"] {
+  const { db } = ctx;
+  return async (repository) => {
+    const row = await db
+      .selectFrom("scheduled_unpauses")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .executeTakeFirst();
+    return row ? toScheduledUnpause(row) : null;
+  };
+}
+
+function claimScheduledUnpauses(ctx: StoreContext): PauseStore["claimScheduledUnpauses"] {
+  const { db } = ctx;
+  return async (claim) => {
+    const now = time(claim.now);
+    const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
+    const candidates = db
+      .selectFrom("scheduled_unpauses")
+      .select("repository_key")
+      .where("resumes_at", "<=", now)
+      .where(free)
+      .orderBy("resumes_at")
+      .limit(claim.limit)
+      .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
+    const rows = await db
+      .updateTable("scheduled_unpauses")
+      .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
+      .where(chosenBy(ctx.kind, "repository_key", candidates))
+      .where("resumes_at", "<=", now)
+      .where(free)
+      .returningAll()
+      .execute();
+    return rows.map(toScheduledUnpause).sort((a, b) => a.resumesAt.getTime() - b.resumesAt.getTime());
+  };
+}
+
+function finishScheduledUnpause(ctx: StoreContext): PauseStore["finishScheduledUnpause"] {
+  const { db } = ctx;
+  return async (repository, owner) => {
+    const row = await db
+      .deleteFrom("scheduled_unpauses")
+      .where("repository_key", "=", repository.key)
+      .where("claimed_by", "=", owner)
+      .returning("repository_key")
+      .executeTakeFirst();
+    return row !== undefined;
   };
 }
 

@@ -12,167 +12,201 @@ export type { RelayAnswerComment, RelayRecord, RelayStore };
 export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export function kyselyRelays(ctx: StoreContext): RelayStore {
+  return {
+    createRelay: createRelay(ctx),
+    updateRelay: updateRelay(ctx),
+    deleteRelay: deleteRelay(ctx),
+    getRelay: getRelay(ctx),
+    recordRelayAnswer: recordRelayAnswer(ctx),
+    presentRelay: presentRelay(ctx),
+    supersedeRelays: supersedeRelays(ctx),
+    claimRelayAnswer: claimRelayAnswer(ctx),
+    releaseRelayAnswer: releaseRelayAnswer(ctx),
+    listUnappliedRelays: listUnappliedRelays(ctx),
+  };
+}
+
+function createRelay(ctx: StoreContext): RelayStore["createRelay"] {
+  const { db } = ctx;
+  return async (
+    r: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
+  ): Promise<void> => {
+    await ctx.pruneIfDue("relays", r.relayedAt, async () => {
+      const forgotten = time(new Date(r.relayedAt.getTime() - RELAY_RETENTION_MS));
+      await db.deleteFrom("relays").where("deadline", "<", forgotten).execute();
+    });
+    await db
+      .insertInto("relays")
+      .values({
+        id: r.id,
+        repository_key: r.repository.key,
+        repository: r.repository.fullName,
+        pull_request: r.pull,
+        command_name: r.commandName,
+        surface: r.surface,
+        relayed_at: time(r.relayedAt),
+        deadline: time(r.deadline),
+        relay: json(r.relay),
+      })
+      .execute();
+  };
+}
+
+function updateRelay(ctx: StoreContext): RelayStore["updateRelay"] {
+  const { db } = ctx;
+  return async (id: string, relay: unknown): Promise<void> => {
+    await db
+      .updateTable("relays")
+      .set({ relay: json(relay) })
+      .where("id", "=", id)
+      .execute();
+  };
+}
+
+function deleteRelay(ctx: StoreContext): RelayStore["deleteRelay"] {
+  const { db } = ctx;
+  return async (id: string): Promise<void> => {
+    await db.deleteFrom("relays").where("id", "=", id).execute();
+  };
+}
+
+function getRelay(ctx: StoreContext): RelayStore["getRelay"] {
   const { db, v } = ctx;
-  const relays: RelayStore = {
-    async createRelay(
-      r: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
-    ): Promise<void> {
-      await ctx.pruneIfDue("relays", r.relayedAt, async () => {
-        const forgotten = time(new Date(r.relayedAt.getTime() - RELAY_RETENTION_MS));
-        await db.deleteFrom("relays").where("deadline", "<", forgotten).execute();
-      });
-      await db
-        .insertInto("relays")
-        .values({
-          id: r.id,
-          repository_key: r.repository.key,
-          repository: r.repository.fullName,
-          pull_request: r.pull,
-          command_name: r.commandName,
-          surface: r.surface,
-          relayed_at: time(r.relayedAt),
-          deadline: time(r.deadline),
-          relay: json(r.relay),
-        })
-        .execute();
-    },
+  return async (id: string): Promise<RelayRecord | null> => {
+    const row = await db.selectFrom("relays").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toRelay(row, v) : null;
+  };
+}
 
-    async updateRelay(id: string, relay: unknown): Promise<void> {
-      await db
-        .updateTable("relays")
-        .set({ relay: json(relay) })
-        .where("id", "=", id)
-        .execute();
-    },
-
-    async deleteRelay(id: string): Promise<void> {
-      await db.deleteFrom("relays").where("id", "=", id).execute();
-    },
-
-    async getRelay(id: string): Promise<RelayRecord | null> {
-      const row = await db.selectFrom("relays").selectAll().where("id", "=", id).executeTakeFirst();
-      return row ? toRelay(row, v) : null;
-    },
-
-    async recordRelayAnswer(a: RelayAnswerComment): Promise<RelayRecord | null> {
-      const thread = db
-        .selectFrom("relays")
-        .selectAll()
-        .where("repository_key", "=", a.repository.key)
-        .where("pull_request", "=", a.pull);
-      const answered = await thread.where("answer_comment_id", "=", a.commentId).executeTakeFirst();
-      // An edit of an answer is its relay's, followed until its deadline only.
-      if (answered && readTime(answered.deadline) <= a.now) return null;
-      const candidates = answered
-        ? [answered]
-        : await thread
-            .where("answer_comment_id", "is", null)
-            .where("relayed_at", "<=", time(a.createdAt))
-            .where("deadline", ">", time(a.now))
-            .$if(a.quotedCommand !== null, (q) => q.where("command_name", "=", a.quotedCommand ?? ""))
-            .orderBy("relayed_at")
-            .orderBy("id")
-            .execute();
-      const at = time(a.updatedAt);
-      for (const candidate of candidates) {
-        // One statement: of two replicas recording answers at once, each version counts once, an older
-        // version (deliveries out of order) changes nothing, and a comment answers one relay only.
-        const result = await db
-          .updateTable("relays")
-          .set((eb) => ({
-            answer_comment_id: a.commentId,
-            answer_body: a.body,
-            answer_url: a.url,
-            answer_at: at,
-            answer_version: eb("answer_version", "+", 1),
-          }))
-          .where("id", "=", candidate.id)
-          .where((eb) =>
-            eb.or([
-              eb("answer_comment_id", "is", null),
-              eb.and([
-                eb("answer_comment_id", "=", a.commentId),
-                eb.or([
-                  eb("answer_at", "<", at),
-                  eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
-                ]),
-              ]),
-            ]),
-          )
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) > 0) return relays.getRelay(candidate.id);
-        if (answered) return null;
-      }
-      return null;
-    },
-
-    async presentRelay(id: string, presentation: unknown): Promise<void> {
-      await db
-        .updateTable("relays")
-        .set({ presentation: json(presentation) })
-        .where("id", "=", id)
-        .execute();
-    },
-
-    async supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void> {
-      await db
-        .updateTable("relays")
-        .set({ superseded: 1 })
-        .where("repository_key", "=", repository.key)
-        .where("pull_request", "=", pull)
-        .where("surface", "=", surface)
-        .where("presentation", "is not", null)
-        .execute();
-    },
-
-    async claimRelayAnswer(
-      id: string,
-      owner: string,
-      now: Date,
-      leaseMs: number,
-    ): Promise<RelayRecord | null> {
+function recordRelayAnswer(ctx: StoreContext): RelayStore["recordRelayAnswer"] {
+  const { db } = ctx;
+  return async (a: RelayAnswerComment): Promise<RelayRecord | null> => {
+    const thread = db
+      .selectFrom("relays")
+      .selectAll()
+      .where("repository_key", "=", a.repository.key)
+      .where("pull_request", "=", a.pull);
+    const answered = await thread.where("answer_comment_id", "=", a.commentId).executeTakeFirst();
+    // An edit of an answer is its relay's, followed until its deadline only.
+    if (answered && readTime(answered.deadline) <= a.now) return null;
+    const candidates = answered
+      ? [answered]
+      : await thread
+          .where("answer_comment_id", "is", null)
+          .where("relayed_at", "<=", time(a.createdAt))
+          .where("deadline", ">", time(a.now))
+          .$if(a.quotedCommand !== null, (q) => q.where("command_name", "=", a.quotedCommand ?? ""))
+          .orderBy("relayed_at")
+          .orderBy("id")
+          .execute();
+    const at = time(a.updatedAt);
+    for (const candidate of candidates) {
+      // One statement: of two replicas recording answers at once, each version counts once, an older
+      // version (deliveries out of order) changes nothing, and a comment answers one relay only.
       const result = await db
         .updateTable("relays")
-        .set({ apply_owner: owner, apply_until: time(new Date(now.getTime() + leaseMs)) })
-        .where("id", "=", id)
-        .where("presentation", "is not", null)
-        .where("superseded", "=", 0)
-        .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
-        .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+        .set((eb) => ({
+          answer_comment_id: a.commentId,
+          answer_body: a.body,
+          answer_url: a.url,
+          answer_at: at,
+          answer_version: eb("answer_version", "+", 1),
+        }))
+        .where("id", "=", candidate.id)
+        .where((eb) =>
+          eb.or([
+            eb("answer_comment_id", "is", null),
+            eb.and([
+              eb("answer_comment_id", "=", a.commentId),
+              eb.or([
+                eb("answer_at", "<", at),
+                eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
+              ]),
+            ]),
+          ]),
+        )
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return null;
-      return relays.getRelay(id);
-    },
-
-    async releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void> {
-      await db
-        .updateTable("relays")
-        .set({
-          apply_owner: null,
-          apply_until: null,
-          ...(appliedVersion === null ? {} : { applied_version: appliedVersion }),
-        })
-        .where("id", "=", id)
-        .where("apply_owner", "=", owner)
-        .execute();
-    },
-
-    async listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]> {
-      const rows = await db
-        .selectFrom("relays")
-        .selectAll()
-        .where("presentation", "is not", null)
-        .where("superseded", "=", 0)
-        .where("deadline", ">", time(now))
-        .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
-        .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
-        .orderBy("relayed_at")
-        .limit(limit)
-        .execute();
-      return rows.map((row) => toRelay(row, v));
-    },
+      if (Number(result.numUpdatedRows) > 0) return getRelay(ctx)(candidate.id);
+      if (answered) return null;
+    }
+    return null;
   };
-  return relays;
+}
+
+function presentRelay(ctx: StoreContext): RelayStore["presentRelay"] {
+  const { db } = ctx;
+  return async (id: string, presentation: unknown): Promise<void> => {
+    await db
+      .updateTable("relays")
+      .set({ presentation: json(presentation) })
+      .where("id", "=", id)
+      .execute();
+  };
+}
+
+function supersedeRelays(ctx: StoreContext): RelayStore["supersedeRelays"] {
+  const { db } = ctx;
+  return async (repository: Repo, pull: number, surface: "github" | "slack"): Promise<void> => {
+    await db
+      .updateTable("relays")
+      .set({ superseded: 1 })
+      .where("repository_key", "=", repository.key)
+      .where("pull_request", "=", pull)
+      .where("surface", "=", surface)
+      .where("presentation", "is not", null)
+      .execute();
+  };
+}
+
+function claimRelayAnswer(ctx: StoreContext): RelayStore["claimRelayAnswer"] {
+  const { db } = ctx;
+  return async (id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null> => {
+    const result = await db
+      .updateTable("relays")
+      .set({ apply_owner: owner, apply_until: time(new Date(now.getTime() + leaseMs)) })
+      .where("id", "=", id)
+      .where("presentation", "is not", null)
+      .where("superseded", "=", 0)
+      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return null;
+    return getRelay(ctx)(id);
+  };
+}
+
+function releaseRelayAnswer(ctx: StoreContext): RelayStore["releaseRelayAnswer"] {
+  const { db } = ctx;
+  return async (id: string, owner: string, appliedVersion: number | null): Promise<void> => {
+    await db
+      .updateTable("relays")
+      .set({
+        apply_owner: null,
+        apply_until: null,
+        ...(appliedVersion === null ? {} : { applied_version: appliedVersion }),
+      })
+      .where("id", "=", id)
+      .where("apply_owner", "=", owner)
+      .execute();
+  };
+}
+
+function listUnappliedRelays(ctx: StoreContext): RelayStore["listUnappliedRelays"] {
+  const { db, v } = ctx;
+  return async (now: Date, limit: number): Promise<RelayRecord[]> => {
+    const rows = await db
+      .selectFrom("relays")
+      .selectAll()
+      .where("presentation", "is not", null)
+      .where("superseded", "=", 0)
+      .where("deadline", ">", time(now))
+      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
+      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
+      .orderBy("relayed_at")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => toRelay(row, v));
+  };
 }
 
 function toRelay(row: Selectable<Tables["relays"]>, v: DialectValues): RelayRecord {

@@ -34,7 +34,7 @@ export interface StoreLifecycle {
  * The store: everything Yardmaster keeps between requests and across replicas, as one facade over one
  * narrow interface per concern (each in its own file, with its records and its queries: the table in
  * docs/architecture.md, "The store"). A consumer takes the narrow interfaces it uses; only the
- * composition root (src/yardmaster.ts) holds the whole store.
+ * composition root (src/app/create-app.ts) and the features' wiring hold the whole store.
  *
  * One implementation (kysely-store.ts composes the concerns' queries) over either embedded SQLite (one
  * process) or PostgreSQL (several replicas). Times that matter are passed in (`now`), so callers and

@@ -25,111 +25,126 @@ export interface SubscriptionStore {
 }
 
 export function kyselySubscriptions(ctx: StoreContext): SubscriptionStore {
-  const { db, v } = ctx;
   return {
-    async putSubscription(sub) {
-      const digest = sub.digest?.cadence ?? null;
-      const since = time(sub.digest?.since ?? sub.createdAt);
-      const values = {
-        repository: sub.repository.fullName,
-        branch_glob: sub.branchGlob,
-        groups: v.writeList(sub.groups),
-        digest,
-      };
-      // Insert, or else update: the primary key decides which, also between replicas subscribing at once.
-      const created = await inTransaction(ctx.database, async (tx) => {
-        const inserted = await tx
-          .insertInto("subscriptions")
-          .values({
-            channel_id: sub.channelId,
-            repository_key: sub.repository.key,
-            team_id: sub.teamId,
-            ...values,
-            digest_since: digest ? since : null,
-            created_by: sub.createdBy,
-            created_at: time(sub.createdAt),
-          })
-          .onConflict((oc) => oc.columns(["channel_id", "repository_key"]).doNothing())
-          .returning("channel_id")
-          .executeTakeFirst();
-        // The repository's read schedule, due at once if it is new.
-        await tx
-          .insertInto("poll_schedule")
-          .values({
-            repository_key: sub.repository.key,
-            repository: sub.repository.fullName,
-            next_poll_at: EPOCH,
-            cadence: "new",
-          })
-          .onConflict((oc) => oc.column("repository_key").doNothing())
-          .execute();
-        if (inserted) return true;
-        await tx
-          .updateTable("subscriptions")
-          // A subscribe that does not know its team keeps the one recorded.
-          .set({
-            ...values,
-            ...(sub.teamId === null ? {} : { team_id: sub.teamId }),
-            // A digest asked for again keeps the time it was first asked for.
-            digest_since: digest ? sql<string>`COALESCE(digest_since, ${since})` : null,
-          })
-          .where("channel_id", "=", sub.channelId)
-          .where("repository_key", "=", sub.repository.key)
-          .execute();
-        return false;
-      });
-      return { created };
-    },
+    putSubscription: putSubscription(ctx),
+    deleteSubscription: deleteSubscription(ctx),
+    listSubscriptions: listSubscriptions(ctx),
+    listSubscribedRepositories: listSubscribedRepositories(ctx),
+  };
+}
 
-    async deleteSubscription(channelId, repository) {
-      return inTransaction(ctx.database, async (tx) => {
-        const deleted = await tx
-          .deleteFrom("subscriptions")
-          .where("channel_id", "=", channelId)
-          .where("repository_key", "=", repository.key)
-          .returning("channel_id")
-          .executeTakeFirst();
-        // The last subscription to a repository takes its read schedule with it.
-        await tx
-          .deleteFrom("poll_schedule")
-          .where("repository_key", "=", repository.key)
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom("subscriptions")
-                  .select("channel_id")
-                  .where("repository_key", "=", repository.key),
-              ),
+function putSubscription(ctx: StoreContext): SubscriptionStore["putSubscription"] {
+  const { v } = ctx;
+  return async (sub) => {
+    const digest = sub.digest?.cadence ?? null;
+    const since = time(sub.digest?.since ?? sub.createdAt);
+    const values = {
+      repository: sub.repository.fullName,
+      branch_glob: sub.branchGlob,
+      groups: v.writeList(sub.groups),
+      digest,
+    };
+    // Insert, or else update: the primary key decides which, also between replicas subscribing at once.
+    const created = await inTransaction(ctx.database, async (tx) => {
+      const inserted = await tx
+        .insertInto("subscriptions")
+        .values({
+          channel_id: sub.channelId,
+          repository_key: sub.repository.key,
+          team_id: sub.teamId,
+          ...values,
+          digest_since: digest ? since : null,
+          created_by: sub.createdBy,
+          created_at: time(sub.createdAt),
+        })
+        .onConflict((oc) => oc.columns(["channel_id", "repository_key"]).doNothing())
+        .returning("channel_id")
+        .executeTakeFirst();
+      // The repository's read schedule, due at once if it is new.
+      await tx
+        .insertInto("poll_schedule")
+        .values({
+          repository_key: sub.repository.key,
+          repository: sub.repository.fullName,
+          next_poll_at: EPOCH,
+          cadence: "new",
+        })
+        .onConflict((oc) => oc.column("repository_key").doNothing())
+        .execute();
+      if (inserted) return true;
+      await tx
+        .updateTable("subscriptions")
+        // A subscribe that does not know its team keeps the one recorded.
+        .set({
+          ...values,
+          ...(sub.teamId === null ? {} : { team_id: sub.teamId }),
+          // A digest asked for again keeps the time it was first asked for.
+          digest_since: digest ? sql<string>`COALESCE(digest_since, ${since})` : null,
+        })
+        .where("channel_id", "=", sub.channelId)
+        .where("repository_key", "=", sub.repository.key)
+        .execute();
+      return false;
+    });
+    return { created };
+  };
+}
+
+function deleteSubscription(ctx: StoreContext): SubscriptionStore["deleteSubscription"] {
+  return async (channelId, repository) => {
+    return inTransaction(ctx.database, async (tx) => {
+      const deleted = await tx
+        .deleteFrom("subscriptions")
+        .where("channel_id", "=", channelId)
+        .where("repository_key", "=", repository.key)
+        .returning("channel_id")
+        .executeTakeFirst();
+      // The last subscription to a repository takes its read schedule with it.
+      await tx
+        .deleteFrom("poll_schedule")
+        .where("repository_key", "=", repository.key)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("subscriptions")
+                .select("channel_id")
+                .where("repository_key", "=", repository.key),
             ),
-          )
-          .execute();
-        return deleted !== undefined;
-      });
-    },
-
-    async listSubscriptions(filter = {}) {
-      const { channelId, repository } = filter;
-      const rows = await db
-        .selectFrom("subscriptions")
-        .selectAll()
-        .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
-        .$if(repository !== undefined, (q) => q.where("repository_key", "=", repository?.key as string))
-        .orderBy(v.bytewise("repository_key"))
-        .orderBy(v.bytewise("channel_id"))
+          ),
+        )
         .execute();
-      return rows.map((row) => toSubscription(row, v));
-    },
+      return deleted !== undefined;
+    });
+  };
+}
 
-    async listSubscribedRepositories() {
-      const rows = await db
-        .selectFrom("subscriptions")
-        .select(sql<string>`min(${v.bytewise("repository")})`.as("repository"))
-        .groupBy("repository_key")
-        .orderBy(v.bytewise("repository_key"))
-        .execute();
-      return rows.map((r) => Repo.from(r.repository));
-    },
+function listSubscriptions(ctx: StoreContext): SubscriptionStore["listSubscriptions"] {
+  const { db, v } = ctx;
+  return async (filter = {}) => {
+    const { channelId, repository } = filter;
+    const rows = await db
+      .selectFrom("subscriptions")
+      .selectAll()
+      .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
+      .$if(repository !== undefined, (q) => q.where("repository_key", "=", repository?.key as string))
+      .orderBy(v.bytewise("repository_key"))
+      .orderBy(v.bytewise("channel_id"))
+      .execute();
+    return rows.map((row) => toSubscription(row, v));
+  };
+}
+
+function listSubscribedRepositories(ctx: StoreContext): SubscriptionStore["listSubscribedRepositories"] {
+  const { db, v } = ctx;
+  return async () => {
+    const rows = await db
+      .selectFrom("subscriptions")
+      .select(sql<string>`min(${v.bytewise("repository")})`.as("repository"))
+      .groupBy("repository_key")
+      .orderBy(v.bytewise("repository_key"))
+      .execute();
+    return rows.map((r) => Repo.from(r.repository));
   };
 }
 

@@ -71,9 +71,26 @@ export const CHECKS_CONCLUSIONS = [
  * strict requires what the real service always sends. Nested check objects follow QueueCheck (docs/merge-queue-api.md).
  */
 export function buildEventMetadataSchemas(mode: SchemaMode) {
+  const check = buildQueueCheckSchema(mode);
+  const { actor, gitHubAccount, speculativeCheckPullRequest } = accountSchemas(mode, check);
+  const fields = sharedFields(mode, speculativeCheckPullRequest, check);
+  const byType = {
+    ...queueMembershipSchemas(mode, fields),
+    ...checksSchemas(mode, fields),
+    ...bisectionAndConflictSchemas(mode, fields),
+    ...pauseSchemas(mode, actor),
+    ...commandSchemas(mode, gitHubAccount),
+  } satisfies Record<TypedEventType, z.ZodType>;
+
+  return { actor, gitHubAccount, speculativeCheckPullRequest, byType };
+}
+
+type QueueCheckSchema = ReturnType<typeof buildQueueCheckSchema>;
+
+/** Who paused or ran a command, and the pull request that ran speculative checks. */
+function accountSchemas(mode: SchemaMode, check: QueueCheckSchema) {
   const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
   const nullableDateTime = dateTimeSchema.nullable();
-  const check = buildQueueCheckSchema(mode);
 
   /** Actor: who paused, updated or unpaused. */
   const actor = z.looseObject({
@@ -101,7 +118,18 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
     unsuccessful_checks: sent(z.array(check)),
     pull_request_numbers: sent(z.array(pullNumberValueSchema)),
   });
+  return { actor, gitHubAccount, speculativeCheckPullRequest };
+}
 
+type SharedFields = ReturnType<typeof sharedFields>;
+
+/** Fields several event types share. */
+function sharedFields(
+  mode: SchemaMode,
+  speculativeCheckPullRequest: ReturnType<typeof accountSchemas>["speculativeCheckPullRequest"],
+  check: QueueCheckSchema,
+) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
   // Fields shared by several types, always sent where they appear.
   const queued = {
     branch: sent(z.string()),
@@ -135,16 +163,14 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
     ...session,
     ...batch,
   };
+  return { queued, session, batch, scopes, checksRun, bisection, check };
+}
 
-  const command = z.looseObject({
-    author: sent(gitHubAccount),
-    comment_id: sent(z.int()),
-    session_id: sent(uuidSchema.nullable()),
-    command_trigger: sent(mode.oneOf(["comment", "checkbox"]).nullable()),
-    trigger_comment_url: sent(z.string().nullable()),
-  });
-
-  const byType = {
+/** A pull request entering, leaving or merged from a queue, and a queue's size. */
+function queueMembershipSchemas(mode: SchemaMode, f: SharedFields) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
+  const { queued, session, scopes, check } = f;
+  return {
     "action.queue.enter": z.looseObject({ ...queued, ...session }),
     "action.queue.leave": z.looseObject({
       ...queued,
@@ -172,6 +198,14 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
       priority_rule_name: sent(z.string().nullable()),
       size: sent(z.int()),
     }),
+  };
+}
+
+/** Speculative checks started, ended, counted, or not started. */
+function checksSchemas(mode: SchemaMode, f: SharedFields) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
+  const { queued, session, checksRun } = f;
+  return {
     "action.queue.checks_start": z.looseObject({
       ...checksRun,
       start_reason: sent(z.string()),
@@ -192,6 +226,14 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
       running_checks: sent(z.int()),
     }),
     "action.queue.checks_not_started": z.looseObject({ ...queued, ...session, reason: sent(z.string()) }),
+  };
+}
+
+/** A failed batch bisected, and a pull request deferred for a conflict. */
+function bisectionAndConflictSchemas(mode: SchemaMode, f: SharedFields) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
+  const { queued, session, bisection } = f;
+  return {
     "action.queue.batch_bisection_start": z.looseObject({
       ...bisection,
       batch_size_before_split: sent(z.int()),
@@ -214,6 +256,13 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
       reason: sent(z.string()),
       blocking_pull_request_numbers: sent(z.array(pullNumberValueSchema)),
     }),
+  };
+}
+
+/** A queue paused, its pause changed, or removed. */
+function pauseSchemas<A extends z.ZodType>(mode: SchemaMode, actor: A) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
+  return {
     "queue.pause.create": z.looseObject({
       reason: sent(z.string()),
       created_by: sent(actor),
@@ -228,13 +277,26 @@ export function buildEventMetadataSchemas(mode: SchemaMode) {
       deleted_by: sent(actor),
       deleted_by_staff: sent(z.boolean()),
     }),
+  };
+}
+
+/** The merge queue's comment commands. */
+function commandSchemas<G extends z.ZodType>(mode: SchemaMode, gitHubAccount: G) {
+  const sent = <T extends z.ZodType>(schema: T) => mode.alwaysSent(schema);
+  const command = z.looseObject({
+    author: sent(gitHubAccount),
+    comment_id: sent(z.int()),
+    session_id: sent(uuidSchema.nullable()),
+    command_trigger: sent(mode.oneOf(["comment", "checkbox"]).nullable()),
+    trigger_comment_url: sent(z.string().nullable()),
+  });
+
+  return {
     // The reference has no command.requeue schema; it is a command like the other two.
     "command.queue": command,
     "command.dequeue": command,
     "command.requeue": command,
-  } satisfies Record<TypedEventType, z.ZodType>;
-
-  return { actor, gitHubAccount, speculativeCheckPullRequest, byType };
+  };
 }
 
 const lenient = buildEventMetadataSchemas(lenientMode);

@@ -1,0 +1,55 @@
+import type { Backends } from "../backends/wire.js";
+import type { RunDeps } from "../commands/run.js";
+import type { Repo } from "../repo.js";
+import type { PauseAttribution, ScheduledUnpause, Store } from "../store/index.js";
+import type { Infrastructure } from "./infrastructure.js";
+
+/** What every command needs, whichever surface runs it; each surface adds its own (GitHub, Slack's). */
+export type CommandPorts = Omit<RunDeps, "github">;
+
+export interface CommandPortsDeps
+  extends Pick<Infrastructure, "config" | "options" | "metrics" | "logger" | "now"> {
+  store: Store;
+  backends: Backends;
+  /** Whether relayed commands are followed (src/commands/relay-follow.ts). */
+  followsRelays: boolean;
+}
+
+/** The command core's ports (src/commands/ports.ts) on the store and the merge-queue backends. */
+export function commandPorts(
+  deps: CommandPortsDeps,
+): CommandPorts & Required<Pick<CommandPorts, "statsDays" | "statsEvents" | "attributePause">> {
+  const { config, store, backends, now } = deps;
+  return {
+    mergeQueue: backends.mergeQueue,
+    statsEvents: backends.statsEvents,
+    ...(backends.queueBackends ? { queueBackends: backends.queueBackends } : {}),
+    permissions: config.permissions,
+    commandPrefix: config.mergeQueue.commandPrefix,
+    ...(deps.followsRelays ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
+    attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
+    attributeQueue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
+      store.rememberQueueRequest(repository, number, by),
+    ...(backends.plan.github
+      ? {
+          attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
+            store.rememberRemoval(repository, number, by),
+        }
+      : {}),
+    statsDays: {
+      get: (repo, days) => store.getStatsDays(repo, days),
+      // Stamped (and old days pruned) on the clock the days are reckoned on.
+      put: (repo, day, facts) => store.putStatsDay(repo, day, facts, now()),
+    },
+    pauseAttribution: (repository: Repo) => store.getPauseAttribution(repository),
+    unpauseSchedule: {
+      now,
+      put: (unpause: ScheduledUnpause) => store.putScheduledUnpause(unpause),
+      cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
+    },
+    freezes: { store, now },
+    metrics: deps.metrics,
+    logger: deps.logger,
+    now: deps.options.now,
+  };
+}

@@ -1,0 +1,96 @@
+import { wireBackends } from "../backends/wire.js";
+import { wireRelays } from "../commands/relays-wire.js";
+import { wireTimedPauses } from "../commands/timed-pauses-wire.js";
+import { wireDoctor } from "../doctor/wire.js";
+import { wireFreezes } from "../freezes/wire.js";
+import { connectGitHubApp } from "../github/probot.js";
+import { wireGitHub } from "../github/wire.js";
+import type { Config } from "../load-config.js";
+import { createMetrics } from "../metrics.js";
+import { wireDigests } from "../notifier/digests-wire.js";
+import { wireNotifier } from "../notifier/wire.js";
+import type { Repo } from "../repo.js";
+import { wireIdentity } from "../slack/identity-wire.js";
+import { wireSlack } from "../slack/wire.js";
+import { openStore } from "../store/index.js";
+import { commandPorts } from "./command-ports.js";
+import { type Infrastructure, infrastructure } from "./infrastructure.js";
+import { serve } from "./lifecycle.js";
+import type { YardmasterOptions } from "./options.js";
+import type { Yardmaster } from "./types.js";
+
+/**
+ * The composition root (docs/architecture.md, "Composition"): the infrastructure, then each feature's
+ * wiring in order, each given only what was built before it; a feature that must notify one wired later
+ * tells the infrastructure's hubs (`rings`, `happenings`), which the later one listens to.
+ */
+export async function createYardmaster(config: Config, options: YardmasterOptions): Promise<Yardmaster> {
+  const metrics = createMetrics();
+  const store = await openStore(config.database, options.logger);
+  metrics.storeProbe.set(() => store.ping());
+  try {
+    return await compose(infrastructure(config, options, { metrics, store }));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+async function compose(infra: Infrastructure): Promise<Yardmaster> {
+  const { config, options, store, metrics, logger, owner, now } = infra;
+  const { slack } = config;
+  // The GitHub App first: GitHub's merge queue acts as its installations.
+  const app = config.github
+    ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit)
+    : null;
+  const installations = app?.installations ?? null;
+  const backends = wireBackends({
+    config,
+    options,
+    metrics,
+    history: store,
+    queueRequests: store,
+    installations,
+  });
+  const { mergeQueue, queueBackends } = backends;
+  const relays = wireRelays({ hasGitHubApp: app !== null, store, mergeQueue, owner, logger, now });
+  const { follower } = relays;
+  const commands = commandPorts({ ...infra, backends, followsRelays: follower !== null });
+  const github = await wireGitHub({ infra, app, commands, follower, hearsQueue: backends.plan.github });
+  const doctor = wireDoctor(infra, installations);
+  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, queueBackends });
+  const { home } = slackSurface;
+  const identity = wireIdentity(infra, home);
+  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
+  const { statsEvents, statsDays, attributePause } = commands;
+  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
+  // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
+  const ring = (repository: Repo) => infra.rings.tell(repository);
+  const intervalMs = options.scheduledUnpauseIntervalMs;
+  const pausing = { store, mergeQueue, attributePause, ring, owner, logger, now, intervalMs };
+  const timedPauses = wireTimedPauses({ ...pausing, claims: store, counter: metrics.scheduledUnpauses });
+  const subscriptions = (repository: Repo) => store.listSubscriptions({ repository });
+  const freezes = wireFreezes({ ...pausing, subscriptions, slack });
+  const running = serve(infra, {
+    handlers: [github, identity, slackSurface].flatMap((feature) => feature.handlers ?? []),
+    connections: slackSurface.connections,
+    services: [timedPauses, freezes, relays, github, notifier, digests, doctor].flatMap(
+      (feature) => feature?.services ?? [],
+    ),
+    appSlug: app?.appSlug ?? null,
+    ...(notifier ? { pollerLastTick: () => notifier.poller.lastSuccessfulTick } : {}),
+  });
+  return {
+    config,
+    metrics,
+    store,
+    appSlug: app?.appSlug ?? null,
+    githubWrites: github.writes,
+    poller: notifier?.poller ?? null,
+    deliverer: notifier?.deliverer ?? null,
+    digests: digests?.digests ?? null,
+    scheduledUnpauser: timedPauses.unpauser,
+    freezeRunner: freezes.runner,
+    ...running,
+  };
+}

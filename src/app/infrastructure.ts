@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Config } from "../load-config.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { QueueHappening } from "../notifier/pushed-notices.js";
+import type { Repo } from "../repo.js";
+import { InFlight } from "../server/in-flight.js";
+import { githubUrls } from "../settings/read-settings.js";
+import type { Store } from "../store/index.js";
+import { Hub } from "./hub.js";
+import type { YardmasterOptions } from "./options.js";
+
+/** What the composition root builds before any feature, and hands each the part it needs. */
+export interface Infrastructure {
+  config: Config;
+  options: YardmasterOptions;
+  logger: Logger;
+  metrics: Metrics;
+  store: Store;
+  /** This process, as the holder of claims and leases in the store shared with other replicas. */
+  owner: string;
+  /** The clock of the merge queue's time (docs/architecture.md, "Time"): `options.now`, or the system's. */
+  now: () => Date;
+  /** GitHub's web and API addresses (github.com, or GHE_HOST's). */
+  urls: { apiUrl: string; webUrl: string };
+  /** Requests and the work surfaces go on doing after answering: a graceful stop waits for them. */
+  inFlight: InFlight;
+  /** What webhooks left to do once answered (counted in `inFlight` too). */
+  webhookWork: InFlight;
+  trackWebhookWork(work: Promise<unknown>): void;
+  /** Aborted when the stop begins. */
+  stopping: AbortController;
+  /** A repository's queue may have moved (GitHub's events, a timed pause's end, a freeze): read it soon. */
+  rings: Hub<[repository: Repo]>;
+  /** GitHub's own merge queue said something happened (its webhooks), for the notifier's pushed notices. */
+  happenings: Hub<[happening: QueueHappening, deliveryId: string]>;
+}
+
+/** Everything but the metrics and the store, which the root opens first (the store can fail). */
+export function infrastructure(
+  config: Config,
+  options: YardmasterOptions,
+  opened: { metrics: Metrics; store: Store },
+): Infrastructure {
+  const inFlight = new InFlight();
+  const webhookWork = new InFlight();
+  return {
+    config,
+    options,
+    logger: options.logger,
+    ...opened,
+    owner: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    now: options.now ?? (() => new Date()),
+    urls: githubUrls(config.githubHost),
+    inFlight,
+    webhookWork,
+    trackWebhookWork: (work) => {
+      inFlight.track(webhookWork.track(work));
+    },
+    stopping: new AbortController(),
+    rings: new Hub(),
+    happenings: new Hub(),
+  };
+}

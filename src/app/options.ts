@@ -1,0 +1,50 @@
+import type { ProbotOctokit } from "probot";
+import type { CallRecord } from "../backends/mergify/index.js";
+import type { WriteLimits, WriteRetry } from "../github/github-writes.js";
+import type { Logger } from "../logger.js";
+import type { PostPace } from "../notifier/slack-holds.js";
+
+export interface YardmasterOptions {
+  logger: Logger;
+  /** Tests pass an Octokit with retries and throttling off. */
+  Octokit?: typeof ProbotOctokit;
+  /** Per-attempt timeout and retries of merge-queue calls (tests shorten them). */
+  mergeQueueTimeoutMs?: number;
+  mergeQueueRetries?: number;
+  /** Tests: Bolt's bot identity (skips auth.test) and Web API retries. */
+  slackBot?: { botId: string; botUserId: string; retries?: number };
+  /** false: the poller does not run by itself (tests call `poller.tick()`). Default true. */
+  autoPoll?: boolean;
+  /**
+   * Each channel's posts at Slack's pace (default SLACK_POST_PACE: a burst of 3, then one a second);
+   * false: as fast as Slack answers (tests that tick the notifier by hand on a clock they move).
+   */
+  slackPace?: PostPace | false;
+  /**
+   * The clock of the merge queue's time: the notifier, timed pauses, digests, stats and the times answers
+   * show ("in 2 h") run on it; default the system's (the benchmark and the end-to-end tests run it on the
+   * merge-queue simulator's). What must follow the real time stays on the system clock (signatures,
+   * tokens, rate limits, webhook deliveries' records): docs/architecture.md, "Time".
+   */
+  now?: () => Date;
+  /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
+  scheduledUnpauseIntervalMs?: number;
+  /** Repositories the poller reads at once; default the Poller's. */
+  pollConcurrency?: number;
+  /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */
+  onMergeQueueCall?: (call: CallRecord) => void;
+  /**
+   * The GitHub surface's answers (src/github): the write queue's limits and retries (default GitHub's
+   * figures), when 👀 is sent, when an answer GitHub answered 5xx is tried again. Tests run the same
+   * rules faster.
+   */
+  githubAnswers?: {
+    limits?: WriteLimits;
+    retry?: Partial<WriteRetry>;
+    seenAfterMs?: number;
+    answerRetryDelayMs?: number;
+    /** How long a replica's claim of a comment's job holds, and how often replicas look for lapsed ones. */
+    jobLeaseMs?: number;
+    jobSweepMs?: number;
+  };
+}

@@ -1,0 +1,44 @@
+import type { ScheduledUnpauser } from "../commands/scheduled-unpause.js";
+import type { FreezeRunner } from "../freezes/runner.js";
+import type { GitHubWrites } from "../github/github-writes.js";
+import type { Config } from "../load-config.js";
+import type { Metrics } from "../metrics.js";
+import type { Deliverer } from "../notifier/deliverer.js";
+import type { Digests } from "../notifier/digests.js";
+import type { Poller } from "../notifier/poller.js";
+import type { Store } from "../store/index.js";
+
+/** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
+export interface CloseReport {
+  abandoned: number;
+}
+
+export interface Yardmaster {
+  config: Config;
+  metrics: Metrics;
+  store: Store;
+  appSlug: string | null;
+  /** The app's GitHub write queue; null when the GitHub surface is off. */
+  githubWrites: GitHubWrites | null;
+  /** The notifier's poller and deliverer; null when Slack is off (nowhere to notify). */
+  poller: Poller | null;
+  deliverer: Deliverer | null;
+  /** Weekly digests; null when Slack is off. */
+  digests: Digests | null;
+  /** Ends timed pauses when their time comes. */
+  scheduledUnpauser: ScheduledUnpauser;
+  /** Applies freeze windows (src/freezes). */
+  freezeRunner: FreezeRunner;
+  /**
+   * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
+   * (run after their webhook's answer) and pushed notices' deliveries.
+   */
+  webhookWorkDone(): Promise<void>;
+  listen(): Promise<{ url: string; port: number }>;
+  /**
+   * Stops: no new connection or request is accepted; requests in flight, commands still running after
+   * their answer and the poller's tick get `timeoutMs` (default 0) to finish, then are abandoned; the
+   * store is closed. Calling it again returns the same stop.
+   */
+  close(options?: { timeoutMs?: number }): Promise<CloseReport>;
+}

@@ -1,0 +1,100 @@
+import type { YardmasterOptions } from "../app/options.js";
+import { githubQueueServing } from "../commands/github-queue.js";
+import type { MergeQueue, QueueBackends, StatsEvents } from "../commands/ports.js";
+import type { QueueEventLog } from "../core/queue.js";
+import type { Installations } from "../github/installations.js";
+import type { Config } from "../load-config.js";
+import type { Metrics } from "../metrics.js";
+import { currentReadReason } from "../notifier/poller.js";
+import type { Repo } from "../repo.js";
+import type { QueueHistory, QueueRequestStore } from "../store/index.js";
+import { type BackendPlan, backendPlan, queueBackends, queueStatsEvents } from "./choose.js";
+import { GitHubQueueClient } from "./github/client.js";
+import { withoutMergify } from "./github/without-mergify.js";
+import { MergeQueueClient } from "./mergify/index.js";
+import { mergifyEventLog } from "./mergify/queue-events.js";
+
+/** The merge queues, built once for every feature that drives or reads one. */
+export interface Backends {
+  /** Which backends may serve some repository (MERGE_QUEUE_PROVIDER). */
+  plan: BackendPlan;
+  mergeQueue: MergeQueue;
+  /** GitHub's own merge queue and which backend serves a branch; absent: Mergify serves every one. */
+  queueBackends?: QueueBackends;
+  /** Where `stats` and the weekly digest read a repository's queue events. */
+  statsEvents: StatsEvents;
+  /** The log the notifier reads (Mergify's); null when no repository is on a backend that has one. */
+  eventLog: QueueEventLog | null;
+  /** Whether the notifier reads the repository's log (false: GitHub's webhooks bring its notices). */
+  readsLog(repository: Repo): Promise<boolean>;
+}
+
+export interface BackendsDeps {
+  config: Config;
+  options: Pick<YardmasterOptions, "mergeQueueTimeoutMs" | "mergeQueueRetries" | "onMergeQueueCall">;
+  metrics: Metrics;
+  history: QueueHistory;
+  /** Who asked Yardmaster to queue a pull request (its relayed command names the app's bot). */
+  queueRequests?: Pick<QueueRequestStore, "getQueueRequest">;
+  /** The GitHub App's installations, which GitHub's merge queue acts as; null when the app is off. */
+  installations: Installations | null;
+}
+
+/** The merge-queue backends (docs/backends.md): Mergify's client with its metrics, GitHub's, the choice. */
+export function wireBackends(deps: BackendsDeps): Backends {
+  const { config, options, metrics, history, installations, queueRequests } = deps;
+  // With MERGE_QUEUE_PROVIDER=github the Mergify key may be unset: then nothing calls Mergify.
+  const mergify = config.mergeQueue.token
+    ? new MergeQueueClient({
+        baseUrl: config.mergeQueue.apiUrl,
+        token: config.mergeQueue.token,
+        ...(options.mergeQueueTimeoutMs ? { timeoutMs: options.mergeQueueTimeoutMs } : {}),
+        ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
+        onCall: (call) => {
+          options.onMergeQueueCall?.(call);
+          const reason = currentReadReason();
+          if (reason) metrics.logRequests.inc({ reason });
+          metrics.mergeQueueCalls.inc({
+            method: call.method,
+            route: call.route,
+            status: String(call.status),
+          });
+          metrics.mergeQueueLatency.observe(call.durationMs / 1000, {
+            method: call.method,
+            route: call.route,
+          });
+        },
+      })
+    : null;
+  const plan = backendPlan(config.mergeQueue.provider);
+  // GitHub's own merge queue acts as the repository's installation.
+  const backends = !plan.github
+    ? undefined
+    : queueBackends(
+        plan.provider,
+        new GitHubQueueClient(
+          async (repo) => {
+            if (!installations)
+              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+            return installations.graphql(repo);
+          },
+          { metrics },
+        ),
+      );
+  return {
+    plan,
+    mergeQueue: mergify ?? withoutMergify(),
+    ...(backends ? { queueBackends: backends } : {}),
+    statsEvents: queueStatsEvents(mergify, backends, history),
+    // With MERGE_QUEUE_PROVIDER=github the poller reads nothing; with auto it skips the repositories on
+    // GitHub's queue (their notices are pushed).
+    eventLog:
+      plan.mergify && mergify
+        ? mergifyEventLog(
+            mergify,
+            queueRequests ? { askedOf: (r, n) => queueRequests.getQueueRequest(r, n) } : {},
+          )
+        : null,
+    readsLog: async (repository) => (await githubQueueServing(backends, repository)) === null,
+  };
+}

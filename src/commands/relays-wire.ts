@@ -1,0 +1,31 @@
+import type { Wired } from "../app/service.js";
+import type { Logger } from "../logger.js";
+import type { MergeQueue } from "./ports.js";
+import { RelayFollower, type RelayFollowerDeps } from "./relay-follow.js";
+
+export interface RelaysDeps {
+  /** The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App). */
+  hasGitHubApp: boolean;
+  store: RelayFollowerDeps["store"];
+  mergeQueue: MergeQueue;
+  owner: string;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** Relayed commands followed until the merge queue answers (src/commands/relay-follow.ts). */
+export function wireRelays(deps: RelaysDeps): Wired & { follower: RelayFollower | null } {
+  if (!deps.hasGitHubApp) return { follower: null };
+  const follower = new RelayFollower({
+    store: deps.store,
+    mergeQueue: deps.mergeQueue,
+    owner: deps.owner,
+    logger: deps.logger.child({ name: "relays" }),
+    now: deps.now,
+  });
+  // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
+  return {
+    follower,
+    services: [{ name: "relays", start: () => follower.start(), stop: () => follower.stop() }],
+  };
+}

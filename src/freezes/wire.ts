@@ -1,0 +1,48 @@
+import type { Wired } from "../app/service.js";
+import type { Subscription } from "../commands/ports.js";
+import type { Logger } from "../logger.js";
+import { webApiDigestPoster } from "../notifier/slack-poster.js";
+import type { Repo } from "../repo.js";
+import { slackFreezeAnnouncer } from "./announce.js";
+import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
+
+export interface FreezesDeps
+  extends Pick<FreezeRunnerDeps, "store" | "mergeQueue" | "attributePause" | "owner"> {
+  /** A repository's subscriptions: where its freezes are announced. */
+  subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
+  /** Slack, to announce in; null: nothing is announced. */
+  slack: { botToken: string; apiUrl: string } | null;
+  /** After a pause or resume: the notifier reads the repository promptly. */
+  ring: (repository: Repo) => Promise<void>;
+  logger: Logger;
+  now: () => Date;
+  /** How often each replica looks at the freezes; default the runner's. */
+  intervalMs: number | undefined;
+}
+
+/** Freeze windows (src/freezes), applied on every replica, each step by one. */
+export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner } {
+  const { slack } = deps;
+  const runner = new FreezeRunner({
+    store: deps.store,
+    mergeQueue: deps.mergeQueue,
+    ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
+    ...(slack
+      ? {
+          announce: slackFreezeAnnouncer({
+            channels: async (repository) => (await deps.subscriptions(repository)).map((s) => s.channelId),
+            post: webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }).post,
+            logger: deps.logger.child({ name: "freezes" }),
+          }),
+        }
+      : {}),
+    afterChange: async (repository) => {
+      await deps.ring(repository);
+    },
+    owner: deps.owner,
+    logger: deps.logger.child({ name: "freezes" }),
+    now: deps.now,
+    ...(deps.intervalMs ? { intervalMs: deps.intervalMs } : {}),
+  });
+  return { runner, services: [{ name: "freezes", start: () => runner.start(), stop: () => runner.stop() }] };
+}

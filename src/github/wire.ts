@@ -1,0 +1,113 @@
+import type { CommandPorts } from "../app/command-ports.js";
+import type { Infrastructure } from "../app/infrastructure.js";
+import type { Service, Wired } from "../app/service.js";
+import { cachedPermission } from "../commands/cached-permission.js";
+import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
+import type { RelayFollower } from "../commands/relay-follow.js";
+import { GitHubWrites } from "./github-writes.js";
+import { unavailableGateway } from "./installations.js";
+import { type GitHubAppConnection, startGitHubSurface } from "./probot.js";
+import { WebhookArrivals, WebhookJobs } from "./webhook-jobs.js";
+import { StoreWritePace } from "./write-pace.js";
+
+export interface GitHubWiring extends Wired {
+  /** The app's one write queue; null when the GitHub App is off. */
+  writes: GitHubWrites | null;
+  /** The commands' GitHub, acting as the repository's installation; refuses clearly when the app is off. */
+  gateway: GitHubGateway;
+  /** Who may read a repository, cached a while: personal notices and the Home tab (commands ask at the time). */
+  readPermission: PermissionLookup;
+}
+
+export interface GitHubDeps {
+  infra: Pick<
+    Infrastructure,
+    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls" | "trackWebhookWork"
+  > &
+    Pick<Infrastructure, "rings" | "happenings">;
+  /** The connected GitHub App; null when it is not configured (then only the refusing gateway). */
+  app: GitHubAppConnection | null;
+  commands: CommandPorts;
+  /** Relayed commands' answers, followed where they were asked; null: not followed. */
+  follower: RelayFollower | null;
+  /** GitHub's own merge queue may serve some repository: its webhooks are heard. */
+  hearsQueue: boolean;
+}
+
+/**
+ * The GitHub surface (src/github): the write queue on the app's shared pace, comment commands recorded
+ * as webhook jobs and run after their answer, GitHub's activity ringing the notifier, GitHub's merge
+ * queue's webhooks told to it.
+ */
+export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
+  const { infra, app } = deps;
+  const config = infra.config.github;
+  if (!config || !app) {
+    const gateway = unavailableGateway();
+    return { writes: null, gateway, readPermission: readCache(gateway) };
+  }
+  const { logger, metrics, store, owner } = infra;
+  const answers = infra.options.githubAnswers ?? {};
+  const writes = new GitHubWrites({
+    logger: logger.child({ name: "github-writes" }),
+    ...(answers.limits ? { limits: answers.limits } : {}),
+    ...(answers.retry ? { retry: answers.retry } : {}),
+    // GitHub's limits count per app: every replica of it keeps one pace, in the store they share.
+    pace: new StoreWritePace(store, config.appId, owner),
+    onRateLimited: (status) => metrics.githubRateLimited.inc({ status: String(status) }),
+  });
+  const arrivals = new WebhookArrivals();
+  const made: { jobs?: WebhookJobs } = {};
+  const handler = await startGitHubSurface(
+    app,
+    {
+      ...deps.commands,
+      // A comment command is recorded and answered at once; it runs after (src/github/webhook-jobs.ts).
+      jobs: (run) => {
+        made.jobs = new WebhookJobs({
+          store,
+          owner,
+          run,
+          track: infra.trackWebhookWork,
+          arrivals,
+          logger: logger.child({ name: "webhook-jobs" }),
+          ...(answers.jobLeaseMs !== undefined ? { leaseMs: answers.jobLeaseMs } : {}),
+          ...(answers.jobSweepMs !== undefined ? { sweepMs: answers.jobSweepMs } : {}),
+        });
+        return made.jobs;
+      },
+      writes,
+      summaryClaims: { records: store, owner },
+      githubWebUrl: infra.urls.webUrl,
+      ...(answers.seenAfterMs !== undefined ? { seenAfterMs: answers.seenAfterMs } : {}),
+      ...(answers.answerRetryDelayMs !== undefined ? { answerRetryDelayMs: answers.answerRetryDelayMs } : {}),
+      // GitHub's events ring the notifier (once Slack is configured, it listens).
+      onRepositoryActivity: (repository) => infra.rings.tell(repository),
+      ...(deps.follower
+        ? { relays: { follower: deps.follower, botLogin: infra.config.mergeQueue.botLogin } }
+        : {}),
+      // GitHub's queue webhooks feed the notifier's pushed notices (once Slack is configured).
+      ...(deps.hearsQueue
+        ? { onQueueHappening: (happening, deliveryId) => infra.happenings.tell(happening, deliveryId) }
+        : {}),
+    },
+    arrivals,
+  );
+  const gateway = app.installations.gateway(writes);
+  return {
+    handlers: [handler],
+    services: jobsService(made.jobs),
+    writes,
+    gateway,
+    readPermission: readCache(gateway),
+  };
+}
+
+function readCache(gateway: GitHubGateway): PermissionLookup {
+  return cachedPermission((repo, login) => gateway.permission(repo, login));
+}
+
+/** A command whose replica stopped or died before it ran is run by another once its claim lapses. */
+function jobsService(jobs: WebhookJobs | undefined): Service[] {
+  return jobs ? [{ name: "webhook-jobs", start: () => jobs.start(), stop: () => jobs.stop() }] : [];
+}

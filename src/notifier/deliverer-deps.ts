@@ -1,0 +1,41 @@
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { Repo } from "../repo.js";
+import type {
+  BackoffStore,
+  LeaseStore,
+  OutboxStore,
+  PauseAttributionStore,
+  ThreadStore,
+} from "../store/index.js";
+import type { Backoffs } from "./backoff.js";
+import type { PostPace } from "./slack-holds.js";
+import type { NotificationPoster } from "./slack-poster.js";
+import type { NotificationRenderer, PullInfo } from "./types.js";
+
+export interface DelivererDeps {
+  store: OutboxStore &
+    ThreadStore &
+    LeaseStore &
+    BackoffStore &
+    Pick<PauseAttributionStore, "getPauseAttribution">;
+  poster: NotificationPoster;
+  render: NotificationRenderer;
+  /** Title and link of a pull request (GitHub through the app), or null when unknown. */
+  pullInfo: (repository: Repo, number: number) => Promise<PullInfo | null>;
+  backoffs: Backoffs;
+  githubWebUrl: string;
+  /** Which replica this is, for leases. */
+  owner: string;
+  metrics?: Metrics;
+  logger: Logger;
+  now?: () => Date;
+  /** Channels delivered at once. */
+  concurrency?: number;
+  /**
+   * Slack's pace for each channel's posts (SLACK_POST_PACE where Yardmaster runs): a pass posts what the
+   * pace allows and says when the channel may go on. None: a channel's rows are posted as fast as Slack
+   * answers, until it answers 429.
+   */
+  pace?: PostPace;
+}

@@ -1,0 +1,91 @@
+import type { CommandPorts } from "../app/command-ports.js";
+import type { Infrastructure } from "../app/infrastructure.js";
+import type { Service, Wired } from "../app/service.js";
+import type { GitHubGateway, PermissionLookup, QueueBackends, SetupCheck } from "../commands/ports.js";
+import type { RelayFollower } from "../commands/relay-follow.js";
+import { nextFreeze } from "../freezes/present.js";
+import type { Repo } from "../repo.js";
+import type { HomeTab } from "./home-tab.js";
+import { loginUrl } from "./identity-linking.js";
+import { createSlackSurface } from "./slack-surface.js";
+import { slackTimeZoneFromWebApi } from "./user-time-zone.js";
+
+export interface SlackWiring extends Wired {
+  /** The Home tab; null without Slack or without GitHub (it shows only what a person can read). */
+  home: HomeTab | null;
+  /**
+   * The surface's own connection in Socket Mode: started once listening, and stopped first on close,
+   * with the Home tab's refreshes, before the server stops taking requests.
+   */
+  connections: Service[];
+}
+
+export interface SlackDeps {
+  infra: Pick<Infrastructure, "config" | "options" | "store" | "logger" | "urls" | "now" | "inFlight">;
+  commands: CommandPorts;
+  /** The commands' GitHub (src/github/wire.ts), and who may read a repository (cached). */
+  github: { gateway: GitHubGateway; readPermission: PermissionLookup };
+  setup: SetupCheck;
+  follower: RelayFollower | null;
+  /** GitHub's own merge queue and which backend serves a branch, for the Home tab. */
+  queueBackends: QueueBackends | undefined;
+}
+
+/** The Slack surface (src/slack): `/mq`, buttons, forms, shortcuts, unfurls, and the Home tab. */
+export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring {
+  const { config, store, logger, urls, now } = infra;
+  const slack = config.slack;
+  if (!slack) return { home: null, connections: [] };
+  const oauth = config.oauth;
+  const surface = createSlackSurface({
+    ...slack,
+    store,
+    githubWebUrl: urls.webUrl,
+    logger,
+    track: (work) => infra.inFlight.track(work),
+    ...(deps.follower ? { relays: deps.follower } : {}),
+    run: {
+      ...commands,
+      github: deps.github.gateway,
+      slackTimeZone: slackTimeZoneFromWebApi({ token: slack.botToken, apiUrl: slack.apiUrl, logger }),
+      setup: deps.setup,
+      account: {
+        store,
+        loginUrl: oauth
+          ? (state) =>
+              loginUrl({ clientId: oauth.clientId, webUrl: urls.webUrl, publicUrl: config.publicUrl }, state)
+          : null,
+      },
+    },
+    // The Home tab needs GitHub: it shows only the repositories a person can read.
+    ...(config.github
+      ? {
+          home: {
+            mergeQueue: commands.mergeQueue,
+            ...(deps.queueBackends ? { queueBackends: deps.queueBackends } : {}),
+            permission: deps.github.readPermission,
+            levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
+            canLink: oauth !== null && oauth !== undefined,
+            nextFreeze: async (repository: Repo) => nextFreeze(await store.listFreezes(repository), now()),
+          },
+        }
+      : {}),
+    ...(infra.options.slackBot ?? {}),
+  });
+  const { home } = surface;
+  const connection: Service = {
+    name: "slack-socket-mode",
+    start: async () => {
+      if (!slack.appToken) return;
+      await surface.start();
+      logger.info("Slack surface connected over Socket Mode (no request URL needed)");
+    },
+    stop: async () => {
+      home?.stop();
+      await surface
+        .stop()
+        .catch((error: unknown) => logger.warn({ err: error }, "Socket Mode did not close"));
+    },
+  };
+  return { handlers: [surface.handler], home, connections: [connection] };
+}
