@@ -21,9 +21,8 @@ export function commandPorts(
 ): CommandPorts & Required<Pick<CommandPorts, "statsDays" | "statsEvents" | "attributePause">> {
   const { config, store, backends, now } = deps;
   return {
-    mergeQueue: backends.mergeQueue,
+    queues: backends.queues,
     statsEvents: backends.statsEvents,
-    ...(backends.queueBackends ? { queueBackends: backends.queueBackends } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(deps.followsRelays ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),

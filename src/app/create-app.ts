@@ -52,13 +52,13 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     queueRequests: store,
     installations,
   });
-  const { mergeQueue, queueBackends } = backends;
-  const relays = wireRelays({ hasGitHubApp: app !== null, store, mergeQueue, owner, logger, now });
+  const { queues } = backends;
+  const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;
   const commands = commandPorts({ ...infra, backends, followsRelays: follower !== null });
   const github = await wireGitHub({ infra, app, commands, follower, hearsQueue: backends.plan.github });
   const doctor = wireDoctor(infra, installations);
-  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, queueBackends });
+  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
@@ -67,7 +67,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
   const ring = (repository: Repo) => infra.rings.tell(repository);
   const intervalMs = options.scheduledUnpauseIntervalMs;
-  const pausing = { store, mergeQueue, attributePause, ring, owner, logger, now, intervalMs };
+  const pausing = { store, queues, attributePause, ring, owner, logger, now, intervalMs };
   const timedPauses = wireTimedPauses({ ...pausing, claims: store, counter: metrics.scheduledUnpauses });
   const subscriptions = (repository: Repo) => store.listSubscriptions({ repository });
   const freezes = wireFreezes({ ...pausing, subscriptions, slack });

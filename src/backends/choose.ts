@@ -1,10 +1,13 @@
 import { LRUCache } from "lru-cache";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { QueueBackend, QueueBackends, StatsEvents } from "../commands/ports.js";
+import type { StatsEvents } from "../commands/ports.js";
 import { STATS_KINDS } from "../commands/queue-stats.js";
+import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/history.js";
-import type { GitHubQueueClient } from "./github/client.js";
+import { type GitHubQueueClient, githubBackend } from "./github/client.js";
+import { mergifyBackend } from "./mergify/backend.js";
+import type { MergeQueueClient } from "./mergify/client.js";
 import { type MergifyLogClient, mergifyStatsEvents } from "./mergify/queue-events.js";
 
 /**
@@ -33,32 +36,55 @@ const AUTO_CACHE_MS = 60_000;
 /** Branches whose backend `auto` remembers; the least recently used go first. */
 const AUTO_CACHE_SIZE = 5_000;
 
+/** Refuses what only Mergify can answer when it is not configured (MERGE_QUEUE_PROVIDER=github without its token). */
+function mergifyNotConfigured(): never {
+  throw new CommandError(CommandErrorCode.Unavailable, {
+    detail:
+      "this reads Mergify, which is not configured: with MERGE_QUEUE_PROVIDER=github Yardmaster drives GitHub's own merge queue, which keeps no such log",
+  });
+}
+
+export interface QueueClients {
+  /** Mergify's client; null when it is not configured (then nothing calls Mergify). */
+  mergify: MergeQueueClient | null;
+  /** GitHub's merge queue client; null when the provider is `mergify`. */
+  github: GitHubQueueClient | null;
+  /** Milliseconds, for `auto`'s cache (tests). */
+  now?: () => number;
+}
+
 /**
  * Which merge queue serves a branch: the provider's, or with `auto` GitHub's where the branch has one
  * (read with GraphQL, cached a minute per repository and branch), otherwise Mergify.
  */
-export function queueBackends(
-  provider: QueueProvider,
-  github: GitHubQueueClient,
-  now?: () => number,
-): QueueBackends {
-  const cache = new LRUCache<string, QueueBackend>({
+export function mergeQueues(provider: QueueProvider, clients: QueueClients): MergeQueues {
+  const mergify = clients.mergify ? mergifyBackend(clients.mergify) : null;
+  const github = clients.github ? githubBackend(clients.github) : null;
+  const cache = new LRUCache<string, QueueKind>({
     max: AUTO_CACHE_SIZE,
     ttl: AUTO_CACHE_MS,
-    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+    ...(clients.now ? { perf: { now: clients.now }, ttlResolution: 0 } : {}),
   });
+  const kindOf = async (
+    repo: Repo,
+    named?: string | (() => Promise<string | undefined>),
+  ): Promise<QueueKind> => {
+    if (provider !== "auto" || !clients.github) return provider === "github" ? "github" : "mergify";
+    const branch = typeof named === "function" ? await named() : named;
+    const key = `${repo.key}\n${branch ?? ""}`;
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const kind: QueueKind = (await clients.github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
+    cache.set(key, kind);
+    return kind;
+  };
   return {
-    github,
-    async choose(repo: Repo, named?: string | (() => Promise<string | undefined>)): Promise<QueueBackend> {
-      if (provider !== "auto") return provider;
-      const branch = typeof named === "function" ? await named() : named;
-      const key = `${repo.key}\n${branch ?? ""}`;
-      const hit = cache.get(key);
-      if (hit) return hit;
-      const backend: QueueBackend = (await github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
-      cache.set(key, backend);
-      return backend;
+    async for(repo, branch) {
+      const kind = await kindOf(repo, branch);
+      if (kind === "github" && github) return github;
+      return mergify ?? mergifyNotConfigured();
     },
+    relaying: mergify,
   };
 }
 
@@ -69,11 +95,11 @@ export function queueBackends(
  */
 export function queueStatsEvents(
   mergify: MergifyLogClient | null,
-  backends: QueueBackends | undefined,
+  queues: MergeQueues,
   history: QueueHistory,
 ): StatsEvents {
   return async function* statsEvents(repo, range) {
-    if (backends && (await backends.choose(repo)) === "github") {
+    if ((await queues.for(repo)).kind === "github") {
       yield* await history.readQueueEvents(repo, range, STATS_KINDS);
       return;
     }

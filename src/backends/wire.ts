@@ -1,6 +1,6 @@
 import type { YardmasterOptions } from "../app/options.js";
-import { githubQueueServing } from "../commands/github-queue.js";
-import type { MergeQueue, QueueBackends, StatsEvents } from "../commands/ports.js";
+import type { StatsEvents } from "../commands/ports.js";
+import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
 import type { Config } from "../load-config.js";
@@ -8,9 +8,8 @@ import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory, QueueRequestStore } from "../store/index.js";
-import { type BackendPlan, backendPlan, queueBackends, queueStatsEvents } from "./choose.js";
+import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient } from "./github/client.js";
-import { withoutMergify } from "./github/without-mergify.js";
 import { MergeQueueClient } from "./mergify/index.js";
 import { mergifyEventLog } from "./mergify/queue-events.js";
 
@@ -18,9 +17,8 @@ import { mergifyEventLog } from "./mergify/queue-events.js";
 export interface Backends {
   /** Which backends may serve some repository (MERGE_QUEUE_PROVIDER). */
   plan: BackendPlan;
-  mergeQueue: MergeQueue;
-  /** GitHub's own merge queue and which backend serves a branch; absent: Mergify serves every one. */
-  queueBackends?: QueueBackends;
+  /** The merge queue serving a repository's branch, in the core's terms (src/core/merge-queue.ts). */
+  queues: MergeQueues;
   /** Where `stats` and the weekly digest read a repository's queue events. */
   statsEvents: StatsEvents;
   /** The log the notifier reads (Mergify's); null when no repository is on a backend that has one. */
@@ -68,11 +66,11 @@ export function wireBackends(deps: BackendsDeps): Backends {
     : null;
   const plan = backendPlan(config.mergeQueue.provider);
   // GitHub's own merge queue acts as the repository's installation.
-  const backends = !plan.github
-    ? undefined
-    : queueBackends(
-        plan.provider,
-        new GitHubQueueClient(
+  const queues = mergeQueues(plan.provider, {
+    mergify,
+    github: !plan.github
+      ? null
+      : new GitHubQueueClient(
           async (repo) => {
             if (!installations)
               throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
@@ -80,12 +78,11 @@ export function wireBackends(deps: BackendsDeps): Backends {
           },
           { metrics },
         ),
-      );
+  });
   return {
     plan,
-    mergeQueue: mergify ?? withoutMergify(),
-    ...(backends ? { queueBackends: backends } : {}),
-    statsEvents: queueStatsEvents(mergify, backends, history),
+    queues,
+    statsEvents: queueStatsEvents(mergify, queues, history),
     // With MERGE_QUEUE_PROVIDER=github the poller reads nothing; with auto it skips the repositories on
     // GitHub's queue (their notices are pushed).
     eventLog:
@@ -95,6 +92,6 @@ export function wireBackends(deps: BackendsDeps): Backends {
             queueRequests ? { askedOf: (r, n) => queueRequests.getQueueRequest(r, n) } : {},
           )
         : null,
-    readsLog: async (repository) => (await githubQueueServing(backends, repository)) === null,
+    readsLog: async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github",
   };
 }

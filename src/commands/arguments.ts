@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { branchSchema, pauseReasonSchema } from "../backends/mergify/index.js";
+import { branchSchema, pauseReasonSchema } from "../core/input-limits.js";
 import type { Grammar } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 

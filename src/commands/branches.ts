@@ -2,6 +2,7 @@ import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import { sentence } from "./description.js";
+import { notOnThisQueue, queueOf } from "./github-queue.js";
 import { clip, cut, plural } from "./present.js";
 import { repoArgument } from "./targets.js";
 
@@ -33,11 +34,17 @@ export const branches = defineCommand<BranchesCommand, BranchesResult>({
       },
     },
   },
-  execute: async (command, _actor, ports) => ({
-    name: "branches",
-    repo: command.repo,
-    branches: await ports.mergeQueue.listBranches(command.repo),
-  }),
+  async execute(command, _actor, ports) {
+    const backend = await queueOf(ports, command.repo);
+    if (!backend.branches) {
+      notOnThisQueue(
+        "branches",
+        command.repo,
+        "it uses GitHub's merge queue, whose queues are set per branch in its rulesets: try `status <branch>`",
+      );
+    }
+    return { name: "branches", repo: command.repo, branches: await backend.branches(command.repo) };
+  },
   describe({ repo, branches }) {
     if (!branches.length) {
       return sentence((f) => `No branch of ${f.code(repo.fullName)} has an active merge queue.`);

@@ -2,12 +2,12 @@ import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
 import {
-  actOnGitHubQueue,
+  actDirectly,
   baseBranchOf,
+  type DirectQueueResult,
   describeGitHubDequeued,
-  type GitHubQueueResult,
-  githubQueueOf,
   isRelayed,
+  queueOf,
 } from "./github-queue.js";
 import { pullLink } from "./present.js";
 import { queuePlace } from "./queue-state.js";
@@ -25,7 +25,7 @@ import { commentPull, pullArgument } from "./targets.js";
 /** dequeue: relays `dequeue`; a pull request that left without merging can be requeued at a click. */
 export const dequeue = defineCommand<
   RelayCommand<"dequeue">,
-  RelayResult<"dequeue"> | GitHubQueueResult<"dequeue">
+  RelayResult<"dequeue"> | DirectQueueResult<"dequeue">
 >({
   name: "dequeue",
   summary: "remove the pull request from the merge queue",
@@ -51,8 +51,10 @@ export const dequeue = defineCommand<
     },
   },
   async execute(command, actor, ports) {
-    const github = await githubQueueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
-    return github ? actOnGitHubQueue(command, github, ports, actor) : relay(command, "dequeue", actor, ports);
+    const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
+    return backend.commands.via === "api"
+      ? actDirectly(command, backend.commands, ports, actor)
+      : relay(command, "dequeue", actor, ports, backend);
   },
   describe(result, context) {
     if (!isRelayed(result)) return describeGitHubDequeued(result, context);
@@ -68,7 +70,7 @@ export const dequeue = defineCommand<
           ? `✅ ${by} dequeued ${pr}: it is not in the merge queue any more.`
           : `✅ ${pr} is not in the merge queue any more.`;
       }
-      return `${relayedSentence(result, f, context)}; it is still listed ${queuePlace(f, state.details, null)} until the merge queue processes the command.`;
+      return `${relayedSentence(result, f, context)}; it is still listed ${queuePlace(f, state.entry, null)} until the merge queue processes the command.`;
     };
     const { pull, repo } = result;
     const leftWithoutMerging = result.queue.state === "not_queued" && !pull.merged && pull.state === "open";

@@ -1,3 +1,4 @@
+import type { CodedError } from "../core/errors.js";
 import type { PermissionLevel } from "./permission-level.js";
 
 /** Why a command did not do what was asked. Surfaces render these; nobody matches on message text. */
@@ -53,7 +54,7 @@ export interface CommandErrorDetails {
   surface?: "github" | "slack";
 }
 
-export class CommandError extends Error {
+export class CommandError extends Error implements CodedError<CommandErrorCode> {
   constructor(
     readonly code: CommandErrorCode,
     readonly details: CommandErrorDetails = {},

@@ -7,7 +7,7 @@ import { missing } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";
 import { type Part, sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
+import { pausesOf } from "./github-queue.js";
 import type { Ports } from "./ports.js";
 import { canonicalZone } from "./resume-time.js";
 import { parseTarget } from "./targets.js";
@@ -67,7 +67,7 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
   async execute(command, actor, ports) {
     const freezes = freezePorts(ports, "freeze");
     // Until GitHub's merge queue can be paused, neither can it be frozen.
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("freeze", command.repo, NO_PAUSE);
+    await pausesOf(ports, "freeze", command.repo);
     const zone = await zoneOf(command, actor, ports);
     const now = freezes.now();
     if (!windowAt(command.schedule, zone, now))

@@ -1,4 +1,4 @@
-import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
+import { QueueErrorCode as MergeQueueErrorCode, QueueError } from "../core/queue-error.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 
 const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
@@ -14,13 +14,13 @@ const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
   [MergeQueueErrorCode.MalformedResponse]: CommandErrorCode.MergeQueueMalformed,
 };
 
-/** Turns what the merge-queue client threw into the core's error; anything else is rethrown. */
+/** Turns what a merge queue's client threw (a QueueError) into the core's error; anything else is rethrown. */
 export function fromMergeQueueError(
   error: unknown,
   context: { command: string; repository: string; pull?: number },
 ): CommandError {
   if (error instanceof CommandError) return error;
-  if (!(error instanceof MergeQueueError)) throw error;
+  if (!(error instanceof QueueError)) throw error;
   return new CommandError(
     CODES[error.code],
     {

@@ -1,54 +1,39 @@
+import {
+  estimatedAt,
+  type MergeQueueBackend,
+  type QueueCommands,
+  type QueueEntry,
+  type QueueState,
+} from "../core/merge-queue.js";
+import type { QueuePauses } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Part, Text, TextFormat } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import type {
-  GitHubMergeQueue,
-  GitHubQueueEntry,
-  GitHubQueueStatus,
-  Ports,
-  PullRequestInfo,
-  QueueBackend,
-  QueueBackends,
-} from "./ports.js";
+import type { Ports, PullRequestInfo } from "./ports.js";
 import { clip, formatEta, formatTime, plural, pullLink } from "./present.js";
 import type { RelayName, RelayResult } from "./relay.js";
 
 /**
- * Commands on GitHub's own merge queue (MERGE_QUEUE_PROVIDER github or auto): GitHub takes them over
- * GraphQL as the app's installation, after Yardmaster's own permission check, so nothing is relayed.
- * The command modules pick the backend here and describe its result with what is here.
+ * The merge queue a command acts on (src/core/merge-queue.ts), chosen by src/backends/choose.ts, and
+ * what commands share about it: refusals of what a backend cannot do, queue and dequeue where the
+ * backend takes them directly (GitHub's, over GraphQL as the app's installation, after Yardmaster's own
+ * permission check), and GitHub's wording of its status, entries and results.
  */
 
-/**
- * GitHub's merge queue where it serves the repository's default branch; null where Mergify's does, or
- * when GitHub cannot say (for what only reads: the notifier, the Home tab; commands use githubQueueOf).
- */
-export async function githubQueueServing(
-  backends: QueueBackends | undefined,
-  repo: Repo,
-): Promise<GitHubMergeQueue | null> {
-  if (!backends) return null;
-  const backend = await backends.choose(repo).catch((): QueueBackend => "mergify");
-  return backend === "github" ? backends.github : null;
-}
-
-/** GitHub's merge queue when it serves the branch (read only when the choice depends on it), else null. */
-export async function githubQueueOf(
+/** The queue serving the branch (read only when the choice depends on it); a failed choice fails the command. */
+export async function queueOf(
   ports: Ports,
   repo: Repo,
   branch?: string | (() => Promise<string | undefined>),
-): Promise<GitHubMergeQueue | null> {
-  const backends = ports.queueBackends;
-  if (!backends) return null;
-  const backend = await backends.choose(repo, branch).catch((error: unknown) => {
+): Promise<MergeQueueBackend> {
+  return ports.queues.for(repo, branch).catch((error: unknown) => {
     if (error instanceof CommandError) throw error;
     throw new CommandError(CommandErrorCode.GitHubFailed, {
       repository: repo.fullName,
       detail: (error as Error).message,
     });
   });
-  return backend === "github" ? backends.github : null;
 }
 
 /** The base branch of a pull request, for choosing its queue (undefined when GitHub cannot say). */
@@ -56,37 +41,43 @@ export function baseBranchOf(ports: Ports, repo: Repo, number: number): () => Pr
   return async () => (await ports.github.pullRequest(repo, number).catch(() => null))?.baseRef;
 }
 
-/** Why pause and unpause are refused on GitHub's merge queue. */
+/** Why pause and unpause are refused on a queue without a pause (GitHub's, until its gate is wired). */
 export const NO_PAUSE =
   "it uses GitHub's merge queue, which has no pause. To hold merges, dequeue the pull requests, or have an admin turn the merge queue off in the branch's ruleset";
 
-/** Refuses a command GitHub's merge queue cannot do, before anything is called. */
-export function notOnGitHubQueue(command: string, repo: Repo, detail: string): never {
+/** Refuses a command the repository's merge queue cannot do, before anything is called. */
+export function notOnThisQueue(command: string, repo: Repo, detail: string): never {
   throw new CommandError(CommandErrorCode.NotOnThisQueue, { command, repository: repo.fullName, detail });
 }
 
-export interface GitHubQueueResult<N extends RelayName> {
+/** The pause of the repository's queue; refused (before anything else is called) where it has none. */
+export async function pausesOf(ports: Ports, command: string, repo: Repo): Promise<QueuePauses> {
+  const pauses = (await queueOf(ports, repo)).pauses;
+  return pauses ?? notOnThisQueue(command, repo, NO_PAUSE);
+}
+
+export interface DirectQueueResult<N extends RelayName> {
   name: N;
   repo: Repo;
   pull: PullRequestInfo;
   /**
-   * Always set by actOnGitHubQueue; optional only so that a relay's result still reads as one of its
+   * Always set by actDirectly; optional only so that a relay's result still reads as one of its
    * command's results where the type is the union of both (isRelayed tells them apart).
    */
-  github?: {
-    /** After queue or requeue: the entry GitHub made (null if it returned none). */
-    entry: GitHubQueueEntry | null;
+  direct?: {
+    /** After queue or requeue: the entry the queue made (null if it returned none). */
+    entry: QueueEntry | null;
     jump: boolean;
   };
 }
 
-/** queue, requeue and dequeue on GitHub's merge queue: the pull request is read, then GitHub acts. */
-export async function actOnGitHubQueue<N extends RelayName>(
+/** queue, requeue and dequeue where the queue takes them directly: the pull request is read, then it acts. */
+export async function actDirectly<N extends RelayName>(
   command: { name: N; repo: Repo; pull: number; jump?: boolean },
-  queue: GitHubMergeQueue,
+  queue: Extract<QueueCommands, { via: "api" }>,
   ports: Ports,
   actor: Actor,
-): Promise<GitHubQueueResult<N>> {
+): Promise<DirectQueueResult<N>> {
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
   const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
@@ -103,7 +94,7 @@ export async function actOnGitHubQueue<N extends RelayName>(
       })
       .catch(() => undefined);
     if (!(await queue.dequeue(repo, number))) throw new CommandError(CommandErrorCode.NotInQueue, details);
-    return { name: command.name, repo, pull, github: { entry: null, jump } };
+    return { name: command.name, repo, pull, direct: { entry: null, jump } };
   }
   if (pull.state !== "open") {
     throw new CommandError(CommandErrorCode.WrongPlace, {
@@ -112,57 +103,57 @@ export async function actOnGitHubQueue<N extends RelayName>(
     });
   }
   const entry = await queue.enqueue(repo, { number, headSha: pull.headSha }, { jump });
-  return { name: command.name, repo, pull, github: { entry, jump } };
+  return { name: command.name, repo, pull, direct: { entry, jump } };
 }
 
-/** Whether queue, requeue or dequeue was relayed to Mergify (rather than done on GitHub's queue). */
+/** Whether queue, requeue or dequeue was relayed as a comment (rather than done directly). */
 export function isRelayed<N extends RelayName>(
-  result: RelayResult<N> | GitHubQueueResult<N>,
+  result: RelayResult<N> | DirectQueueResult<N>,
 ): result is RelayResult<N> {
   return "relayed" in result;
 }
 
 /** "in GitHub's merge queue of `main`". */
-function queueOf(f: TextFormat, branch: string): string {
+function queueIn(f: TextFormat, branch: string): string {
   return `in GitHub's merge queue of ${f.code(clip(branch, 160))}`;
 }
 
-/** An estimate in seconds from now, as the ETA reads. */
-function eta(seconds: number | null, now: Date): string {
-  return seconds === null
-    ? "unknown"
-    : formatEta(new Date(now.getTime() + seconds * 1000).toISOString(), now);
+/** An entry's estimate, as the ETA reads. */
+function eta(entry: QueueEntry, now: Date): string {
+  return formatEta(estimatedAt(entry.estimate, now), now);
 }
 
-/** GitHub's entry states, in words. */
-const STATES: Record<string, string> = {
-  QUEUED: "queued",
-  AWAITING_CHECKS: "awaiting checks",
-  MERGEABLE: "mergeable",
-  UNMERGEABLE: "unmergeable",
-  LOCKED: "locked (merging)",
+/** Entry states in GitHub's words. */
+const STATES: Record<Exclude<QueueEntry["state"], "other">, string> = {
+  waiting: "queued",
+  "checks-running": "awaiting checks",
+  mergeable: "mergeable",
+  failing: "unmergeable",
+  merging: "locked (merging)",
 };
 
-function stateOf(f: TextFormat, state: string): string {
-  return STATES[state] ?? f.escape(state.toLowerCase());
+function stateOf(f: TextFormat, entry: QueueEntry): string {
+  return entry.state === "other"
+    ? f.escape((entry.stateName ?? "unknown").toLowerCase())
+    : STATES[entry.state];
 }
 
 /** "at position 2 in GitHub's merge queue of `main`, ETA in 5 min". */
-function githubPlace(f: TextFormat, entry: GitHubQueueEntry, branch: string, now: Date): string {
-  return `at position ${entry.position} ${queueOf(f, branch)}, ETA ${eta(entry.estimatedSecondsToMerge, now)}`;
+function githubPlace(f: TextFormat, entry: QueueEntry, branch: string, now: Date): string {
+  return `at position ${entry.position} ${queueIn(f, branch)}, ETA ${eta(entry, now)}`;
 }
 
 /** queue and requeue on GitHub's queue: where the pull request now stands. */
 export function describeGitHubQueued(
-  result: GitHubQueueResult<"queue" | "requeue">,
+  result: DirectQueueResult<"queue" | "requeue">,
   context: DescribeContext,
   done: string,
 ): Description {
   const { by, now } = context;
   const text: Text = (f) => {
     const pr = pullLink(f, result.pull);
-    const jumped = result.github?.jump ? " (jumped to the front)" : "";
-    const entry = result.github?.entry;
+    const jumped = result.direct?.jump ? " (jumped to the front)" : "";
+    const entry = result.direct?.entry;
     if (!entry) return `✅ GitHub's merge queue accepted ${pr}${jumped}.`;
     const place = githubPlace(f, entry, result.pull.baseRef, now);
     if (context.surface === "github") return `✅ #${result.pull.number} is ${place}${jumped}.`;
@@ -173,13 +164,13 @@ export function describeGitHubQueued(
 
 /** dequeue on GitHub's queue; a pull request that left without merging can be requeued at a click. */
 export function describeGitHubDequeued(
-  result: GitHubQueueResult<"dequeue">,
+  result: DirectQueueResult<"dequeue">,
   context: DescribeContext,
 ): Description {
   const { by } = context;
   const text: Text = (f) => {
     const pr = pullLink(f, result.pull);
-    const where = queueOf(f, result.pull.baseRef);
+    const where = queueIn(f, result.pull.baseRef);
     return by
       ? `✅ ${by} dequeued ${pr}: it is not ${where} any more.`
       : `✅ ${pr} is not ${where} any more.`;
@@ -199,26 +190,23 @@ export function describeGitHubDequeued(
   };
 }
 
-function note(result: GitHubQueueResult<RelayName>): Part {
+function note(result: DirectQueueResult<RelayName>): Part {
   return {
     kind: "note",
     texts: [(f) => `${f.code(result.repo.fullName)} · on GitHub's merge queue, by Yardmaster's GitHub App`],
   };
 }
 
-export interface GitHubStatusResult {
-  name: "status";
-  repo: Repo;
-  /** As asked; the queue's own branch is in `queue`. */
-  branch?: string;
-  /** Always set (optional for the reason GitHubQueueResult's is). `queue` null: no queue on GitHub. */
-  github?: { queue: GitHubQueueStatus | null };
-}
-
-/** `status` of a branch on GitHub's merge queue: its entries, by position, and its configuration. */
-export function describeGitHubStatus(result: GitHubStatusResult, context: DescribeContext): Description {
+/**
+ * `status` of a branch on GitHub's merge queue: its entries, by position, and its configuration. The
+ * branch as asked; the queue's own is in `state`, null when the branch has no queue.
+ */
+export function describeGitHubStatus(
+  result: { repo: Repo; branch?: string; state: QueueState | null },
+  context: DescribeContext,
+): Description {
   const { repo } = result;
-  const queue = result.github?.queue ?? null;
+  const queue = result.state;
   const { by, now } = context;
   const refresh: Part = {
     kind: "buttons",
@@ -236,7 +224,7 @@ export function describeGitHubStatus(result: GitHubStatusResult, context: Descri
   }
   const facts: Text = (f) =>
     [
-      `GitHub's merge queue of ${f.code(clip(queue.branch, 160))}`,
+      `GitHub's merge queue of ${f.code(clip(queue.branch ?? "", 160))}`,
       `${queue.total} queued`,
       `as of ${formatTime(now.toISOString())}`,
       ...(by ? [`asked by ${by}`] : []),
@@ -251,7 +239,7 @@ export function describeGitHubStatus(result: GitHubStatusResult, context: Descri
       heading: (f) => `${f.bold("Queued")} (${queue.total})`,
       items: queue.entries.map((e) => (f) => entryLine(f, e, now)),
       more: (n) => (f) =>
-        `…and ${plural(n, "more pull request", "more pull requests")}: ${f.link(queue.url, "the queue on GitHub")}`,
+        `…and ${plural(n, "more pull request", "more pull requests")}: ${f.link(queue.url ?? "", "the queue on GitHub")}`,
       empty: () => "No pull request is queued.",
     },
   ];
@@ -259,23 +247,23 @@ export function describeGitHubStatus(result: GitHubStatusResult, context: Descri
   if (settings) parts.push({ kind: "note", texts: [settings] });
   parts.push(refresh);
   const summary: Text = (f) => {
-    const shown = queue.entries.slice(0, 5).map((e) => `#${e.pull?.number ?? "?"} ${stateOf(f, e.state)}`);
-    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch, 160))}): ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
+    const shown = queue.entries.slice(0, 5).map((e) => `#${e.pull?.number ?? "?"} ${stateOf(f, e)}`);
+    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch ?? "", 160))}): ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
   };
   return { parts, summary };
 }
 
-function entryLine(f: TextFormat, e: GitHubQueueEntry, now: Date): string {
+function entryLine(f: TextFormat, e: QueueEntry, now: Date): string {
   const pr = e.pull ? pullLink(f, e.pull) : "a pull request";
-  const jumped = e.jump ? " · jumped" : "";
-  return `${e.position}. ${pr} — ${stateOf(f, e.state)}, enqueued ${formatTime(e.enqueuedAt)} by ${f.escape(clip(e.enqueuer, 100))}, ETA ${eta(e.estimatedSecondsToMerge, now)}${jumped}`;
+  const jumped = e.jumped ? " · jumped" : "";
+  return `${e.position}. ${pr} — ${stateOf(f, e)}, enqueued ${formatTime(e.enteredAt)} by ${f.escape(clip(e.by ?? "", 100))}, ETA ${eta(e, now)}${jumped}`;
 }
 
 const MERGE_METHODS: Record<string, string> = { MERGE: "merge commit", SQUASH: "squash", REBASE: "rebase" };
 
 /** The queue's configuration in one line: how it merges, and how many it builds and merges at once. */
-function configuration(queue: GitHubQueueStatus): Text | null {
-  const c = queue.configuration;
+function configuration(queue: QueueState): Text | null {
+  const c = queue.settings;
   if (!c) return null;
   return (f) => {
     const parts = [
@@ -295,29 +283,19 @@ function configuration(queue: GitHubQueueStatus): Text | null {
   };
 }
 
-export interface GitHubPrResult {
-  name: "pr";
-  repo: Repo;
-  pull: number;
-  /** Always set (optional for the reason GitHubQueueResult's is). */
-  github?: {
-    /** Its base branch, whose queue it is in. */
-    branch: string | undefined;
-    entry: GitHubQueueEntry | null;
-  };
-}
-
-/** `pr` on GitHub's merge queue: the pull request's entry. */
+/**
+ * `pr` on GitHub's merge queue: the pull request's entry (null: not queued) in its base branch's queue.
+ */
 export function describeGitHubPr(
-  result: GitHubPrResult,
+  queued: { branch: string | undefined; entry: QueueEntry | null },
   context: DescribeContext,
   link: (f: TextFormat) => string,
 ): Description {
-  const entry = result.github?.entry ?? null;
+  const { entry } = queued;
   const headline: Text = (f) => {
     const pr = link(f);
     if (!entry) return `${pr} is not in GitHub's merge queue.`;
-    return `📍 ${pr} is ${githubPlace(f, entry, result.github?.branch ?? "its base branch", context.now)}.`;
+    return `📍 ${pr} is ${githubPlace(f, entry, queued.branch ?? "its base branch", context.now)}.`;
   };
   const parts: Part[] = [{ kind: "sentence", text: headline }];
   if (entry) {
@@ -326,11 +304,11 @@ export function describeGitHubPr(
       kind: "fields",
       fields: [
         field("Position", () => `${entry.position}`),
-        field("State", (f) => stateOf(f, entry.state)),
-        field("ETA", () => eta(entry.estimatedSecondsToMerge, context.now)),
-        field("Queued", () => formatTime(entry.enqueuedAt)),
-        field("Queued by", (f) => f.escape(clip(entry.enqueuer, 100))),
-        ...(entry.jump ? [field("Jumped", () => "yes")] : []),
+        field("State", (f) => stateOf(f, entry)),
+        field("ETA", () => eta(entry, context.now)),
+        field("Queued", () => formatTime(entry.enteredAt)),
+        field("Queued by", (f) => f.escape(clip(entry.by ?? "", 100))),
+        ...(entry.jumped ? [field("Jumped", () => "yes")] : []),
       ],
     });
   }

@@ -1,10 +1,10 @@
-import type { PauseState } from "../backends/mergify/index.js";
+import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import { missing, pauseReason } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
+import { pausesOf } from "./github-queue.js";
 import type { PauseAttribution, Ports } from "./ports.js";
 import { clip, formatTime, resumesText } from "./present.js";
 import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./resume-time.js";
@@ -21,7 +21,7 @@ export interface PauseCommand {
 export interface PauseResult {
   name: "pause";
   repo: Repo;
-  pause: PauseState;
+  pause: QueuePause;
   /** A timed pause: when it ends, reckoned at `now`, and the zone its time was read in. */
   resumes?: { at: Date; now: Date; zone: string };
 }
@@ -60,10 +60,11 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     },
   },
   async execute(command, actor, ports) {
-    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("pause", command.repo, NO_PAUSE);
+    // A queue without a pause: refused before anything else (a timed pause's end included).
+    const pauses = await pausesOf(ports, "pause", command.repo);
     const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
-    const state = await ports.mergeQueue.pause(command.repo, command.reason);
+    const target = { repo: command.repo, branch: null };
+    const state = await pauses.pause(target, { reason: command.reason, by: pauser(actor) });
     // A new pause replaces a timed pause's end: with its own, or with none.
     try {
       if (resumes) {
@@ -92,7 +93,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   },
   describe(result, context) {
     const { by } = context;
-    const since = result.pause.paused_at ? `since ${formatTime(result.pause.paused_at)}` : "";
+    const since = result.pause.pausedAt ? `since ${formatTime(result.pause.pausedAt)}` : "";
     const ends = result.resumes
       ? ` · ${resumesText(result.resumes.at, result.resumes.now, result.resumes.zone)}`
       : "";

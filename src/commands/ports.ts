@@ -1,4 +1,4 @@
-import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../backends/mergify/index.js";
+import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
@@ -6,7 +6,7 @@ import type { PermissionLevel } from "./permission-level.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these
- * interfaces: src/github, src/merge-queue and the store implement them, and src/app/create-app.ts wires
+ * interfaces: src/github, src/backends and the store implement them, and src/app/create-app.ts wires
  * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
  * Permission levels are the core's too (permission-level.ts).
  */
@@ -31,82 +31,6 @@ export interface GitHubGateway {
   /** null when the number is not a pull request of the repository. */
   pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
   comment(repo: Repo, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
-}
-
-/**
- * The merge-queue API calls commands make: a subset of MergeQueueClient. Failures throw
- * MergeQueueError, which the core turns into its own CommandError.
- */
-export interface MergeQueue {
-  pause(repo: Repo, reason: string): Promise<PauseState>;
-  unpause(repo: Repo): Promise<unknown>;
-  getPause(repo: Repo): Promise<PauseState>;
-  getStatus(repo: Repo, options?: { branch?: string }): Promise<QueueStatus>;
-  getPullRequest(repo: Repo, number: number): Promise<PullRequestQueueDetails>;
-  listBranches(repo: Repo): Promise<string[]>;
-}
-
-/** One pull request's entry in GitHub's own merge queue. */
-export interface GitHubQueueEntry {
-  /** 1 at the head of the queue. */
-  position: number;
-  /** GitHub's MergeQueueEntryState: QUEUED, AWAITING_CHECKS, MERGEABLE, UNMERGEABLE, LOCKED. */
-  state: string;
-  enqueuedAt: string;
-  /** Seconds; null when GitHub has no estimate. */
-  estimatedSecondsToMerge: number | null;
-  jump: boolean;
-  enqueuer: string;
-  /** `author`: the pull request's author's login; null for a deleted account. */
-  pull: { number: number; title: string; url: string; author: string | null } | null;
-}
-
-/** A branch's queue on GitHub, as `status` shows it. */
-export interface GitHubQueueStatus {
-  branch: string;
-  url: string;
-  /** The first entries, by position; `total` counts them all. */
-  entries: GitHubQueueEntry[];
-  total: number;
-  configuration: {
-    mergeMethod: string | null;
-    mergingStrategy: string | null;
-    minimumEntriesToMerge: number | null;
-    maximumEntriesToMerge: number | null;
-    maximumEntriesToBuild: number | null;
-    checkResponseTimeout: number | null;
-  } | null;
-}
-
-/**
- * GitHub's own merge queue (GraphQL; GitHub Enterprise Server 3.8 and later), acting as the app's
- * installation. Failures throw CommandError.
- */
-export interface GitHubMergeQueue {
-  /** The branch's queue (the default branch's when none is named); null when it has none. */
-  status(repo: Repo, branch?: string): Promise<GitHubQueueStatus | null>;
-  /** The pull request's entry; null when it is not queued. */
-  entry(repo: Repo, number: number): Promise<GitHubQueueEntry | null>;
-  /** Adds the pull request (at its head as the caller read it) to its base branch's queue. */
-  enqueue(
-    repo: Repo,
-    pull: { number: number; headSha: string },
-    options: { jump: boolean },
-  ): Promise<GitHubQueueEntry | null>;
-  /** Takes it out; false when it was not queued. */
-  dequeue(repo: Repo, number: number): Promise<boolean>;
-}
-
-/** Which merge queue serves a repository's branch (MERGE_QUEUE_PROVIDER). */
-export type QueueBackend = "mergify" | "github";
-
-export interface QueueBackends {
-  github: GitHubMergeQueue;
-  /**
-   * The backend of a branch; with no branch, of the repository's default branch. A function is called
-   * for the branch only when the choice depends on it (MERGE_QUEUE_PROVIDER=auto).
-   */
-  choose(repo: Repo, branch?: string | (() => Promise<string | undefined>)): Promise<QueueBackend>;
 }
 
 /**
@@ -353,9 +277,8 @@ export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => Async
 /** Everything a command may call while it runs. */
 export interface Ports {
   github: GitHubGateway;
-  mergeQueue: MergeQueue;
-  /** GitHub's own merge queue and which backend serves a branch; absent: Mergify serves every one. */
-  queueBackends?: QueueBackends;
+  /** The merge queue serving a repository's branch, in the core's terms (src/core/merge-queue.ts). */
+  queues: MergeQueues;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;
   /** Best effort: remembers who paused or unpaused. */

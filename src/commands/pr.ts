@@ -1,9 +1,9 @@
-import type { MergeabilityCheck } from "../backends/mergify/index.js";
+import { type EntryChecks, estimatedAt, type QueueKind } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import { unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import type { Part, Text, TextFormat } from "./description.js";
-import { baseBranchOf, describeGitHubPr, type GitHubPrResult, githubQueueOf } from "./github-queue.js";
+import { baseBranchOf, describeGitHubPr, queueOf } from "./github-queue.js";
 import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "./present.js";
 import { type QueueState, queuePlace, readQueueState } from "./queue-state.js";
 import { pullArgument } from "./targets.js";
@@ -18,11 +18,15 @@ export interface PrResult {
   name: "pr";
   repo: Repo;
   pull: number;
+  /** Whose queue, for its wording. */
+  kind: QueueKind;
+  /** The base branch, whose queue was read, when it was read to choose the queue. */
+  branch?: string;
   queue: QueueState;
 }
 
 /** pr: one pull request's place in the merge queue, with its CI state and checks. */
-export const pr = defineCommand<PrCommand, PrResult | GitHubPrResult>({
+export const pr = defineCommand<PrCommand, PrResult>({
   name: "pr",
   summary: "show a pull request's place in the merge queue",
   permission: "none",
@@ -41,49 +45,46 @@ export const pr = defineCommand<PrCommand, PrResult | GitHubPrResult>({
   async execute(command, _actor, ports) {
     let branch: string | undefined;
     const baseBranch = baseBranchOf(ports, command.repo, command.pull);
-    const github = await githubQueueOf(ports, command.repo, async () => {
+    const backend = await queueOf(ports, command.repo, async () => {
       branch = await baseBranch();
       return branch;
     });
-    if (github) {
-      const entry = await github.entry(command.repo, command.pull);
-      return {
-        name: "pr",
-        repo: command.repo,
-        pull: command.pull,
-        github: { branch: branch ?? (await baseBranch()), entry },
-      };
-    }
-    const queue = await readQueueState(ports.mergeQueue, command.repo, command.pull, "pr", true);
-    return { name: "pr", repo: command.repo, pull: command.pull, queue };
+    const queue = await readQueueState(backend, command.repo, command.pull, "pr", true);
+    // In a queue that is its base branch's (no named queues), the answer names the branch.
+    if (queue.state === "queued" && queue.entry.queue === null) branch ??= await baseBranch();
+    const { repo, pull } = command;
+    return { name: "pr", repo, pull, kind: backend.kind, ...(branch ? { branch } : {}), queue };
   },
   describe(result, context) {
     const { repo, pull } = result;
     const link = (f: TextFormat) =>
       `${f.link(pullUrl(context.githubWebUrl, repo, pull), `#${pull}`)} of ${f.code(repo.fullName)}`;
-    if (!("queue" in result)) return describeGitHubPr(result, context, link);
     const { queue } = result;
+    if (result.kind === "github" && queue.state !== "unknown") {
+      const entry = queue.state === "queued" ? queue.entry : null;
+      return describeGitHubPr({ branch: result.branch, entry }, context, link);
+    }
     const headline: Text = (f) => {
       const pr = link(f);
-      if (queue.state === "queued") return `📍 ${pr} is ${queuePlace(f, queue.details, context.now)}.`;
+      if (queue.state === "queued") return `📍 ${pr} is ${queuePlace(f, queue.entry, context.now)}.`;
       if (queue.state === "not_queued") return `${pr} is not in any merge queue.`;
       return `⚠️ The merge-queue state of ${pr} could not be read: ${context.error(queue.error)(f)}`;
     };
     const parts: Part[] = [{ kind: "sentence", text: headline }];
-    const check = queue.state === "queued" ? queue.details.mergeability_check : null;
+    const check = queue.state === "queued" ? queue.entry.checks : null;
     if (queue.state === "queued") {
-      const d = queue.details;
+      const d = queue.entry;
       const field = (label: string, value: Text): [string, Text] => [label, value];
       parts.push({
         kind: "fields",
         fields: [
-          field("Position", () => `${d.position + 1}`),
-          field("Queue", (f) => f.code(clip(d.queue_rule_name, 100))),
-          field("ETA", () => formatEta(d.estimated_time_of_merge, context.now)),
-          field("Queued", () => formatTime(d.queued_at)),
-          field("Priority rule", (f) => f.code(clip(d.priority_rule_name, 100))),
+          field("Position", () => `${d.position}`),
+          field("Queue", (f) => f.code(clip(d.queue ?? "", 100))),
+          field("ETA", () => formatEta(estimatedAt(d.estimate, context.now), context.now)),
+          field("Queued", () => formatTime(d.enteredAt)),
+          field("Priority rule", (f) => f.code(clip(d.priority ?? "", 100))),
           ...(check ? [field("CI", (f) => ciState(f, check))] : []),
-          ...(d.checks_timeout_at ? [field("Checks time out", () => formatTime(d.checks_timeout_at))] : []),
+          ...(d.checksTimeoutAt ? [field("Checks time out", () => formatTime(d.checksTimeoutAt))] : []),
         ],
       });
       if (check?.checks.length) {
@@ -124,14 +125,14 @@ const CHECK_TYPES: Record<string, string> = {
   trusted: "trusted",
 };
 
-function ciState(f: TextFormat, check: MergeabilityCheck): string {
-  const where = CHECK_TYPES[check.check_type] ?? f.escape(check.check_type);
-  const draft = check.check_type === "draft_pr" ? ` #${check.queue_pull_request_number}` : "";
-  return `${icon(check.ci_state)} ${f.escape(check.ci_state)} (${where}${draft})`;
+function ciState(f: TextFormat, check: EntryChecks): string {
+  const where = CHECK_TYPES[check.runIn] ?? f.escape(check.runIn);
+  const draft = check.draftPull !== null ? ` #${check.draftPull}` : "";
+  return `${icon(check.state)} ${f.escape(check.state)} (${where}${draft})`;
 }
 
-function checkLine(f: TextFormat, check: MergeabilityCheck["checks"][number]): string {
-  const url = check.url ?? check.details_url ?? "";
+function checkLine(f: TextFormat, check: EntryChecks["checks"][number]): string {
+  const url = check.url ?? "";
   const name = clip(check.name, 100);
   const label = url ? f.link(url, name) : f.bold(name);
   const description = check.description ? `: ${f.escape(clip(check.description, 150))}` : "";

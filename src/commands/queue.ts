@@ -1,3 +1,4 @@
+import { estimatedAt } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import { queueName, unexpected } from "./arguments.js";
 import {
@@ -10,13 +11,13 @@ import {
 } from "./command.js";
 import type { Description, Text } from "./description.js";
 import {
-  actOnGitHubQueue,
+  actDirectly,
   baseBranchOf,
+  type DirectQueueResult,
   describeGitHubQueued,
-  type GitHubQueueResult,
-  githubQueueOf,
   isRelayed,
-  notOnGitHubQueue,
+  notOnThisQueue,
+  queueOf,
 } from "./github-queue.js";
 import type { Ports } from "./ports.js";
 import { clip, formatEta, pullLink } from "./present.js";
@@ -48,32 +49,31 @@ export function jumpFlag(words: string[]): { jump?: true; rest: string[] } {
 }
 
 /**
- * queue and requeue: on GitHub's merge queue when it serves the pull request's base branch (GitHub has
- * no named queues), otherwise relayed to Mergify (which has no `--jump`).
+ * queue and requeue on the queue serving the pull request's base branch: directly where it takes them
+ * (GitHub's: no named queues), otherwise relayed as a comment (Mergify's: no `--jump`).
  */
 export async function queueOn<N extends "queue" | "requeue">(
   command: QueueLike<N>,
   actor: Actor,
   ports: Ports,
-): Promise<RelayResult<N> | GitHubQueueResult<N>> {
-  const github = await githubQueueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
-
-  if (github) {
+): Promise<RelayResult<N> | DirectQueueResult<N>> {
+  const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
+  if (backend.commands.via === "api") {
     if (command.queueName) {
-      notOnGitHubQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
+      notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
     }
     await rememberAsker(command, actor, ports);
-    return actOnGitHubQueue(command, github, ports, actor);
+    return actDirectly(command, backend.commands, ports, actor);
   }
   if (command.jump) {
-    notOnGitHubQueue(
+    notOnThisQueue(
       command.name,
       command.repo,
       "--jump is for GitHub's merge queue; this repository's is Mergify",
     );
   }
   await rememberAsker(command, actor, ports);
-  return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports);
+  return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports, backend);
 }
 
 /**
@@ -95,7 +95,7 @@ async function rememberAsker(
 }
 
 /** queue: relays `queue [queue-name]` to Mergify, or enqueues on GitHub's own merge queue (`--jump` there). */
-export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | GitHubQueueResult<"queue">>({
+export const queue = defineCommand<QueueCommand, RelayResult<"queue"> | DirectQueueResult<"queue">>({
   name: "queue",
   summary:
     "add the pull request to the merge queue (--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify)",
@@ -144,7 +144,7 @@ export function queueGrammar<N extends "queue" | "requeue">(
 
 /** How queue and requeue read: where the pull request stands, on Mergify's queue or GitHub's. */
 export function describeQueueOn(
-  result: RelayResult<"queue" | "requeue"> | GitHubQueueResult<"queue" | "requeue">,
+  result: RelayResult<"queue" | "requeue"> | DirectQueueResult<"queue" | "requeue">,
   context: DescribeContext,
   verb: "queued" | "requeued",
 ): Description {
@@ -176,11 +176,11 @@ export function describeQueued(
     if (context.surface === "github") {
       // The summary comment sits on the pull request itself, so the number alone names it. This
       // wording and Slack's below are both pinned by the end-to-end tests; one could replace the other.
-      const d = state.details;
-      return `✅ #${result.pull.number} is in the merge queue ${f.code(clip(d.queue_rule_name, 100))} at position ${d.position + 1}, ETA ${formatEta(d.estimated_time_of_merge, context.now)}.`;
+      const e = state.entry;
+      return `✅ #${result.pull.number} is in the merge queue ${f.code(clip(e.queue ?? "", 100))} at position ${e.position}, ETA ${formatEta(estimatedAt(e.estimate, context.now), context.now)}.`;
     }
     const pr = pullLink(f, result.pull);
-    const place = queuePlace(f, state.details, context.now);
+    const place = queuePlace(f, state.entry, context.now);
     return by ? `✅ ${by} ${done} ${pr}: it is ${place}.` : `✅ ${pr} is ${place}.`;
   };
   return describeRelay(result, text);

@@ -1,7 +1,7 @@
-import { classifyCommandAnswer } from "../backends/mergify/index.js";
+import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
-import type { Clock, MergeQueue, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
+import type { Clock, MergeQueueComment, RelayRecord, RelayStore } from "./ports.js";
 import { readQueueState } from "./queue-state.js";
 import type { RelayName, RelayResult, StoredRelay } from "./relay.js";
 
@@ -19,7 +19,11 @@ export type RelayPresenter = (result: RelayResult<RelayName>, presentation: unkn
 
 export interface RelayFollowerDeps {
   store: RelayStore;
-  mergeQueue: MergeQueue;
+  /**
+   * The queue that takes commands as comments: its bot's answers read, and the pull request's entry read
+   * again when one comes.
+   */
+  queue: Pick<MergeQueueBackend, "entry"> & { readAnswer(body: string): CommandAnswer };
   /** This process, as the lease's holder. */
   owner: string;
   logger: Logger;
@@ -69,7 +73,7 @@ export class RelayFollower {
 
   /** The merge-queue bot wrote or edited a comment: recorded as an answer if it answers a relay, and shown. */
   async onComment(comment: MergeQueueComment): Promise<void> {
-    const read = classifyCommandAnswer(comment.body);
+    const read = this.deps.queue.readAnswer(comment.body);
     const quoted = read.command?.split(/\s+/, 1)[0]?.toLowerCase() ?? null;
     const record = await this.deps.store.recordRelayAnswer({
       ...comment,
@@ -139,20 +143,14 @@ export class RelayFollower {
   /** The relay's result again: as relayed, with where the pull request stands now and the answer. */
   private async resultOf(record: RelayRecord): Promise<RelayResult<RelayName>> {
     const stored = record.relay as StoredRelay;
-    const queue = await readQueueState(
-      this.deps.mergeQueue,
-      record.repository,
-      record.pull,
-      stored.name,
-      false,
-    );
+    const queue = await readQueueState(this.deps.queue, record.repository, record.pull, stored.name, false);
     return {
       ...stored,
       repo: record.repository,
       queue,
       relayId: record.id,
       answer: record.answer
-        ? { read: classifyCommandAnswer(record.answer.body), url: record.answer.url }
+        ? { read: this.deps.queue.readAnswer(record.answer.body), url: record.answer.url }
         : null,
     };
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CommandAnswer } from "../backends/mergify/index.js";
+import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Text, TextFormat } from "./description.js";
@@ -54,6 +54,7 @@ export async function relay<N extends RelayName>(
   relayed: string,
   actor: Actor,
   ports: Ports,
+  backend: Pick<MergeQueueBackend, "entry">,
 ): Promise<RelayResult<N>> {
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
@@ -102,7 +103,7 @@ export async function relay<N extends RelayName>(
     throw error;
   }
   if (follow && relayId) await follow.store.updateRelay(relayId, stored(comment.url));
-  const queue = await readQueueState(ports.mergeQueue, repo, number, command.name, false);
+  const queue = await readQueueState(backend, repo, number, command.name, false);
   return { name: command.name, repo, pull, relayed, relayCommentUrl: comment.url, queue, relayId };
 }
 

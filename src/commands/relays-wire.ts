@@ -1,13 +1,14 @@
 import type { Wired } from "../app/service.js";
+import type { MergeQueues } from "../core/merge-queue.js";
 import type { Logger } from "../logger.js";
-import type { MergeQueue } from "./ports.js";
 import { RelayFollower, type RelayFollowerDeps } from "./relay-follow.js";
 
 export interface RelaysDeps {
   /** The merge queue answers relayed commands in the thread: GitHub's webhooks say when (the GitHub App). */
   hasGitHubApp: boolean;
   store: RelayFollowerDeps["store"];
-  mergeQueue: MergeQueue;
+  /** Relays go to the queue that takes commands as comments (none with MERGE_QUEUE_PROVIDER=github). */
+  queues: Pick<MergeQueues, "relaying">;
   owner: string;
   logger: Logger;
   now: () => Date;
@@ -15,10 +16,11 @@ export interface RelaysDeps {
 
 /** Relayed commands followed until the merge queue answers (src/commands/relay-follow.ts). */
 export function wireRelays(deps: RelaysDeps): Wired & { follower: RelayFollower | null } {
-  if (!deps.hasGitHubApp) return { follower: null };
+  const relaying = deps.queues.relaying;
+  if (!deps.hasGitHubApp || relaying?.commands.via !== "comments") return { follower: null };
   const follower = new RelayFollower({
     store: deps.store,
-    mergeQueue: deps.mergeQueue,
+    queue: { entry: relaying.entry, readAnswer: relaying.commands.readAnswer },
     owner: deps.owner,
     logger: deps.logger.child({ name: "relays" }),
     now: deps.now,

@@ -1,14 +1,9 @@
-import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
+import type { MergeQueues } from "../core/merge-queue.js";
+import type { QueuePauses } from "../core/pause.js";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
-import type {
-  Clock,
-  MergeQueue,
-  PauseAttribution,
-  ScheduledUnpause,
-  ScheduledUnpauseClaims,
-} from "./ports.js";
+import type { Clock, PauseAttribution, ScheduledUnpause, ScheduledUnpauseClaims } from "./ports.js";
 
 /**
  * Ends timed pauses (docs/commands.md, "Timed pauses"): every `intervalMs`, claims the scheduled
@@ -20,7 +15,8 @@ import type {
  */
 export interface ScheduledUnpauserDeps {
   claims: ScheduledUnpauseClaims;
-  mergeQueue: Pick<MergeQueue, "getPause" | "unpause">;
+  /** The repository's merge queue, whose pause (of the default branch's queue) is ended. */
+  queues: Pick<MergeQueues, "for">;
   attributePause?: (attribution: PauseAttribution) => Promise<void>;
   afterUnpause?: (repository: Repo) => Promise<void>;
   /** This replica's name in claims. */
@@ -87,7 +83,7 @@ export class ScheduledUnpauser {
   }
 
   private async end(unpause: ScheduledUnpause): Promise<UnpauseOutcome> {
-    const { claims, mergeQueue, logger, owner } = this.deps;
+    const { claims, queues, logger, owner } = this.deps;
     const repository = unpause.repository;
     const log = {
       repository: repository.fullName,
@@ -95,14 +91,16 @@ export class ScheduledUnpauser {
       resumesAt: unpause.resumesAt,
     };
     try {
-      const state = await mergeQueue.getPause(repository);
+      // A queue without a pause has none to end.
+      const pauses = (await queues.for(repository)).pauses;
+      const pause = pauses ? await pauses.current({ repo: repository, branch: null }) : null;
       let outcome: UnpauseOutcome = "unpaused";
-      if (!state.paused) outcome = "not-paused";
-      else if (state.reason !== unpause.reason) outcome = "paused-otherwise";
+      if (!pauses || !pause) outcome = "not-paused";
+      else if (pause.reason !== unpause.reason) outcome = "paused-otherwise";
       // Replaced or cancelled since the claim (a new pause, a manual unpause): not ours to end.
       else if (!(await claims.renewScheduledUnpauseClaim(repository, owner, this.leaseEnd())))
         return "replaced";
-      if (outcome === "unpaused") outcome = await this.unpause(unpause);
+      if (outcome === "unpaused" && pauses) outcome = await this.unpause(unpause, pauses);
       await claims.finishScheduledUnpause(repository, owner);
       if (outcome === "not-paused") {
         logger.info(
@@ -126,14 +124,9 @@ export class ScheduledUnpauser {
     }
   }
 
-  private async unpause(unpause: ScheduledUnpause): Promise<UnpauseOutcome> {
-    try {
-      await this.deps.mergeQueue.unpause(unpause.repository);
-    } catch (error) {
-      if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotFound)
-        return "not-paused";
-      throw error;
-    }
+  private async unpause(unpause: ScheduledUnpause, pauses: QueuePauses): Promise<UnpauseOutcome> {
+    const target = { repo: unpause.repository, branch: null };
+    if (!(await pauses.resume(target, unpause.scheduledBy))) return "not-paused";
     await this.deps
       .attributePause?.({
         repository: unpause.repository,

@@ -1,11 +1,17 @@
-import type { Batch, QueuedPullRequest, QueueStatus, SubBatch } from "../backends/mergify/index.js";
+import {
+  estimatedAt,
+  type QueueBatch,
+  type QueueEntry,
+  type QueueKind,
+  type QueueState,
+} from "../core/merge-queue.js";
 import type { ListedFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
 import { branchName, unexpected } from "./arguments.js";
 import { defineCommand, type SlackPlace } from "./command.js";
 import type { BatchRow, Part, Text, TextFormat } from "./description.js";
 import { freezeNote, nextFreezeOf } from "./freeze.js";
-import { describeGitHubStatus, type GitHubStatusResult, githubQueueOf } from "./github-queue.js";
+import { describeGitHubStatus, queueOf } from "./github-queue.js";
 import { unpauseButton } from "./pause.js";
 import type { Ports } from "./ports.js";
 import {
@@ -33,7 +39,10 @@ export interface StatusResult {
   name: "status";
   repo: Repo;
   branch?: string;
-  status: QueueStatus;
+  /** Whose queue, for its wording. */
+  kind: QueueKind;
+  /** Null: the branch has no merge queue. */
+  state: QueueState | null;
   /** Who paused it through Yardmaster, and when a timed pause ends, when the pause is theirs. */
   paused?: { by: string; resumesAt: Date | null };
   /** The repository's freeze window in progress or next (src/freezes). */
@@ -44,7 +53,7 @@ export interface StatusResult {
 const NAME_MAX = 80;
 
 /** status: the merge queue of a repository (or one branch): pause, batches, waiting pull requests. */
-export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusResult>({
+export const status = defineCommand<StatusCommand, StatusResult>({
   name: "status",
   summary: "show the merge queue: batches, waiting pull requests, pause",
   permission: "none",
@@ -89,32 +98,27 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
       branch = pull?.baseRef;
     }
     const options = branch ? { branch } : {};
-    const github = await githubQueueOf(ports, command.repo, branch);
-    if (github) {
-      return {
-        name: "status",
-        repo: command.repo,
-        ...options,
-        github: { queue: await github.status(command.repo, branch) },
-      };
-    }
-    const status = await ports.mergeQueue.getStatus(command.repo, options);
-    const paused = status.pause?.paused
-      ? await pausedBy(ports, command.repo, status.pause.reason)
-      : undefined;
+    const backend = await queueOf(ports, command.repo, branch);
+    const state = await backend.state(command.repo, branch ?? null);
+    const kind = backend.kind;
+    if (!state) return { name: "status", repo: command.repo, ...options, kind, state };
+    const paused = state.pause ? await pausedBy(ports, command.repo, state.pause.reason) : undefined;
     const nextFreeze = await nextFreezeOf(ports, command.repo);
     return {
       name: "status",
       repo: command.repo,
       ...options,
-      status,
+      kind,
+      state,
       ...(paused ? { paused } : {}),
       ...(nextFreeze ? { nextFreeze } : {}),
     };
   },
   describe(result, context) {
-    if (!("status" in result)) return describeGitHubStatus(result, context);
-    const { repo, branch, status, paused } = result;
+    const status = result.state;
+    if (result.kind === "github" || !status) return describeGitHubStatus(result, context);
+    const { repo, branch, paused } = result;
+    const batches = status.batches ?? [];
     const { by, now, githubWebUrl } = context;
     const more =
       (one: string, many?: string) =>
@@ -124,8 +128,8 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
     const facts: Text = (f) =>
       [
         ...(branch ? [`branch ${f.code(clip(branch, NAME_MAX * 2))}`] : []),
-        plural(status.batches.length, "batch", "batches"),
-        `${status.waiting_pull_requests.length} waiting`,
+        plural(batches.length, "batch", "batches"),
+        `${status.entries.length} waiting`,
         `as of ${formatTime(now.toISOString())}`,
         ...(by ? [`asked by ${by}`] : []),
       ].join(" · ");
@@ -134,12 +138,12 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
       { kind: "note", texts: [facts] },
     ];
     const pause = status.pause;
-    if (pause?.paused) {
-      const since = pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : "";
+    if (pause) {
+      const since = pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : "";
       parts.push({
         kind: "sentence",
         text: (f) =>
-          `⏸️ ${f.bold("Paused")}${pausedByText(f, paused)}${since}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}${ends(paused, now)}`,
+          `⏸️ ${f.bold("Paused")}${pausedByText(f, paused)}${since}: ${f.escape(clip(pause.reason || "no reason given", 300))}${ends(paused, now)}`,
         button: unpauseButton(repo),
       });
     }
@@ -148,8 +152,8 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
       { kind: "divider" },
       {
         kind: "batches",
-        heading: (f) => `${f.bold("Batches")} (${status.batches.length})`,
-        rows: status.batches.map((b) => batchRow(b, now)),
+        heading: (f) => `${f.bold("Batches")} (${batches.length})`,
+        rows: batches.map((b) => batchRow(b, now)),
         more: more("batch", "batches"),
         morePulls: (n) => () => `…and ${plural(n, "more pull request", "more pull requests")}`,
         moreSubBatches: (n) => () => `…and ${plural(n, "more sub-batch", "more sub-batches")}`,
@@ -158,23 +162,23 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
       {
         kind: "list",
         name: "waiting",
-        heading: (f) => `${f.bold("Waiting")} (${status.waiting_pull_requests.length})`,
-        items: status.waiting_pull_requests.map((p) => (f) => waitingLine(f, p, now)),
+        heading: (f) => `${f.bold("Waiting")} (${status.entries.length})`,
+        items: status.entries.map((p) => (f) => waitingLine(f, p, now)),
         more: more("pull request"),
         empty: () => "No pull request is waiting.",
       },
     );
-    const scopes = Object.entries(status.scope_queues ?? {});
+    const scopes = status.scopeQueues;
     // A lone scope queue named by the service ("__default__") is the queue itself: not worth a list.
-    if (scopes.length > 1 || (scopes.length === 1 && !scopes[0]?.[0].startsWith("__"))) {
+    if (scopes.length > 1 || (scopes.length === 1 && !scopes[0]?.name.startsWith("__"))) {
       parts.push({
         kind: "list",
         name: "scopes",
         heading: (f) => f.bold("Scope queues"),
         items: scopes.map(
-          ([name, ids]) =>
+          ({ name, batches }) =>
             (f) =>
-              `${f.code(clip(name, NAME_MAX))} ${plural(ids.length, "batch", "batches")}`,
+              `${f.code(clip(name, NAME_MAX))} ${plural(batches, "batch", "batches")}`,
         ),
         more: (n) => () => `…and ${plural(n, "more scope queue", "more scope queues")}`,
       });
@@ -198,31 +202,32 @@ function namesRepository(word: string, defaultRepo: Repo, place: SlackPlace): bo
   return target?.repo?.owner.toLowerCase() === defaultRepo.owner.toLowerCase();
 }
 
-function batchRow(batch: Batch | SubBatch, now: Date): BatchRow {
+function batchRow(batch: QueueBatch, now: Date): BatchRow {
   return {
     name: clip(batch.name, NAME_MAX),
-    status: batchStatusLabel(batch.status.code),
-    checks: { passed: batch.checks_summary.passed, total: batch.checks_summary.total },
-    eta: formatEta(batch.estimated_merge_at, now),
-    pulls: batch.pull_requests.map((p) => (f) => pullLink(f, p)),
-    // Only a top-level batch has sub-batches.
-    subBatches: ((batch as Batch).sub_batches ?? []).map((sub) => batchRow(sub, now)),
+    status: batchStatusLabel(batch.status),
+    checks: { passed: batch.checks.passed, total: batch.checks.total },
+    eta: formatEta(estimatedAt(batch.estimate, now), now),
+    pulls: batch.entries.flatMap(({ pull }) => (pull ? [(f: TextFormat) => pullLink(f, pull)] : [])),
+    // Only a top-level batch has parts (sub-batches).
+    subBatches: batch.parts.map((sub) => batchRow(sub, now)),
   };
 }
 
-function waitingLine(f: TextFormat, p: QueuedPullRequest, now: Date): string {
-  const { shown, more } = cut(p.scopes, 5);
+function waitingLine(f: TextFormat, e: QueueEntry, now: Date): string {
+  const { shown, more } = cut(e.scopes, 5);
   const scopes = shown.length
     ? ` · scopes ${shown.map((s) => f.code(clip(s, NAME_MAX))).join(", ")}${more ? ` and ${more} more` : ""}`
     : "";
-  return `${pullLink(f, p)} — queued ${formatTime(p.queued_at)}, ETA ${formatEta(p.estimated_merge_at, now)}${scopes}`;
+  const pr = e.pull ? pullLink(f, e.pull) : "a pull request";
+  return `${pr} — queued ${formatTime(e.enteredAt)}, ETA ${formatEta(estimatedAt(e.estimate, now), now)}${scopes}`;
 }
 
 /**
  * Who paused through Yardmaster, if the queue's pause is theirs (same reason), and when it ends if it
  * is timed. Best effort: a status without it still says that the queue is paused.
  */
-async function pausedBy(ports: Ports, repo: Repo, reason: string | null | undefined) {
+async function pausedBy(ports: Ports, repo: Repo, reason: string) {
   const attribution = await ports.pauseAttribution?.(repo).catch(() => null);
   if (attribution?.action !== "pause" || attribution.reason !== reason) return undefined;
   return { by: attribution.actor, resumesAt: attribution.resumesAt ?? null };
@@ -243,27 +248,28 @@ function summary(
   f: TextFormat,
   repo: Repo,
   branch: string | undefined,
-  status: QueueStatus,
+  status: QueueState,
   by: string | undefined,
   paused: StatusResult["paused"],
   now: Date,
 ): string {
   const parts = [`Merge queue of ${repo.fullName}${branch ? ` (branch ${f.code(clip(branch, 160))})` : ""}`];
   const pause = status.pause;
-  if (pause?.paused) {
+  if (pause) {
     parts.push(
-      `paused${pausedByText(f, paused)}${pause.paused_at ? ` since ${formatTime(pause.paused_at)}` : ""}: ${f.escape(clip(pause.reason ?? "no reason given", 300))}${ends(paused, now)}`,
+      `paused${pausedByText(f, paused)}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${ends(paused, now)}`,
     );
   }
-  const { shown, more } = cut(status.batches, 5);
+  const all = status.batches ?? [];
+  const { shown, more } = cut(all, 5);
   const batches = shown.map(
-    (b) => `${f.escape(clip(b.name, NAME_MAX))} ${f.escape(batchStatusLabel(b.status.code))}`,
+    (b) => `${f.escape(clip(b.name, NAME_MAX))} ${f.escape(batchStatusLabel(b.status))}`,
   );
   parts.push(
-    status.batches.length
-      ? `${plural(status.batches.length, "batch", "batches")} (${batches.join(", ")}${more ? `, and ${more} more` : ""})`
+    all.length
+      ? `${plural(all.length, "batch", "batches")} (${batches.join(", ")}${more ? `, and ${more} more` : ""})`
       : "no batch running",
   );
-  parts.push(`${plural(status.waiting_pull_requests.length, "pull request")} waiting`);
+  parts.push(`${plural(status.entries.length, "pull request")} waiting`);
   return `${parts.join("; ")}.${by ? ` Asked by ${by}.` : ""}`;
 }

@@ -4,7 +4,7 @@ import type { Repo } from "../repo.js";
 import { ScheduledUnpauser, type ScheduledUnpauserDeps } from "./scheduled-unpause.js";
 
 export interface TimedPausesDeps
-  extends Pick<ScheduledUnpauserDeps, "claims" | "mergeQueue" | "attributePause" | "owner" | "counter"> {
+  extends Pick<ScheduledUnpauserDeps, "claims" | "queues" | "attributePause" | "owner" | "counter"> {
   /** The notifier reads the repository promptly, as after a GitHub event: the notice follows at once. */
   ring: (repository: Repo) => Promise<void>;
   logger: Logger;
@@ -17,7 +17,7 @@ export interface TimedPausesDeps
 export function wireTimedPauses(deps: TimedPausesDeps): Wired & { unpauser: ScheduledUnpauser } {
   const unpauser = new ScheduledUnpauser({
     claims: deps.claims,
-    mergeQueue: deps.mergeQueue,
+    queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
     afterUnpause: async (repository) => {
       await deps.ring(repository);

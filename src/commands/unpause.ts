@@ -1,10 +1,9 @@
-import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
 import type { Repo } from "../repo.js";
 import { noArguments, unexpected } from "./arguments.js";
 import { defineCommand } from "./command.js";
 import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
+import { pausesOf } from "./github-queue.js";
 import { attributePause } from "./pause.js";
 import { repoArgument } from "./targets.js";
 
@@ -39,24 +38,16 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
     },
   },
   async execute(command, actor, ports) {
-    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("unpause", command.repo, NO_PAUSE);
-    try {
-      await ports.mergeQueue.unpause(command.repo);
-    } catch (error) {
-      // The service answers 404 when there is no pause to delete; say that rather than "not found".
-      if (error instanceof MergeQueueError && error.code === MergeQueueErrorCode.NotFound) {
-        const state = await ports.mergeQueue.getPause(command.repo);
-        if (!state.paused) {
-          // Not paused any more: a timed pause's end has nothing left to end.
-          await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
-          throw new CommandError(CommandErrorCode.NotPaused, {
-            command: "unpause",
-            repository: command.repo.fullName,
-          });
-        }
-      }
-      throw error;
+    // A queue without a pause: refused before anything else (a timed pause's end included).
+    const pauses = await pausesOf(ports, "unpause", command.repo);
+    const by = actor.githubLogin ?? actor.display;
+    if (!(await pauses.resume({ repo: command.repo, branch: null }, by))) {
+      // Not paused any more: a timed pause's end has nothing left to end.
+      await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+      throw new CommandError(CommandErrorCode.NotPaused, {
+        command: "unpause",
+        repository: command.repo.fullName,
+      });
     }
     // A manual unpause cancels a timed pause's end (best effort: the runner also finds it unpaused).
     await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);

@@ -1,5 +1,6 @@
-import type { PauseState } from "../backends/mergify/index.js";
 import type { PauseAttribution } from "../commands/ports.js";
+import type { MergeQueues } from "../core/merge-queue.js";
+import type { QueuePauses } from "../core/pause.js";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
@@ -17,12 +18,8 @@ export function freezeReason(freeze: Pick<Freeze, "name" | "createdBy">): string
 
 export interface FreezeRunnerDeps {
   store: FreezeRecords;
-  /** The merge queue's pause, as the pause command uses it. */
-  mergeQueue: {
-    pause(repo: Repo, reason: string): Promise<unknown>;
-    unpause(repo: Repo): Promise<unknown>;
-    getPause(repo: Repo): Promise<PauseState>;
-  };
+  /** The repository's merge queue, whose pause the windows use as the pause command does. */
+  queues: Pick<MergeQueues, "for">;
   attributePause?: (attribution: PauseAttribution) => Promise<void>;
   /** Says something to the repository's subscribed channels (plain text, already escaped). */
   announce?: (repository: Repo, text: string, key: string) => Promise<void>;
@@ -141,10 +138,16 @@ export class FreezeRunner {
     return "announced";
   }
 
+  /** The pause of the repository's default branch's queue; null where the queue has none. */
+  private async pausesOf(repository: Repo): Promise<QueuePauses | null> {
+    return (await this.deps.queues.for(repository)).pauses ?? null;
+  }
+
   private async begin(w: FreezeWindowToEnd, freeze: Freeze): Promise<string> {
-    const { mergeQueue } = this.deps;
-    const state = await mergeQueue.getPause(w.repository);
-    if (state.paused) {
+    const pauses = await this.pausesOf(w.repository);
+    if (!pauses) return "no-pause";
+    const target = { repo: w.repository, branch: null };
+    if (await pauses.current(target)) {
       await this.deps.announce?.(
         w.repository,
         `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins, but its merge queue is already paused for another reason: it is left as it is, and the freeze will not resume it.`,
@@ -152,7 +155,7 @@ export class FreezeRunner {
       );
       return "already-paused";
     }
-    await mergeQueue.pause(w.repository, w.reason);
+    await pauses.pause(target, { reason: w.reason, by: freeze.createdBy });
     await this.deps
       .attributePause?.({
         repository: w.repository,
@@ -169,10 +172,12 @@ export class FreezeRunner {
   }
 
   private async end(w: FreezeWindowToEnd): Promise<string> {
-    const { mergeQueue } = this.deps;
-    const state = await mergeQueue.getPause(w.repository);
-    if (!state.paused) return "not-paused";
-    if (state.reason !== w.reason) {
+    const pauses = await this.pausesOf(w.repository);
+    if (!pauses) return "no-pause";
+    const target = { repo: w.repository, branch: null };
+    const pause = await pauses.current(target);
+    if (!pause) return "not-paused";
+    if (pause.reason !== w.reason) {
       await this.deps.announce?.(
         w.repository,
         `❄️ A freeze of ${w.repository.fullName} ended, but its merge queue was paused again meanwhile for another reason: it stays paused until someone unpauses it.`,
@@ -180,13 +185,14 @@ export class FreezeRunner {
       );
       return "paused-otherwise";
     }
-    await mergeQueue.unpause(w.repository);
+    const by = w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1");
+    await pauses.resume(target, by);
     await this.deps
       .attributePause?.({
         repository: w.repository,
         action: "unpause",
         reason: null,
-        actor: w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1"),
+        actor: by,
         surface: "slack",
         at: this.deps.now(),
         scheduled: true,

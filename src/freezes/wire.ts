@@ -6,8 +6,7 @@ import type { Repo } from "../repo.js";
 import { slackFreezeAnnouncer } from "./announce.js";
 import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
 
-export interface FreezesDeps
-  extends Pick<FreezeRunnerDeps, "store" | "mergeQueue" | "attributePause" | "owner"> {
+export interface FreezesDeps extends Pick<FreezeRunnerDeps, "store" | "queues" | "attributePause" | "owner"> {
   /** A repository's subscriptions: where its freezes are announced. */
   subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
   /** Slack, to announce in; null: nothing is announced. */
@@ -25,7 +24,7 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
   const { slack } = deps;
   const runner = new FreezeRunner({
     store: deps.store,
-    mergeQueue: deps.mergeQueue,
+    queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
     ...(slack
       ? {

@@ -2,6 +2,9 @@ import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { WebhookJob, WebhookJobStore } from "../store/index.js";
+import type { WebhookArrivals } from "./webhook-arrivals.js";
+
+export { WEBHOOK_LULL_MS, WebhookArrivals } from "./webhook-arrivals.js";
 
 /**
  * A webhook is answered as soon as its work is recorded; the work runs after (docs/architecture.md, "A
@@ -48,50 +51,6 @@ const SWEEP_BATCH = 20;
  * stream of webhooks never starves the jobs.
  */
 export const YIELD_TO_WEBHOOKS_MS = 2_000;
-
-/** How long without a webhook arriving counts as the end of a burst. */
-export const WEBHOOK_LULL_MS = 50;
-
-/**
- * The webhooks this process is receiving: a request counts from its arrival until its answer is sent.
- * Jobs wait for a lull (none being received, none arrived for `WEBHOOK_LULL_MS`), at most `maxMs`.
- */
-export class WebhookArrivals {
-  private receiving = 0;
-  private lastArrival = Number.NEGATIVE_INFINITY;
-
-  constructor(private readonly now: () => number = () => performance.now()) {}
-
-  /** A webhook arrived; the function returned says it was answered (once, however often it is called). */
-  begin(): () => void {
-    this.receiving += 1;
-    this.lastArrival = this.now();
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.receiving -= 1;
-    };
-  }
-
-  /** Whether no webhook is being received and none arrived within `WEBHOOK_LULL_MS`. */
-  get lull(): boolean {
-    return this.receiving === 0 && this.now() - this.lastArrival >= WEBHOOK_LULL_MS;
-  }
-
-  /** Resolves at the next lull, or after `maxMs`. */
-  quiet(maxMs: number): Promise<void> {
-    const deadline = this.now() + maxMs;
-    return new Promise((resolve) => {
-      const check = () => {
-        const left = deadline - this.now();
-        if (this.lull || left <= 0) return resolve();
-        setTimeout(check, Math.min(left, WEBHOOK_LULL_MS)).unref();
-      };
-      check();
-    });
-  }
-}
 
 export interface WebhookJobsDeps {
   store: Omit<WebhookJobStore, "claimDelivery">;

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { branchSchema } from "../backends/mergify/index.js";
 import type { ButtonCommand } from "../commands/description.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import { readNotify } from "../commands/notify.js";
 import { notifyWords } from "../commands/notify-change.js";
+import { branchSchema } from "../core/input-limits.js";
 import { Repo } from "../repo.js";
 
 /**

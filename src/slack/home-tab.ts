@@ -1,9 +1,8 @@
 import pLimit from "p-limit";
-import type { QueuedPullRequest, QueueStatus } from "../backends/mergify/index.js";
-import { githubQueueServing } from "../commands/github-queue.js";
 import { defaultNoticePreferences } from "../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
-import type { MergeQueue, PermissionLookup, QueueBackends } from "../commands/ports.js";
+import type { PermissionLookup } from "../commands/ports.js";
+import { estimatedAt, type MergeQueues, type QueueEntry, type QueueState } from "../core/merge-queue.js";
 import type { ListedFreeze } from "../freezes/present.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
@@ -20,9 +19,8 @@ export interface HomeTabDeps {
   store: Pick<IdentityLinkStore, "getLink"> &
     Pick<NoticePreferenceStore, "getNoticePreferences"> &
     Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories">;
-  mergeQueue: Pick<MergeQueue, "getStatus">;
-  /** GitHub's own merge queue and which repositories it serves; absent: Mergify serves every one. */
-  queueBackends?: QueueBackends;
+  /** The merge queue serving each repository's default branch (Mergify's: every branch). */
+  queues: Pick<MergeQueues, "for">;
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
   permission: PermissionLookup;
   /** The levels the Home tab's buttons need (the commands' own: the click checks again). */
@@ -86,47 +84,32 @@ export class HomeTab {
       return null;
     };
     const statuses = await pLimit(4).map(readable, async ({ repo, level }) => {
-      const github = await githubQueueServing(this.deps.queueBackends, repo);
-      if (github) {
-        const status = await github.status(repo).catch(couldNot(repo));
-        for (const entry of status?.entries ?? []) {
-          if (entry.pull?.author?.toLowerCase() !== login.toLowerCase()) continue;
-          const seconds = entry.estimatedSecondsToMerge;
-          queued.push({
-            repo,
-            number: entry.pull.number,
-            title: entry.pull.title,
-            url: entry.pull.url,
-            position: entry.position,
-            eta: seconds === null ? null : new Date(now.getTime() + seconds * 1000),
-            canDequeue: satisfies(level, this.deps.levels.dequeue),
-          });
-        }
-        // GitHub's queue has no pause.
-        return { repo, level, status: null };
-      }
-      return { repo, level, status: await this.deps.mergeQueue.getStatus(repo).catch(couldNot(repo)) };
+      const backend = await this.deps.queues.for(repo).catch(couldNot(repo));
+      const state = backend ? await backend.state(repo, null).catch(couldNot(repo)) : null;
+      return { repo, level, state };
     });
-    for (const { repo, level, status } of statuses) {
-      if (!status) continue;
-      ordered(status).forEach((pull, i) => {
-        if (pull.author.login.toLowerCase() !== login.toLowerCase()) return;
-        const eta = pull.estimated_merge_at ? new Date(pull.estimated_merge_at) : null;
+    for (const { repo, level, state } of statuses) {
+      if (!state) continue;
+      ordered(state).forEach((entry, i) => {
+        const pull = entry.pull;
+        if (!pull || pull.author?.toLowerCase() !== login.toLowerCase()) return;
+        const eta = estimatedAt(entry.estimate, now);
         queued.push({
           repo,
           number: pull.number,
           title: pull.title,
           url: pull.url,
-          position: i + 1,
-          eta,
+          // In merge order across batches; a queue without batches numbers its entries itself.
+          position: state.batches ? i + 1 : entry.position,
+          eta: eta ? new Date(eta) : null,
           canDequeue: satisfies(level, this.deps.levels.dequeue),
         });
       });
-      if (status.pause?.paused) {
+      if (state.pause) {
         paused.push({
           repo,
-          reason: status.pause.reason ?? null,
-          since: status.pause.paused_at ? new Date(status.pause.paused_at) : null,
+          reason: state.pause.reason || null,
+          since: state.pause.pausedAt ? new Date(state.pause.pausedAt) : null,
           canUnpause: satisfies(level, this.deps.levels.unpause),
         });
       }
@@ -184,21 +167,22 @@ export class HomeTab {
   }
 }
 
-/** The queue's pull requests in merge order: batches (with their sub-batches), then those waiting. */
-function ordered(status: QueueStatus): QueuedPullRequest[] {
+/** The queue's entries in merge order: batches (with their parts), then those waiting. */
+function ordered(state: QueueState): QueueEntry[] {
   const seen = new Set<number>();
-  const out: QueuedPullRequest[] = [];
-  const add = (pulls: readonly QueuedPullRequest[]) => {
-    for (const p of pulls) {
-      if (seen.has(p.number)) continue;
-      seen.add(p.number);
-      out.push(p);
+  const out: QueueEntry[] = [];
+  const add = (entries: readonly QueueEntry[]) => {
+    for (const e of entries) {
+      const number = e.pull?.number;
+      if (number !== undefined && seen.has(number)) continue;
+      if (number !== undefined) seen.add(number);
+      out.push(e);
     }
   };
-  for (const batch of status.batches) {
-    add(batch.pull_requests);
-    for (const sub of batch.sub_batches ?? []) add(sub.pull_requests);
+  for (const batch of state.batches ?? []) {
+    add(batch.entries);
+    for (const part of batch.parts) add(part.entries);
   }
-  add(status.waiting_pull_requests);
+  add(state.entries);
   return out;
 }

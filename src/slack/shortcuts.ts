@@ -2,21 +2,20 @@ import type { App, GlobalShortcut, MessageShortcut, RespondFn } from "@slack/bol
 import { z } from "zod";
 import type { Actor } from "../commands/command.js";
 import { parseSlackCommand } from "../commands/parse.js";
-import { type RunDeps, refuse, runCommand } from "../commands/run.js";
+import { refuse, runCommand } from "../commands/run.js";
 import { Repo } from "../repo.js";
-import type { FormDeps } from "./forms/index.js";
 import { type Forms, respondOn } from "./forms/index.js";
 import {
   type FormPlace,
   input,
   option,
-  placeMetadata,
-  plain,
   readPlace,
   type SubmittedValues,
   textOf,
   type View,
 } from "./forms/kit.js";
+import { formView } from "./forms/shell.js";
+import type { ListenerDeps } from "./listener-deps.js";
 import { pullRequestLinks } from "./unfurls/index.js";
 
 /**
@@ -32,9 +31,7 @@ export const SHORTCUT_IDS = {
   queueWhich: "mq.form.queue-which",
 } as const;
 
-export interface ShortcutDeps
-  extends Pick<FormDeps, "githubWebUrl" | "logger" | "track" | "actorFor" | "answer"> {
-  run: RunDeps;
+export interface ShortcutDeps extends ListenerDeps {
   forms: Forms;
 }
 
@@ -154,15 +151,11 @@ function whichForm(targets: readonly { repo: Repo; pull: number }[], place: Form
     const name = `${t.repo.fullName}#${t.pull}`;
     return option(name, name);
   });
-  return {
-    type: "modal",
-    callback_id: SHORTCUT_IDS.queueWhich,
-    title: plain("Queue a pull request"),
-    submit: plain("Queue"),
-    close: plain("Cancel"),
-    private_metadata: placeMetadata(place),
-    blocks: [input("pull", "Which one?", { type: "static_select", action_id: "value", options: choices })],
-  };
+  return formView(
+    { callbackId: SHORTCUT_IDS.queueWhich, title: "Queue a pull request", submit: "Queue" },
+    place,
+    [input("pull", "Which one?", { type: "static_select", action_id: "value", options: choices })],
+  );
 }
 
 function hostOf(githubWebUrl: string): string {

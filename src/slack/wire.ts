@@ -1,7 +1,7 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import type { GitHubGateway, PermissionLookup, QueueBackends, SetupCheck } from "../commands/ports.js";
+import type { GitHubGateway, PermissionLookup, SetupCheck } from "../commands/ports.js";
 import type { RelayFollower } from "../commands/relay-follow.js";
 import { nextFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
@@ -27,8 +27,6 @@ export interface SlackDeps {
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
   setup: SetupCheck;
   follower: RelayFollower | null;
-  /** GitHub's own merge queue and which backend serves a branch, for the Home tab. */
-  queueBackends: QueueBackends | undefined;
 }
 
 /** The Slack surface (src/slack): `/mq`, buttons, forms, shortcuts, unfurls, and the Home tab. */
@@ -61,8 +59,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
     ...(config.github
       ? {
           home: {
-            mergeQueue: commands.mergeQueue,
-            ...(deps.queueBackends ? { queueBackends: deps.queueBackends } : {}),
+            queues: commands.queues,
             permission: deps.github.readPermission,
             levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
             canLink: oauth !== null && oauth !== undefined,

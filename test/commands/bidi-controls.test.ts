@@ -60,7 +60,7 @@ describe("bidirectional controls", () => {
   const paused = {
     name: "pause" as const,
     repo: REPO,
-    pause: { paused: true, reason: REASON, paused_at: "2025-11-05T15:00:00Z" },
+    pause: { reason: REASON, pausedAt: "2025-11-05T15:00:00Z", by: null },
   };
 
   it("in a pause reason, no longer reverse the rest of GitHub's summary line", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { mergifyEntry, mergifyPause, mergifyState } from "../../src/backends/mergify/backend.js";
 import {
   classifyCommandAnswer,
   type LogEvent,
@@ -14,6 +15,7 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import { factsOf, periodFigures } from "../../src/commands/queue-stats.js";
+import type { QueuePause } from "../../src/core/pause.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { listed } from "../../src/freezes/present.js";
 import { Repo } from "../../src/repo.js";
@@ -33,7 +35,7 @@ const pull: PullRequestInfo = {
 };
 const queued: QueueState = {
   state: "queued",
-  details: pullRequestDetails(42) as unknown as PullRequestQueueDetails,
+  entry: mergifyEntry(pullRequestDetails(42) as unknown as PullRequestQueueDetails),
 };
 const unknown: QueueState = {
   state: "unknown",
@@ -57,15 +59,24 @@ const RESULTS: [string, CommandResult][] = [
   ["requeue, queued", relayed("requeue", queued)],
   ["dequeue, out", relayed("dequeue", { state: "not_queued" })],
   ["dequeue, still listed", relayed("dequeue", queued)],
-  ["pause", { name: "pause", repo, pause: pauseState() as PauseState }],
+  ["pause", { name: "pause", repo, pause: mergifyPause(pauseState() as PauseState) as QueuePause }],
   ["unpause", { name: "unpause", repo }],
   ["freeze", { name: "freeze", repo, freeze: listedWeekend() }],
   ["freezes", { name: "freezes", repo, freezes: [listedWeekend()] }],
   ["freezes, none", { name: "freezes", repo, freezes: [] }],
   ["unfreeze", { name: "unfreeze", repo, removed: { number: 1, name: "weekend <freeze>" } }],
-  ["status", { name: "status", repo, branch: "main", status: queueStatus() as unknown as QueueStatus }],
+  [
+    "status",
+    {
+      name: "status",
+      repo,
+      branch: "main",
+      kind: "mergify",
+      state: mergifyState(queueStatus() as unknown as QueueStatus, "main"),
+    },
+  ],
   ["stats", statsResult()],
-  ["pr", { name: "pr", repo, pull: 42, queue: queued }],
+  ["pr", { name: "pr", repo, pull: 42, kind: "mergify", queue: queued }],
   ["branches", { name: "branches", repo, branches: ["main"] }],
   ["subscribe", { name: "subscribe", repo, branchGlob: null, groups: ["queue"], created: true }],
   ["unsubscribe", { name: "unsubscribe", repo }],

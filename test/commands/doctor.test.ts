@@ -38,7 +38,7 @@ function deps(subscribed: string[], levels: Record<string, PermissionLevel | Err
       pullRequest: async () => null,
       comment: async () => ({ id: 1, url: "" }),
     },
-    mergeQueue: {} as Ports["mergeQueue"],
+    queues: {} as Ports["queues"],
     commandPrefix: "@mergifyio",
     account: { store, loginUrl: null },
     setup: {

@@ -5,7 +5,13 @@ import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../src/commands/ports.js";
 import { execute } from "../../src/commands/run.js";
 import { Repo } from "../../src/repo.js";
-import { makeClient, ORIGIN, pauseState, pullRequestDetails } from "../backends/mergify/fixtures.js";
+import {
+  makeClient,
+  mergifyQueues,
+  ORIGIN,
+  pauseState,
+  pullRequestDetails,
+} from "../backends/mergify/fixtures.js";
 import { failure } from "../helpers/command-error.js";
 
 const repo = Repo.of("acme", "widgets");
@@ -36,7 +42,7 @@ function gateway(pull: PullRequestInfo | null = openPull) {
 }
 
 const deps = (github: GitHubGateway) => ({
-  mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 1_000 }),
+  queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 1_000 })),
   github,
   commandPrefix: "@mergifyio",
 });
@@ -56,7 +62,10 @@ describe("execute", () => {
     nock(ORIGIN).get(`${PATH}/merge-queue/pull/42`).times(2).reply(200, pullRequestDetails(42));
     const result = await execute({ name: "requeue", repo, pull: 42 }, alice, deps(github));
     expect(comments[0]?.split("\n")[0]).toBe("@mergifyio queue");
-    expect(result).toMatchObject({ relayed: "queue", queue: { state: "queued", details: { number: 42 } } });
+    expect(result).toMatchObject({
+      relayed: "queue",
+      queue: { state: "queued", entry: { position: 1, queue: "default" } },
+    });
     await execute({ name: "requeue", repo, pull: 42, queueName: "urgent" }, alice, deps(github));
     expect(comments[1]?.split("\n")[0]).toBe("@mergifyio queue urgent");
   });

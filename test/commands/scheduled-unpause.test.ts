@@ -4,7 +4,7 @@ import { ScheduledUnpauser } from "../../src/commands/scheduled-unpause.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
+import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets/merge-queue/pause";
@@ -37,7 +37,7 @@ afterEach(async () => {
 function unpauser(owner = "a") {
   return new ScheduledUnpauser({
     claims: store,
-    mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 }),
+    queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
     attributePause: (a) => store.putPauseAttribution(a),
     afterUnpause: async (r) => {
       rung.push(r.fullName);

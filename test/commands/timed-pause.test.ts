@@ -9,7 +9,7 @@ import { markdownFormat } from "../../src/github/markdown.js";
 import { Repo } from "../../src/repo.js";
 import { plainFormat } from "../../src/slack/mrkdwn.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
+import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
 const PATH = "/v1/repos/acme/widgets/merge-queue/pause";
@@ -41,7 +41,7 @@ afterEach(async () => {
 function ports(zone: string | null = null): Ports {
   return {
     github,
-    mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 }),
+    queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
     commandPrefix: "@mergifyio",
     now: () => NOW,
     attributePause: (a) => store.putPauseAttribution(a),

@@ -1,67 +1,42 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import type { World } from "../helpers/e2e.js";
+import { ALICE, answerTo, CHANNEL, pullLink, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
 
 /** Shortcuts, end to end: "Queue this pull request" on a message, and the global "Pause a merge queue". */
 let world: World;
-const REPO = "acme/widgets";
-const CHANNEL = "C0ENG";
-const ALICE = "U0ALICE"; // write on GitHub
-const RITA = "U0RITA"; // read on GitHub
-let github = "";
 
 beforeAll(async () => {
-  world = await startWorld();
-  github = `http://${world.settings.GHE_HOST}`;
-  const { state } = world.github;
-  state.addRepository(REPO);
-  state.setPermission(REPO, "alice", "write");
-  state.setPermission(REPO, "rita", "read");
-  for (const number of [106, 107, 108]) {
-    state.addPullRequest({
-      repository: REPO,
-      number,
-      author: "alice",
-      title: `Change ${number}`,
-      base: "main",
-    });
-  }
-  await subscribeChannel(world, CHANNEL, [REPO]);
-  world.slack.state.addUser({ id: ALICE, name: "alice" });
-  world.slack.state.addUser({ id: RITA, name: "rita" });
-  await linkSlackUser(world, ALICE, "alice", 1);
-  await linkSlackUser(world, RITA, "rita", 2);
+  world = await startSlackWorld([106, 107, 108]);
 });
 afterAll(() => world.close());
 
-const answerTo = (responseUrl: string) =>
-  world.slack.waitFor(() => world.slack.state.responses.find((r) => r.responseUrl === responseUrl), 10_000);
 const post = (text: string) => world.slack.state.addMessage({ channel: CHANNEL, user: RITA, text });
 const shortcut = (messageTs: string, userId = ALICE) =>
   world.slack.sendMessageShortcut({ callbackId: "mq.shortcut.queue", userId, channelId: CHANNEL, messageTs });
 
 describe("shortcuts", () => {
   it("queues the pull request a message links to, for a writer only", async () => {
-    const message = post(`can someone queue <${github}/${REPO}/pull/106>?`);
+    const message = post(`can someone queue <${pullLink(world, 106)}>?`);
     const byReader = await shortcut(message.ts, RITA);
     expect(byReader.status).toBe(200);
-    const refused = await answerTo(byReader.responseUrl);
+    const refused = await answerTo(world, byReader.responseUrl);
     expect(refused.response_type).toBe("ephemeral");
     expect(refused.text).toContain("needs write permission");
     expect(world.sim.state.pullDetails(REPO, 106)).toBeNull();
 
     const byWriter = await shortcut(message.ts);
-    const done = await answerTo(byWriter.responseUrl);
+    const done = await answerTo(world, byWriter.responseUrl);
     expect(done.response_type).toBe("in_channel");
     expect(world.sim.state.pullDetails(REPO, 106)).not.toBeNull();
   });
 
   it("asks which pull request when the message links to several, and queues the one chosen", async () => {
-    const message = post(`<${github}/${REPO}/pull/107> and <${github}/${REPO}/pull/108|the other>`);
+    const message = post(`<${pullLink(world, 107)}> and <${pullLink(world, 108)}|the other>`);
     const sent = await shortcut(message.ts);
     const form = await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
     expect(form.view.callback_id).toBe("mq.form.queue-which");
     await world.slack.submitView({ userId: ALICE, values: { pull: `${REPO}#108` } });
-    await answerTo(sent.responseUrl);
+    await answerTo(world, sent.responseUrl);
     expect(world.sim.state.pullDetails(REPO, 108)).not.toBeNull();
     expect(world.sim.state.pullDetails(REPO, 107)).toBeNull();
   });
@@ -69,7 +44,7 @@ describe("shortcuts", () => {
   it("says so on a message without a pull-request link, and nothing is queued", async () => {
     const message = post(`see https://evil.example/${REPO}/pull/107`);
     const sent = await shortcut(message.ts);
-    const answer = await answerTo(sent.responseUrl);
+    const answer = await answerTo(world, sent.responseUrl);
     expect(answer.response_type).toBe("ephemeral");
     expect(answer.text).toContain("This message holds no pull-request link of");
     expect(world.sim.state.pullDetails(REPO, 107)).toBeNull();

@@ -1,46 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
 import { STAND_IN_APP_TOKEN } from "../../tools/stand-ins/slack/index.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import type { World } from "../helpers/e2e.js";
+import { ALICE, answerTo, CHANNEL, pullLink, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
 
 /**
  * Socket Mode, end to end: with SLACK_APP_TOKEN and no signing secret, Yardmaster opens its connection
  * through the stand-in's apps.connections.open, and the same scenarios as over HTTP arrive as envelopes.
  */
 let world: World;
-const REPO = "acme/widgets";
-const CHANNEL = "C0ENG";
-const ALICE = "U0ALICE"; // write on GitHub
-const RITA = "U0RITA"; // read on GitHub
-let github = "";
-const link = (pull: number) => `${github}/${REPO}/pull/${pull}`;
+const link = (pull: number) => pullLink(world, pull);
 
 beforeAll(async () => {
-  world = await startWorld({ SLACK_APP_TOKEN: STAND_IN_APP_TOKEN, SLACK_SIGNING_SECRET: "" });
-  github = `http://${world.settings.GHE_HOST}`;
-  const { state } = world.github;
-  state.addRepository(REPO);
-  state.setPermission(REPO, "alice", "write");
-  state.setPermission(REPO, "rita", "read");
-  for (const number of [111, 112]) {
-    state.addPullRequest({
-      repository: REPO,
-      number,
-      author: "alice",
-      title: `Change ${number}`,
-      base: "main",
-    });
-  }
-  await subscribeChannel(world, CHANNEL, [REPO]);
-  world.slack.state.addUser({ id: ALICE, name: "alice" });
-  world.slack.state.addUser({ id: RITA, name: "rita" });
-  await linkSlackUser(world, ALICE, "alice", 1);
-  await linkSlackUser(world, RITA, "rita", 2);
+  world = await startSlackWorld([111, 112], {
+    SLACK_APP_TOKEN: STAND_IN_APP_TOKEN,
+    SLACK_SIGNING_SECRET: "",
+  });
 });
 afterAll(() => world.close());
 
-const answerTo = (responseUrl: string) =>
-  world.slack.waitFor(() => world.slack.state.responses.find((r) => r.responseUrl === responseUrl), 10_000);
 const unfurlWhen = (ts: string, url: string, predicate: (text: string) => boolean) =>
   world.slack.waitFor(() => {
     const found = world.slack.state.unfurls.of(`${CHANNEL}:${ts}`).find((u) => u.url === url);
@@ -68,7 +46,7 @@ describe("Socket Mode", () => {
       channelId: CHANNEL,
       messageTs: shared.ts,
     });
-    expect(`${(await answerTo(byReader.responseUrl)).text}`).toContain("needs write permission");
+    expect(`${(await answerTo(world, byReader.responseUrl)).text}`).toContain("needs write permission");
     expect(world.sim.state.pullDetails(REPO, 111)).toBeNull();
     const byWriter = await world.slack.clickUnfurlButton({
       actionId: UNFURL_ACTION_IDS.queue,
@@ -76,7 +54,7 @@ describe("Socket Mode", () => {
       channelId: CHANNEL,
       messageTs: shared.ts,
     });
-    await answerTo(byWriter.responseUrl);
+    await answerTo(world, byWriter.responseUrl);
     const position = (world.sim.state.pullDetails(REPO, 111)?.position ?? -2) + 1;
     await unfurlWhen(shared.ts, link(111), (t) => t.includes(`osition ${position} in the merge queue`));
 
@@ -103,7 +81,7 @@ describe("Socket Mode", () => {
     const blank = await world.slack.submitView({ userId: ALICE, values: { reason: "" } });
     expect(blank.answer?.errors).toEqual({ reason: "Write why the queue is paused." });
     await world.slack.submitView({ userId: ALICE, values: { reason: "over the socket" } });
-    const answer = await answerTo(sent.responseUrl);
+    const answer = await answerTo(world, sent.responseUrl);
     expect(answer.response_type).toBe("in_channel");
     expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "over the socket" });
     const unpause = await world.slack.sendSlashCommand({
@@ -111,7 +89,7 @@ describe("Socket Mode", () => {
       userId: ALICE,
       channelId: CHANNEL,
     });
-    await answerTo(unpause.responseUrl);
+    await answerTo(world, unpause.responseUrl);
   });
 
   it("queues the linked pull request from the message shortcut", async () => {
@@ -122,7 +100,7 @@ describe("Socket Mode", () => {
       channelId: CHANNEL,
       messageTs: message.ts,
     });
-    expect((await answerTo(sent.responseUrl)).response_type).toBe("in_channel");
+    expect((await answerTo(world, sent.responseUrl)).response_type).toBe("in_channel");
     expect(world.sim.state.pullDetails(REPO, 112)).not.toBeNull();
   });
 });

@@ -1,40 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import type { World } from "../helpers/e2e.js";
+import { ALICE, answerTo, CHANNEL, pullLink, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
 
 /** Pasted pull-request links, end to end: signed `link_shared` → chat.unfurl with the queue state and buttons. */
 let world: World;
-const REPO = "acme/widgets";
-const CHANNEL = "C0ENG"; // subscribed to acme/widgets
 const OTHER = "C0RANDOM"; // subscribed to nothing
-const ALICE = "U0ALICE"; // write on GitHub
-const RITA = "U0RITA"; // read on GitHub
-
-let github = "";
-const link = (pull: number) => `${github}/${REPO}/pull/${pull}`;
+const link = (pull: number) => pullLink(world, pull);
 
 beforeAll(async () => {
-  world = await startWorld();
-  github = `http://${world.settings.GHE_HOST}`;
-  const { state } = world.github;
-  state.addRepository(REPO);
-  state.setPermission(REPO, "alice", "write");
-  state.setPermission(REPO, "rita", "read");
-  for (const number of [103, 104, 105]) {
-    state.addPullRequest({
-      repository: REPO,
-      number,
-      author: "alice",
-      title: `Change ${number}`,
-      base: "main",
-    });
-  }
-  await subscribeChannel(world, CHANNEL, [REPO]);
+  world = await startSlackWorld([103, 104, 105]);
   world.slack.state.addChannel({ id: OTHER, name: "random", botIsMember: true });
-  world.slack.state.addUser({ id: ALICE, name: "alice" });
-  world.slack.state.addUser({ id: RITA, name: "rita" });
-  await linkSlackUser(world, ALICE, "alice", 1);
-  await linkSlackUser(world, RITA, "rita", 2);
 });
 afterAll(() => world.close());
 
@@ -52,19 +28,24 @@ const buttonsOf = (blocks: unknown[]) =>
     ((b as { elements?: { action_id: string }[] }).elements ?? []).map((e) => e.action_id),
   );
 
-function answerTo(responseUrl: string) {
-  return world.slack.waitFor(
-    () => world.slack.state.responses.find((r) => r.responseUrl === responseUrl),
-    10_000,
-  );
-}
-
 /** The unfurl of `url` in the message once `predicate` holds for it. */
 function unfurlWhen(channel: string, ts: string, url: string, predicate: (text: string) => boolean) {
   return world.slack.waitFor(() => {
     const found = unfurlsOf(channel, ts).find((u) => u.url === url);
     return found && predicate(textOf(found.blocks)) ? found : undefined;
   }, 10_000);
+}
+
+/** A well-formed link to pull request 105, shared after a test's other events, once it is unfurled. */
+async function laterEvent() {
+  const later = await world.slack.shareLink({
+    userId: ALICE,
+    channelId: CHANNEL,
+    text: link(105),
+    compose: false,
+  });
+  await unfurlWhen(CHANNEL, later.ts, link(105), () => true);
+  return later;
 }
 
 describe("pull-request links unfurled with their queue state", () => {
@@ -92,7 +73,7 @@ describe("pull-request links unfurled with their queue state", () => {
       messageTs: shared.ts,
     });
     expect(byReader.status).toBe(200);
-    const refused = await answerTo(byReader.responseUrl);
+    const refused = await answerTo(world, byReader.responseUrl);
     expect(refused.response_type).toBe("ephemeral");
     expect(`${refused.text}`).toContain("needs write permission");
     expect(world.sim.state.pullDetails(REPO, 103)).toBeNull();
@@ -103,7 +84,7 @@ describe("pull-request links unfurled with their queue state", () => {
       channelId: CHANNEL,
       messageTs: shared.ts,
     });
-    const done = await answerTo(byWriter.responseUrl);
+    const done = await answerTo(world, byWriter.responseUrl);
     expect(done.response_type).toBe("in_channel");
     expect(world.sim.state.pullDetails(REPO, 103)).not.toBeNull();
     // Updated in place: the same unfurl now shows its place and a Dequeue button.
@@ -121,7 +102,7 @@ describe("pull-request links unfurled with their queue state", () => {
       userId: ALICE,
       channelId: CHANNEL,
     });
-    await answerTo(queued.responseUrl);
+    await answerTo(world, queued.responseUrl);
     const shared = await world.slack.shareLink({
       userId: RITA,
       channelId: CHANNEL,
@@ -140,7 +121,7 @@ describe("pull-request links unfurled with their queue state", () => {
       channelId: CHANNEL,
       messageTs: shared.ts,
     });
-    expect(`${(await answerTo(byReader.responseUrl)).text}`).toContain("needs write permission");
+    expect(`${(await answerTo(world, byReader.responseUrl)).text}`).toContain("needs write permission");
     expect(world.sim.state.pullDetails(REPO, 104)).not.toBeNull();
 
     const byWriter = await world.slack.clickUnfurlButton({
@@ -149,7 +130,7 @@ describe("pull-request links unfurled with their queue state", () => {
       channelId: CHANNEL,
       messageTs: shared.ts,
     });
-    await answerTo(byWriter.responseUrl);
+    await answerTo(world, byWriter.responseUrl);
     await world.slack.waitFor(() => world.sim.state.pullDetails(REPO, 104) === null, 10_000);
     await unfurlWhen(CHANNEL, shared.ts, link(104), (t) => t.includes("Not queued."));
   });
@@ -172,7 +153,7 @@ describe("pull-request links unfurled with their queue state", () => {
       userId: ALICE,
       channelId: CHANNEL,
     });
-    await answerTo(pause.responseUrl);
+    await answerTo(world, pause.responseUrl);
     const refresh = await world.slack.clickUnfurlButton({
       actionId: UNFURL_ACTION_IDS.refresh,
       userId: RITA,
@@ -190,7 +171,7 @@ describe("pull-request links unfurled with their queue state", () => {
       userId: ALICE,
       channelId: CHANNEL,
     });
-    await answerTo(unpause.responseUrl);
+    await answerTo(world, unpause.responseUrl);
   });
 
   it("unfurls each event once, even when it arrives again with the same event_id", async () => {
@@ -208,13 +189,7 @@ describe("pull-request links unfurled with their queue state", () => {
     );
     expect(again.status).toBe(200);
     // A later event is answered after it: once it is, the repeated one has been passed over.
-    const later = await world.slack.shareLink({
-      userId: ALICE,
-      channelId: CHANNEL,
-      text: link(105),
-      compose: false,
-    });
-    await unfurlWhen(CHANNEL, later.ts, link(105), () => true);
+    const later = await laterEvent();
     expect(unfurlCallsFor(shared.ts, later.ts)).toHaveLength(2);
     expect(unfurlsOf(CHANNEL, shared.ts)).toEqual([expect.objectContaining({ updates: 1 })]);
   });
@@ -249,13 +224,7 @@ describe("pull-request links unfurled with their queue state", () => {
     });
     expect(unsigned.status).toBe(401);
     // A well-formed event after them is unfurled: by then the ones before were passed over.
-    const later = await world.slack.shareLink({
-      userId: ALICE,
-      channelId: CHANNEL,
-      text: link(105),
-      compose: false,
-    });
-    await unfurlWhen(CHANNEL, later.ts, link(105), () => true);
+    const later = await laterEvent();
     expect(unfurlCallsFor(otherHost.ts, otherChannel.ts, later.ts)).toHaveLength(1);
     expect(unfurlsOf(CHANNEL, otherHost.ts)).toEqual([]);
     expect(unfurlsOf(OTHER, otherChannel.ts)).toEqual([]);

@@ -4,7 +4,7 @@ import { FreezeRunner } from "../../src/freezes/runner.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
+import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 /**
  * The freeze runner on a real store (SQLite in memory) and the merge queue's HTTP API (nock), on a clock
@@ -44,7 +44,7 @@ afterEach(async () => {
 function runner(owner = "a") {
   return new FreezeRunner({
     store,
-    mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 }),
+    queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
     attributePause: (a) => store.putPauseAttribution(a),
     announce: async (_repository, text) => {
       said.push(text);

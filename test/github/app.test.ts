@@ -7,6 +7,7 @@ import { createMetrics } from "../../src/metrics.js";
 import {
   ORIGIN as MQ,
   makeClient,
+  mergifyQueues,
   pauseState,
   pullRequestDetails,
   queueStatus,
@@ -55,7 +56,7 @@ async function setup(
       ...(options.seenAfterMs !== undefined ? { seenAfterMs: options.seenAfterMs } : {}),
       answerRetryDelayMs: options.answerRetryDelayMs ?? 10,
       appSlug: "yardmaster",
-      mergeQueue: makeClient({ retry: { retries: 0 } }),
+      queues: mergifyQueues(makeClient({ retry: { retries: 0 } })),
       permissions: DEFAULT_PERMISSIONS,
       commandPrefix: "@mergifyio",
       metrics,

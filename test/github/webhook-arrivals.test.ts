@@ -57,4 +57,22 @@ describe("webhook arrivals: jobs let a burst of webhooks be answered first", () 
     expect(quiet()).toBe(true);
     expect(arrivals.lull).toBe(false);
   });
+
+  it("keeps one timer for all the waiting jobs, each resolved at its own deadline, all at the lull", async () => {
+    const answered = arrivals.begin();
+    const first = tracked(arrivals.quiet(2_000));
+    await pass(500);
+    const second = tracked(arrivals.quiet(2_000));
+    const short = tracked(arrivals.quiet(WEBHOOK_LULL_MS / 5));
+    expect(vi.getTimerCount()).toBe(1);
+    await pass(WEBHOOK_LULL_MS / 5);
+    expect([first(), second(), short()]).toEqual([false, false, true]);
+    await pass(1_500);
+    expect([first(), second()]).toEqual([true, false]);
+    expect(vi.getTimerCount()).toBe(1);
+    answered();
+    await pass(WEBHOOK_LULL_MS);
+    expect(second()).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

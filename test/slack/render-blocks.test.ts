@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { mergifyEntry, mergifyPause, mergifyState } from "../../src/backends/mergify/backend.js";
 import type { PullRequestQueueDetails, QueueStatus } from "../../src/backends/mergify/index.js";
 import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
@@ -6,6 +7,7 @@ import { COMMANDS, type CommandResult } from "../../src/commands/catalog.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
+import type { QueuePause } from "../../src/core/pause.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
@@ -182,7 +184,7 @@ function relayed(
   };
 }
 
-const queued: QueueState = { state: "queued", details: details() };
+const queued: QueueState = { state: "queued", entry: mergifyEntry(details()) };
 const notQueued: QueueState = { state: "not_queued" };
 const unknown: QueueState = {
   state: "unknown",
@@ -204,7 +206,13 @@ describe("status", () => {
 
   it("shows the pause with Unpause, batches with sub-batches, waiting pull requests, scope queues and Refresh", () => {
     const message = renderResultMessage(
-      { name: "status", repo: REPO, branch: "main", status: pausedStatus() },
+      {
+        name: "status",
+        repo: REPO,
+        branch: "main",
+        kind: "mergify",
+        state: mergifyState(pausedStatus(), null),
+      },
       CTX,
     );
     assertWithinSlackLimits(message);
@@ -247,7 +255,10 @@ describe("status", () => {
 
   it("has no pause and no scope queues when there are none, and says so when the queue is empty", () => {
     const s = status();
-    const message = renderResultMessage({ name: "status", repo: REPO, status: s }, QUIET);
+    const message = renderResultMessage(
+      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(s, null) },
+      QUIET,
+    );
     assertWithinSlackLimits(message);
     expect(everything(message)).not.toContain("Paused");
     expect(everything(message)).not.toContain("Scope queues");
@@ -259,16 +270,22 @@ describe("status", () => {
 
     s.batches = [];
     s.waiting_pull_requests = [];
-    const empty = renderResultMessage({ name: "status", repo: REPO, status: s }, QUIET);
+    const empty = renderResultMessage(
+      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(s, null) },
+      QUIET,
+    );
     assertWithinSlackLimits(empty);
     expect(sectionTexts(empty)).toEqual(["No batch is running.", "No pull request is waiting."]);
     expect(empty.text).toContain("no batch running; 0 pull requests waiting");
   });
 
   it("gives every rendering new block ids, so that Refresh can replace the message", () => {
-    const a = renderResultMessage({ name: "status", repo: REPO, status: status() }, QUIET);
+    const a = renderResultMessage(
+      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(status(), null) },
+      QUIET,
+    );
     const b = renderResultMessage(
-      { name: "status", repo: REPO, status: status() },
+      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(status(), null) },
       { ...QUIET, now: new Date(NOW.getTime() + 60_000) },
     );
     const ids = (m: SlackMessage) => m.blocks.map((x) => x.block_id);
@@ -301,7 +318,7 @@ describe("status", () => {
     s.pause = { paused: true, reason: "&".repeat(255), paused_at: "2025-11-05T13:00:00Z" };
 
     const message = renderResultMessage(
-      { name: "status", repo: REPO, branch: "<".repeat(255), status: s },
+      { name: "status", repo: REPO, branch: "<".repeat(255), kind: "mergify", state: mergifyState(s, null) },
       CTX,
     );
     assertWithinSlackLimits(message);
@@ -330,7 +347,10 @@ describe("status", () => {
 
 describe("pause and unpause", () => {
   it("names who paused, the reason and since when, with an Unpause button", () => {
-    const message = renderResultMessage({ name: "pause", repo: REPO, pause: pauseState() }, CTX);
+    const message = renderResultMessage(
+      { name: "pause", repo: REPO, pause: mergifyPause(pauseState()) as QueuePause },
+      CTX,
+    );
     assertWithinSlackLimits(message);
     expect(message).toMatchSnapshot();
     expect(sectionTexts(message)).toEqual([
@@ -349,7 +369,7 @@ describe("pause and unpause", () => {
 
   it("reads without a person, and without a reason", () => {
     const message = renderResultMessage(
-      { name: "pause", repo: REPO, pause: { paused: true, reason: null } },
+      { name: "pause", repo: REPO, pause: mergifyPause({ paused: true, reason: null }) as QueuePause },
       QUIET,
     );
     assertWithinSlackLimits(message);
@@ -400,7 +420,7 @@ describe("relayed commands", () => {
     ],
     [
       "requeue, queued, nobody named",
-      relayed("requeue", { state: "queued", details: { ...details(), position: 2 } }),
+      relayed("requeue", { state: "queued", entry: mergifyEntry({ ...details(), position: 2 }) }),
       QUIET,
       "✅ <https://github.com/acme/widgets/pull/42|#42> Add retry to the webhook sender is at position 3 in the merge queue `default`, ETA in 55 min.",
       [],
@@ -471,7 +491,10 @@ describe("relayed commands", () => {
 
 describe("pr", () => {
   it("shows the place, queue, ETA, CI state and the checks with links", () => {
-    const message = renderResultMessage({ name: "pr", repo: REPO, pull: 42, queue: queued }, QUIET);
+    const message = renderResultMessage(
+      { name: "pr", repo: REPO, pull: 42, kind: "mergify", queue: queued },
+      QUIET,
+    );
     assertWithinSlackLimits(message);
     expect(message).toMatchSnapshot();
     const texts = sectionTexts(message);
@@ -498,7 +521,13 @@ describe("pr", () => {
     }));
     d.checks_timeout_at = "2025-11-05T15:00:00Z";
     const message = renderResultMessage(
-      { name: "pr", repo: REPO, pull: 42, queue: { state: "queued", details: d } },
+      {
+        name: "pr",
+        repo: REPO,
+        pull: 42,
+        kind: "mergify",
+        queue: { state: "queued", entry: mergifyEntry(d) },
+      },
       QUIET,
     );
     assertWithinSlackLimits(message);
@@ -508,13 +537,19 @@ describe("pr", () => {
   });
 
   it("says when the pull request is in no queue, or when its state could not be read", () => {
-    const none = renderResultMessage({ name: "pr", repo: REPO, pull: 7, queue: notQueued }, QUIET);
+    const none = renderResultMessage(
+      { name: "pr", repo: REPO, pull: 7, kind: "mergify", queue: notQueued },
+      QUIET,
+    );
     assertWithinSlackLimits(none);
     expect(sectionTexts(none)).toEqual([
       "<https://github.com/acme/widgets/pull/7|#7> of `acme/widgets` is not in any merge queue.",
     ]);
     expect(none.text).toBe("#7 of acme/widgets is not in any merge queue.");
-    const failed = renderResultMessage({ name: "pr", repo: REPO, pull: 7, queue: unknown }, QUIET);
+    const failed = renderResultMessage(
+      { name: "pr", repo: REPO, pull: 7, kind: "mergify", queue: unknown },
+      QUIET,
+    );
     assertWithinSlackLimits(failed);
     expect(failed.text).toBe(
       "⚠️ The merge-queue state of #7 of acme/widgets could not be read: The merge queue is unavailable right now (503). Try again in a minute.",
@@ -798,11 +833,23 @@ describe("escaping what people typed", () => {
   const messages: [string, SlackMessage][] = [
     [
       "pause",
-      renderResultMessage({ name: "pause", repo: REPO, pause: { ...pauseState(), reason: NASTY } }, ctx),
+      renderResultMessage(
+        { name: "pause", repo: REPO, pause: mergifyPause({ ...pauseState(), reason: NASTY }) as QueuePause },
+        ctx,
+      ),
     ],
     [
       "status",
-      renderResultMessage({ name: "status", repo: REPO, branch: NASTY, status: nastyStatus() }, ctx),
+      renderResultMessage(
+        {
+          name: "status",
+          repo: REPO,
+          branch: NASTY,
+          kind: "mergify",
+          state: mergifyState(nastyStatus(), null),
+        },
+        ctx,
+      ),
     ],
     [
       "queue",
@@ -810,7 +857,7 @@ describe("escaping what people typed", () => {
     ],
     [
       "queue, queued in a nasty queue",
-      renderResultMessage(relayed("queue", { state: "queued", details: nastyDetails() }), ctx),
+      renderResultMessage(relayed("queue", { state: "queued", entry: mergifyEntry(nastyDetails()) }), ctx),
     ],
     ["dequeue", renderResultMessage(relayed("dequeue", notQueued, { title: NASTY }), ctx)],
     [
@@ -826,7 +873,13 @@ describe("escaping what people typed", () => {
     [
       "pr",
       renderResultMessage(
-        { name: "pr", repo: REPO, pull: 42, queue: { state: "queued", details: nastyDetails() } },
+        {
+          name: "pr",
+          repo: REPO,
+          pull: 42,
+          kind: "mergify",
+          queue: { state: "queued", entry: mergifyEntry(nastyDetails()) },
+        },
         ctx,
       ),
     ],
@@ -907,7 +960,10 @@ describe("escaping what people typed", () => {
   it("keeps a typed branch intact in the Refresh button's value", () => {
     // A branch may hold anything but white space and control characters: the worst of it here.
     const branch = "<!channel>@here<@U123><#C1|general>&*bold*_it_~del~`code`\\\"'\u202e";
-    const message = renderResultMessage({ name: "status", repo: REPO, branch, status: status() }, ctx);
+    const message = renderResultMessage(
+      { name: "status", repo: REPO, branch, kind: "mergify", state: mergifyState(status(), null) },
+      ctx,
+    );
     const refresh = buttons(message).find((b) => b.action_id === ACTION_IDS.refresh);
     expect(refresh?.value).not.toMatch(/[<>&@]/);
     expect(commandOfAction(ACTION_IDS.refresh, refresh?.value ?? "")).toEqual({

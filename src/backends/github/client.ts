@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
-import type { GitHubMergeQueue, GitHubQueueEntry, GitHubQueueStatus } from "../../commands/ports.js";
+import type { EntryState, MergeQueueBackend, QueueEntry, QueueState } from "../../core/merge-queue.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
 import {
@@ -59,8 +59,11 @@ interface GitHubQueueClientOptions {
   clock?: () => number;
 }
 
-/** GitHub's own merge queue, over GraphQL, acting as the repository's installation. */
-export class GitHubQueueClient implements GitHubMergeQueue {
+/**
+ * GitHub's own merge queue, over GraphQL, acting as the repository's installation (GitHub Enterprise
+ * Server 3.8 and later). Failures throw CommandError.
+ */
+export class GitHubQueueClient {
   private readonly clock: () => number;
 
   constructor(
@@ -152,7 +155,8 @@ export class GitHubQueueClient implements GitHubMergeQueue {
     }
   }
 
-  async status(repo: Repo, branch?: string): Promise<GitHubQueueStatus | null> {
+  /** The branch's queue (the default branch's when none is named); null when it has none. */
+  async status(repo: Repo, branch?: string): Promise<QueueState | null> {
     const data = await this.call(
       "mergeQueue",
       repo,
@@ -170,7 +174,10 @@ export class GitHubQueueClient implements GitHubMergeQueue {
         .flatMap((e) => (e ? [entry(e)] : []))
         .sort((a, b) => a.position - b.position),
       total: queue.entries.totalCount,
-      configuration: queue.configuration,
+      batches: null,
+      scopeQueues: [],
+      pause: null,
+      settings: queue.configuration,
     };
   }
 
@@ -193,7 +200,8 @@ export class GitHubQueueClient implements GitHubMergeQueue {
     return pull;
   }
 
-  async entry(repo: Repo, number: number): Promise<GitHubQueueEntry | null> {
+  /** The pull request's entry; null when it is not queued. */
+  async entry(repo: Repo, number: number): Promise<QueueEntry | null> {
     const pull = await this.pullRequest(repo, number, "pr");
     return pull.mergeQueueEntry ? entry(pull.mergeQueueEntry) : null;
   }
@@ -202,7 +210,7 @@ export class GitHubQueueClient implements GitHubMergeQueue {
     repo: Repo,
     pull: { number: number; headSha: string },
     options: { jump: boolean },
-  ): Promise<GitHubQueueEntry | null> {
+  ): Promise<QueueEntry | null> {
     const { id } = await this.pullRequest(repo, pull.number, "queue");
     const data = await this.call(
       "enqueuePullRequest",
@@ -228,14 +236,31 @@ export class GitHubQueueClient implements GitHubMergeQueue {
   }
 }
 
-function entry(e: MergeQueueEntryData): GitHubQueueEntry {
+/** GitHub's MergeQueueEntryState in the core's words. */
+const STATES: Record<string, EntryState> = {
+  QUEUED: "waiting",
+  AWAITING_CHECKS: "checks-running",
+  MERGEABLE: "mergeable",
+  UNMERGEABLE: "failing",
+  LOCKED: "merging",
+};
+
+function entry(e: MergeQueueEntryData): QueueEntry {
+  const state = STATES[e.state];
   return {
     position: e.position,
-    state: e.state,
-    enqueuedAt: e.enqueuedAt,
-    estimatedSecondsToMerge: e.estimatedTimeToMerge,
-    jump: e.jump,
-    enqueuer: e.enqueuer.login,
+    state: state ?? "other",
+    stateName: state ? null : e.state,
+    enteredAt: e.enqueuedAt,
+    estimate: e.estimatedTimeToMerge === null ? null : { inSeconds: e.estimatedTimeToMerge },
+    queue: null,
+    priority: null,
+    by: e.enqueuer.login,
+    jumped: e.jump,
+    scopes: [],
+    batch: null,
+    checks: null,
+    checksTimeoutAt: null,
     pull: e.pullRequest
       ? {
           number: e.pullRequest.number,
@@ -244,5 +269,19 @@ function entry(e: MergeQueueEntryData): GitHubQueueEntry {
           author: e.pullRequest.author?.login ?? null,
         }
       : null,
+  };
+}
+
+/** GitHub's merge queue behind the core's port: no pause of its own, no list of branches (yet). */
+export function githubBackend(client: GitHubQueueClient): MergeQueueBackend {
+  return {
+    kind: "github",
+    state: (repo, branch) => client.status(repo, branch ?? undefined),
+    entry: (repo, pull) => client.entry(repo, pull),
+    commands: {
+      via: "api",
+      enqueue: (repo, pull, options) => client.enqueue(repo, pull, options),
+      dequeue: (repo, number) => client.dequeue(repo, number),
+    },
   };
 }

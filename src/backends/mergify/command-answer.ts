@@ -1,3 +1,5 @@
+import type { CommandAnswer, CommandAnswerKind } from "../../core/merge-queue.js";
+
 /**
  * The merge queue's answer to a comment command, read from the comment its bot writes in the thread
  * (and edits as the command progresses). Mergify writes, for a command it ran:
@@ -25,21 +27,7 @@
  * the command stands is read: the kind of answer, its headline, and the conditions still unmet.
  */
 
-export type CommandAnswerKind = "accepted" | "waiting" | "refused" | "not-understood" | "other";
-
-export interface CommandAnswer {
-  kind: CommandAnswerKind;
-  /** For `refused`: the sender's permission, or the repository's `commands_restrictions`. */
-  refusal: "permission" | "restrictions" | null;
-  /** The command the answer quotes ("queue urgent"), when it quotes one. */
-  command: string | null;
-  /** The answer's headline in plain words: Markdown links reduced to their text, no leading emoji. */
-  headline: string;
-  /** For `waiting`: the conditions not met yet, as the merge queue wrote them (`label=ready`). */
-  unmet: string[];
-  /** For `accepted`: the position it announced (1 for "the 1st in the queue"). */
-  position: number | null;
-}
+export type { CommandAnswer, CommandAnswerKind };
 
 const PAYLOAD = /-\*- Mergify Payload -\*-\r?\n(.+)\r?\n-\*- Mergify Payload End -\*-/;
 const HIDDEN = /<!--[\s\S]*?-->/g;

@@ -1,26 +1,7 @@
-/** What went wrong, as a closed set: callers switch on `code`, never on the message. */
-export enum MergeQueueErrorCode {
-  /** An argument is outside the interface's limits; nothing was sent. */
-  InvalidInput = "invalid_input",
-  /** 401 or 403: the token may not do this. */
-  Forbidden = "forbidden",
-  /** 404. */
-  NotFound = "not_found",
-  /** 404 on the single-pull-request endpoint: the pull request is in no merge queue. */
-  NotInQueue = "not_in_queue",
-  /** 409. */
-  Conflict = "conflict",
-  /** 422 (or another 4xx): the service refused the request as invalid. */
-  Invalid = "invalid",
-  /** 5xx, a network failure, or an unexpected answer. */
-  Unavailable = "unavailable",
-  /** An attempt did not finish within `timeoutMs`. */
-  Timeout = "timeout",
-  /** 429, still after the retries. */
-  RateLimited = "rate_limited",
-  /** A success answer that is not JSON or does not fit the schema. */
-  MalformedResponse = "malformed_response",
-}
+import { QueueErrorCode as MergeQueueErrorCode, QueueError } from "../../core/queue-error.js";
+
+/** What went wrong, as a closed set: the core's (src/core/queue-error.ts), under Mergify's client's name. */
+export { MergeQueueErrorCode };
 
 export interface MergeQueueErrorDetails {
   /** HTTP status of the last answer, when there was one. */
@@ -34,20 +15,13 @@ export interface MergeQueueErrorDetails {
   cause?: unknown;
 }
 
-export class MergeQueueError extends Error {
+/** Mergify's client's failure: the core's QueueError, with how long the service asked to wait. */
+export class MergeQueueError extends QueueError {
   override readonly name = "MergeQueueError";
-  readonly code: MergeQueueErrorCode;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly field?: string;
   readonly retryAfterSeconds?: number;
 
   constructor(code: MergeQueueErrorCode, message: string, details: MergeQueueErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
-    if (details.status !== undefined) this.status = details.status;
-    if (details.detail !== undefined) this.detail = details.detail;
-    if (details.field !== undefined) this.field = details.field;
+    super(code, message, details);
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }

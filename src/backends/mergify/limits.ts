@@ -1,4 +1,13 @@
 import { z } from "zod";
+import {
+  boundedText,
+  branchSchema,
+  characterCount,
+  PAUSE_REASON_MAX_LENGTH,
+  pauseReasonSchema,
+  REF_CHARACTERS,
+  REF_MAX_LENGTH,
+} from "../../core/input-limits.js";
 import { OWNER_MAX_LENGTH, REPO_NAME_MAX_LENGTH } from "../../repo.js";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 
@@ -10,46 +19,18 @@ import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.
 export const LIMITS = {
   ownerMaxLength: OWNER_MAX_LENGTH,
   repositoryMaxLength: REPO_NAME_MAX_LENGTH,
-  pauseReasonMaxLength: 255,
-  refMaxLength: 255,
+  pauseReasonMaxLength: PAUSE_REASON_MAX_LENGTH,
+  refMaxLength: REF_MAX_LENGTH,
   perPageMax: 100,
   pullNumberMax: Number.MAX_SAFE_INTEGER,
 } as const;
 
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
-
-// The owner and repository limits are the repository value type's (src/repo.ts).
+// The owner and repository limits are the repository value type's (src/repo.ts); the branch and the
+// pause reason's are the core's (src/core/input-limits.ts).
 export { ownerSchema, repoNameSchema as repositorySchema } from "../../repo.js";
+export { branchSchema, characterCount, pauseReasonSchema };
 
-function boundedText(
-  field: string,
-  max: number,
-  extra: { test: RegExp; says: string } | undefined = undefined,
-) {
-  const message = `${field} must be 1 to ${max} characters${extra ? `, ${extra.says}` : ""}`;
-  return z
-    .string({ error: message })
-    .refine(
-      (text) =>
-        text.length > 0 && characterCount(text) <= max && (extra === undefined || extra.test.test(text)),
-      { error: message },
-    );
-}
-
-// Git refuses white space and control characters in ref names, so a branch never has them.
-const REF_CHARACTERS = { test: /^[^\s\p{Cc}]*$/u, says: "without spaces or control characters" };
-export const branchSchema = boundedText("branch", LIMITS.refMaxLength, REF_CHARACTERS);
 export const baseRefSchema = boundedText("base_ref", LIMITS.refMaxLength, REF_CHARACTERS);
-
-/** Trimmed; the result (what is sent) must be 1 to 255 characters. */
-export const pauseReasonSchema = z
-  .string({ error: `pause reason must be 1 to ${LIMITS.pauseReasonMaxLength} characters` })
-  .trim()
-  .pipe(boundedText("pause reason", LIMITS.pauseReasonMaxLength));
 
 const PER_PAGE_MESSAGE = `per_page must be a whole number from 1 to ${LIMITS.perPageMax}`;
 export const perPageSchema = z

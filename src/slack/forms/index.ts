@@ -1,13 +1,10 @@
-import type { App, RespondArguments, RespondFn, SlashCommand } from "@slack/bolt";
-import type { Command } from "../../commands/catalog.js";
-import type { Actor, SlackPlace } from "../../commands/command.js";
-import { type CommandOutcome, type RunDeps, runCommand } from "../../commands/run.js";
+import type { App, RespondFn, SlashCommand } from "@slack/bolt";
 import { parseTarget } from "../../commands/targets.js";
-import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";
-import type { SubscriptionStore } from "../../store/index.js";
-import { type FormPlace, input, plain, readPlace, type SubmittedValues, textOf, type View } from "./kit.js";
+import type { FormDeps } from "./deps.js";
+import { type FormPlace, input, plain, type View } from "./kit.js";
 import { PAUSE_FORM, pauseForm, readPauseForm } from "./pause-form.js";
+import { openForm, registerSubmission } from "./shell.js";
 import { readSubscribeForm, SUBSCRIBE_FORM, subscribeForm } from "./subscribe-form.js";
 
 /**
@@ -16,22 +13,8 @@ import { readSubscribeForm, SUBSCRIBE_FORM, subscribeForm } from "./subscribe-fo
  * its result is posted where the typed command's would be.
  */
 
-export interface FormDeps {
-  store: Pick<SubscriptionStore, "listSubscribedRepositories">;
-  run: RunDeps;
-  githubWebUrl: string;
-  logger: Logger;
-  now: () => Date;
-  track?: <T>(work: Promise<T>) => Promise<T>;
-  actorFor(teamId: string, userId: string, channelId: string, responseUrl: string): Promise<Actor>;
-  placeOf(channelId: string): Promise<SlackPlace>;
-  answer(
-    respond: RespondFn,
-    command: Command | undefined,
-    outcome: CommandOutcome,
-    actor: Actor,
-  ): Promise<void>;
-}
+export type { FormDeps } from "./deps.js";
+export { respondOn } from "./respond.js";
 
 export interface Forms {
   /** The pause form, preset to the channel's repository; from a global shortcut, with a channel to post in. */
@@ -42,35 +25,9 @@ export interface Forms {
   open(triggerId: string, view: View, respond: RespondFn | null): Promise<void>;
 }
 
-const COULD_NOT_OPEN =
-  "The form could not open (Slack allows 3 seconds to open it), so nothing was run. Type the command in full instead, e.g. `/mq pause owner/repo release freeze` or `/mq subscribe owner/repo`.";
-
-/** A respond function on a response_url (the one of the command that opened the form). */
-export function respondOn(url: string): RespondFn {
-  return async (message: string | RespondArguments) => {
-    const body = typeof message === "string" ? { text: message } : message;
-    const answer = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!answer.ok) throw new Error(`response_url answered ${answer.status}`);
-    return answer as unknown as Awaited<ReturnType<RespondFn>>;
-  };
-}
-
 export function registerForms(app: App, deps: FormDeps): Forms {
-  const { logger } = deps;
-
-  const open = async (triggerId: string, view: View, respond: RespondFn | null) => {
-    try {
-      await app.client.views.open({ trigger_id: triggerId, view });
-    } catch (error) {
-      logger.warn({ err: error }, "could not open a form");
-      await respond?.({ response_type: "ephemeral", text: COULD_NOT_OPEN }).catch(() => undefined);
-    }
-  };
+  const open = (triggerId: string, view: View, respond: RespondFn | null) =>
+    openForm(app, deps.logger, triggerId, view, respond);
 
   const openFor = async (slash: SlashCommand, respond: RespondFn): Promise<boolean> => {
     const words = slash.text.trim().split(/\s+/).filter(Boolean);
@@ -123,79 +80,4 @@ function channelInput() {
     },
     { optional: true },
   );
-}
-
-/**
- * Answers with the Web API where no response_url exists: in the channel (to the person alone for an
- * ephemeral answer), or without a channel in a direct message from the app.
- */
-export function respondByWebApi(app: App, channelId: string, userId: string): RespondFn {
-  return async (message: string | RespondArguments) => {
-    const {
-      response_type: type,
-      replace_original: _r,
-      delete_original: _d,
-      ...body
-    } = typeof message === "string" ? { text: message } : (message as RespondArguments & { text?: string });
-    const text = typeof body.text === "string" ? body.text : "";
-    if (channelId === "") {
-      const opened = await app.client.conversations.open({ users: userId });
-      const dm = opened.channel?.id;
-      if (!dm) throw new Error("could not open a direct message");
-      return (await app.client.chat.postMessage({ ...body, text, channel: dm })) as never;
-    }
-    if (type === "in_channel")
-      return (await app.client.chat.postMessage({ ...body, text, channel: channelId })) as never;
-    return (await app.client.chat.postEphemeral({
-      ...body,
-      text,
-      channel: channelId,
-      user: userId,
-    })) as never;
-  };
-}
-
-/**
- * A form's submission: its fields' errors at once (`response_action: errors`), else the command run
- * after the acknowledgement and answered where the typed command's would be.
- */
-function registerSubmission<C extends Command>(
-  app: App,
-  deps: FormDeps,
-  callbackId: string,
-  read: (values: SubmittedValues) => { ok: true; command: C } | { ok: false; errors: Record<string, string> },
-): void {
-  const { logger } = deps;
-  const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
-  app.view(callbackId, async ({ ack, body, view }) => {
-    const place = readPlace(view?.private_metadata);
-    const userId = typeof body.user?.id === "string" ? body.user.id : "";
-    const teamId = body.team?.id ?? body.user?.team_id ?? "";
-    const values = (view?.state?.values ?? {}) as SubmittedValues;
-    if (!place || userId === "" || teamId === "" || typeof values !== "object") {
-      logger.warn(
-        { kind: "view_submission" },
-        "Slack request refused: a form without the fields it was opened with",
-      );
-      await ack();
-      return;
-    }
-    const form = read(values);
-    if (!form.ok) {
-      await ack({ response_action: "errors", errors: form.errors });
-      return;
-    }
-    await ack();
-    const work = async () => {
-      // From a global shortcut: the channel chosen in the form, else a direct message.
-      const channelId = place.channelId || textOf(values, "channel");
-      const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
-      const outcome = await runCommand(form.command, actor, deps.run);
-      const respond = place.responseUrl
-        ? respondOn(place.responseUrl)
-        : respondByWebApi(app, channelId, userId);
-      await deps.answer(respond, form.command, outcome, actor);
-    };
-    await tracked(work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")));
-  });
 }

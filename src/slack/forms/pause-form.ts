@@ -9,12 +9,12 @@ import {
   input,
   instantOf,
   option,
-  placeMetadata,
   plain,
   type SubmittedValues,
   textOf,
   type View,
 } from "./kit.js";
+import { type FormRead, fieldErrorsOr, formView } from "./shell.js";
 
 /** `/mq pause` without a reason (docs/commands.md, "Forms"): the repository, the reason, how long. */
 export const PAUSE_FORM = "mq.form.pause";
@@ -58,41 +58,31 @@ export function pauseForm(
   extra: Block[] = [],
 ): View {
   const durations = DURATIONS.map(([label, value]) => option(label, value));
-  return {
-    type: "modal",
-    callback_id: PAUSE_FORM,
-    title: plain("Pause a merge queue"),
-    submit: plain("Pause"),
-    close: plain("Cancel"),
-    private_metadata: placeMetadata(place),
-    blocks: [
-      repositoryInput(repositories, preset),
-      input("reason", "Reason", {
-        type: "plain_text_input",
-        action_id: "value",
-        max_length: 255,
-        placeholder: plain("release freeze"),
-      }),
-      input("duration", "How long", {
-        type: "static_select",
-        action_id: "value",
-        options: durations,
-        initial_option: durations[0],
-      }),
-      input(
-        "until",
-        "Until (when “Until a date and time”)",
-        { type: "datetimepicker", action_id: "value" },
-        {
-          optional: true,
-        },
-      ),
-      ...extra,
-    ],
-  };
+  return formView({ callbackId: PAUSE_FORM, title: "Pause a merge queue", submit: "Pause" }, place, [
+    repositoryInput(repositories, preset),
+    input("reason", "Reason", {
+      type: "plain_text_input",
+      action_id: "value",
+      max_length: 255,
+      placeholder: plain("release freeze"),
+    }),
+    input("duration", "How long", {
+      type: "static_select",
+      action_id: "value",
+      options: durations,
+      initial_option: durations[0],
+    }),
+    input(
+      "until",
+      "Until (when “Until a date and time”)",
+      { type: "datetimepicker", action_id: "value" },
+      {
+        optional: true,
+      },
+    ),
+    ...extra,
+  ]);
 }
-
-export type FormRead<C> = { ok: true; command: C } | { ok: false; errors: Record<string, string> };
 
 /** The repository of a form: a select's value, or typed as `owner/repo`. */
 export function readRepository(values: SubmittedValues): Repo | null {
@@ -128,8 +118,12 @@ export function readPauseForm(values: SubmittedValues, now: Date): FormRead<Paus
     else if (at.getTime() <= now.getTime()) errors.until = "This time has passed: choose a later one.";
     else resume = untilSpec(at);
   }
-  if (!repo || Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, command: { name: "pause", repo, reason, ...(resume ? { resume } : {}) } };
+  return fieldErrorsOr(errors, repo, (repo) => ({
+    name: "pause",
+    repo,
+    reason,
+    ...(resume ? { resume } : {}),
+  }));
 }
 
 /** The instant as `until <date> <hh:mm> UTC` (a datetimepicker's minute). */

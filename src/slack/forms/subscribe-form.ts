@@ -8,13 +8,12 @@ import {
   type FormPlace,
   input,
   option,
-  placeMetadata,
   plain,
   type SubmittedValues,
   textOf,
   type View,
 } from "./kit.js";
-import type { FormRead } from "./pause-form.js";
+import { type FormRead, fieldErrorsOr, formView } from "./shell.js";
 
 /** `/mq subscribe` without a repository (docs/commands.md, "Forms"). */
 export const SUBSCRIBE_FORM = "mq.form.subscribe";
@@ -28,14 +27,10 @@ const GROUP_LABELS: Record<EventGroup, string> = {
 
 export function subscribeForm(place: FormPlace): View {
   const groups = EVENT_GROUPS.map((g) => option(GROUP_LABELS[g], g));
-  return {
-    type: "modal",
-    callback_id: SUBSCRIBE_FORM,
-    title: plain("Subscribe this channel"),
-    submit: plain("Subscribe"),
-    close: plain("Cancel"),
-    private_metadata: placeMetadata(place),
-    blocks: [
+  return formView(
+    { callbackId: SUBSCRIBE_FORM, title: "Subscribe this channel", submit: "Subscribe" },
+    place,
+    [
       input("repo", "Repository", {
         type: "plain_text_input",
         action_id: "value",
@@ -65,7 +60,7 @@ export function subscribeForm(place: FormPlace): View {
         { optional: true },
       ),
     ],
-  };
+  );
 }
 
 /** The subscribe command a submission asks for, or the errors to show on its fields. */
@@ -88,15 +83,11 @@ export function readSubscribeForm(values: SubmittedValues): FormRead<SubscribeCo
   if (groups.length === 0 || groups.length !== chosen.length)
     errors.events = "Choose at least one kind of event.";
   const digest = choicesOf(values, "digest").includes("weekly");
-  if (!repo || Object.keys(errors).length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    command: {
-      name: "subscribe",
-      repo,
-      groups,
-      ...(branchGlob ? { branchGlob } : {}),
-      ...(digest ? { digest: "weekly" as const } : {}),
-    },
-  };
+  return fieldErrorsOr(errors, repo, (repo) => ({
+    name: "subscribe",
+    repo,
+    groups,
+    ...(branchGlob ? { branchGlob } : {}),
+    ...(digest ? { digest: "weekly" as const } : {}),
+  }));
 }

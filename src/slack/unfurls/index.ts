@@ -1,14 +1,12 @@
 import type { App, BlockAction, ButtonAction, RespondFn } from "@slack/bolt";
 import { z } from "zod";
-import type { Command } from "../../commands/catalog.js";
 import type { Actor } from "../../commands/command.js";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
 import { parseSlackCommand } from "../../commands/parse.js";
 import { pullUrl } from "../../commands/present.js";
-import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../../commands/run.js";
+import { refuse, runCommand } from "../../commands/run.js";
 import { parseTarget } from "../../commands/targets.js";
-import type { Logger } from "../../logger.js";
-import type { SubscriptionStore } from "../../store/index.js";
+import type { UnfurlDeps } from "./deps.js";
 import { readUnfurlFacts } from "./read.js";
 import { renderUnfurl, type Unfurl } from "./render.js";
 import { isUnfurlActionId, readUnfurlValue, UNFURL_ACTION_IDS, type UnfurlTarget } from "./values.js";
@@ -19,22 +17,7 @@ import { isUnfurlActionId, readUnfurlValue, UNFURL_ACTION_IDS, type UnfurlTarget
  * `dequeue` (with the commands' permission checks) and refresh the unfurl in place.
  */
 
-export interface UnfurlDeps {
-  store: Pick<SubscriptionStore, "listSubscribedRepositories" | "listSubscriptions">;
-  run: RunDeps;
-  githubWebUrl: string;
-  logger: Logger;
-  now: () => Date;
-  track?: <T>(work: Promise<T>) => Promise<T>;
-  actorFor(teamId: string, userId: string, channelId: string, responseUrl: string): Promise<Actor>;
-  /** Answers a command's outcome as the typed command's would be (slack-surface.ts). */
-  answer(
-    respond: RespondFn,
-    command: Command | undefined,
-    outcome: CommandOutcome,
-    actor: Actor,
-  ): Promise<void>;
-}
+export type { UnfurlDeps } from "./deps.js";
 
 /** At most this many pull requests of one message are unfurled. */
 const MAX_UNFURLS = 5;

@@ -1,5 +1,6 @@
 import type { Actor } from "../../commands/command.js";
 import { type RunDeps, runCommand } from "../../commands/run.js";
+import { estimatedAt } from "../../core/merge-queue.js";
 import type { UnfurlTarget } from "./values.js";
 
 /** What an unfurl shows of one pull request, read through the `pr` and `status` commands. */
@@ -47,50 +48,31 @@ export async function readUnfurlFacts(
     runCommand({ name: "pr", repo, pull }, actor, deps),
     runCommand({ name: "status", repo, ...(info ? { branch: info.baseRef } : {}) }, actor, deps),
   ]);
-  const paused =
-    status.ok &&
-    status.result.name === "status" &&
-    "status" in status.result &&
-    status.result.status.pause?.paused
-      ? { reason: status.result.status.pause.reason ?? "" }
-      : null;
+  const state = status.ok && status.result.name === "status" ? status.result.state : null;
+  const paused = state?.pause ? { reason: state.pause.reason } : null;
   let queue: UnfurlFacts["queue"];
   if (!pr.ok || pr.result.name !== "pr") {
     queue = { kind: "unknown", reason: pr.ok ? "" : pr.error.code };
-  } else if ("queue" in pr.result) {
+  } else {
     const q = pr.result.queue;
     if (q.state === "queued") {
-      const d = q.details;
-      const check = d.mergeability_check;
+      const e = q.entry;
       queue = {
         kind: "queued",
-        position: d.position + 1,
-        queueName: d.queue_rule_name,
-        eta: d.estimated_time_of_merge,
-        checks: check
+        position: e.position,
+        // The named queue, or on a queue per branch (GitHub's) the base branch.
+        queueName: e.queue ?? pr.result.branch ?? "",
+        eta: estimatedAt(e.estimate, now),
+        checks: e.checks
           ? {
-              passed: check.checks.filter((c) => c.state === "success").length,
-              total: check.checks.length,
-              state: check.ci_state,
+              passed: e.checks.checks.filter((c) => c.state === "success").length,
+              total: e.checks.checks.length,
+              state: e.checks.state,
             }
           : null,
       };
     } else if (q.state === "not_queued") queue = { kind: "not_queued" };
     else queue = { kind: "unknown", reason: q.error.code };
-  } else {
-    const entry = pr.result.github?.entry ?? null;
-    queue = entry
-      ? {
-          kind: "queued",
-          position: entry.position,
-          queueName: pr.result.github?.branch ?? "",
-          eta:
-            entry.estimatedSecondsToMerge === null
-              ? null
-              : new Date(now.getTime() + entry.estimatedSecondsToMerge * 1000).toISOString(),
-          checks: null,
-        }
-      : { kind: "not_queued" };
   }
   return { ...base, closed, queue, paused };
 }

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { type QueueProvider, queueBackends } from "../../../src/backends/choose.js";
+import { mergeQueues, type QueueProvider } from "../../../src/backends/choose.js";
 import { GitHubQueueClient } from "../../../src/backends/github/client.js";
 import type { CommandResult } from "../../../src/commands/catalog.js";
 import type { Actor } from "../../../src/commands/command.js";
@@ -84,9 +84,11 @@ function ports(provider: QueueProvider) {
     reads,
     ports: {
       github: gateway,
-      mergeQueue: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
       commandPrefix: "@mergifyio",
-      queueBackends: queueBackends(provider, client),
+      queues: mergeQueues(provider, {
+        mergify: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
+        github: client,
+      }),
     },
   };
 }
@@ -143,6 +145,11 @@ describe("commands on GitHub's merge queue", () => {
       "`pause` does not work on `acme/ships`: it uses GitHub's merge queue, which has no pause",
     );
     expect(refusal).toContain("have an admin turn the merge queue off in the branch's ruleset");
+    const listed = await failure(execute({ name: "branches", repo }, alice, p));
+    expect(listed.isRefusal).toBe(true);
+    expect(words(describeFailure(listed, "slack"))[0]).toContain(
+      "`branches` does not work on `acme/ships`: it uses GitHub's merge queue, whose queues are set per branch in its rulesets",
+    );
     expect(calls).toEqual([]);
   });
 

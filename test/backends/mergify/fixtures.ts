@@ -2,7 +2,10 @@
  * Realistic answers of the merge-queue service, shaped like its OpenAPI description (complete enough to
  * pass the strict schemas). Functions, so that every test gets fresh objects to alter.
  */
+
+import { mergeQueues } from "../../../src/backends/choose.js";
 import { MergeQueueClient, type MergeQueueClientOptions } from "../../../src/backends/mergify/index.js";
+import type { MergeQueues } from "../../../src/core/merge-queue.js";
 import { Repo } from "../../../src/repo.js";
 
 export const ORIGIN = "https://api.mergify.com";
@@ -334,4 +337,9 @@ export function unknownTypeEvent(id = 1008) {
 
 export function eventsBody(events: unknown[], perPage = 10) {
   return { size: events.length, per_page: perPage, events };
+}
+
+/** The commands' merge queues when Mergify serves every repository, over `client`. */
+export function mergifyQueues(client: MergeQueueClient): MergeQueues {
+  return mergeQueues("mergify", { mergify: client, github: null });
 }
