@@ -28,6 +28,8 @@ export function commandPorts(
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(deps.followsRelays ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
+    attributeQueue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
+      store.rememberQueueRequest(repository, number, by),
     ...(backends.plan.github
       ? {
           attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>

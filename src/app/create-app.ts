@@ -45,7 +45,14 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit)
     : null;
   const installations = app?.installations ?? null;
-  const backends = wireBackends({ config, options, metrics, history: store, installations });
+  const backends = wireBackends({
+    config,
+    options,
+    metrics,
+    history: store,
+    queueRequests: store,
+    installations,
+  });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;

@@ -7,7 +7,7 @@ import type { Config } from "../load-config.js";
 import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
-import type { QueueHistory } from "../store/index.js";
+import type { QueueHistory, QueueRequestStore } from "../store/index.js";
 import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient } from "./github/client.js";
 import { MergeQueueClient } from "./mergify/index.js";
@@ -32,12 +32,15 @@ export interface BackendsDeps {
   options: Pick<YardmasterOptions, "mergeQueueTimeoutMs" | "mergeQueueRetries" | "onMergeQueueCall">;
   metrics: Metrics;
   history: QueueHistory;
+  /** Who asked Yardmaster to queue a pull request (its relayed command names the app's bot). */
+  queueRequests?: Pick<QueueRequestStore, "getQueueRequest">;
   /** The GitHub App's installations, which GitHub's merge queue acts as; null when the app is off. */
   installations: Installations | null;
 }
 
 /** The merge-queue backends (docs/backends.md): Mergify's client with its metrics, GitHub's, the choice. */
-export function wireBackends({ config, options, metrics, history, installations }: BackendsDeps): Backends {
+export function wireBackends(deps: BackendsDeps): Backends {
+  const { config, options, metrics, history, installations, queueRequests } = deps;
   // With MERGE_QUEUE_PROVIDER=github the Mergify key may be unset: then nothing calls Mergify.
   const mergify = config.mergeQueue.token
     ? new MergeQueueClient({
@@ -82,7 +85,13 @@ export function wireBackends({ config, options, metrics, history, installations 
     statsEvents: queueStatsEvents(mergify, queues, history),
     // With MERGE_QUEUE_PROVIDER=github the poller reads nothing; with auto it skips the repositories on
     // GitHub's queue (their notices are pushed).
-    eventLog: plan.mergify && mergify ? mergifyEventLog(mergify) : null,
+    eventLog:
+      plan.mergify && mergify
+        ? mergifyEventLog(
+            mergify,
+            queueRequests ? { askedOf: (r, n) => queueRequests.getQueueRequest(r, n) } : {},
+          )
+        : null,
     readsLog: async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github",
   };
 }

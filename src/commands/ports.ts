@@ -293,6 +293,11 @@ export interface Ports {
    * (GitHub's webhook names only the app's bot), for the removal's notice.
    */
   attributeDequeue?: (repository: Repo, number: number, by: { login: string; at: Date }) => Promise<void>;
+  /**
+   * Best effort: remembers who asked Yardmaster to queue a pull request (the merge queue names only the
+   * app's bot), for the direct messages of who queued it (docs/notifications.md, "Personal notices").
+   */
+  attributeQueue?: (repository: Repo, number: number, by: { login: string; at: Date }) => Promise<void>;
   /** Who last paused or unpaused through Yardmaster (status says who paused, and until when). */
   pauseAttribution?: (repository: Repo) => Promise<PauseAttribution | null>;
   /** Timed pauses' ends; a timed pause is refused where there is none. */

@@ -62,6 +62,7 @@ export async function queueOn<N extends "queue" | "requeue">(
     if (command.queueName) {
       notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
     }
+    await rememberAsker(command, actor, ports);
     return actDirectly(command, backend.commands, ports, actor);
   }
   if (command.jump) {
@@ -71,7 +72,26 @@ export async function queueOn<N extends "queue" | "requeue">(
       "--jump is for GitHub's merge queue; this repository's is Mergify",
     );
   }
+  await rememberAsker(command, actor, ports);
   return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports, backend);
+}
+
+/**
+ * Who asked, remembered before the merge queue is asked (its log or webhook may come first): the merge
+ * queue names only the app's bot as the pull request's queuer.
+ */
+async function rememberAsker(
+  command: { repo: Repo; pull: number },
+  actor: Actor,
+  ports: Ports,
+): Promise<void> {
+  if (!actor.githubLogin) return;
+  await ports
+    .attributeQueue?.(command.repo, command.pull, {
+      login: actor.githubLogin,
+      at: ports.now?.() ?? new Date(),
+    })
+    .catch(() => undefined);
 }
 
 /** queue: relays `queue [queue-name]` to Mergify, or enqueues on GitHub's own merge queue (`--jump` there). */

@@ -38,11 +38,31 @@ export interface QueueEventBase {
   queue: string | null;
   /** The backend's own name for what happened: for metrics and logs only, never for decisions. */
   origin: string;
+  /**
+   * What the notifier adds from the recorded history before a notice is sent (src/notifier/notes.ts);
+   * never set by a backend, never recorded in the history.
+   */
+  notes?: QueueEventNotes;
+}
+
+/** What the recorded history adds to a notice (docs/notifications.md). */
+export interface QueueEventNotes {
+  /** For a pull request that left for failed checks: each check that also failed for other pull requests within the hour. */
+  alsoFailed?: { check: string; pulls: number[] }[];
+  /** For its people's direct message: the pull request's checks started, first of this entry ("you're next"). */
+  next?: { estimatedMergeAt: string | null };
 }
 
 /** What happened, by kind. */
 export type QueueEventBody =
-  | { kind: "entered" }
+  | {
+      kind: "entered";
+      /**
+       * The GitHub login of who put it in the queue, where the backend says (GitHub's `enqueued` sender,
+       * the author of Mergify's `queue` command); absent or null when not known.
+       */
+      queuedBy?: string | null;
+    }
   | {
       kind: "left";
       /** Left by merging (Mergify says so on its leave), else without merging. */

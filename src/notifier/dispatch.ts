@@ -7,7 +7,24 @@ import { route } from "./routing.js";
 
 export interface DispatchDeps {
   deliverer: Pick<Deliverer, "enqueue">;
-  personal?: Pick<PersonalNotices, "route" | "lookUpAuthors"> | undefined;
+  personal?:
+    | (Pick<PersonalNotices, "route" | "lookUpAuthors"> & Partial<Pick<PersonalNotices, "forPeople">>)
+    | undefined;
+  /** Adds what the recorded history says to an event before it is queued (notes.ts); none without it. */
+  annotate?: ((repository: Repo, event: QueueEvent) => Promise<QueueEvent>) | undefined;
+}
+
+/** The event with what the history adds; as it is when that cannot be read (the notice goes without it). */
+async function annotated(deps: DispatchDeps, repository: Repo, event: QueueEvent): Promise<QueueEvent> {
+  return deps.annotate ? deps.annotate(repository, event).catch(() => event) : event;
+}
+
+/** Queues people's direct messages of an event, as they show it ("you're next"). */
+async function enqueuePeople(deps: DispatchDeps, repository: Repo, event: QueueEvent, order?: NoticeOrder) {
+  const people = (await deps.personal?.route(repository, event)) ?? [];
+  if (people.length === 0) return;
+  const shown = (await deps.personal?.forPeople?.(repository, event)) ?? event;
+  for (const person of people) await deps.deliverer.enqueue(person, repository, shown, order);
 }
 
 /** Channel notices queued between two calls of `onChannelsQueued`: delivery starts with the first ones. */
@@ -26,10 +43,10 @@ export async function dispatchEvent(
   subscriptions: readonly Subscription[],
   order?: NoticeOrder,
 ): Promise<void> {
-  for (const channel of route(event, subscriptions))
-    await deps.deliverer.enqueue(channel, repository, event, order);
-  for (const person of (await deps.personal?.route(repository, event)) ?? [])
-    await deps.deliverer.enqueue(person, repository, event, order);
+  const shown = await annotated(deps, repository, event);
+  for (const channel of route(shown, subscriptions))
+    await deps.deliverer.enqueue(channel, repository, shown, order);
+  await enqueuePeople(deps, repository, shown, order);
 }
 
 /**
@@ -44,16 +61,17 @@ export async function dispatchEvents(
   events: readonly QueueEvent[],
   subscriptions: readonly Subscription[],
 ): Promise<void> {
+  const shown: QueueEvent[] = [];
   for (const [i, event] of events.entries()) {
-    for (const channel of route(event, subscriptions))
-      await deps.deliverer.enqueue(channel, repository, event);
+    const annotatedEvent = await annotated(deps, repository, event);
+    shown.push(annotatedEvent);
+    for (const channel of route(annotatedEvent, subscriptions))
+      await deps.deliverer.enqueue(channel, repository, annotatedEvent);
     if ((i + 1) % QUEUED_CHUNK === 0) deps.onChannelsQueued?.();
   }
   if (events.length > 0) deps.onChannelsQueued?.();
   const { personal } = deps;
   if (!personal) return;
   await personal.lookUpAuthors(repository, events);
-  for (const event of events)
-    for (const person of await personal.route(repository, event))
-      await deps.deliverer.enqueue(person, repository, event);
+  for (const event of shown) await enqueuePeople(deps, repository, event);
 }

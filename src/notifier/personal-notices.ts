@@ -9,6 +9,7 @@ import { groupOfEvent, OUT_OF_QUEUE_KINDS, QUEUE_WIDE_KINDS, type QueueEvent } f
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type { IdentityLink, IdentityLinkStore, NoticePreferenceStore, ThreadStore } from "../store/index.js";
+import { ENTRY_LOOKBACK_MS, type HistoryReader, nextUp } from "./notes.js";
 import type { ThreadState } from "./types.js";
 
 /**
@@ -37,11 +38,14 @@ const AUTHOR_MS = 24 * 60 * 60_000;
 const AUTHOR_LOOKUPS_AT_ONCE = 4;
 /** A failed lookup is remembered this long (the backlog's other events of the pull request skip it). */
 const FAILED_AUTHOR_MS = 60_000;
+/** Checks starts whose "you're next" is remembered (route, then forPeople, ask for the same event). */
+const MAX_NEXT = 1_000;
 
 export interface PersonalNoticesDeps {
   store: Pick<IdentityLinkStore, "getLink" | "listLinksByGithubLogin"> &
     Pick<NoticePreferenceStore, "getNoticePreferences" | "listNoticePreferences"> &
-    Pick<ThreadStore, "listThreadsOfRepository">;
+    Pick<ThreadStore, "listThreadsOfRepository"> &
+    HistoryReader;
   /** The GitHub login of a pull request's author, or null when GitHub does not know the pull request. */
   author: (repository: Repo, number: number) => Promise<string | null>;
   /** What a login may do on a repository (cached briefly: cached-permission.ts). */
@@ -61,6 +65,10 @@ export class PersonalNotices {
    * of it ask at the same time (the lookup under way is shared).
    */
   private readonly authors: LRUCache<string, Promise<string | null>>;
+  /** Per checks start: whether it is its pull request's first of the entry ("you're next"), with the estimate. */
+  private readonly nexts = new LRUCache<string, Promise<{ estimatedMergeAt: string | null } | null>>({
+    max: MAX_NEXT,
+  });
   private groups: EventGroup[] | undefined;
 
   constructor(private readonly deps: PersonalNoticesDeps) {
@@ -84,7 +92,8 @@ export class PersonalNotices {
   }
 
   async refreshGroups(): Promise<EventGroup[]> {
-    const wanted = new Set<EventGroup>(DEFAULT_NOTICE_GROUPS);
+    // The checks' starts too: "you're next" is a queue notice told when a pull request's checks start.
+    const wanted = new Set<EventGroup>([...DEFAULT_NOTICE_GROUPS, "checks"]);
     for (const p of await this.deps.store.listNoticePreferences())
       if (p.enabled) for (const g of p.groups) wanted.add(g as EventGroup);
     this.groups = [...wanted].sort();
@@ -93,18 +102,21 @@ export class PersonalNotices {
 
   /**
    * The direct-message addresses an event of `repository`'s log goes to: the pull request's linked
-   * author for its own events; for a pause, each person whose pull request of the repository is in its
-   * queue (as their notices last showed it). Only people whose preferences want it, who linked before
-   * the event, and who can read the repository now. A GitHub lookup that fails skips the person, logged.
+   * author, and the linked person who queued it, for its own events (once each, the same person or
+   * not); for a pause, each person whose pull request of the repository is in its queue (as their
+   * notices last showed it). Only people whose preferences want it (a pull request's first checks start
+   * in an entry, "you're next", counts as a queue notice), who linked before the event, and who can read
+   * the repository now. A GitHub lookup that fails skips the person, logged.
    */
   async route(repository: Repo, event: QueueEvent): Promise<string[]> {
-    const group = groupOfEvent(event);
-    if (!group || QUEUE_WIDE_KINDS.has(event.kind)) return [];
+    const own = groupOfEvent(event);
+    if (!own || QUEUE_WIDE_KINDS.has(event.kind)) return [];
+    const group = (await this.next(repository, event)) ? "queue" : own;
     const people =
       group === "pause"
         ? await this.holders(repository)
         : event.pull
-          ? await this.authorLinks(repository, event.pull)
+          ? await this.pullPeople(repository, event, event.pull)
           : [];
     if (group !== "pause") for (const p of people) this.deps.onPullRequestChange?.(p);
     const at = Date.parse(event.at);
@@ -119,6 +131,60 @@ export class PersonalNotices {
       addresses.push(directAddress(link.teamId, link.slackUserId));
     }
     return addresses;
+  }
+
+  /** The event as its people's direct messages show it: "you're next", with the estimate, on a first checks start. */
+  async forPeople(repository: Repo, event: QueueEvent): Promise<QueueEvent> {
+    const next = await this.next(repository, event);
+    return next ? { ...event, notes: { ...event.notes, next } } : event;
+  }
+
+  private next(repository: Repo, event: QueueEvent): Promise<{ estimatedMergeAt: string | null } | null> {
+    if (event.kind !== "checks-started") return Promise.resolve(null);
+    const key = `${repository.key}#${event.id}`;
+    const known = this.nexts.get(key);
+    if (known) return known;
+    const found = nextUp(this.deps.store, repository, event).catch((error: unknown) => {
+      this.deps.logger.warn(
+        { repository, err: error },
+        "could not read the queue's history: no \"you're next\"",
+      );
+      return null;
+    });
+    this.nexts.set(key, found);
+    return found;
+  }
+
+  /** The pull request's linked author and the linked person who queued it, each once. */
+  private async pullPeople(repository: Repo, event: QueueEvent, number: number): Promise<IdentityLink[]> {
+    const people = new Map<string, IdentityLink>();
+    const queuer = await this.queuer(repository, event, number);
+    const queuers = queuer ? await this.deps.store.listLinksByGithubLogin(queuer) : [];
+    for (const link of [...(await this.authorLinks(repository, number)), ...queuers])
+      people.set(directAddress(link.teamId, link.slackUserId), link);
+    return [...people.values()];
+  }
+
+  /** Who queued the pull request: its entry says (this event, or its latest entry in the history). */
+  private async queuer(repository: Repo, event: QueueEvent, number: number): Promise<string | null> {
+    if (event.kind === "entered") return event.queuedBy ?? null;
+    const at = Date.parse(event.at);
+    try {
+      const entries = await this.deps.store.readPullQueueEvents(
+        repository,
+        number,
+        { from: new Date(at - ENTRY_LOOKBACK_MS), to: new Date(at + 1) },
+        ["entered"],
+      );
+      const entry = entries.at(-1);
+      return entry?.kind === "entered" ? (entry.queuedBy ?? null) : null;
+    } catch (error) {
+      this.deps.logger.warn(
+        { repository, pullRequest: number, err: error },
+        "could not read who queued a pull request: their direct message is left out",
+      );
+      return null;
+    }
   }
 
   private async canRead(repository: Repo, login: string): Promise<boolean> {

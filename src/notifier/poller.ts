@@ -8,7 +8,7 @@ import type { Repo } from "../repo.js";
 import type { ClaimedPoll, PollCursor, PollReason, PollStore, SubscriptionStore } from "../store/index.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
-import { dispatchEvents } from "./dispatch.js";
+import { type DispatchDeps, dispatchEvents } from "./dispatch.js";
 import type { PersonalNotices } from "./personal-notices.js";
 
 export interface PollerDeps {
@@ -30,6 +30,8 @@ export interface PollerDeps {
   deliverer: Deliverer;
   /** Who hears about an event in a direct message (personal notices); none without it. */
   personal?: PersonalNotices;
+  /** Adds what the recorded history says to an event before it is queued (notes.ts); none without it. */
+  annotate?: DispatchDeps["annotate"];
   /** Between two reads of a repository while it is active, or always without the doorbell. */
   intervalMs: number;
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
@@ -404,7 +406,8 @@ export class Poller {
     await this.deps.history?.record(repository, routed);
     // Channels' notices are posted while people's are looked up (a backlog's first post does not wait).
     const onChannelsQueued = () => this.deliverSoon();
-    await dispatchEvents({ deliverer, personal, onChannelsQueued }, repository, routed, subs);
+    const { annotate } = this.deps;
+    await dispatchEvents({ deliverer, personal, annotate, onChannelsQueued }, repository, routed, subs);
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;
   }

@@ -17,6 +17,8 @@ export interface PushedNoticesDeps extends DispatchDeps {
   track?: (work: Promise<unknown>) => void;
   /** The app's bot login (`<slug>[bot]`): a removal it made was asked for by someone, remembered. */
   appBot?: string;
+  /** Who asked Yardmaster to queue a pull request, and when: an entry by the app's bot is theirs. */
+  askedOf?: (repository: Repo, number: number) => Promise<{ login: string; at: Date } | null>;
   metrics?: Pick<Metrics, "githubQueueWebhooks">;
   /** Records the event in the queue's history (src/store/history.ts); none without it. */
   history?: { record(repository: Repo, events: readonly QueueEvent[]): Promise<void> };

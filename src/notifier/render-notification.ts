@@ -1,4 +1,4 @@
-import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent } from "../core/queue.js";
+import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent, type QueueEventOf } from "../core/queue.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import {
   actions,
@@ -10,10 +10,12 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
-import { formatTime, resumesText } from "../wording/words.js";
+import { formatDuration, formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;
+/** Pull requests named in an "also failed" line; the rest are counted. */
+const MAX_PULLS = 5;
 
 type Check = QueueCheck;
 
@@ -58,6 +60,59 @@ interface Described {
   unpause?: boolean;
 }
 
+const queueName = (name: string | null) => (name ? ` ${code(name)}` : "");
+
+/**
+ * A leave: merged, or why not, in one sentence (src/core/removal-reasons.ts), then the checks that failed;
+ * and each of them that also failed for other pull requests within the hour (notes.ts).
+ */
+function describeLeft(event: QueueEventOf<"left">, ctx: NotificationContext): Described {
+  if (event.merged)
+    return {
+      line: `✅ Left the merge queue${queueName(event.queue)}: merged`,
+      plain: "left the queue: merged",
+    };
+  const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
+  const also = alsoFailedLines(event, ctx);
+  return {
+    line: `❌ Left the merge queue${queueName(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
+    plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}`,
+    ...(also ? { detail: also } : {}),
+    requeue: true,
+  };
+}
+
+/** "⚠️ ci/test also failed for #204 and #207 in the last hour: probably not this change", linked. */
+function alsoFailedLines(event: QueueEvent, ctx: NotificationContext): string {
+  const pullLink = (n: number) => linkMrkdwn(`${ctx.githubWebUrl}/${ctx.repo.fullName}/pull/${n}`, `#${n}`);
+  return (event.notes?.alsoFailed ?? [])
+    .slice(0, MAX_CHECKS)
+    .map(({ check, pulls }) => {
+      const shown = pulls.slice(0, MAX_PULLS).map(pullLink);
+      const more = pulls.length - shown.length;
+      const names = more > 0 ? [...shown, `${more} more`] : shown;
+      const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+      return `⚠️ ${escapeMrkdwn(check)} also failed for ${list} in the last hour: probably not this change`;
+    })
+    .join("\n");
+}
+
+/** Checks started; for its people, the first of the entry says "you're next", with the estimate (notes.ts). */
+function describeChecksStarted(event: QueueEventOf<"checks-started">): Described {
+  const where = event.batch ? ` in ${code(event.batch)}` : "";
+  const next = event.notes?.next;
+  if (!next) return { line: `🧪 Checks started${where}`, plain: "checks started" };
+  const eta = next.estimatedMergeAt
+    ? `expected to merge around ${formatTime(next.estimatedMergeAt)} (about ${formatDuration(
+        Math.max(0, Date.parse(next.estimatedMergeAt) - Date.parse(event.at)) / 1000,
+      )} after its checks start, as usual this week)`
+    : "no estimate yet (no merge this week to go by)";
+  return {
+    line: `🚦 You're next: checks started in the merge queue${queueName(event.queue)} · ${eta}`,
+    plain: `you're next: checks started · ${eta}`,
+  };
+}
+
 /** What one event says, in words (docs/notifications.md). */
 export function describeEvent(event: QueueEvent, ctx: NotificationContext): Described {
   const repoName = ctx.repo.fullName;
@@ -69,20 +124,8 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
         line: `📥 Entered the merge queue${queue(event.queue)}${event.branch && event.branch !== event.queue ? ` for ${code(event.branch)}` : ""}`,
         plain: `entered the merge queue ${event.queue ?? ""}`.trim(),
       };
-    case "left": {
-      if (event.merged)
-        return {
-          line: `✅ Left the merge queue${queue(event.queue)}: merged`,
-          plain: "left the queue: merged",
-        };
-      // One sentence: why, in words (src/core/removal-reasons.ts), then the checks that failed.
-      const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
-      return {
-        line: `❌ Left the merge queue${queue(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
-        plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}`,
-        requeue: true,
-      };
-    }
+    case "left":
+      return describeLeft(event, ctx);
     case "merged": {
       const { sha } = event;
       const branch = event.branch ?? "";
@@ -100,10 +143,7 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
         plain: `queue ${event.queue ?? ""} now holds ${event.size ?? "?"}`,
       };
     case "checks-started":
-      return {
-        line: `🧪 Checks started${event.batch ? ` in ${code(event.batch)}` : ""}`,
-        plain: "checks started",
-      };
+      return describeChecksStarted(event);
     case "checks-ended": {
       const why = event.reason;
       if (event.aborted)

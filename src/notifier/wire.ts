@@ -8,6 +8,7 @@ import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";
+import { withAlsoFailed } from "./notes.js";
 import { PersonalNotices } from "./personal-notices.js";
 import { Poller } from "./poller.js";
 import { PushedNotices } from "./pushed-notices.js";
@@ -74,7 +75,9 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
       deliver: () => poller.deliver(),
       track: infra.trackWebhookWork,
       appBot: `${app.appSlug}[bot]`,
+      askedOf: (repository, number) => store.getQueueRequest(repository, number),
       history,
+      annotate: (repository, event) => withAlsoFailed(store, repository, event),
       metrics: infra.metrics,
       logger: logger.child({ name: "notifier" }),
       now: infra.options.now,
@@ -126,6 +129,7 @@ function wirePoller(
     store: infra.store,
     eventLog: backends.eventLog,
     ...(history ? { history } : {}),
+    annotate: (repository, event) => withAlsoFailed(infra.store, repository, event),
     readsLog: (repository) => backends.readsLog(repository),
     deliverer,
     ...(personal ? { personal } : {}),

@@ -154,6 +154,12 @@ export interface Tables {
   };
   slack_signatures: { signature: string; seen_at: Time };
   queue_events: QueueEventsTable;
+  queue_requests: {
+    repository_key: string;
+    pull_number: number;
+    login: string;
+    asked_at: Time;
+  };
   github_queue_pulls: {
     repository_key: string;
     repository: string;

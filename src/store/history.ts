@@ -16,6 +16,13 @@ export interface QueueHistory {
     range: { from: Date; to: Date },
     kinds?: readonly string[],
   ): Promise<QueueEvent[]>;
+  /** One pull request's events of `kinds` from `from` (included) to `to` (excluded), oldest first. */
+  readPullQueueEvents(
+    repository: Repo,
+    pull: number,
+    range: { from: Date; to: Date },
+    kinds: readonly string[],
+  ): Promise<QueueEvent[]>;
 }
 
 /** How long the history keeps an event: the 30-day stats and their previous period, and some. */
@@ -65,6 +72,22 @@ export function kyselyHistory(ctx: StoreContext): QueueHistory {
         query = query.where("kind", "in", [...kinds]);
       }
       const rows = await query.orderBy("at").orderBy("event_key").execute();
+      return rows.map((row) => ctx.v.readJson(row.event) as QueueEvent);
+    },
+
+    async readPullQueueEvents(repository, pull, range, kinds) {
+      if (kinds.length === 0) return [];
+      const rows = await db
+        .selectFrom("queue_events")
+        .select(["event"])
+        .where("repository_key", "=", repository.key)
+        .where("at", ">=", time(range.from))
+        .where("at", "<", time(range.to))
+        .where("pull_request", "=", pull)
+        .where("kind", "in", [...kinds])
+        .orderBy("at")
+        .orderBy("event_key")
+        .execute();
       return rows.map((row) => ctx.v.readJson(row.event) as QueueEvent);
     },
   };

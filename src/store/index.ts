@@ -62,6 +62,7 @@ export type {
   PollStore,
 } from "./polls.js";
 export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
+export { QUEUE_REQUEST_RETENTION_MS, type QueueRequestStore } from "./queue-requests.js";
 export { RELAY_RETENTION_MS, type RelayAnswerComment, type RelayRecord, type RelayStore } from "./relays.js";
 export {
   SUMMARY_COMMENT_RETENTION_MS,

@@ -10,6 +10,7 @@ import { kyselyOutbox } from "./outbox.js";
 import { kyselyPauses } from "./pauses.js";
 import { kyselyPolls } from "./polls.js";
 import { type StoreContext, storeContext } from "./query-helpers.js";
+import { kyselyQueueRequests } from "./queue-requests.js";
 import { kyselyRelays } from "./relays.js";
 import { kyselySharedGitHubWrites } from "./shared-github-writes.js";
 import { kyselyStatsAndDigests } from "./stats-and-digests.js";
@@ -39,6 +40,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyHistory(ctx),
     ...kyselyFreezes(ctx),
     ...kyselyHealthEpisodes(ctx),
+    ...kyselyQueueRequests(ctx),
   };
 }
 

@@ -7,6 +7,7 @@ import type { LeaseStore } from "./leases.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
 import type { PauseStore } from "./pauses.js";
 import type { PollStore } from "./polls.js";
+import type { QueueRequestStore } from "./queue-requests.js";
 import type { RelayStore } from "./relays.js";
 import type { SummaryCommentRecords, WritePaceStore } from "./shared-github-writes.js";
 import type { StatsAndDigestStore } from "./stats-and-digests.js";
@@ -57,6 +58,7 @@ export interface Store
     StatsAndDigestStore,
     RelayStore,
     GitHubQueueMemory,
+    QueueRequestStore,
     WritePaceStore,
     SummaryCommentRecords,
     QueueHistory,

@@ -65,4 +65,36 @@ describe("a read's events handed to the outbox", () => {
     await dispatching;
     expect(log.slice(log.indexOf("lookup") + 1)).toEqual(backlog.map((e) => `dm:T1:U1 ${e.id}`));
   });
+
+  it("queues each event as the history annotates it, and people's as their notices show it", async () => {
+    const queued: string[] = [];
+    await dispatchEvents(
+      {
+        deliverer: {
+          enqueue: async (address, _repo, e) => {
+            queued.push(`${address} ${e.id} ${JSON.stringify(e.notes ?? {})}`);
+          },
+        },
+        annotate: async (_repo, e) =>
+          e.id === 1 ? { ...e, notes: { alsoFailed: [{ check: "ci/test", pulls: [9] }] } } : e,
+        personal: {
+          lookUpAuthors: async () => {},
+          route: async (_repo, e) => (e.id === 3 ? [] : ["dm:T1:U1"]),
+          forPeople: async (_repo, e) =>
+            e.id === 2 ? { ...e, notes: { next: { estimatedMergeAt: null } } } : e,
+        },
+      },
+      widgets,
+      [event(1, 7), event(2, 7), event(3, 7)],
+      [subscription],
+    );
+    const also = JSON.stringify({ alsoFailed: [{ check: "ci/test", pulls: [9] }] });
+    expect(queued).toEqual([
+      `C1 1 ${also}`,
+      "C1 2 {}",
+      "C1 3 {}",
+      `dm:T1:U1 1 ${also}`,
+      `dm:T1:U1 2 ${JSON.stringify({ next: { estimatedMergeAt: null } })}`,
+    ]);
+  });
 });

@@ -179,6 +179,72 @@ describe("who hears about an event in a direct message", () => {
     await record(7, "action.queue.checks_start", 3);
     expect(await notices().route(widgets, pause)).toEqual(["dm:T1:U1"]);
     expect(changed).toEqual([]);
-    expect(await notices().wantedGroups()).toEqual(["pause", "queue"]);
+    // The checks' starts are read too, for "you're next".
+    expect(await notices().wantedGroups()).toEqual(["checks", "pause", "queue"]);
+  });
+
+  it("the linked person who queued the pull request hears what its author does, once each when the same", async () => {
+    await store.putLink({
+      teamId: "T1",
+      slackUserId: "U3",
+      githubLogin: "carol",
+      githubId: 3,
+      linkedAt: new Date(T0 - 1),
+    });
+    levels.carol = "write";
+    const base = { repository: "acme/widgets", branch: "main", queue: "default", origin: "test" };
+    const entered = (id: number, pull: number, queuedBy: string | null): QueueEvent => ({
+      ...base,
+      id,
+      at: new Date(T0 + id).toISOString(),
+      pull,
+      kind: "entered",
+      queuedBy,
+    });
+    const merged = (id: number, pull: number): QueueEvent => ({
+      ...base,
+      id,
+      at: new Date(T0 + id).toISOString(),
+      pull,
+      kind: "merged",
+      sha: null,
+      enteredAt: null,
+    });
+    const route = notices();
+    // Carol queued Alice's #7: both hear of its entry, and (from the history's entry) of its merge.
+    const entry = entered(1, 7, "Carol");
+    await store.recordQueueEvents(widgets, [entry, merged(2, 7)], new Date(T0));
+    expect(await route.route(widgets, entry)).toEqual(["dm:T1:U1", "dm:T1:U3"]);
+    expect(await route.route(widgets, merged(2, 7))).toEqual(["dm:T1:U1", "dm:T1:U3"]);
+    // Alice queued her own #7 again: one direct message.
+    const own = entered(3, 7, "alice");
+    await store.recordQueueEvents(widgets, [own, merged(4, 7)], new Date(T0));
+    expect(await route.route(widgets, own)).toEqual(["dm:T1:U1"]);
+    expect(await route.route(widgets, merged(4, 7))).toEqual(["dm:T1:U1"]);
+    // Carol muted the repository: her notices of it stop, Alice's go on.
+    await store.putNoticePreferences({
+      teamId: "T1",
+      slackUserId: "U3",
+      enabled: true,
+      groups: ["queue"],
+      mutedRepositories: [widgets],
+      updatedAt: new Date(T0),
+    });
+    expect(await route.route(widgets, entered(5, 7, "carol"))).toEqual(["dm:T1:U1"]);
+  });
+
+  it("you're next: the first checks start of an entry is a queue notice for its people, with its estimate", async () => {
+    const base = { repository: "acme/widgets", pull: 7, branch: "main", queue: "default", origin: "test" };
+    const at = (id: number) => new Date(T0 + id).toISOString();
+    const entry: QueueEvent = { ...base, id: 1, at: at(1), kind: "entered", queuedBy: "alice" };
+    const start: QueueEvent = { ...base, id: 2, at: at(2), kind: "checks-started", batch: null };
+    const restart: QueueEvent = { ...base, id: 3, at: at(3), kind: "checks-started", batch: null };
+    await store.recordQueueEvents(widgets, [entry, start, restart], new Date(T0));
+    const route = notices();
+    // Alice's default groups have no checks: only the first start reaches her, as "you're next".
+    expect(await route.route(widgets, start)).toEqual(["dm:T1:U1"]);
+    expect((await route.forPeople(widgets, start)).notes).toEqual({ next: { estimatedMergeAt: null } });
+    expect(await route.route(widgets, restart)).toEqual([]);
+    expect(await route.forPeople(widgets, restart)).toBe(restart);
   });
 });

@@ -41,6 +41,7 @@ beforeEach(async () => {
   notices = new PushedNotices({
     metrics,
     appBot: "yardmaster[bot]",
+    askedOf: (repository, number) => store.getQueueRequest(repository, number),
     deliverer: { enqueue: async (address, _repo, event) => void enqueued.push({ address, event }) },
     memory: store,
     subscriptions: (repository) => store.listSubscriptions({ repository }),
@@ -67,10 +68,11 @@ const shown = (event: QueueEvent) =>
 
 describe("notices pushed by GitHub's merge queue", () => {
   it("an entry: a queue event of the pull request, routed to the channel and delivered at once", async () => {
-    const event = await accept({ kind: "entered", ...where }, "delivery-1");
+    const event = await accept({ kind: "entered", ...where, by: "carol" }, "delivery-1");
     expect(event).toMatchObject({
       id: pushedEventId("delivery:delivery-1"),
       kind: "entered",
+      queuedBy: "carol",
       pull: 12,
       branch: "main",
       at: T0.toISOString(),
@@ -79,6 +81,17 @@ describe("notices pushed by GitHub's merge queue", () => {
     expect(enqueued.map((e) => e.address)).toEqual(["C1"]);
     expect(delivered).toBe(1);
     expect(shown(event!)).toContain("Entered the merge queue `main`");
+  });
+
+  it("an entry by the app's bot is the person's who asked Yardmaster just before; anyone else's is the sender's", async () => {
+    const entry = (by: string) => accept({ kind: "entered", ...where, by });
+    expect(await entry("yardmaster[bot]")).toMatchObject({ queuedBy: "yardmaster[bot]" });
+    await store.rememberQueueRequest(ships, 12, { login: "carol", at: new Date(T0.getTime() - 5_000) });
+    expect(await entry("Yardmaster[bot]")).toMatchObject({ queuedBy: "carol" });
+    expect(await entry("dave")).toMatchObject({ queuedBy: "dave" });
+    // A request of long ago says nothing of this entry.
+    await store.rememberQueueRequest(ships, 12, { login: "carol", at: new Date(T0.getTime() - 11 * 60_000) });
+    expect(await entry("yardmaster[bot]")).toMatchObject({ queuedBy: "yardmaster[bot]" });
   });
 
   it("the same delivery twice (a redelivery, or another replica) is the same event", async () => {

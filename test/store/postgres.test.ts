@@ -110,6 +110,7 @@ describe("the store on PostgreSQL", () => {
     "poll_cursors",
     "poll_schedule",
     "queue_events",
+    "queue_requests",
     "relays",
     "scheduled_unpauses",
     "schema_migrations",

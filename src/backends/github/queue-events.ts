@@ -12,7 +12,7 @@ import type { GitHubQueueMemory } from "../../store/index.js";
  * (`merge_group` `checks_requested` / `destroyed`).
  */
 export type QueueHappening =
-  | { kind: "entered"; repository: Repo; number: number; baseRef: string }
+  | { kind: "entered"; repository: Repo; number: number; baseRef: string; by?: string | null }
   | { kind: "removed"; repository: Repo; number: number; baseRef: string; reason: string; by: string }
   | { kind: "merged"; repository: Repo; number: number; baseRef: string; mergeCommitSha: string | null }
   | { kind: "group-built"; repository: Repo; number: number; baseRef: string; sha: string }
@@ -38,6 +38,8 @@ export interface GitHubQueueEventsDeps {
   failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
   /** The app's bot login (`<slug>[bot]`): a removal it made was asked for by someone, remembered. */
   appBot?: string | undefined;
+  /** Who asked Yardmaster to queue a pull request, and when: an entry by the app's bot is theirs. */
+  askedOf?: ((repository: Repo, number: number) => Promise<{ login: string; at: Date } | null>) | undefined;
   logger: Logger;
   now?: (() => Date) | undefined;
 }
@@ -94,7 +96,10 @@ export class GitHubQueueEvents {
           enteredAt: at,
           deliveryId,
         });
-        return event(delivered, "pull_request.enqueued", { kind: "entered" });
+        return event(delivered, "pull_request.enqueued", {
+          kind: "entered",
+          queuedBy: await this.queuedBy(h),
+        });
       case "removed":
         return this.removal(h, (body) => event(delivered, "pull_request.dequeued", body));
       case "merged": {
@@ -147,6 +152,18 @@ export class GitHubQueueEvents {
       conclusion: "unknown",
       failedChecks: [],
     };
+  }
+
+  /**
+   * Who queued a pull request: GitHub's sender (the enqueuer), or for the app's bot, the person who asked
+   * Yardmaster (remembered just before it asked GitHub).
+   */
+  private async queuedBy(h: QueueHappening & { kind: "entered" }): Promise<string | null> {
+    const by = h.by ?? null;
+    if (!(this.deps.appBot && this.deps.askedOf) || by?.toLowerCase() !== this.deps.appBot.toLowerCase())
+      return by;
+    const asked = await this.deps.askedOf(h.repository, h.number);
+    return asked && Math.abs(this.now().getTime() - asked.at.getTime()) <= ATTRIBUTION_MS ? asked.login : by;
   }
 
   /**

@@ -53,7 +53,8 @@ export function readQueueWebhook(name: string, payload: unknown): QueueHappening
     const where = { repository, number: p.number, baseRef: p.pull_request.base.ref };
     switch (p.action) {
       case "enqueued":
-        return { kind: "entered", ...where };
+        // The sender is who put it in the queue (the enqueuer).
+        return { kind: "entered", ...where, by: p.sender?.login ?? null };
       case "dequeued":
         return {
           kind: "removed",

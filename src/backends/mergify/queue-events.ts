@@ -13,6 +13,7 @@ import type { Repo } from "../../repo.js";
 import { MergeQueueError } from "./errors.js";
 import { isKnownEventType } from "./event-types.js";
 import { type LogEvent, parseEventMetadata, type TypedLogEvent } from "./events.schema.js";
+import { type AskedOf, withAskers, withQueueCommands, withQueuers } from "./queuers.js";
 import type { EventQuery } from "./types.js";
 
 /**
@@ -238,17 +239,29 @@ export interface MergifyLogClient {
   iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
 }
 
-/** Mergify's log as the core reads events: only the types of the groups asked for, a hundred a page. */
-export function mergifyEventLog(client: MergifyLogClient): QueueEventLog {
+/**
+ * Mergify's log as the core reads events: only the types of the groups asked for, a hundred a page; with
+ * the entries, the `queue` commands that say who queued each (queuers.ts), read whole before any is given;
+ * `askedOf`: who asked Yardmaster to queue a pull request (its relayed command is its bot's).
+ */
+export function mergifyEventLog(
+  client: MergifyLogClient,
+  options: { askedOf?: AskedOf } = {},
+): QueueEventLog {
   return {
     async *events(repo, query) {
+      const read: LogEvent[] = [];
       for await (const event of client.iterateEvents(repo, {
         receivedFrom: query.since,
         ...(query.until ? { receivedTo: query.until } : {}),
-        eventTypes: mergifyEventTypes(query.groups),
+        eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
         perPage: 100,
       }))
-        yield fromMergifyLog(event);
+        read.push(event);
+      const events = withQueuers(read, fromMergifyLog);
+      // Relayed by Yardmaster: the person who asked it, rather than its bot.
+      if (options.askedOf) await withAskers(repo, events, options.askedOf);
+      yield* events;
     },
     failureCode: (error) => (error instanceof MergeQueueError ? error.code : undefined),
   };

@@ -15,6 +15,7 @@ import { pollLastRead } from "./014-poll-last-read.js";
 import { queueEvents } from "./015-queue-events.js";
 import { freezes } from "./016-freezes.js";
 import { healthEpisodes } from "./018-health-episodes.js";
+import { queueRequests } from "./019-queue-requests.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   queueEvents,
   freezes,
   healthEpisodes,
+  queueRequests,
 ];
 
 /** The highest migration version this build knows. */

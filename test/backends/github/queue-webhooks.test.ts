@@ -33,13 +33,16 @@ const mergeGroup = (action: string, extra: Record<string, unknown> = {}, headRef
 });
 
 describe("GitHub's merge-queue webhooks, read", () => {
-  it("a pull request entering the queue", () => {
+  it("a pull request entering the queue, with who put it there (the sender)", () => {
     expect(readQueueWebhook("pull_request", pullRequest("enqueued"))).toEqual({
       kind: "entered",
       repository: ships,
       number: 12,
       baseRef: "main",
+      by: "alice",
     });
+    const { sender: _, ...anonymous } = pullRequest("enqueued");
+    expect(readQueueWebhook("pull_request", anonymous)).toMatchObject({ kind: "entered", by: null });
   });
 
   it("a removal, with GitHub's reason and who removed it", () => {

@@ -1,0 +1,64 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { QueueEvent } from "../../../src/core/queue.js";
+import type { Store } from "../../../src/store/index.js";
+import { at, HOUR, MINUTE_MS, r, storeContract } from "./harness.js";
+
+// One pull request's part of the queue's history (src/store/history.ts): what personal notices read
+// to find who queued a pull request and whether its checks started before in this entry.
+
+const base = (id: number, pull: number, when: Date) => ({
+  id,
+  at: when.toISOString(),
+  repository: "acme/ships",
+  pull,
+  branch: "main",
+  queue: "main",
+  origin: "test",
+});
+const entered = (id: number, pull: number, when: Date, queuedBy: string | null): QueueEvent => ({
+  ...base(id, pull, when),
+  kind: "entered",
+  queuedBy,
+});
+const started = (id: number, pull: number, when: Date): QueueEvent => ({
+  ...base(id, pull, when),
+  kind: "checks-started",
+  batch: null,
+});
+
+storeContract("history", ({ h }) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await h.open();
+  });
+
+  describe("one pull request's events", () => {
+    const ships = r("acme/Ships");
+    it("gives back a pull request's events of the kinds asked, in the range, oldest first", async () => {
+      await store.recordQueueEvents(
+        ships,
+        [
+          started(4, 12, at(3 * MINUTE_MS)),
+          entered(1, 12, at(0), "carol"),
+          entered(2, 13, at(MINUTE_MS), "dave"),
+          entered(3, 12, at(2 * MINUTE_MS), null),
+          started(5, 12, at(HOUR)),
+        ],
+        at(HOUR),
+      );
+      const read = (kinds: string[], to = at(HOUR)) =>
+        store.readPullQueueEvents(r("ACME/ships"), 12, { from: at(0), to }, kinds);
+      expect((await read(["entered"])).map((e) => e.id)).toEqual([1, 3]);
+      expect(await read(["entered"])).toContainEqual(entered(1, 12, at(0), "carol"));
+      // The end is excluded; several kinds at once.
+      expect((await read(["entered", "checks-started"])).map((e) => e.id)).toEqual([1, 3, 4]);
+      expect((await read(["entered", "checks-started"], at(HOUR + 1))).map((e) => e.id)).toEqual([
+        1, 3, 4, 5,
+      ]);
+      expect(await read([])).toEqual([]);
+      expect(
+        await store.readPullQueueEvents(r("acme/other"), 12, { from: at(0), to: at(HOUR) }, ["entered"]),
+      ).toEqual([]);
+    });
+  });
+});
