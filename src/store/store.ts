@@ -1,4 +1,5 @@
 import type { FreezeStore } from "./freezes.js";
+import type { GateStore } from "./gates.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
@@ -59,4 +60,5 @@ export interface Store
     WritePaceStore,
     SummaryCommentRecords,
     QueueHistory,
-    FreezeStore {}
+    FreezeStore,
+    GateStore {}

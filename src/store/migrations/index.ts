@@ -14,6 +14,7 @@ import { sharedGitHubWrites } from "./013-shared-github-writes.js";
 import { pollLastRead } from "./014-poll-last-read.js";
 import { queueEvents } from "./015-queue-events.js";
 import { freezes } from "./016-freezes.js";
+import { gates } from "./017-gates.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   pollLastRead,
   queueEvents,
   freezes,
+  gates,
 ];
 
 /** The highest migration version this build knows. */
