@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
 import { backendPlan, queueBackends, queueStatsEvents } from "./backends/choose.js";
 import { GitHubQueueClient } from "./backends/github/client.js";
+import { createGitHubGate, registerGateWebhooks } from "./backends/github/gate/index.js";
 import { withoutMergify } from "./backends/github/without-mergify.js";
 import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
 import { mergifyEventLog } from "./backends/mergify/queue-events.js";
@@ -215,11 +216,29 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           { metrics },
         ),
       );
+  // The gate check holds GitHub's merge queue while a branch is paused (src/backends/github/gate/).
+  const gate =
+    backends && config.github
+      ? createGitHubGate({
+          store,
+          checkName: config.mergeQueue.gateCheckName,
+          owner,
+          now,
+          logger: logger.child({ name: "gate" }),
+          octokitFor: async (repo) => {
+            if (!installations) throw new Error("the GitHub App has not started");
+            return installations.rest(repo);
+          },
+          gateway: () => github,
+          enqueue: (repo, pull, o) => backends.github.enqueue(repo, pull, o),
+        })
+      : null;
   const statsEvents = queueStatsEvents(mergify, backends, history);
   const common = {
     mergeQueue,
     statsEvents,
     ...(backends ? { queueBackends: backends } : {}),
+    ...(gate ? { githubPauses: gate } : {}),
     permissions: config.permissions,
     commandPrefix: config.mergeQueue.commandPrefix,
     ...(follower ? { relayFollow: { store, seconds: config.mergeQueue.followSeconds } } : {}),
@@ -341,6 +360,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
         options.Octokit,
         arrivals,
       );
+      if (gate) registerGateWebhooks(surface.probot, gate);
       appSlug = surface.appSlug;
       installations = new Installations(surface.probot);
       github = installations.gateway(writes);

@@ -1,4 +1,5 @@
 import type { PauseState, PullRequestQueueDetails, QueueStatus } from "../backends/mergify/index.js";
+import type { QueuePauses } from "../core/pause.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
@@ -356,6 +357,8 @@ export interface Ports {
   mergeQueue: MergeQueue;
   /** GitHub's own merge queue and which backend serves a branch; absent: Mergify serves every one. */
   queueBackends?: QueueBackends;
+  /** The pause of GitHub's merge queue: Yardmaster's gate check (src/backends/github/gate/); absent: none. */
+  githubPauses?: QueuePauses;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;
   /** Best effort: remembers who paused or unpaused. */

@@ -39,6 +39,8 @@ export interface Settings {
     botLogin: string;
     /** How long a relayed command's answer is followed. */
     followSeconds: number;
+    /** GATE_CHECK_NAME: the gate check that holds GitHub's merge queue while paused (default yardmaster/gate). */
+    gateCheckName?: string;
   };
   database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
   pollIntervalSeconds: number;
@@ -189,6 +191,7 @@ export function readSettings(
         commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
         botLogin: e.MERGE_QUEUE_BOT_LOGIN,
         followSeconds: e.RELAY_FOLLOW_SECONDS,
+        gateCheckName: e.GATE_CHECK_NAME,
       },
       database: e.DATABASE_URL.startsWith("sqlite:")
         ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }

@@ -1,0 +1,42 @@
+import type { GitHubGateway } from "../../../commands/ports.js";
+import type { Logger } from "../../../logger.js";
+import type { Repo } from "../../../repo.js";
+import type { GateStore } from "../../../store/gates.js";
+import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+import { type GateOctokit, octokitGateGitHub } from "./github.js";
+
+export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { registerGateWebhooks } from "./webhooks.js";
+
+/** The gate as the composition root builds it: GitHub as the repository's installation, once started. */
+export function createGitHubGate(options: {
+  store: GateStore;
+  checkName: string | undefined;
+  owner: string;
+  now: () => Date;
+  logger: Logger;
+  /** The app's installation on a repository (throws while the GitHub App has not started). */
+  octokitFor: (repo: Repo) => Promise<GateOctokit>;
+  /** The commands' GitHub gateway (read late: it exists once the GitHub App started). */
+  gateway: () => GitHubGateway;
+  enqueue: (
+    repo: Repo,
+    pull: { number: number; headSha: string },
+    options: { jump: boolean },
+  ) => Promise<unknown>;
+}): GitHubGate {
+  return new GitHubGate({
+    store: options.store,
+    github: octokitGateGitHub(options.octokitFor),
+    checkName: options.checkName ?? DEFAULT_GATE_CHECK_NAME,
+    owner: options.owner,
+    now: options.now,
+    logger: options.logger,
+    putBack: {
+      pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
+      enqueue: options.enqueue,
+      comment: (repo, number, body) => options.gateway().comment(repo, number, body),
+    },
+  });
+}
