@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import type { ProbotOctokit } from "probot";
 import { backendPlan, queueBackends, queueStatsEvents } from "./backends/choose.js";
 import { GitHubQueueClient } from "./backends/github/client.js";
-import { createGitHubGate, registerGateWebhooks } from "./backends/github/gate/index.js";
+import { createGitHubGate, registerGateWebhooks, routedPauses } from "./backends/github/gate/index.js";
 import { withoutMergify } from "./backends/github/without-mergify.js";
 import { type CallRecord, MergeQueueClient } from "./backends/mergify/index.js";
 import { mergifyEventLog } from "./backends/mergify/queue-events.js";
@@ -233,6 +233,10 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           enqueue: (repo, pull, o) => backends.github.enqueue(repo, pull, o),
         })
       : null;
+  // Timed pauses and freeze windows pause whichever queue serves the default branch.
+  const pauses = gate
+    ? routedPauses(mergeQueue, async (repo) => (await githubQueueServing(backends, repo)) !== null, gate)
+    : mergeQueue;
   const statsEvents = queueStatsEvents(mergify, backends, history);
   const common = {
     mergeQueue,
@@ -537,7 +541,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
 
   const scheduledUnpauser = new ScheduledUnpauser({
     claims: store,
-    mergeQueue,
+    mergeQueue: pauses,
     attributePause: common.attributePause,
     // The notifier reads the repository promptly, as after a GitHub event: the notice follows at once.
     afterUnpause: async (repository) => {
@@ -553,7 +557,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
   const slackConfig = config.slack;
   const freezeRunner = new FreezeRunner({
     store,
-    mergeQueue,
+    mergeQueue: pauses,
     attributePause: common.attributePause,
     ...(slackConfig
       ? {

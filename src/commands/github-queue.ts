@@ -1,3 +1,4 @@
+import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Actor, DescribeContext } from "./command.js";
 import type { Button, Description, Part, Text, TextFormat } from "./description.js";
@@ -211,8 +212,43 @@ export interface GitHubStatusResult {
   repo: Repo;
   /** As asked; the queue's own branch is in `queue`. */
   branch?: string;
-  /** Always set (optional for the reason GitHubQueueResult's is). `queue` null: no queue on GitHub. */
-  github?: { queue: GitHubQueueStatus | null };
+  /**
+   * Always set (optional for the reason GitHubQueueResult's is). `queue` null: no queue on GitHub.
+   * `pause`: the gate's pause of the branch, where the gate is wired.
+   */
+  github?: { queue: GitHubQueueStatus | null; pause?: QueuePause | null };
+}
+
+/** A branch's queue on GitHub and the gate's pause of it (best effort: a status without it still shows the queue). */
+export async function githubStatusWithPause(
+  ports: Ports,
+  github: GitHubMergeQueue,
+  repo: Repo,
+  branch: string | undefined,
+): Promise<NonNullable<GitHubStatusResult["github"]>> {
+  const queue = await github.status(repo, branch);
+  const pause = ports.githubPauses
+    ? await ports.githubPauses.current({ repo, branch: branch ?? queue?.branch ?? null }).catch(() => null)
+    : null;
+  return { queue, ...(pause ? { pause } : {}) };
+}
+
+/** "⏸️ Paused by alice since …: reason", with the Unpause button where it resumes this branch. */
+function gatePauseParts(result: GitHubStatusResult): Part[] {
+  const pause = result.github?.pause;
+  if (!pause) return [];
+  const text: Text = (f) =>
+    `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}`;
+  return [
+    { kind: "sentence", text },
+    ...(result.branch === undefined
+      ? [{ kind: "buttons" as const, buttons: [unpauseButtonOf(result.repo)] }]
+      : []),
+  ];
+}
+
+function unpauseButtonOf(repo: Repo): Button {
+  return { label: "Unpause", runs: { name: "unpause", repo }, style: "primary" };
 }
 
 /** `status` of a branch on GitHub's merge queue: its entries, by position, and its configuration. */
@@ -244,6 +280,7 @@ export function describeGitHubStatus(result: GitHubStatusResult, context: Descri
   const parts: Part[] = [
     { kind: "title", text: `Merge queue of ${repo.fullName}` },
     { kind: "note", texts: [facts] },
+    ...gatePauseParts(result),
     { kind: "divider" },
     {
       kind: "list",
@@ -260,7 +297,8 @@ export function describeGitHubStatus(result: GitHubStatusResult, context: Descri
   parts.push(refresh);
   const summary: Text = (f) => {
     const shown = queue.entries.slice(0, 5).map((e) => `#${e.pull?.number ?? "?"} ${stateOf(f, e.state)}`);
-    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch, 160))}): ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
+    const paused = result.github?.pause ? ` ${gatePauseLine(f, result.github.pause)}` : "";
+    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch, 160))}):${paused} ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
   };
   return { parts, summary };
 }
@@ -335,4 +373,8 @@ export function describeGitHubPr(
     });
   }
   return { parts, summary: headline };
+}
+
+function gatePauseLine(f: TextFormat, pause: QueuePause): string {
+  return `paused${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))};`;
 }

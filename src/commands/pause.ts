@@ -4,7 +4,7 @@ import { missing, pauseReason } from "./arguments.js";
 import { type Actor, defineCommand } from "./command.js";
 import type { Button, Text } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
+import { branchOption, githubPausesOf, pauseStateOf } from "./github-pause.js";
 import type { PauseAttribution, Ports } from "./ports.js";
 import { clip, formatTime, resumesText } from "./present.js";
 import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./resume-time.js";
@@ -16,20 +16,39 @@ export interface PauseCommand {
   reason: string;
   /** A timed pause: when it ends (`for <duration>`, `until <time>`). */
   resume?: ResumeSpec;
+  /** `branch=<name>`: one branch's queue (GitHub's merge queue); absent: the default branch's. */
+  branch?: string;
 }
 
 export interface PauseResult {
   name: "pause";
   repo: Repo;
   pause: PauseState;
+  /** The branch named (GitHub's merge queue). */
+  branch?: string;
   /** A timed pause: when it ends, reckoned at `now`, and the zone its time was read in. */
   resumes?: { at: Date; now: Date; zone: string };
 }
 
 /** The reason and the timed pause's end, as typed after the command (or after its repository). */
 function pauseArguments(repo: Repo, text: string): PauseCommand {
-  const { reason, resume } = splitResume("pause", text);
-  return { name: "pause", repo, reason: pauseReason("pause", reason), ...(resume ? { resume } : {}) };
+  const { branch, rest } = branchOption("pause", text);
+  const { reason, resume } = splitResume("pause", rest);
+  if (branch !== undefined && resume) {
+    throw new CommandError(CommandErrorCode.InvalidArgument, {
+      command: "pause",
+      argument: "resume time",
+      detail:
+        "a timed pause holds the default branch's queue: pause another branch without for or until, and unpause it by hand",
+    });
+  }
+  return {
+    name: "pause",
+    repo,
+    reason: pauseReason("pause", reason),
+    ...(resume ? { resume } : {}),
+    ...(branch !== undefined ? { branch } : {}),
+  };
 }
 
 /**
@@ -44,11 +63,11 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   changes: true,
   grammar: {
     github: {
-      usage: "pause <reason> [for <duration> | until <time>]",
+      usage: "pause [branch=<name>] <reason> [for <duration> | until <time>]",
       read: ({ text }, place) => pauseArguments(place.repo, text),
     },
     slack: {
-      usage: "pause [repo] <reason> [for <duration> | until <time>]",
+      usage: "pause [repo] [branch=<name>] <reason> [for <duration> | until <time>]",
       read: ({ words, text }, place) => {
         const first = words[0] ? parseTarget("pause", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined) {
@@ -60,10 +79,18 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     },
   },
   async execute(command, actor, ports) {
-    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("pause", command.repo, NO_PAUSE);
+    // GitHub's merge queue pauses through the gate check where it is wired; refused otherwise, before
+    // anything else (a timed pause's end included).
+    const gate = await githubPausesOf(ports, "pause", command.repo, command.branch);
     const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
-    const state = await ports.mergeQueue.pause(command.repo, command.reason);
+    const state = gate
+      ? pauseStateOf(
+          await gate.pause(
+            { repo: command.repo, branch: command.branch ?? null },
+            { reason: command.reason, by: pauser(actor) },
+          ),
+        )
+      : await ports.mergeQueue.pause(command.repo, command.reason);
     // A new pause replaces a timed pause's end: with its own, or with none.
     try {
       if (resumes) {
@@ -88,7 +115,13 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       });
     }
     await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);
-    return { name: "pause", repo: command.repo, pause: state, ...(resumes ? { resumes } : {}) };
+    return {
+      name: "pause",
+      repo: command.repo,
+      pause: state,
+      ...(resumes ? { resumes } : {}),
+      ...(command.branch !== undefined ? { branch: command.branch } : {}),
+    };
   },
   describe(result, context) {
     const { by } = context;
@@ -97,7 +130,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       ? ` · ${resumesText(result.resumes.at, result.resumes.now, result.resumes.zone)}`
       : "";
     const headline: Text = (f) => {
-      const repo = f.code(result.repo.fullName);
+      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
       const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
       // GitHub's summary comment says how the queue stands; both wordings are pinned by the
       // end-to-end tests of their surface, so they stay two until one of those tests is revised.
@@ -111,7 +144,10 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       parts: [
         { kind: "sentence", text: headline },
         ...(since ? [{ kind: "note" as const, texts: [() => `Paused ${since}.`] }] : []),
-        { kind: "buttons", buttons: [unpauseButton(result.repo)] },
+        // The Unpause button resumes the default branch's queue; another branch is unpaused by name.
+        ...(result.branch === undefined
+          ? [{ kind: "buttons" as const, buttons: [unpauseButton(result.repo)] }]
+          : []),
       ],
       summary: (f) => `${headline(f)}${since ? ` (${since})` : ""}.`,
     };
@@ -149,8 +185,8 @@ async function whenItEnds(
   return { at: resumeInstant("pause", resume, now, zone), now, zone };
 }
 
-/** How attributions and schedules name the person. */
-function pauser(actor: Actor): string {
+/** How attributions, schedules and the gate name the person. */
+export function pauser(actor: Actor): string {
   return actor.githubLogin ?? actor.display;
 }
 

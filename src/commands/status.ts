@@ -5,7 +5,12 @@ import { branchName, unexpected } from "./arguments.js";
 import { defineCommand, type SlackPlace } from "./command.js";
 import type { BatchRow, Part, Text, TextFormat } from "./description.js";
 import { freezeNote, nextFreezeOf } from "./freeze.js";
-import { describeGitHubStatus, type GitHubStatusResult, githubQueueOf } from "./github-queue.js";
+import {
+  describeGitHubStatus,
+  type GitHubStatusResult,
+  githubQueueOf,
+  githubStatusWithPause,
+} from "./github-queue.js";
 import { unpauseButton } from "./pause.js";
 import type { Ports } from "./ports.js";
 import {
@@ -95,7 +100,7 @@ export const status = defineCommand<StatusCommand, StatusResult | GitHubStatusRe
         name: "status",
         repo: command.repo,
         ...options,
-        github: { queue: await github.status(command.repo, branch) },
+        github: await githubStatusWithPause(ports, github, command.repo, branch),
       };
     }
     const status = await ports.mergeQueue.getStatus(command.repo, options);

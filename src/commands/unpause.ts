@@ -1,16 +1,28 @@
 import { MergeQueueError, MergeQueueErrorCode } from "../backends/mergify/index.js";
+import type { QueuePauses } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import { noArguments, unexpected } from "./arguments.js";
-import { defineCommand } from "./command.js";
+import { type Actor, defineCommand } from "./command.js";
 import { sentence } from "./description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { githubQueueOf, NO_PAUSE, notOnGitHubQueue } from "./github-queue.js";
-import { attributePause } from "./pause.js";
+import { branchOption, githubPausesOf } from "./github-pause.js";
+import { attributePause, pauser } from "./pause.js";
+import type { Ports } from "./ports.js";
+import { clip } from "./present.js";
 import { repoArgument } from "./targets.js";
 
 export interface UnpauseCommand {
   name: "unpause";
   repo: Repo;
+  /** `branch=<name>`: one branch's queue (GitHub's merge queue); absent: the default branch's. */
+  branch?: string;
+}
+
+/** `[branch=<name>]`, and nothing else, after the repository. */
+function unpauseArguments(repo: Repo, text: string): UnpauseCommand {
+  const { branch, rest } = branchOption("unpause", text);
+  noArguments("unpause", rest);
+  return { name: "unpause", repo, ...(branch !== undefined ? { branch } : {}) };
 }
 
 /** unpause (or resume): lets the repository's merge queue run again. */
@@ -23,24 +35,24 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
   changes: true,
   grammar: {
     github: {
-      usage: "unpause",
-      read: ({ text }, place) => {
-        noArguments("unpause", text);
-        return { name: "unpause", repo: place.repo };
-      },
+      usage: "unpause [branch=<name>]",
+      read: ({ text }, place) => unpauseArguments(place.repo, text),
     },
     slack: {
-      usage: "unpause [repo]",
+      usage: "unpause [repo] [branch=<name>]",
       read: ({ words }, place) => {
         const { repo, rest } = repoArgument("unpause", words, place);
-        unexpected("unpause", rest);
-        return { name: "unpause", repo };
+        const command = unpauseArguments(repo, rest.join(" "));
+        unexpected("unpause", rest.slice(command.branch !== undefined ? 1 : 0));
+        return command;
       },
     },
   },
   async execute(command, actor, ports) {
-    // GitHub's merge queue has no pause: refused before anything else (a timed pause's end included).
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("unpause", command.repo, NO_PAUSE);
+    // GitHub's merge queue resumes through the gate check where it is wired; refused otherwise, before
+    // anything else (a timed pause's end included).
+    const gate = await githubPausesOf(ports, "unpause", command.repo, command.branch);
+    if (gate) return unpauseGate(command, actor, ports, gate);
     try {
       await ports.mergeQueue.unpause(command.repo);
     } catch (error) {
@@ -65,9 +77,28 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
   },
   describe: (result, { by }) =>
     sentence((f) => {
-      const repo = f.code(result.repo.fullName);
+      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
       return by
         ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
         : `▶️ The merge queue of ${repo} is running again.`;
     }),
 });
+
+/** GitHub's merge queue: the gate's pause of the branch ends (a timed pause of the default branch too). */
+async function unpauseGate(
+  command: UnpauseCommand,
+  actor: Actor,
+  ports: Ports,
+  gate: QueuePauses,
+): Promise<UnpauseCommand> {
+  const resumed = await gate.resume({ repo: command.repo, branch: command.branch ?? null }, pauser(actor));
+  if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+  if (!resumed) {
+    throw new CommandError(CommandErrorCode.NotPaused, {
+      command: "unpause",
+      repository: command.repo.fullName,
+    });
+  }
+  await attributePause(ports, actor, command.repo, "unpause", null);
+  return command;
+}

@@ -7,6 +7,7 @@ import { type GateOctokit, octokitGateGitHub } from "./github.js";
 
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { type RepositoryPauses, routedPauses } from "./routed-pauses.js";
 export { registerGateWebhooks } from "./webhooks.js";
 
 /** The gate as the composition root builds it: GitHub as the repository's installation, once started. */
