@@ -28,7 +28,7 @@ export async function putBackTimedOut(
   const back: number[] = [];
   for (const hold of [...timedOut].reverse()) {
     const pull = await deps.pullRequest(repo, hold.pullNumber).catch(() => null);
-    if (!pull || pull.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) continue;
+    if (pull?.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) continue;
     await deps.enqueue(repo, { number: hold.pullNumber, headSha: hold.pullHeadSha }, { jump: true });
     back.unshift(hold.pullNumber);
   }
