@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
+import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
+
+/**
+ * Pausing GitHub's own merge queue with the gate check, end to end: acme/ships's main branch has a
+ * merge queue whose ruleset requires `yardmaster/gate` from Yardmaster's GitHub App, with a check
+ * timeout of 10 minutes on the stand-in's clock (the world's, moved by hand).
+ */
+let world: World;
+const SHIPS = "acme/ships";
+const CHANNEL = "C0SHIPS";
+const ALICE = "U0ALICE";
+const GATE = "yardmaster/gate";
+const TIMEOUT_MS = 10 * 60_000;
+
+beforeAll(async () => {
+  world = await startWorld({ MERGE_QUEUE_PROVIDER: "github", MERGE_QUEUE_API_TOKEN: "" });
+  const { state } = world.github;
+  state.addRepository(SHIPS);
+  state.setPermission(SHIPS, "alice", "write");
+  world.github.mergeQueues.enable(SHIPS, "main", {
+    requiredChecks: [],
+    appRequiredChecks: [GATE],
+    checkResponseTimeout: TIMEOUT_MS / 1000,
+  });
+  for (const number of [11, 12, 13, 14, 15, 16]) {
+    state.addPullRequest({
+      repository: SHIPS,
+      number,
+      author: "alice",
+      title: `Ship part ${number}`,
+      base: "main",
+    });
+  }
+  world.slack.state.addChannel({ id: CHANNEL, name: "ships", botIsMember: true });
+  world.slack.state.addUser({ id: ALICE, name: "alice" });
+  await linkSlackUser(world, ALICE, "alice", 1);
+});
+afterAll(() => world.close());
+
+const queues = () => world.github.mergeQueues;
+const queued = () =>
+  queues()
+    .entries(SHIPS, "main")
+    .map((e) => e.pull.number);
+const comment = (number: number, body: string) =>
+  world.github.deliverIssueComment({ repository: SHIPS, number, body, author: "alice" });
+const slash = (text: string) => world.slack.sendSlashCommand({ text, userId: ALICE, channelId: CHANNEL });
+const textOf = (message: { text?: string; blocks?: unknown }) =>
+  `${message.text ?? ""}\n${JSON.stringify(message.blocks ?? [])}`;
+async function ask(text: string): Promise<string> {
+  const sent = await slash(text);
+  const answer = await world.slack.waitFor(
+    () => world.slack.state.responses.find((r) => r.responseUrl === sent.responseUrl),
+    10_000,
+  );
+  return textOf(answer);
+}
+/** The gate GitHub reads on the merge group of a queued pull request (the latest run of its name). */
+function gateOf(number: number) {
+  const entry = queues()
+    .entries(SHIPS, "main")
+    .find((e) => e.pull.number === number);
+  if (!entry) throw new Error(`#${number} is not queued`);
+  return queues().appChecks.latest(SHIPS, entry.group.headSha, GATE);
+}
+const commentsOf = (number: number) => world.github.state.comments(SHIPS, number).map((c) => c.body);
+
+describe("the gate check holds GitHub's merge queue while paused", () => {
+  it("passes a merge group's gate at once while the queue runs, and GitHub merges it", async () => {
+    await comment(11, "@yardmaster queue");
+    await world.github.settle();
+    expect(gateOf(11)).toMatchObject({ status: "completed", conclusion: "success" });
+    expect(queues().merge(SHIPS, "main")?.number).toBe(11);
+  });
+
+  it("/mq pause acme/ships deploy holds the next merge group until /mq unpause", async () => {
+    expect(await ask(`pause ${SHIPS} deploy`)).toContain(
+      "<@U0ALICE> paused the merge queue of `acme/ships`: deploy",
+    );
+    await comment(12, "@yardmaster queue");
+    await world.github.settle();
+    expect(gateOf(12)).toMatchObject({ status: "queued", title: "Paused by alice: deploy" });
+    expect(gateOf(12)?.summary).toContain("Reason: deploy");
+    expect(() => queues().merge(SHIPS, "main")).toThrow(/waits for yardmaster\/gate/);
+    expect(queued()).toEqual([12]);
+
+    const status = await ask(`status ${SHIPS}`);
+    expect(status).toContain("Paused");
+    expect(status).toContain("by alice");
+    expect(status).toContain("deploy");
+
+    expect(await ask(`unpause ${SHIPS}`)).toContain("<@U0ALICE> unpaused the merge queue of");
+    await world.github.settle();
+    expect(gateOf(12)).toMatchObject({ status: "completed", conclusion: "success" });
+    // One gate on the group's commit: the held one, completed.
+    const runs = queues()
+      .appChecks.all(SHIPS)
+      .filter((r) => r.headSha === queues().entries(SHIPS, "main")[0]?.group.headSha);
+    expect(runs).toHaveLength(1);
+    expect(queues().merge(SHIPS, "main")?.number).toBe(12);
+  });
+
+  it("a pause longer than the check timeout ends with the timed-out entries back in order, ahead of later ones", async () => {
+    await comment(13, "@yardmaster pause release freeze");
+    expect(commentsOf(13).find((b) => b.includes(SUMMARY_MARKER))).toContain("is **paused**");
+    await comment(13, "@yardmaster queue");
+    await comment(14, "@yardmaster queue");
+    await world.github.settle();
+    expect(queued()).toEqual([13, 14]);
+
+    world.sim.clock.advance(TIMEOUT_MS + 1_000);
+    expect(queues().expireChecks(SHIPS)).toEqual([13]);
+    await comment(15, "@yardmaster queue");
+    await world.github.settle();
+    expect(queued()).toEqual([14, 15]);
+    // GitHub rebuilt the group behind: its timer restarted, and it times out in turn.
+    world.sim.clock.advance(TIMEOUT_MS + 1_000);
+    expect(queues().expireChecks(SHIPS)).toEqual([14]);
+    await world.github.settle();
+    expect(queued()).toEqual([15]);
+
+    await comment(16, "@yardmaster unpause");
+    await world.github.settle();
+    expect(queued()).toEqual([13, 14, 15]);
+    for (const number of [13, 14]) {
+      expect(commentsOf(number).some((b) => b.includes("Yardmaster put it back in its place"))).toBe(true);
+    }
+    expect(commentsOf(15).some((b) => b.includes("put it back"))).toBe(false);
+    expect(gateOf(13)).toMatchObject({ status: "completed", conclusion: "success" });
+    expect(queues().merge(SHIPS, "main")?.number).toBe(13);
+  });
+});
