@@ -67,7 +67,9 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
   async execute(command, actor, ports) {
     const freezes = freezePorts(ports, "freeze");
     // Until GitHub's merge queue can be paused, neither can it be frozen.
-    if (await githubQueueOf(ports, command.repo)) notOnGitHubQueue("freeze", command.repo, NO_PAUSE);
+    // GitHub's merge queue pauses through the gate where it is wired (freeze windows then pause it too).
+    if ((await githubQueueOf(ports, command.repo)) && !ports.githubPauses)
+      notOnGitHubQueue("freeze", command.repo, NO_PAUSE);
     const zone = await zoneOf(command, actor, ports);
     const now = freezes.now();
     if (!windowAt(command.schedule, zone, now))
