@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
-import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
+import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**
  * Pausing GitHub's own merge queue with the gate check, end to end: acme/ships's main branch has a
@@ -18,7 +18,7 @@ beforeAll(async () => {
   world = await startWorld({ MERGE_QUEUE_PROVIDER: "github", MERGE_QUEUE_API_TOKEN: "" });
   const { state } = world.github;
   state.addRepository(SHIPS);
-  state.setPermission(SHIPS, "alice", "write");
+  state.setPermission(SHIPS, "alice", "admin");
   world.github.mergeQueues.enable(SHIPS, "main", {
     requiredChecks: [],
     appRequiredChecks: [GATE],
@@ -36,6 +36,7 @@ beforeAll(async () => {
   world.slack.state.addChannel({ id: CHANNEL, name: "ships", botIsMember: true });
   world.slack.state.addUser({ id: ALICE, name: "alice" });
   await linkSlackUser(world, ALICE, "alice", 1);
+  await subscribeChannel(world, CHANNEL, [SHIPS], ["queue"]);
 });
 afterAll(() => world.close());
 
@@ -130,5 +131,12 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(commentsOf(15).some((b) => b.includes("put it back"))).toBe(false);
     expect(gateOf(13)).toMatchObject({ status: "completed", conclusion: "success" });
     expect(queues().merge(SHIPS, "main")?.number).toBe(13);
+  });
+
+  it("/mq doctor reads the branch's rules: the gate is required from the app, and the check timeout", async () => {
+    const text = await ask("doctor");
+    expect(text).toContain(
+      "acme/ships: yardmaster/gate on main: required, from this GitHub App; the queue's checks time out after 10 min",
+    );
   });
 });
