@@ -230,6 +230,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
             return installations.rest(repo);
           },
           gateway: () => github,
+          writes: () => githubWrites,
           enqueue: (repo, pull, o) => backends.github.enqueue(repo, pull, o),
         })
       : null;

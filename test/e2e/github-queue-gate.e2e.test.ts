@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import { useSchema } from "../helpers/postgres.js";
 
 /**
  * Pausing GitHub's own merge queue with the gate check, end to end: acme/ships's main branch has a
@@ -66,6 +67,17 @@ function gateOf(number: number) {
   if (!entry) throw new Error(`#${number} is not queued`);
   return queues().appChecks.latest(SHIPS, entry.group.headSha, GATE);
 }
+/** Polls a condition (what a replica did arrives with its own answer): never a fixed wait. */
+async function until<T>(read: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > end) throw new Error("timed out waiting for a condition");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const commentsOf = (number: number) => world.github.state.comments(SHIPS, number).map((c) => c.body);
 
 describe("the gate check holds GitHub's merge queue while paused", () => {
@@ -123,8 +135,9 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(queued()).toEqual([15]);
 
     await comment(16, "@yardmaster unpause");
-    await world.github.settle();
-    expect(queued()).toEqual([13, 14, 15]);
+    // The entries put back and their new groups' gates arrive as GitHub's webhooks do: waited for.
+    await until(() => queued().join() === "13,14,15");
+    await until(() => gateOf(13)?.status === "completed");
     for (const number of [13, 14]) {
       expect(commentsOf(number).some((b) => b.includes("Yardmaster put it back in its place"))).toBe(true);
     }
@@ -138,5 +151,79 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(text).toContain(
       "acme/ships: yardmaster/gate on main: required, from this GitHub App; the queue's checks time out after 10 min",
     );
+  });
+});
+
+describe("two replicas on one PostgreSQL", () => {
+  const db = useSchema("ym_gate_replicas");
+  let two: World;
+  let second: { url: string };
+  beforeAll(async () => {
+    two = await startWorld({
+      DATABASE_URL: db.url(),
+      MERGE_QUEUE_PROVIDER: "github",
+      MERGE_QUEUE_API_TOKEN: "",
+    });
+    second = await two.replica();
+    two.github.state.addRepository(SHIPS);
+    two.github.state.setPermission(SHIPS, "alice", "write");
+    two.github.mergeQueues.enable(SHIPS, "main", {
+      requiredChecks: [],
+      appRequiredChecks: [GATE],
+      checkResponseTimeout: TIMEOUT_MS / 1000,
+    });
+    for (const number of [21, 22]) {
+      two.github.state.addPullRequest({
+        repository: SHIPS,
+        number,
+        author: "alice",
+        title: `Part ${number}`,
+        base: "main",
+      });
+    }
+  }, 60_000);
+  afterAll(() => two?.close());
+
+  const hook = (url: string) => `${url}/api/github/webhooks`;
+  const say = (number: number, body: string, url: string) =>
+    two.github.deliverIssueComment({ repository: SHIPS, number, body, author: "alice", url: hook(url) });
+  const summaryOf = (number: number) =>
+    two.github.state.comments(SHIPS, number).find((c) => c.body.includes(SUMMARY_MARKER))?.body ?? "";
+
+  it("report each gate once, whichever replica gets the webhook or its redelivery, and complete it once", async () => {
+    await say(21, "@yardmaster pause deploy", two.url);
+    await until(() => summaryOf(21).includes("**paused**"));
+    await say(21, "@yardmaster queue", second.url);
+    const group = await until(() => two.github.mergeQueues.entries(SHIPS, "main")[0]?.group);
+    const gates = () =>
+      two.github.mergeQueues.appChecks.all(SHIPS).filter((r) => r.headSha === group.headSha);
+    await until(() => gates().length > 0);
+    await two.github.settle();
+    const delivery = two.github.deliveries.find(
+      (d) =>
+        d.event === "merge_group" &&
+        (d.payload as { merge_group?: { head_sha?: string } }).merge_group?.head_sha === group.headSha,
+    );
+    if (!delivery) throw new Error("no merge_group delivery");
+    const again = await Promise.all([
+      two.github.redeliver(delivery.deliveryId, hook(second.url)),
+      two.github.redeliver(delivery.deliveryId, hook(two.url)),
+    ]);
+    expect(again.map((a) => a.status)).toEqual([200, 200]);
+    expect(gates()).toHaveLength(1);
+    expect(gates()[0]).toMatchObject({ status: "queued", title: "Paused by alice: deploy" });
+
+    const patches = () =>
+      two.github.requests.filter((r) => r.method === "PATCH" && /\/check-runs\//.test(r.path)).length;
+    await Promise.all([say(21, "@yardmaster unpause", two.url), say(22, "@yardmaster unpause", second.url)]);
+    const answers = await until(() => {
+      const both = [summaryOf(21), summaryOf(22)];
+      return both.every((b) => /running again|is not paused/.test(b)) && both;
+    });
+    expect(answers.filter((b) => b.includes("running again"))).toHaveLength(1);
+    expect(answers.filter((b) => b.includes("is not paused"))).toHaveLength(1);
+    expect(patches()).toBe(1);
+    expect(gates()).toHaveLength(1);
+    expect(gates()[0]).toMatchObject({ status: "completed", conclusion: "success" });
   });
 });

@@ -1,3 +1,4 @@
+import type { Write, WriteRequestOptions } from "../../../github/github-writes.js";
 import type { Repo } from "../../../repo.js";
 
 /**
@@ -35,32 +36,60 @@ export interface GateOctokit {
   request(route: string, parameters?: Record<string, unknown>): Promise<{ data: unknown }>;
 }
 
-/** GateGitHub over Octokit as the repository's installation. */
-export function octokitGateGitHub(octokitFor: (repo: Repo) => Promise<GateOctokit>): GateGitHub {
+/** The app's write queue (src/github/github-writes.ts): GitHub's pace and retries for every write. */
+export interface GateWrites {
+  run<T>(write: Write<T>): Promise<T>;
+}
+
+/**
+ * GateGitHub over Octokit as the repository's installation; its writes go through the app's write
+ * queue when there is one (GitHub's secondary limits count check runs as content created).
+ */
+export function octokitGateGitHub(
+  octokitFor: (repo: Repo) => Promise<GateOctokit>,
+  writes?: () => GateWrites | null,
+): GateGitHub {
   const where = (repo: Repo) => ({ owner: repo.owner, repo: repo.name });
   const output = (run: GateRun) => ({ title: run.title, summary: run.summary });
+  const write = <T>(
+    kind: "comment" | "edit",
+    what: string,
+    send: (request?: WriteRequestOptions) => Promise<T>,
+  ) => {
+    const queue = writes?.();
+    return queue ? queue.run({ kind, priority: "answer", what, send: (request) => send(request) }) : send();
+  };
   return {
     async createCheckRun(repo, run) {
       const octokit = await octokitFor(repo);
-      const { data } = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
-        ...where(repo),
-        name: run.name,
-        head_sha: run.headSha,
-        status: run.status,
-        ...(run.status === "completed" ? { conclusion: "success" } : {}),
-        output: output(run),
-      });
+      const { data } = await write(
+        "comment",
+        `gate check on ${repo.fullName}@${run.headSha.slice(0, 7)}`,
+        (request) =>
+          octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+            ...(request ? { request } : {}),
+            ...where(repo),
+            name: run.name,
+            head_sha: run.headSha,
+            status: run.status,
+            ...(run.status === "completed" ? { conclusion: "success" } : {}),
+            output: output(run),
+          }),
+      );
       return (data as { id: number }).id;
     },
     async updateCheckRun(repo, id, run) {
       const octokit = await octokitFor(repo);
-      await octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
-        ...where(repo),
-        check_run_id: id,
-        status: run.status,
-        ...(run.status === "completed" ? { conclusion: "success" } : {}),
-        output: output(run),
-      });
+      await write("edit", `gate check ${id} on ${repo.fullName}`, (request) =>
+        octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
+          ...(request ? { request } : {}),
+          ...where(repo),
+          check_run_id: id,
+          status: run.status,
+          ...(run.status === "completed" ? { conclusion: "success" } : {}),
+          output: output(run),
+        }),
+      );
     },
     async defaultBranch(repo) {
       const octokit = await octokitFor(repo);

@@ -3,7 +3,7 @@ import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateStore } from "../../../store/gates.js";
 import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
-import { type GateOctokit, octokitGateGitHub } from "./github.js";
+import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
 
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
@@ -19,6 +19,8 @@ export function createGitHubGate(options: {
   logger: Logger;
   /** The app's installation on a repository (throws while the GitHub App has not started). */
   octokitFor: (repo: Repo) => Promise<GateOctokit>;
+  /** The app's write queue (read late: it exists once the GitHub App started). */
+  writes?: () => GateWrites | null;
   /** The commands' GitHub gateway (read late: it exists once the GitHub App started). */
   gateway: () => GitHubGateway;
   enqueue: (
@@ -29,7 +31,7 @@ export function createGitHubGate(options: {
 }): GitHubGate {
   return new GitHubGate({
     store: options.store,
-    github: octokitGateGitHub(options.octokitFor),
+    github: octokitGateGitHub(options.octokitFor, options.writes),
     checkName: options.checkName ?? DEFAULT_GATE_CHECK_NAME,
     owner: options.owner,
     now: options.now,
