@@ -146,6 +146,36 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(queues().merge(SHIPS, "main")?.number).toBe(13);
   });
 
+  it("branch=<name> holds that branch's queue alone, as subscribe names a branch", async () => {
+    queues().enable(SHIPS, "release/2.0", { requiredChecks: [], appRequiredChecks: [GATE] });
+    world.github.state.addPullRequest({
+      repository: SHIPS,
+      number: 17,
+      author: "alice",
+      title: "Hotfix",
+      base: "release/2.0",
+    });
+    expect(await ask(`pause ${SHIPS} branch=release/2.0 hotfix <freeze>`)).toContain(
+      "paused the merge queue of `acme/ships` (branch `release/2.0`): hotfix &lt;freeze&gt;",
+    );
+    await comment(17, "@yardmaster queue");
+    const release = () => queues().entries(SHIPS, "release/2.0")[0]?.group;
+    const held = await until(() => {
+      const group = release();
+      return group && queues().appChecks.latest(SHIPS, group.headSha, GATE);
+    });
+    expect(held).toMatchObject({ status: "queued", title: "Paused by alice: hotfix <freeze>" });
+    expect(await ask(`status ${SHIPS} release/2.0`)).toContain("Paused");
+    // The default branch runs: its status shows no pause.
+    expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
+    expect(await ask(`unpause ${SHIPS}`)).toContain("is not paused");
+    expect(await ask(`unpause ${SHIPS} branch=release/2.0`)).toContain("unpaused the merge queue of");
+    await until(
+      () => queues().appChecks.latest(SHIPS, release()?.headSha ?? "", GATE)?.status === "completed",
+    );
+    expect(queues().merge(SHIPS, "release/2.0")?.number).toBe(17);
+  });
+
   it("/mq doctor reads the branch's rules: the gate is required from the app, and the check timeout", async () => {
     const text = await ask("doctor");
     expect(text).toContain(
