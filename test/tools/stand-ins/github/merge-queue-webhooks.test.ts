@@ -367,7 +367,7 @@ describe("GitHub stand-in: installations' events and permissions", () => {
     const token = await octokit.request("POST /app/installations/{installation_id}/access_tokens", {
       installation_id: id,
     });
-    expect(token.data.permissions).toMatchObject({ checks: "read", statuses: "read" });
+    expect(token.data.permissions).toMatchObject({ checks: "write", statuses: "read" });
   });
 
   it("lists only issue_comment, without checks or statuses, for an installation without the doorbell", async () => {
