@@ -233,7 +233,7 @@ export async function githubStatusWithPause(
   return { queue, ...(pause ? { pause } : {}) };
 }
 
-/** "⏸️ Paused by alice since …: reason", with the Unpause button where it resumes this branch. */
+/** "⏸️ Paused by alice since …: reason", with the Unpause button (of the branch asked, if one was). */
 function gatePauseParts(result: GitHubStatusResult): Part[] {
   const pause = result.github?.pause;
   if (!pause) return [];
@@ -241,14 +241,16 @@ function gatePauseParts(result: GitHubStatusResult): Part[] {
     `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}`;
   return [
     { kind: "sentence", text },
-    ...(result.branch === undefined
-      ? [{ kind: "buttons" as const, buttons: [unpauseButtonOf(result.repo)] }]
-      : []),
+    { kind: "buttons", buttons: [unpauseButtonOf(result.repo, result.branch)] },
   ];
 }
 
-function unpauseButtonOf(repo: Repo): Button {
-  return { label: "Unpause", runs: { name: "unpause", repo }, style: "primary" };
+function unpauseButtonOf(repo: Repo, branch: string | undefined): Button {
+  return {
+    label: "Unpause",
+    runs: { name: "unpause", repo, ...(branch ? { branch } : {}) },
+    style: "primary",
+  };
 }
 
 /** `status` of a branch on GitHub's merge queue: its entries, by position, and its configuration. */

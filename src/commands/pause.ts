@@ -144,10 +144,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       parts: [
         { kind: "sentence", text: headline },
         ...(since ? [{ kind: "note" as const, texts: [() => `Paused ${since}.`] }] : []),
-        // The Unpause button resumes the default branch's queue; another branch is unpaused by name.
-        ...(result.branch === undefined
-          ? [{ kind: "buttons" as const, buttons: [unpauseButton(result.repo)] }]
-          : []),
+        { kind: "buttons", buttons: [unpauseButton(result.repo, result.branch)] },
       ],
       summary: (f) => `${headline(f)}${since ? ` (${since})` : ""}.`,
     };
@@ -155,8 +152,12 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
 });
 
 /** Every answer that shows a paused queue offers to unpause it. */
-export function unpauseButton(repo: Repo): Button {
-  return { label: "Unpause", runs: { name: "unpause", repo }, style: "primary" };
+export function unpauseButton(repo: Repo, branch?: string): Button {
+  return {
+    label: "Unpause",
+    runs: { name: "unpause", repo, ...(branch !== undefined ? { branch } : {}) },
+    style: "primary",
+  };
 }
 
 /**

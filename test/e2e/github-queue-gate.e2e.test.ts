@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
+import { Repo } from "../../src/repo.js";
+import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
 import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
@@ -155,9 +157,11 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
       title: "Hotfix",
       base: "release/2.0",
     });
-    expect(await ask(`pause ${SHIPS} branch=release/2.0 hotfix <freeze>`)).toContain(
+    const paused = await ask(`pause ${SHIPS} branch=release/2.0 hotfix <freeze>`);
+    expect(paused).toContain(
       "paused the merge queue of `acme/ships` (branch `release/2.0`): hotfix &lt;freeze&gt;",
     );
+    expect(paused).toContain(JSON.stringify(unpauseValue(Repo.of("acme", "ships"), "release/2.0")));
     await comment(17, "@yardmaster queue");
     const release = () => queues().entries(SHIPS, "release/2.0")[0]?.group;
     const held = await until(() => {
@@ -169,7 +173,19 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     // The default branch runs: its status shows no pause.
     expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
     expect(await ask(`unpause ${SHIPS}`)).toContain("is not paused");
-    expect(await ask(`unpause ${SHIPS} branch=release/2.0`)).toContain("unpaused the merge queue of");
+    // The pause's Unpause button names the branch.
+    const click = await world.slack.clickButton({
+      actionId: ACTION_IDS.unpause,
+      value: unpauseValue(Repo.of("acme", "ships"), "release/2.0"),
+      userId: ALICE,
+      channelId: CHANNEL,
+    });
+    expect(click.status).toBe(200);
+    const clicked = await world.slack.waitFor(
+      () => world.slack.state.responses.find((r) => r.responseUrl === click.responseUrl),
+      10_000,
+    );
+    expect(textOf(clicked)).toContain("unpaused the merge queue of `acme/ships` (branch `release/2.0`)");
     await until(
       () => queues().appChecks.latest(SHIPS, release()?.headSha ?? "", GATE)?.status === "completed",
     );
