@@ -231,6 +231,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           },
           gateway: () => github,
           writes: () => githubWrites,
+          announce: async (repo, event) => pushed?.acceptEvent(repo, event),
           enqueue: (repo, pull, o) => backends.github.enqueue(repo, pull, o),
         })
       : null;

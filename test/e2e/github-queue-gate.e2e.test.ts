@@ -39,7 +39,9 @@ beforeAll(async () => {
   world.slack.state.addChannel({ id: CHANNEL, name: "ships", botIsMember: true });
   world.slack.state.addUser({ id: ALICE, name: "alice" });
   await linkSlackUser(world, ALICE, "alice", 1);
-  await subscribeChannel(world, CHANNEL, [SHIPS], ["queue"]);
+  await subscribeChannel(world, CHANNEL, [SHIPS], ["queue", "pause"]);
+  // What follows happens after the subscription (made on the world's clock).
+  world.sim.clock.advance(5_000);
 });
 afterAll(() => world.close());
 
@@ -106,8 +108,24 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(status).toContain("by alice");
     expect(status).toContain("deploy");
 
+    // The channel hears of the pause, as of Mergify's.
+    const notice = await world.slack.waitFor(
+      () =>
+        world.slack.state
+          .messages(CHANNEL)
+          .find((m) => m.text?.includes("acme/ships merge queue paused by alice (through Yardmaster)")),
+      10_000,
+    );
+    expect(notice.text).toContain("deploy");
     expect(await ask(`unpause ${SHIPS}`)).toContain("<@U0ALICE> unpaused the merge queue of");
     await world.github.settle();
+    await world.slack.waitFor(
+      () =>
+        world.slack.state
+          .messages(CHANNEL)
+          .find((m) => m.text?.includes("acme/ships merge queue resumed by alice")),
+      10_000,
+    );
     expect(gateOf(12)).toMatchObject({ status: "completed", conclusion: "success" });
     // One gate on the group's commit: the held one, completed.
     const runs = queues()

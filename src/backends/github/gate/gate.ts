@@ -1,8 +1,10 @@
 import type { PauseTarget, QueuePause, QueuePauses } from "../../../core/pause.js";
+import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import { pushedEventId } from "../queue-events.js";
 import type { GateGitHub, GateRun } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
 
@@ -20,6 +22,8 @@ export interface GateDeps {
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;
+  /** Tells the channels (the notifier's pushed notices) that a branch paused or resumed; absent: nobody. */
+  announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
 
 /** A merge group GitHub asks checks of (`merge_group` `checks_requested`). */
@@ -64,6 +68,7 @@ export class GitHubGate implements QueuePauses {
 
   async pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause> {
     const branch = await this.branchOf(target);
+    const before = await this.deps.store.getGatePause(target.repo, branch);
     const record = await this.deps.store.putGatePause({
       repository: target.repo,
       branch,
@@ -71,7 +76,40 @@ export class GitHubGate implements QueuePauses {
       by: pause.by,
       pausedAt: this.deps.now(),
     });
+    await this.announce(target.repo, branch, `gate-pause:${record.pauseId}:${pause.reason}`, {
+      kind: "paused",
+      reason: pause.reason,
+      by: pause.by,
+      update: before !== null,
+    });
     return toQueuePause(record);
+  }
+
+  /** Best effort: the pause or resume happened whether or not the channels hear of it. */
+  private async announce(
+    repo: Repo,
+    branch: string,
+    key: string,
+    body: Extract<QueueEventBody, { kind: "paused" | "resumed" }>,
+  ): Promise<void> {
+    const event: QueueEvent = {
+      id: pushedEventId(key),
+      at: this.deps.now().toISOString(),
+      repository: repo.fullName,
+      pull: null,
+      branch,
+      queue: branch,
+      origin: `gate.${body.kind}`,
+      ...body,
+    };
+    await this.deps
+      .announce?.(repo, event)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, repository: repo.fullName },
+          "could not announce the gate's pause",
+        ),
+      );
   }
 
   /**
@@ -82,6 +120,7 @@ export class GitHubGate implements QueuePauses {
     const branch = await this.branchOf(target);
     const pause = await this.deps.store.takeGatePause(target.repo, branch);
     if (!pause) return false;
+    await this.announce(target.repo, branch, `gate-resume:${pause.pauseId}`, { kind: "resumed", by });
     for (const gate of await this.deps.store.pendingGateChecks(target.repo, branch)) {
       await this.complete(gate, `Resumed by ${by}`);
     }

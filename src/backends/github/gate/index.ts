@@ -1,4 +1,5 @@
 import type { GitHubGateway } from "../../../commands/ports.js";
+import type { QueueEvent } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateStore } from "../../../store/gates.js";
@@ -23,6 +24,8 @@ export function createGitHubGate(options: {
   writes?: () => GateWrites | null;
   /** The commands' GitHub gateway (read late: it exists once the GitHub App started). */
   gateway: () => GitHubGateway;
+  /** Tells the channels of a pause or resume (the notifier's pushed notices, once Slack is configured). */
+  announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
   enqueue: (
     repo: Repo,
     pull: { number: number; headSha: string },
@@ -36,6 +39,7 @@ export function createGitHubGate(options: {
     owner: options.owner,
     now: options.now,
     logger: options.logger,
+    ...(options.announce ? { announce: options.announce } : {}),
     putBack: {
       pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
       enqueue: options.enqueue,
