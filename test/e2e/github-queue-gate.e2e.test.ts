@@ -210,6 +210,32 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(queues().merge(SHIPS, "release/2.0")?.number).toBe(17);
   });
 
+  it("a timed pause of GitHub's queue ends by itself, and its held gates complete", async () => {
+    expect(await ask(`pause ${SHIPS} maintenance for 1h`)).toContain("paused the merge queue of");
+    world.github.state.addPullRequest({
+      repository: SHIPS,
+      number: 18,
+      author: "alice",
+      title: "Mast",
+      base: "main",
+    });
+    const before = queued();
+    await comment(18, "@yardmaster queue");
+    await until(() => queued().length === before.length + 1);
+    const group = queues()
+      .entries(SHIPS, "main")
+      .find((e) => e.pull.number === 18)?.group;
+    if (!group) throw new Error("#18 is not queued");
+    const gate = () => queues().appChecks.latest(SHIPS, group.headSha, GATE);
+    await until(() => gate()?.status === "queued");
+    world.sim.clock.advance(60 * 60_000 + 1_000);
+    const ended = await world.yardmaster.scheduledUnpauser.tick();
+    expect(ended.map((e) => e.outcome)).toEqual(["unpaused"]);
+    await until(() => gate()?.status === "completed");
+    expect(gate()?.conclusion).toBe("success");
+    expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
+  });
+
   it("/mq doctor reads the branch's rules: the gate is required from the app, and the check timeout", async () => {
     const text = await ask("doctor");
     expect(text).toContain(
