@@ -232,6 +232,7 @@ export async function createYardmaster(config: Config, options: YardmasterOption
           gateway: () => github,
           writes: () => githubWrites,
           announce: async (repo, event) => pushed?.acceptEvent(repo, event),
+          onGitHubQueue: async (repo, branch) => (await backends.choose(repo, branch)) === "github",
           enqueue: (repo, pull, o) => backends.github.enqueue(repo, pull, o),
         })
       : null;

@@ -22,7 +22,10 @@ let enqueued: Array<{ number: number; jump: boolean }>;
 let commented: Array<{ number: number; body: string }>;
 let pulls: Map<number, PullRequestInfo>;
 
-function gate(owner = "replica-1"): GitHubGate {
+function gate(
+  owner = "replica-1",
+  onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>,
+): GitHubGate {
   const octokit = new TestOctokit({ auth: { token: "installation-token" } });
   return new GitHubGate({
     store,
@@ -31,6 +34,7 @@ function gate(owner = "replica-1"): GitHubGate {
     owner,
     now: () => now,
     logger: createLogger({ level: "silent" }),
+    ...(onGitHubQueue ? { onGitHubQueue } : {}),
     putBack: {
       pullRequest: async (_repo, number) => pulls.get(number) ?? null,
       enqueue: async (_repo, pull, options) => {
@@ -154,6 +158,32 @@ describe("the gate check", () => {
       repository: { name: "ships", owner: { login: "acme" } },
     });
     expect(made.isDone()).toBe(true);
+  });
+
+  it("reports no gate on a pull request whose base branch Mergify serves (auto)", async () => {
+    // No GitHub call is expected: nock refuses any.
+    await handleGateWebhook(
+      gate("replica-1", async () => false),
+      "pull_request",
+      {
+        action: "opened",
+        number: 11,
+        pull_request: { head: { sha: PR_SHA }, base: { ref: "main" } },
+        repository: { name: "ships", owner: { login: "acme" } },
+      },
+    );
+    expect(
+      await store.claimGateCheck({
+        repository: SHIPS,
+        headSha: PR_SHA,
+        name: GATE,
+        branch: "main",
+        kind: "pull",
+        pullNumber: 11,
+        owner: "x",
+        at: T0,
+      }),
+    ).toBe(true);
   });
 
   it("gives its claim up when GitHub refuses the check run, so a redelivery reports it", async () => {

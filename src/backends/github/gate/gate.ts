@@ -22,6 +22,11 @@ export interface GateDeps {
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;
+  /**
+   * Whether GitHub's merge queue serves a branch (MERGE_QUEUE_PROVIDER auto: elsewhere Mergify does, and
+   * its pull requests get no gate); absent: every branch.
+   */
+  onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>;
   /** Tells the channels (the notifier's pushed notices) that a branch paused or resumed; absent: nobody. */
   announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
@@ -163,6 +168,10 @@ export class GitHubGate implements QueuePauses {
 
   /** A pull request's head: its gate always succeeds (people may queue during a pause). */
   async onPullHead(pull: PullHead): Promise<void> {
+    // When GitHub cannot say, the gate is reported: a success is harmless where nothing requires it.
+    const check = this.deps.onGitHubQueue;
+    const served = check ? await check(pull.repository, pull.baseRef).catch(() => true) : true;
+    if (!served) return;
     await this.report(
       { ...pull, kind: "pull" },
       passedRun(this.deps.checkName, "Pull requests may be queued at any time"),

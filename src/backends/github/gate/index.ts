@@ -24,6 +24,8 @@ export function createGitHubGate(options: {
   writes?: () => GateWrites | null;
   /** The commands' GitHub gateway (read late: it exists once the GitHub App started). */
   gateway: () => GitHubGateway;
+  /** Whether GitHub's merge queue serves a branch (absent: every branch). */
+  onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>;
   /** Tells the channels of a pause or resume (the notifier's pushed notices, once Slack is configured). */
   announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
   enqueue: (
@@ -40,6 +42,7 @@ export function createGitHubGate(options: {
     now: options.now,
     logger: options.logger,
     ...(options.announce ? { announce: options.announce } : {}),
+    ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
     putBack: {
       pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
       enqueue: options.enqueue,
