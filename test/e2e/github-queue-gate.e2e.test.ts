@@ -27,7 +27,7 @@ beforeAll(async () => {
     appRequiredChecks: [GATE],
     checkResponseTimeout: TIMEOUT_MS / 1000,
   });
-  for (const number of [11, 12, 13, 14, 15, 16]) {
+  for (const number of [11, 12, 13, 14, 15, 16, 19]) {
     state.addPullRequest({
       repository: SHIPS,
       number,
@@ -133,6 +133,17 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
       .filter((r) => r.headSha === queues().entries(SHIPS, "main")[0]?.group.headSha);
     expect(runs).toHaveLength(1);
     expect(queues().merge(SHIPS, "main")?.number).toBe(12);
+  });
+
+  it("a pull request's gate succeeds at once, even while its branch is paused", async () => {
+    await comment(19, "@yardmaster pause boarding");
+    const head = "9".repeat(40);
+    queues().push(SHIPS, 19, head);
+    await world.github.settle();
+    const gate = await until(() => queues().appChecks.latest(SHIPS, head, GATE));
+    expect(gate).toMatchObject({ status: "completed", conclusion: "success" });
+    await comment(19, "@yardmaster unpause");
+    expect(commentsOf(19).find((b) => b.includes(SUMMARY_MARKER))).toContain("is running again");
   });
 
   it("a pause longer than the check timeout ends with the timed-out entries back in order, ahead of later ones", async () => {

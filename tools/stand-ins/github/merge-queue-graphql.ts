@@ -392,10 +392,21 @@ export class GitHubMergeQueues {
     return head.pull;
   }
 
+  /**
+   * Someone pushed to a pull request: its head moves to `headSha` and GitHub sends `pull_request`
+   * `synchronize` (the merge queue's entry of it is not modelled here).
+   */
+  push(fullName: string, number: number, headSha: string): void {
+    const pull = this.ctx.state.getIssue(fullName, number);
+    if (!pull?.pull) throw new Error(`${fullName}#${number} is not a pull request`);
+    this.ctx.state.updatePullRequest(fullName, number, { headSha });
+    this.send(pull, "synchronize", pull.user);
+  }
+
   /** `pull_request` webhooks as GitHub sends them, in the background, where the installation gets them. */
   private send(
     pull: Issue,
-    action: "enqueued" | "dequeued" | "closed",
+    action: "enqueued" | "dequeued" | "closed" | "synchronize",
     sender: Account,
     extra: { reason?: string; mergedBy?: Account } = {},
   ): void {
