@@ -182,11 +182,9 @@ export const SETTINGS = {
   GATE_CHECK_NAME: setting({
     ...defaulted(
       "yardmaster/gate",
-      z
-        .string()
-        .regex(/^[^\s].{0,98}[^\s]$|^[^\s]$/, {
-          error: "must be 1 to 100 characters, not blank at either end",
-        }),
+      z.string().regex(/^[^\s].{0,98}[^\s]$|^[^\s]$/, {
+        error: "must be 1 to 100 characters, not blank at either end",
+      }),
     ),
     group: "merge-queue",
     secret: false,

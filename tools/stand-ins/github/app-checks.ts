@@ -93,7 +93,7 @@ export class AppCheckRuns {
     if (run.appId !== appId)
       throw new HttpError(
         403,
-        "Invalid app_id `" + appId + "` - check run can only be modified by the GitHub App that created it.",
+        `Invalid app_id \`${appId}\` - check run can only be modified by the GitHub App that created it.`,
       );
     this.apply(run, fields, at);
     return run;
