@@ -80,15 +80,27 @@ export interface GateStore {
 }
 
 export function kyselyGates(ctx: StoreContext): GateStore {
+  return { ...gatePauses(ctx), ...gateChecks(ctx), ...gateHolds(ctx) };
+}
+
+/** The next place in a table's order of a repository's rows (ties, from a race, go by pull request). */
+async function nextPosition(
+  ctx: StoreContext,
+  table: "gate_checks" | "gate_holds",
+  repository: Repo,
+): Promise<number> {
+  const row = await ctx.db
+    .selectFrom(table)
+    .select(sql<number | string | null>`max(position)`.as("n"))
+    .where("repository_key", "=", repository.key)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0) + 1;
+}
+
+type PauseQueries = Pick<GateStore, "getGatePause" | "putGatePause" | "takeGatePause">;
+
+function gatePauses(ctx: StoreContext): PauseQueries {
   const { db } = ctx;
-  const nextPosition = async (table: "gate_checks" | "gate_holds", repository: Repo): Promise<number> => {
-    const row = await db
-      .selectFrom(table)
-      .select(sql<number | string | null>`max(position)`.as("n"))
-      .where("repository_key", "=", repository.key)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0) + 1;
-  };
   return {
     async getGatePause(repository, branch) {
       const row = await db
@@ -132,7 +144,17 @@ export function kyselyGates(ctx: StoreContext): GateStore {
         .executeTakeFirst();
       return row ? toPause(row) : null;
     },
+  };
+}
 
+type CheckQueries = Pick<
+  GateStore,
+  "claimGateCheck" | "releaseGateCheck" | "gateCheckReported" | "claimGateCompletion" | "pendingGateChecks"
+>;
+
+function gateChecks(ctx: StoreContext): CheckQueries {
+  const { db } = ctx;
+  return {
     async claimGateCheck(c) {
       const row = await db
         .insertInto("gate_checks")
@@ -144,7 +166,7 @@ export function kyselyGates(ctx: StoreContext): GateStore {
           branch: c.branch,
           kind: c.kind,
           pull_number: c.pullNumber,
-          position: await nextPosition("gate_checks", c.repository),
+          position: await nextPosition(ctx, "gate_checks", c.repository),
           check_run_id: null,
           state: "claimed",
           claimed_by: c.owner,
@@ -202,7 +224,14 @@ export function kyselyGates(ctx: StoreContext): GateStore {
         .execute();
       return rows.map(toCheck);
     },
+  };
+}
 
+type HoldQueries = Pick<GateStore, "holdGateEntry" | "markGateTimedOut" | "takeGateHolds">;
+
+function gateHolds(ctx: StoreContext): HoldQueries {
+  const { db } = ctx;
+  return {
     async holdGateEntry(h) {
       await db
         .insertInto("gate_holds")
@@ -212,7 +241,7 @@ export function kyselyGates(ctx: StoreContext): GateStore {
           pause_id: h.pauseId,
           pull_number: h.pullNumber,
           pull_head_sha: h.pullHeadSha,
-          position: await nextPosition("gate_holds", h.repository),
+          position: await nextPosition(ctx, "gate_holds", h.repository),
           held_at: time(h.at),
           timed_out: 0,
         })
