@@ -1,9 +1,10 @@
 import { wireBackends } from "../backends/wire.js";
+import type { QueueEvent } from "../core/queue.js";
 import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
-import { wireGitHub } from "../github/wire.js";
+import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { wireIdentity } from "../identity/wire.js";
 import type { Config } from "../load-config.js";
@@ -45,19 +46,25 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit)
     : null;
   const installations = app?.installations ?? null;
-  const backends = wireBackends({
-    config,
-    options,
-    metrics,
-    history: store,
-    queueRequests: store,
-    installations,
-  });
+  const writing = githubWrites(infra, app);
+  const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
+  const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
+  const history = { history: store, queueRequests: store };
+  const backends = wireBackends({ config, options, metrics, ...history, installations, gate });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;
   const commands = commandPorts({ ...infra, backends, followsRelays: follower !== null });
-  const github = await wireGitHub({ infra, app, commands, follower, hearsQueue: backends.plan.github });
+  const hearsQueue = backends.plan.github;
+  const github = await wireGitHub({
+    infra,
+    app,
+    commands,
+    follower,
+    hearsQueue,
+    writing,
+    gate: backends.gate,
+  });
   const doctor = wireDoctor(infra, installations);
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower });
   const { home } = slackSurface;

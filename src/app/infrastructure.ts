@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import type { QueueEvent } from "../core/queue.js";
 import type { Config } from "../load-config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -35,6 +36,8 @@ export interface Infrastructure {
   rings: Hub<[repository: Repo]>;
   /** GitHub's own merge queue said something happened (its webhooks), for the notifier's pushed notices. */
   happenings: Hub<[happening: QueueHappening, deliveryId: string]>;
+  /** A queue event Yardmaster itself made happen (the gate's pauses), for the notifier's pushed notices. */
+  announcements: Hub<[repository: Repo, event: QueueEvent]>;
 }
 
 /** Everything but the metrics and the store, which the root opens first (the store can fail). */
@@ -61,5 +64,6 @@ export function infrastructure(
     stopping: new AbortController(),
     rings: new Hub(),
     happenings: new Hub(),
+    announcements: new Hub(),
   };
 }

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { StatsEvents } from "../commands/ports.js";
 import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
+import type { QueuePauses } from "../core/pause.js";
 import { STATS_KINDS } from "../history/figures.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/history.js";
@@ -49,6 +50,8 @@ export interface QueueClients {
   mergify: MergeQueueClient | null;
   /** GitHub's merge queue client; null when the provider is `mergify`. */
   github: GitHubQueueClient | null;
+  /** The pause of GitHub's merge queue (its gate check, src/backends/github/gate/); absent: it has none. */
+  githubPauses?: QueuePauses | null;
   /** Milliseconds, for `auto`'s cache (tests). */
   now?: () => number;
 }
@@ -59,7 +62,7 @@ export interface QueueClients {
  */
 export function mergeQueues(provider: QueueProvider, clients: QueueClients): MergeQueues {
   const mergify = clients.mergify ? mergifyBackend(clients.mergify) : null;
-  const github = clients.github ? githubBackend(clients.github) : null;
+  const github = clients.github ? githubBackend(clients.github, clients.githubPauses ?? null) : null;
   const cache = new LRUCache<string, QueueKind>({
     max: AUTO_CACHE_SIZE,
     ttl: AUTO_CACHE_MS,

@@ -1,15 +1,19 @@
 import type { YardmasterOptions } from "../app/options.js";
-import type { StatsEvents } from "../commands/ports.js";
+import type { GitHubGateway, StatsEvents } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
-import type { QueueEventLog } from "../core/queue.js";
+import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
 import type { Config } from "../load-config.js";
+import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
+import type { GateStore } from "../store/gates.js";
 import type { QueueHistory, QueueRequestStore } from "../store/index.js";
 import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient } from "./github/client.js";
+import type { GateWrites } from "./github/gate/github.js";
+import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
 import { MergeQueueClient } from "./mergify/index.js";
 import { mergifyEventLog } from "./mergify/queue-events.js";
 
@@ -25,6 +29,8 @@ export interface Backends {
   eventLog: QueueEventLog | null;
   /** Whether the notifier reads the repository's log (false: GitHub's webhooks bring its notices). */
   readsLog(repository: Repo): Promise<boolean>;
+  /** The gate check that pauses GitHub's merge queue; null where GitHub's queue is off or has no app. */
+  gate: GitHubGate | null;
 }
 
 export interface BackendsDeps {
@@ -36,6 +42,20 @@ export interface BackendsDeps {
   queueRequests?: Pick<QueueRequestStore, "getQueueRequest">;
   /** The GitHub App's installations, which GitHub's merge queue acts as; null when the app is off. */
   installations: Installations | null;
+  /** What the gate check of GitHub's merge queue needs; null: no gate (no GitHub App). */
+  gate: GateWiring | null;
+}
+
+/** The gate check (src/backends/github/gate/): where it keeps its state, writes and tells its pauses. */
+export interface GateWiring {
+  store: GateStore;
+  owner: string;
+  now: () => Date;
+  logger: Logger;
+  writes: GateWrites;
+  gateway: GitHubGateway;
+  /** Tells the channels that a branch paused or resumed. */
+  announce: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
 
 /** The merge-queue backends (docs/backends.md): Mergify's client with its metrics, GitHub's, the choice. */
@@ -66,19 +86,26 @@ export function wireBackends(deps: BackendsDeps): Backends {
     : null;
   const plan = backendPlan(config.mergeQueue.provider);
   // GitHub's own merge queue acts as the repository's installation.
-  const queues = mergeQueues(plan.provider, {
-    mergify,
-    github: !plan.github
-      ? null
-      : new GitHubQueueClient(
-          async (repo) => {
-            if (!installations)
-              throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
-            return installations.graphql(repo);
-          },
-          { metrics },
-        ),
-  });
+  const github = !plan.github
+    ? null
+    : new GitHubQueueClient(
+        async (repo) => {
+          if (!installations)
+            throw new Error("GitHub's merge queue needs the GitHub App, which is not configured");
+          return installations.graphql(repo);
+        },
+        { metrics },
+      );
+  // The gate asks which queue serves a branch: the choice below, made once it is built.
+  const choice: { queues?: MergeQueues } = {};
+  const gate =
+    github && installations && deps.gate
+      ? gateOf(deps.gate, config, installations, github, async (repo, branch) =>
+          choice.queues ? (await choice.queues.for(repo, branch)).kind === "github" : true,
+        )
+      : null;
+  const queues = mergeQueues(plan.provider, { mergify, github, githubPauses: gate });
+  choice.queues = queues;
   return {
     plan,
     queues,
@@ -93,5 +120,28 @@ export function wireBackends(deps: BackendsDeps): Backends {
           )
         : null,
     readsLog: async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github",
+    gate,
   };
+}
+
+function gateOf(
+  wiring: GateWiring,
+  config: Config,
+  installations: Installations,
+  github: GitHubQueueClient,
+  onGitHubQueue: (repo: Repo, branch: string) => Promise<boolean>,
+): GitHubGate {
+  return createGitHubGate({
+    store: wiring.store,
+    checkName: config.mergeQueue.gateCheckName,
+    owner: wiring.owner,
+    now: wiring.now,
+    logger: wiring.logger.child({ name: "gate" }),
+    octokitFor: (repo) => installations.rest(repo),
+    writes: () => wiring.writes,
+    gateway: () => wiring.gateway,
+    announce: wiring.announce,
+    onGitHubQueue,
+    enqueue: (repo, pull, options) => github.enqueue(repo, pull, options),
+  });
 }

@@ -6,7 +6,7 @@ import type { Repo } from "../repo.js";
 import { type Part, sentence } from "../wording/description.js";
 import { type Actor, defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { pausesOf } from "./github-queue.js";
+import { pausesOf } from "./github-pause.js";
 import { missing } from "./grammar/arguments.js";
 import { canonicalZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";

@@ -5,7 +5,7 @@ import {
   type QueueEntry,
   type QueueState,
 } from "../core/merge-queue.js";
-import type { QueuePauses } from "../core/pause.js";
+import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
 import { clip, formatEta, formatTime, plural, pullLink } from "../wording/words.js";
@@ -13,6 +13,7 @@ import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
 import type { RelayName, RelayResult } from "./relay.js";
+import { unpauseButton } from "./unpause-button.js";
 
 /**
  * The merge queue a command acts on (src/core/merge-queue.ts), chosen by src/backends/choose.ts, and
@@ -41,19 +42,9 @@ export function baseBranchOf(ports: Ports, repo: Repo, number: number): () => Pr
   return async () => (await ports.github.pullRequest(repo, number).catch(() => null))?.baseRef;
 }
 
-/** Why pause and unpause are refused on a queue without a pause (GitHub's, until its gate is wired). */
-export const NO_PAUSE =
-  "it uses GitHub's merge queue, which has no pause. To hold merges, dequeue the pull requests, or have an admin turn the merge queue off in the branch's ruleset";
-
 /** Refuses a command the repository's merge queue cannot do, before anything is called. */
 export function notOnThisQueue(command: string, repo: Repo, detail: string): never {
   throw new CommandError(CommandErrorCode.NotOnThisQueue, { command, repository: repo.fullName, detail });
-}
-
-/** The pause of the repository's queue; refused (before anything else is called) where it has none. */
-export async function pausesOf(ports: Ports, command: string, repo: Repo): Promise<QueuePauses> {
-  const pauses = (await queueOf(ports, repo)).pauses;
-  return pauses ?? notOnThisQueue(command, repo, NO_PAUSE);
 }
 
 export interface DirectQueueResult<N extends RelayName> {
@@ -232,6 +223,7 @@ export function describeGitHubStatus(
   const parts: Part[] = [
     { kind: "title", text: `Merge queue of ${repo.fullName}` },
     { kind: "note", texts: [facts] },
+    ...gatePauseParts(repo, result.branch, queue.pause),
     { kind: "divider" },
     {
       kind: "list",
@@ -248,9 +240,25 @@ export function describeGitHubStatus(
   parts.push(refresh);
   const summary: Text = (f) => {
     const shown = queue.entries.slice(0, 5).map((e) => `#${e.pull?.number ?? "?"} ${stateOf(f, e)}`);
-    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch ?? "", 160))}): ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
+    const paused = queue.pause ? ` ${gatePauseLine(f, queue.pause)}` : "";
+    return `GitHub's merge queue of ${repo.fullName} (branch ${f.code(clip(queue.branch ?? "", 160))}):${paused} ${plural(queue.total, "pull request")} queued${shown.length ? ` (${shown.join(", ")}${queue.total > shown.length ? ", …" : ""})` : ""}.${by ? ` Asked by ${by}.` : ""}`;
   };
   return { parts, summary };
+}
+
+/** "⏸️ Paused by alice since …: reason", with the Unpause button (of the branch asked, if one was). */
+function gatePauseParts(repo: Repo, branch: string | undefined, pause: QueuePause | null): Part[] {
+  if (!pause) return [];
+  const text: Text = (f) =>
+    `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}`;
+  return [
+    { kind: "sentence", text },
+    { kind: "buttons", buttons: [unpauseButton(repo, branch)] },
+  ];
+}
+
+function gatePauseLine(f: TextFormat, pause: QueuePause): string {
+  return `paused${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))};`;
 }
 
 function entryLine(f: TextFormat, e: QueueEntry, now: Date): string {

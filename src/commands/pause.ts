@@ -1,14 +1,15 @@
 import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
-import type { Button, Text } from "../wording/description.js";
+import type { Text } from "../wording/description.js";
 import { clip, formatTime, resumesText } from "../wording/words.js";
 import { type Actor, defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { pausesOf } from "./github-queue.js";
+import { branchOption, pausesOf } from "./github-pause.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
 import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { PauseAttribution, Ports } from "./ports.js";
+import { unpauseButton } from "./unpause-button.js";
 
 export interface PauseCommand {
   name: "pause";
@@ -16,20 +17,39 @@ export interface PauseCommand {
   reason: string;
   /** A timed pause: when it ends (`for <duration>`, `until <time>`). */
   resume?: ResumeSpec;
+  /** `branch=<name>`: one branch's queue (GitHub's merge queue); absent: the default branch's. */
+  branch?: string;
 }
 
 export interface PauseResult {
   name: "pause";
   repo: Repo;
   pause: QueuePause;
+  /** The branch named (GitHub's merge queue). */
+  branch?: string;
   /** A timed pause: when it ends, reckoned at `now`, and the zone its time was read in. */
   resumes?: { at: Date; now: Date; zone: string };
 }
 
 /** The reason and the timed pause's end, as typed after the command (or after its repository). */
 function pauseArguments(repo: Repo, text: string): PauseCommand {
-  const { reason, resume } = splitResume("pause", text);
-  return { name: "pause", repo, reason: pauseReason("pause", reason), ...(resume ? { resume } : {}) };
+  const { branch, rest } = branchOption("pause", text);
+  const { reason, resume } = splitResume("pause", rest);
+  if (branch !== undefined && resume) {
+    throw new CommandError(CommandErrorCode.InvalidArgument, {
+      command: "pause",
+      argument: "resume time",
+      detail:
+        "a timed pause holds the default branch's queue: pause another branch without for or until, and unpause it by hand",
+    });
+  }
+  return {
+    name: "pause",
+    repo,
+    reason: pauseReason("pause", reason),
+    ...(resume ? { resume } : {}),
+    ...(branch !== undefined ? { branch } : {}),
+  };
 }
 
 /**
@@ -44,11 +64,11 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   changes: true,
   grammar: {
     github: {
-      usage: "pause <reason> [for <duration> | until <time>]",
+      usage: "pause [branch=<name>] <reason> [for <duration> | until <time>]",
       read: ({ text }, place) => pauseArguments(place.repo, text),
     },
     slack: {
-      usage: "pause [repo] <reason> [for <duration> | until <time>]",
+      usage: "pause [repo] [branch=<name>] <reason> [for <duration> | until <time>]",
       read: ({ words, text }, place) => {
         const first = words[0] ? parseTarget("pause", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined) {
@@ -61,9 +81,9 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   },
   async execute(command, actor, ports) {
     // A queue without a pause: refused before anything else (a timed pause's end included).
-    const pauses = await pausesOf(ports, "pause", command.repo);
+    const pauses = await pausesOf(ports, "pause", command.repo, command.branch);
     const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
-    const target = { repo: command.repo, branch: null };
+    const target = { repo: command.repo, branch: command.branch ?? null };
     const state = await pauses.pause(target, { reason: command.reason, by: pauser(actor) });
     // A new pause replaces a timed pause's end: with its own, or with none.
     try {
@@ -89,7 +109,13 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       });
     }
     await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);
-    return { name: "pause", repo: command.repo, pause: state, ...(resumes ? { resumes } : {}) };
+    return {
+      name: "pause",
+      repo: command.repo,
+      pause: state,
+      ...(resumes ? { resumes } : {}),
+      ...(command.branch !== undefined ? { branch: command.branch } : {}),
+    };
   },
   describe(result, context) {
     const { by } = context;
@@ -98,7 +124,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       ? ` · ${resumesText(result.resumes.at, result.resumes.now, result.resumes.zone)}`
       : "";
     const headline: Text = (f) => {
-      const repo = f.code(result.repo.fullName);
+      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
       const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
       // GitHub's summary comment says how the queue stands; both wordings are pinned by the
       // end-to-end tests of their surface, so they stay two until one of those tests is revised.
@@ -112,17 +138,12 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       parts: [
         { kind: "sentence", text: headline },
         ...(since ? [{ kind: "note" as const, texts: [() => `Paused ${since}.`] }] : []),
-        { kind: "buttons", buttons: [unpauseButton(result.repo)] },
+        { kind: "buttons", buttons: [unpauseButton(result.repo, result.branch)] },
       ],
       summary: (f) => `${headline(f)}${since ? ` (${since})` : ""}.`,
     };
   },
 });
-
-/** Every answer that shows a paused queue offers to unpause it. */
-export function unpauseButton(repo: Repo): Button {
-  return { label: "Unpause", runs: { name: "unpause", repo }, style: "primary" };
-}
 
 /**
  * When a timed pause ends, refused (before anything is called) when past, more than 14 days ahead, or
@@ -151,7 +172,7 @@ async function whenItEnds(
 }
 
 /** How attributions and schedules name the person. */
-function pauser(actor: Actor): string {
+export function pauser(actor: Actor): string {
   return actor.githubLogin ?? actor.display;
 }
 

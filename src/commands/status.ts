@@ -24,8 +24,8 @@ import { freezeNote, nextFreezeOf } from "./freeze.js";
 import { describeGitHubStatus, queueOf } from "./github-queue.js";
 import { branchName, unexpected } from "./grammar/arguments.js";
 import { parseTarget, repoArgument } from "./grammar/targets.js";
-import { unpauseButton } from "./pause.js";
 import type { Ports } from "./ports.js";
+import { unpauseButton } from "./unpause-button.js";
 
 export interface StatusCommand {
   name: "status";

@@ -1,15 +1,25 @@
 import type { Repo } from "../repo.js";
 import { sentence } from "../wording/description.js";
+import { clip } from "../wording/words.js";
 import { defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { pausesOf } from "./github-queue.js";
+import { branchOption, pausesOf } from "./github-pause.js";
 import { noArguments, unexpected } from "./grammar/arguments.js";
 import { repoArgument } from "./grammar/targets.js";
-import { attributePause } from "./pause.js";
+import { attributePause, pauser } from "./pause.js";
 
 export interface UnpauseCommand {
   name: "unpause";
   repo: Repo;
+  /** `branch=<name>`: one branch's queue (GitHub's merge queue); absent: the default branch's. */
+  branch?: string;
+}
+
+/** `[branch=<name>]`, and nothing else, after the repository. */
+function unpauseArguments(repo: Repo, text: string): UnpauseCommand {
+  const { branch, rest } = branchOption("unpause", text);
+  noArguments("unpause", rest);
+  return { name: "unpause", repo, ...(branch !== undefined ? { branch } : {}) };
 }
 
 /** unpause (or resume): lets the repository's merge queue run again. */
@@ -22,41 +32,39 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
   changes: true,
   grammar: {
     github: {
-      usage: "unpause",
-      read: ({ text }, place) => {
-        noArguments("unpause", text);
-        return { name: "unpause", repo: place.repo };
-      },
+      usage: "unpause [branch=<name>]",
+      read: ({ text }, place) => unpauseArguments(place.repo, text),
     },
     slack: {
-      usage: "unpause [repo]",
+      usage: "unpause [repo] [branch=<name>]",
       read: ({ words }, place) => {
         const { repo, rest } = repoArgument("unpause", words, place);
-        unexpected("unpause", rest);
-        return { name: "unpause", repo };
+        const command = unpauseArguments(repo, rest.join(" "));
+        unexpected("unpause", rest.slice(command.branch !== undefined ? 1 : 0));
+        return command;
       },
     },
   },
   async execute(command, actor, ports) {
     // A queue without a pause: refused before anything else (a timed pause's end included).
-    const pauses = await pausesOf(ports, "unpause", command.repo);
-    const by = actor.githubLogin ?? actor.display;
-    if (!(await pauses.resume({ repo: command.repo, branch: null }, by))) {
-      // Not paused any more: a timed pause's end has nothing left to end.
-      await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+    const pauses = await pausesOf(ports, "unpause", command.repo, command.branch);
+    const target = { repo: command.repo, branch: command.branch ?? null };
+    if (!(await pauses.resume(target, pauser(actor)))) {
+      // Not paused any more: a timed pause's end (of the default branch) has nothing left to end.
+      if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
       throw new CommandError(CommandErrorCode.NotPaused, {
         command: "unpause",
         repository: command.repo.fullName,
       });
     }
     // A manual unpause cancels a timed pause's end (best effort: the runner also finds it unpaused).
-    await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+    if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
     await attributePause(ports, actor, command.repo, "unpause", null);
-    return { name: "unpause", repo: command.repo };
+    return command;
   },
   describe: (result, { by }) =>
     sentence((f) => {
-      const repo = f.code(result.repo.fullName);
+      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
       return by
         ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
         : `▶️ The merge queue of ${repo} is running again.`;

@@ -1,10 +1,12 @@
 import pLimit from "p-limit";
 import type { QueueProvider } from "../backends/choose.js";
 import { GitHubQueueClient, type GraphQL } from "../backends/github/client.js";
+import type { BranchRule } from "../backends/github/gate/index.js";
 import { CommandError } from "../commands/errors.js";
 import type { SetupLine } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
+import { gateRulesLine } from "./gate-rules.js";
 import { appJwt } from "./github-app.js";
 import { CALL_TIMEOUT_MS, fail, pass, reason, skip, warn } from "./line.js";
 import { MOST_REPOSITORIES } from "./merge-queue-token.js";
@@ -34,10 +36,15 @@ export interface MergeQueueBackendsOptions {
   checkToken(repositories: readonly Repo[] | Error): Promise<SetupLine[]>;
   /** How the app reaches a repository's GraphQL (default: as its installation, with fetch). */
   graphqlFor?: (repo: Repo) => Promise<GraphQL>;
+  /**
+   * The gate check (GATE_CHECK_NAME) whose place in each GitHub queue's branch rules is checked; how the
+   * rules are read (default: as the installation, with fetch). Absent: not checked.
+   */
+  gate?: { name: string; rulesFor?: (repo: Repo, branch: string) => Promise<BranchRule[]> };
   now?: () => Date;
 }
 
-type Served = { repo: Repo; line: SetupLine; mergify: boolean };
+type Served = { repo: Repo; line: SetupLine; mergify: boolean; gate?: SetupLine };
 
 export async function checkMergeQueueBackends(options: MergeQueueBackendsOptions): Promise<SetupLine[]> {
   const { provider, repositories, checkToken } = options;
@@ -71,19 +78,23 @@ export async function checkMergeQueueBackends(options: MergeQueueBackendsOptions
       ),
       ...(await token(repositories)),
     ];
-  const graphqlFor =
-    options.graphqlFor ??
-    installationGraphql(app as GitHubAppSettings, options.apiUrl, options.now ?? (() => new Date()));
+  const access = app ? installationAccess(app, options.apiUrl, options.now ?? (() => new Date())) : null;
+  const graphqlFor = options.graphqlFor ?? (access as InstallationAccess).graphqlFor;
   const client = new GitHubQueueClient(graphqlFor);
+  const rulesFor = options.gate?.rulesFor ?? access?.rulesFor;
+  const gate =
+    options.gate && rulesFor && app
+      ? { name: options.gate.name, appId: Number(app.appId), rulesFor }
+      : undefined;
   const limit = pLimit(AT_ONCE);
   const served = await Promise.all(
     repositories
       .slice(0, MOST_REPOSITORIES)
-      .map((repo) => limit(() => readOne(client, repo, provider === "auto"))),
+      .map((repo) => limit(() => readOne(client, repo, provider === "auto", gate))),
   );
   const rest = repositories.length - MOST_REPOSITORIES;
   const lines = [
-    ...served.map((s) => s.line),
+    ...served.flatMap((s) => (s.gate ? [s.line, s.gate] : [s.line])),
     ...(rest > 0 ? [skip(CHECK, `${rest} more subscribed repositories not checked`)] : []),
   ];
   if (provider === "github") return lines;
@@ -96,7 +107,18 @@ export async function checkMergeQueueBackends(options: MergeQueueBackendsOptions
   ];
 }
 
-async function readOne(client: GitHubQueueClient, repo: Repo, auto: boolean): Promise<Served> {
+interface GateReading {
+  name: string;
+  appId: number;
+  rulesFor: (repo: Repo, branch: string) => Promise<BranchRule[]>;
+}
+
+async function readOne(
+  client: GitHubQueueClient,
+  repo: Repo,
+  auto: boolean,
+  gate: GateReading | undefined,
+): Promise<Served> {
   const name = repo.fullName;
   let branch: string | null;
   let queue: boolean;
@@ -115,7 +137,13 @@ async function readOne(client: GitHubQueueClient, repo: Repo, auto: boolean): Pr
     };
   }
   const where = branch ?? "its default branch";
-  if (queue) return { repo, mergify: false, line: pass(CHECK, `${name}: GitHub's merge queue (${where})`) };
+  if (queue) {
+    const line = pass(CHECK, `${name}: GitHub's merge queue (${where})`);
+    if (!gate || !branch) return { repo, mergify: false, line };
+    const rules = await gate.rulesFor(repo, branch).catch((error: unknown) => error as Error);
+    const target = { repo, branch, gateName: gate.name, appId: gate.appId };
+    return { repo, mergify: false, line, gate: gateRulesLine(target, rules) };
+  }
   if (auto)
     return { repo, mergify: true, line: pass(CHECK, `${name}: Mergify (no GitHub merge queue on ${where})`) };
   return {
@@ -134,11 +162,13 @@ async function readOne(client: GitHubQueueClient, repo: Repo, auto: boolean): Pr
  * installation (`GET /repos/{owner}/{repo}/installation`) and gets a token for it
  * (`POST /app/installations/{id}/access_tokens`, one per installation); the token calls `POST /graphql`.
  */
-function installationGraphql(
-  app: GitHubAppSettings,
-  apiUrl: string,
-  now: () => Date,
-): (repo: Repo) => Promise<GraphQL> {
+interface InstallationAccess {
+  graphqlFor: (repo: Repo) => Promise<GraphQL>;
+  /** `GET /repos/{owner}/{repo}/rules/branches/{branch}` as the installation. */
+  rulesFor: (repo: Repo, branch: string) => Promise<BranchRule[]>;
+}
+
+function installationAccess(app: GitHubAppSettings, apiUrl: string, now: () => Date): InstallationAccess {
   // GitHub.com's GraphQL is https://api.github.com/graphql; GitHub Enterprise Server's <host>/api/graphql.
   const graphqlUrl = `${apiUrl.replace(/\/api\/v3\/?$/, "/api").replace(/\/$/, "")}/graphql`;
   const tokens = new Map<number, Promise<string>>();
@@ -172,7 +202,7 @@ function installationGraphql(
     }
     return token;
   };
-  return async (repo) => {
+  const tokenOf = async (repo: Repo): Promise<string> => {
     let installation: number;
     try {
       const body = await request(`/repos/${repo.owner}/${repo.name}/installation`, {
@@ -184,12 +214,14 @@ function installationGraphql(
         throw new Error(`the GitHub App is not installed on ${repo.fullName}`);
       throw new Error(`its installation cannot be read (${reason(error)})`);
     }
-    let token: string;
     try {
-      token = await tokenFor(installation);
+      return await tokenFor(installation);
     } catch (error) {
       throw new Error(`no token for its installation (${reason(error)})`);
     }
+  };
+  const graphqlFor = async (repo: Repo): Promise<GraphQL> => {
+    const token = await tokenOf(repo);
     return async (query, variables) => {
       const body = await request(graphqlUrl, {
         method: "POST",
@@ -204,4 +236,11 @@ function installationGraphql(
       return body.data;
     };
   };
+  const rulesFor = async (repo: Repo, branch: string): Promise<BranchRule[]> => {
+    const token = await tokenOf(repo);
+    const path = `/repos/${repo.owner}/${repo.name}/rules/branches/${encodeURIComponent(branch)}?per_page=100`;
+    const body: unknown = await request(path, { auth: `token ${token}` });
+    return Array.isArray(body) ? (body as BranchRule[]) : [];
+  };
+  return { graphqlFor, rulesFor };
 }

@@ -1,5 +1,6 @@
 import { backendPlan } from "../backends/choose.js";
 import type { GraphQL } from "../backends/github/client.js";
+import { type BranchRule, DEFAULT_GATE_CHECK_NAME } from "../backends/github/gate/index.js";
 import { MergeQueueClient } from "../backends/mergify/index.js";
 import { setupCounts } from "../commands/doctor.js";
 import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
@@ -29,6 +30,8 @@ export interface SetupCheckDeps {
    * (their tokens cached), `npm run doctor` none (it authenticates as the app itself).
    */
   graphqlFor?: (repo: Repo) => Promise<GraphQL>;
+  /** How the GitHub App reads a branch's rules (the gate check's place in them); the same defaults. */
+  gateRulesFor?: (repo: Repo, branch: string) => Promise<BranchRule[]>;
   /** Default: app.yml and slack-manifest.yml beside src/ (tests pass their own). */
   manifests?: { github(): GitHubAppAsks; slack(): SlackAppAsks };
   now?: () => Date;
@@ -71,6 +74,10 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
           repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
           checkToken: (repositories) => checkMergeQueueToken(mergeQueue(), repositories),
           ...(deps.graphqlFor ? { graphqlFor: deps.graphqlFor } : {}),
+          gate: {
+            name: settings.mergeQueue.gateCheckName ?? DEFAULT_GATE_CHECK_NAME,
+            ...(deps.gateRulesFor ? { rulesFor: deps.gateRulesFor } : {}),
+          },
           ...(deps.now ? { now: deps.now } : {}),
         })),
         ...(!plan.mergify

@@ -82,6 +82,11 @@ export class Installations {
     return ANNOUNCING_EVENTS.every((e) => events.includes(e));
   }
 
+  /** REST as the repository's installation (the gate check of GitHub's own merge queue). */
+  async rest(repo: Repo): Promise<Octokit> {
+    return this.octokitFor(repo);
+  }
+
   /** GraphQL as the repository's installation (GitHub's own merge queue). */
   async graphql(repo: Repo): Promise<GraphQL> {
     const octokit = await this.octokitFor(repo);

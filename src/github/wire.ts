@@ -1,6 +1,7 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
+import { type GitHubGate, registerGateWebhooks } from "../backends/github/gate/index.js";
 import { cachedPermission } from "../commands/cached-permission.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { RelayFollower } from "../relays/follower.js";
@@ -32,20 +33,28 @@ export interface GitHubDeps {
   follower: RelayFollower | null;
   /** GitHub's own merge queue may serve some repository: its webhooks are heard. */
   hearsQueue: boolean;
+  /** The app's write queue and the commands' GitHub (githubWrites); null when the app is off. */
+  writing: GitHubWriting | null;
+  /** The gate check of GitHub's merge queue, fed its webhooks; null where there is none. */
+  gate: GitHubGate | null;
+}
+
+/** The app's one write queue and the commands' GitHub over it. */
+export interface GitHubWriting {
+  writes: GitHubWrites;
+  gateway: GitHubGateway;
 }
 
 /**
- * The GitHub surface (src/github): the write queue on the app's shared pace, comment commands recorded
- * as webhook jobs and run after their answer, GitHub's activity ringing the notifier, GitHub's merge
- * queue's webhooks told to it.
+ * The app's write queue on the pace every replica shares in the store, and the commands' GitHub acting
+ * as the repository's installation over it: built before the backends (the gate writes through it).
  */
-export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
-  const { infra, app } = deps;
+export function githubWrites(
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "metrics" | "store" | "owner">,
+  app: GitHubAppConnection | null,
+): GitHubWriting | null {
   const config = infra.config.github;
-  if (!config || !app) {
-    const gateway = unavailableGateway();
-    return { writes: null, gateway, readPermission: readCache(gateway) };
-  }
+  if (!config || !app) return null;
   const { logger, metrics, store, owner } = infra;
   const answers = infra.options.githubAnswers ?? {};
   const writes = new GitHubWrites({
@@ -56,6 +65,23 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
     pace: new StoreWritePace(store, config.appId, owner),
     onRateLimited: (status) => metrics.githubRateLimited.inc({ status: String(status) }),
   });
+  return { writes, gateway: app.installations.gateway(writes) };
+}
+
+/**
+ * The GitHub surface (src/github): the write queue on the app's shared pace, comment commands recorded
+ * as webhook jobs and run after their answer, GitHub's activity ringing the notifier, GitHub's merge
+ * queue's webhooks told to it.
+ */
+export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
+  const { infra, app, writing } = deps;
+  if (!app || !writing) {
+    const gateway = unavailableGateway();
+    return { writes: null, gateway, readPermission: readCache(gateway) };
+  }
+  const { logger, store, owner } = infra;
+  const answers = infra.options.githubAnswers ?? {};
+  const { writes, gateway } = writing;
   const arrivals = new WebhookArrivals();
   const made: { jobs?: WebhookJobs } = {};
   const handler = await startGitHubSurface(
@@ -93,7 +119,8 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
     },
     arrivals,
   );
-  const gateway = app.installations.gateway(writes);
+  // The gate hears merge groups and pull requests' heads after the surface (src/backends/github/gate/).
+  if (deps.gate) registerGateWebhooks(app.probot, deps.gate);
   return {
     handlers: [handler],
     services: jobsService(made.jobs),

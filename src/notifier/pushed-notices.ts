@@ -54,6 +54,20 @@ export class PushedNotices {
    * awaited: the webhook is answered once the notice is in the outbox, which any replica's loop posts
    * if this delivery cannot.
    */
+  /**
+   * A queue event Yardmaster itself made of GitHub's queue (the gate's pause and resume,
+   * src/backends/github/gate/): recorded, routed and delivered as a webhook's; its id makes it once.
+   */
+  async acceptEvent(repository: Repo, event: QueueEvent): Promise<void> {
+    const order = { at: this.now(), seq: this.received++ };
+    await this.deps.history?.record(repository, [event]);
+    await dispatchEvent(this.deps, repository, event, await this.deps.subscriptions(repository), order);
+    const delivering = this.deps
+      .deliver()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not deliver the outbox"));
+    this.deps.track?.(delivering);
+  }
+
   async accept(happening: QueueHappening, deliveryId: string): Promise<QueueEvent | null> {
     const order = { at: this.now(), seq: this.received++ };
     const event = await this.events.toEvent(happening, deliveryId);

@@ -21,7 +21,7 @@ export interface NotifierDeps {
     Infrastructure,
     "config" | "options" | "logger" | "metrics" | "store" | "owner" | "now" | "urls" | "trackWebhookWork"
   > &
-    Pick<Infrastructure, "rings" | "happenings">;
+    Pick<Infrastructure, "rings" | "happenings" | "announcements">;
   slack: { botToken: string; apiUrl: string };
   backends: Pick<Backends, "plan" | "eventLog" | "readsLog">;
   /** The commands' GitHub (pull requests' titles and authors), and who may read a repository (cached). */
@@ -83,6 +83,8 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
       now: infra.options.now,
     });
     infra.happenings.listen((happening, deliveryId) => pushed.accept(happening, deliveryId));
+    // The gate's pauses and resumes of GitHub's merge queue, which GitHub does not announce.
+    infra.announcements.listen((repository, event) => pushed.acceptEvent(repository, event));
   }
   return { poller, deliverer, services: [notifierService(deps, poller)] };
 }

@@ -40,6 +40,8 @@ export interface Settings {
     botLogin: string;
     /** How long a relayed command's answer is followed. */
     followSeconds: number;
+    /** GATE_CHECK_NAME: the gate check that holds GitHub's merge queue while paused (default yardmaster/gate). */
+    gateCheckName?: string;
   };
   database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
   pollIntervalSeconds: number;
@@ -222,6 +224,7 @@ function toSettings(e: Env, on: Set<string>, privateKey: string): Settings {
       commandPrefix: e.MERGE_QUEUE_COMMAND_PREFIX,
       botLogin: e.MERGE_QUEUE_BOT_LOGIN,
       followSeconds: e.RELAY_FOLLOW_SECONDS,
+      gateCheckName: e.GATE_CHECK_NAME,
     },
     database: e.DATABASE_URL.startsWith("sqlite:")
       ? { kind: "sqlite", path: e.DATABASE_URL.slice("sqlite:".length) }

@@ -179,6 +179,18 @@ export const SETTINGS = {
     meaning:
       "which merge queue the commands drive: mergify, github (GitHub's own merge queue, through the GitHub App), or auto (GitHub's where the branch has one, otherwise Mergify)",
   }),
+  GATE_CHECK_NAME: setting({
+    ...defaulted(
+      "yardmaster/gate",
+      z.string().regex(/^[^\s].{0,98}[^\s]$|^[^\s]$/, {
+        error: "must be 1 to 100 characters, not blank at either end",
+      }),
+    ),
+    group: "merge-queue",
+    secret: false,
+    meaning:
+      "the check run Yardmaster's GitHub App reports on GitHub's merge groups and pull requests: held while a branch's queue is paused (make it a required check, README)",
+  }),
   MERGE_QUEUE_API_URL: setting({
     ...defaulted("https://api.mergify.com/v1", httpUrl),
     group: "merge-queue",

@@ -30,7 +30,7 @@ const pullField = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** What each button's value holds, and nothing else. */
 const VALUE_SCHEMAS = {
-  [ACTION_IDS.unpause]: z.strictObject({ r: repoField }),
+  [ACTION_IDS.unpause]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
   [ACTION_IDS.requeue]: z.strictObject({ r: repoField, p: pullField }),
   [ACTION_IDS.refresh]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
   [ACTION_IDS.dequeue]: z.strictObject({ r: repoField, p: pullField }),
@@ -59,8 +59,9 @@ export function jsonSafe(json: string): string {
   return json.replace(/[<>&@]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-export function unpauseValue(repo: Repo): string {
-  return jsonSafe(JSON.stringify({ r: repo.fullName }));
+/** `branch`: a branch's queue paused by name (GitHub's merge queue); absent: the default branch's. */
+export function unpauseValue(repo: Repo, branch?: string): string {
+  return jsonSafe(JSON.stringify({ r: repo.fullName, ...(branch ? { b: branch } : {}) }));
 }
 
 export function requeueValue(repo: Repo, pull: number): string {
@@ -85,7 +86,7 @@ export function actionIdOf(command: ButtonCommand): ActionId {
 export function buttonValue(command: ButtonCommand): string {
   switch (command.name) {
     case "unpause":
-      return unpauseValue(command.repo);
+      return unpauseValue(command.repo, command.branch);
     case "requeue":
     case "dequeue":
       return requeueValue(command.repo, command.pull);
@@ -145,7 +146,9 @@ function commandOf(command: ButtonCommand["name"], data: object): ButtonCommand 
     case "dequeue":
       return { name: command, repo: Repo.from(d.r ?? ""), pull: d.p as number };
     case "unpause":
-      return { name: "unpause", repo: Repo.from(d.r ?? "") };
+      return d.b === undefined
+        ? { name: "unpause", repo: Repo.from(d.r ?? "") }
+        : { name: "unpause", repo: Repo.from(d.r ?? ""), branch: d.b };
     case "status":
       return d.b === undefined
         ? { name: "status", repo: Repo.from(d.r ?? "") }

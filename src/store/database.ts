@@ -285,6 +285,41 @@ export interface Tables {
     posts: Json;
     last_posted_at: NullableTime;
   };
+  /** The gate check of GitHub's merge queue (src/store/gates.ts). */
+  gate_pauses: {
+    repository_key: string;
+    branch: string;
+    repository: string;
+    pause_id: string;
+    reason: string;
+    paused_by: string;
+    paused_at: Time;
+  };
+  gate_checks: {
+    repository_key: string;
+    head_sha: string;
+    check_name: string;
+    repository: string;
+    branch: string;
+    kind: "group" | "pull";
+    pull_number: number;
+    position: number;
+    check_run_id: NullableInt8;
+    state: "claimed" | "queued" | "success";
+    claimed_by: string;
+    created_at: Time;
+    completed_at: NullableTime;
+  };
+  gate_holds: {
+    repository_key: string;
+    branch: string;
+    pause_id: string;
+    pull_number: number;
+    pull_head_sha: string;
+    position: number;
+    held_at: Time;
+    timed_out: ColumnType<number, number | undefined, number>;
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

@@ -7,6 +7,7 @@ export {
   type FreezeStore,
   type FreezeWindowToEnd,
 } from "./freezes.js";
+export type { GateCheckRecord, GateHold, GatePauseRecord, GateStore } from "./gates.js";
 export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
 export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
 export type {

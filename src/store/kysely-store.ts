@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { type Database, inTransaction } from "./database.js";
 import { kyselyFreezes } from "./freezes.js";
+import { kyselyGates } from "./gates.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
 import { kyselyHealthEpisodes } from "./health-episodes.js";
 import { kyselyHistory } from "./history.js";
@@ -39,6 +40,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselySharedGitHubWrites(ctx),
     ...kyselyHistory(ctx),
     ...kyselyFreezes(ctx),
+    ...kyselyGates(ctx),
     ...kyselyHealthEpisodes(ctx),
     ...kyselyQueueRequests(ctx),
   };

@@ -1,4 +1,5 @@
 import type { FreezeStore } from "./freezes.js";
+import type { GateStore } from "./gates.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
 import type { HealthEpisodeStore } from "./health-episodes.js";
 import type { QueueHistory } from "./history.js";
@@ -63,4 +64,5 @@ export interface Store
     SummaryCommentRecords,
     QueueHistory,
     FreezeStore,
-    HealthEpisodeStore {}
+    HealthEpisodeStore,
+    GateStore {}

@@ -27,7 +27,7 @@ export type Text = (f: TextFormat) => string;
 
 /** What a button can run: the same command, with the same checks, as typing it. */
 export type ButtonCommand =
-  | { name: "unpause"; repo: Repo }
+  | { name: "unpause"; repo: Repo; branch?: string }
   | { name: "requeue"; repo: Repo; pull: number }
   | { name: "dequeue"; repo: Repo; pull: number }
   | { name: "status"; repo: Repo; branch?: string }

@@ -152,7 +152,7 @@ describe("npm run doctor", () => {
     try {
       const { code, out } = await run();
       expect(out).toMatch(
-        /^warn GitHub installation acme: this installation lacks permissions checks: read and statuses: read and events check_run, check_suite, pull_request and status: without them/m,
+        /^warn GitHub installation acme: this installation lacks permissions checks: write and statuses: read and events check_run, check_suite, pull_request and status: without them/m,
       );
       expect(code).toBe(0);
     } finally {

@@ -120,11 +120,11 @@ describe("GitHub's merge queue, end to end (MERGE_QUEUE_PROVIDER=auto)", () => {
     ]);
   });
 
-  it("refuses pause on GitHub's queue with the explanation, and a reader's queue", async () => {
+  it("pauses GitHub's queue through the gate check and unpauses it, and refuses a reader's queue", async () => {
     await comment(SHIPS, 12, "@yardmaster pause release freeze");
-    expect(summary(SHIPS, 12)).toContain(
-      "`pause` does not work on `acme/ships`: it uses GitHub's merge queue, which has no pause",
-    );
+    expect(summary(SHIPS, 12)).toContain("The merge queue of `acme/ships` is **paused**: release freeze");
+    await comment(SHIPS, 12, "@yardmaster unpause");
+    expect(summary(SHIPS, 12)).toContain("is running again");
     await comment(SHIPS, 12, "@yardmaster queue", "rita");
     expect(summary(SHIPS, 12)).toContain(
       "`queue` needs **write** permission on `acme/ships`; rita has **read**.",

@@ -24,7 +24,9 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
     expect(await slash(`queue ${repo}#2`)).toContain("at position 2 in GitHub's merge queue of");
     expect(await slash(`status ${repo}`)).toContain("2 pull requests queued");
-    expect(await slash(`pause ${repo} release freeze`)).toContain("which has no pause");
+    // The gate check holds GitHub's merge queue (docs/backends.md, "The gate").
+    expect(await slash(`pause ${repo} release freeze`)).toContain("paused the merge queue of");
+    expect(await slash(`unpause ${repo}`)).toContain("unpaused the merge queue of");
   });
 
   it("fails the checks of the head (removed, CI_FAILURE) and merges the next head, from the page's controls", async () => {

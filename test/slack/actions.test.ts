@@ -12,6 +12,10 @@ describe("button values", () => {
       kind: "command",
       command: { name: "unpause", repo: REPO },
     });
+    expect(readAction(ACTION_IDS.unpause, unpauseValue(REPO, "release/2.0"))).toEqual({
+      kind: "command",
+      command: { name: "unpause", repo: REPO, branch: "release/2.0" },
+    });
     expect(readAction(ACTION_IDS.requeue, requeueValue(REPO, 42))).toEqual({
       kind: "command",
       command: { name: "requeue", repo: REPO, pull: 42 },

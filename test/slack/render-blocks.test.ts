@@ -687,7 +687,7 @@ describe("help", () => {
     expect(texts).toContain(
       "`/mq queue &lt;pr&gt; [queue-name] [--jump]`: add the pull request to the merge queue (--jump: at the head; for GitHub's merge queue only, refused where the repository's is Mergify). _Needs a linked GitHub account and write permission on the repository._",
     );
-    expect(texts).toContain("`/mq unpause [repo]` (or `resume`)");
+    expect(texts).toContain("`/mq unpause [repo] [branch=&lt;name&gt;]` (or `resume`)");
     expect(texts).toContain(
       "`/mq unsubscribe &lt;repo&gt;`: stop posting this repository's events in this channel. _Needs a linked GitHub account._",
     );

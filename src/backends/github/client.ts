@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
 import type { EntryState, MergeQueueBackend, QueueEntry, QueueState } from "../../core/merge-queue.js";
+import type { QueuePauses } from "../../core/pause.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
 import {
@@ -272,16 +273,29 @@ function entry(e: MergeQueueEntryData): QueueEntry {
   };
 }
 
-/** GitHub's merge queue behind the core's port: no pause of its own, no list of branches (yet). */
-export function githubBackend(client: GitHubQueueClient): MergeQueueBackend {
+/**
+ * GitHub's merge queue behind the core's port: no list of branches (yet); a pause only through
+ * Yardmaster's gate check (`pauses`, per branch), which its state then shows.
+ */
+export function githubBackend(
+  client: GitHubQueueClient,
+  pauses: QueuePauses | null = null,
+): MergeQueueBackend {
   return {
     kind: "github",
-    state: (repo, branch) => client.status(repo, branch ?? undefined),
+    async state(repo, branch) {
+      const state = await client.status(repo, branch ?? undefined);
+      if (!state || !pauses) return state;
+      // Best effort: a status without the pause still shows the queue.
+      const pause = await pauses.current({ repo, branch: state.branch ?? branch }).catch(() => null);
+      return { ...state, pause };
+    },
     entry: (repo, pull) => client.entry(repo, pull),
     commands: {
       via: "api",
       enqueue: (repo, pull, options) => client.enqueue(repo, pull, options),
       dequeue: (repo, number) => client.dequeue(repo, number),
     },
+    ...(pauses ? { pauses } : {}),
   };
 }

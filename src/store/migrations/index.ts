@@ -14,6 +14,7 @@ import { sharedGitHubWrites } from "./013-shared-github-writes.js";
 import { pollLastRead } from "./014-poll-last-read.js";
 import { queueEvents } from "./015-queue-events.js";
 import { freezes } from "./016-freezes.js";
+import { gates } from "./017-gates.js";
 import { healthEpisodes } from "./018-health-episodes.js";
 import { queueRequests } from "./019-queue-requests.js";
 import type { Migration } from "./migration.js";
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   pollLastRead,
   queueEvents,
   freezes,
+  gates,
   healthEpisodes,
   queueRequests,
 ];

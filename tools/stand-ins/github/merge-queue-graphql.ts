@@ -1,5 +1,6 @@
 import { schema as published } from "@octokit/graphql-schema";
 import { buildSchema, type GraphQLSchema, graphql } from "graphql";
+import { AppCheckRuns } from "./app-checks.js";
 import type { Caller, StandInContext } from "./context.js";
 import { requireToken, subscribed } from "./context.js";
 import { bodyFields, HttpError, type Router, sendJson } from "./http.js";
@@ -36,6 +37,12 @@ export interface QueueConfiguration {
   checkResponseTimeout: number;
   /** The checks the branch requires, run on each merge group's commit (not a GraphQL field). */
   requiredChecks: string[];
+  /**
+   * Required checks whose expected source is the stand-in's GitHub App (Yardmaster's gate): reported by
+   * the app itself (app-checks.ts), the latest run of the name on the group's commit counting (not a
+   * GraphQL field).
+   */
+  appRequiredChecks: string[];
 }
 
 export interface QueueEntry {
@@ -76,6 +83,7 @@ const DEFAULT_CONFIGURATION: QueueConfiguration = {
   maximumEntriesToBuild: 5,
   checkResponseTimeout: 3600,
   requiredChecks: ["ci"],
+  appRequiredChecks: [],
 };
 
 let schema: GraphQLSchema | undefined;
@@ -95,7 +103,11 @@ export class GitHubMergeQueues {
   private nextCheckRunId = 8_000_001;
   private nextCheckSuiteId = 7_000_001;
 
-  constructor(private readonly ctx: StandInContext) {}
+  constructor(
+    private readonly ctx: StandInContext,
+    /** The check runs apps report (the gate's among them). */
+    readonly appChecks: AppCheckRuns = new AppCheckRuns(),
+  ) {}
 
   private key(fullName: string, branch: string): string {
     return `${fullName.toLowerCase()}\n${branch}`;
@@ -112,6 +124,7 @@ export class GitHubMergeQueues {
         ...DEFAULT_CONFIGURATION,
         ...configuration,
         requiredChecks: [...(configuration.requiredChecks ?? DEFAULT_CONFIGURATION.requiredChecks)],
+        appRequiredChecks: [...(configuration.appRequiredChecks ?? [])],
       },
       entries: [],
       baseSha: fakeSha(repository.fullName, name, "base"),
@@ -320,9 +333,52 @@ export class GitHubMergeQueues {
     return true;
   }
 
-  /** The head of a branch's queue merges: it leaves the queue (reason MERGE), merged and closed. */
+  /**
+   * The app-reported required checks of a group that do not pass yet (the latest run of each name on its
+   * commit): pending, failed or never reported.
+   */
+  appChecksNotPassed(group: MergeGroup): string[] {
+    const queue = this.queueOf(group.repository.fullName, group.baseBranch);
+    return (queue?.configuration.appRequiredChecks ?? []).filter((name) => {
+      const run = this.appChecks.latest(group.repository.fullName, group.headSha, name);
+      return !(run?.status === "completed" && passing(run.conclusion as GroupCheckConclusion));
+    });
+  }
+
+  /**
+   * GitHub's check timeout, on the stand-in's clock: the head entry of each of the repository's queues
+   * whose merge group has a required check (CI's or an app's) that has not passed for
+   * `checkResponseTimeout` seconds since the group was made is removed with reason CI_TIMEOUT; the groups
+   * behind are made anew (their timers restart). Returns the pull requests removed, in order.
+   */
+  expireChecks(fullName: string): number[] {
+    const now = Date.parse(this.ctx.state.timestamp());
+    const removed: number[] = [];
+    for (const queue of this.queues.values()) {
+      if (queue.repository.fullName.toLowerCase() !== fullName.toLowerCase()) continue;
+      const timeoutMs = queue.configuration.checkResponseTimeout * 1000;
+      for (const entry of [...queue.entries]) {
+        const group = entry.group;
+        if (Date.parse(group.createdAt) + timeoutMs > now) continue;
+        const ciPending = group.checkRuns.some((r) => r.status !== "completed");
+        if (!ciPending && this.appChecksNotPassed(group).length === 0) continue;
+        this.remove(entry.pull, "CI_TIMEOUT", this.ctx.state.githubMergeQueueBot);
+        removed.push(entry.pull.number);
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * The head of a branch's queue merges: it leaves the queue (reason MERGE), merged and closed. Throws
+   * while one of its group's app-reported required checks has not passed (GitHub does not merge it).
+   */
   merge(fullName: string, branch: string): Issue | undefined {
     const queue = this.queueOf(fullName, branch);
+    const waiting = queue?.entries[0] ? this.appChecksNotPassed(queue.entries[0].group) : [];
+    if (waiting.length > 0) {
+      throw new Error(`the merge group of ${fullName}'s ${branch} waits for ${waiting.join(", ")}`);
+    }
     const head = queue?.entries.shift();
     if (!queue || !head?.pull.pull) return undefined;
     // The group's commit becomes the branch's: the groups behind, built on it, stay valid.
@@ -336,10 +392,21 @@ export class GitHubMergeQueues {
     return head.pull;
   }
 
+  /**
+   * Someone pushed to a pull request: its head moves to `headSha` and GitHub sends `pull_request`
+   * `synchronize` (the merge queue's entry of it is not modelled here).
+   */
+  push(fullName: string, number: number, headSha: string): void {
+    const pull = this.ctx.state.getIssue(fullName, number);
+    if (!pull?.pull) throw new Error(`${fullName}#${number} is not a pull request`);
+    this.ctx.state.updatePullRequest(fullName, number, { headSha });
+    this.send(pull, "synchronize", pull.user);
+  }
+
   /** `pull_request` webhooks as GitHub sends them, in the background, where the installation gets them. */
   private send(
     pull: Issue,
-    action: "enqueued" | "dequeued" | "closed",
+    action: "enqueued" | "dequeued" | "closed" | "synchronize",
     sender: Account,
     extra: { reason?: string; mergedBy?: Account } = {},
   ): void {

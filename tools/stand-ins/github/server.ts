@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
 import { generateAppKeyPair, InstallationTokens, importAppPrivateKey } from "./app-auth.js";
+import { addAppCheckRoutes } from "./app-checks.js";
 import { addAppRoutes } from "./app-routes.js";
 import { createComment, emitCreated, issueCommentPayload } from "./comment-flow.js";
 import { addCommentRoutes } from "./comment-routes.js";
@@ -250,6 +251,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   const api = new Router();
   addAppRoutes(api, ctx);
   addRepoRoutes(api, ctx, mergeQueues);
+  addAppCheckRoutes(api, ctx, mergeQueues.appChecks, mergeQueues);
   addCommentRoutes(api, ctx);
   addUserRoutes(api, ctx);
   const web = new Router();

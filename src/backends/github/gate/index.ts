@@ -1,0 +1,51 @@
+import type { GitHubGateway } from "../../../commands/ports.js";
+import type { QueueEvent } from "../../../core/queue.js";
+import type { Logger } from "../../../logger.js";
+import type { Repo } from "../../../repo.js";
+import type { GateStore } from "../../../store/gates.js";
+import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
+
+export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { registerGateWebhooks } from "./webhooks.js";
+
+/** The gate as the composition root builds it: GitHub as the repository's installation, once started. */
+export function createGitHubGate(options: {
+  store: GateStore;
+  checkName: string | undefined;
+  owner: string;
+  now: () => Date;
+  logger: Logger;
+  /** The app's installation on a repository (throws while the GitHub App has not started). */
+  octokitFor: (repo: Repo) => Promise<GateOctokit>;
+  /** The app's write queue (read late: it exists once the GitHub App started). */
+  writes?: () => GateWrites | null;
+  /** The commands' GitHub gateway (read late: it exists once the GitHub App started). */
+  gateway: () => GitHubGateway;
+  /** Whether GitHub's merge queue serves a branch (absent: every branch). */
+  onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>;
+  /** Tells the channels of a pause or resume (the notifier's pushed notices, once Slack is configured). */
+  announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
+  enqueue: (
+    repo: Repo,
+    pull: { number: number; headSha: string },
+    options: { jump: boolean },
+  ) => Promise<unknown>;
+}): GitHubGate {
+  return new GitHubGate({
+    store: options.store,
+    github: octokitGateGitHub(options.octokitFor, options.writes),
+    checkName: options.checkName ?? DEFAULT_GATE_CHECK_NAME,
+    owner: options.owner,
+    now: options.now,
+    logger: options.logger,
+    ...(options.announce ? { announce: options.announce } : {}),
+    ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
+    putBack: {
+      pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
+      enqueue: options.enqueue,
+      comment: (repo, number, body) => options.gateway().comment(repo, number, body),
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import type { PullRequestInfo } from "../../../commands/ports.js";
+import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
+import type { Repo } from "../../../repo.js";
+import type { GateHold } from "../../../store/gates.js";
+
+/** What putting back timed-out entries needs: GitHub's pull requests and queue, and a comment. */
+export interface PutBack {
+  pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
+  /** `enqueuePullRequest` with `jump`: to the head of the queue. */
+  enqueue(repo: Repo, pull: { number: number; headSha: string }, options: { jump: true }): Promise<unknown>;
+  /** Says so in the pull request's thread (the app's write queue). */
+  comment(repo: Repo, number: number, body: string): Promise<unknown>;
+}
+
+/**
+ * On resume: the pull requests GitHub removed for its check timeout while the pause held them, still open
+ * at the same head, go back in their original order ahead of what was queued since (each jumps to the
+ * head, the last first). Other removals are left alone. The numbers put back, in order.
+ */
+export async function putBackTimedOut(
+  deps: PutBack,
+  repo: Repo,
+  branch: string,
+  holds: readonly GateHold[],
+  by: string,
+): Promise<number[]> {
+  const timedOut = holds.filter((h) => h.timedOut);
+  const back: number[] = [];
+  for (const hold of [...timedOut].reverse()) {
+    const pull = await deps.pullRequest(repo, hold.pullNumber).catch(() => null);
+    if (pull?.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) continue;
+    await deps.enqueue(repo, { number: hold.pullNumber, headSha: hold.pullHeadSha }, { jump: true });
+    back.unshift(hold.pullNumber);
+  }
+  for (const number of back) {
+    const body = `▶️ The merge queue of ${codeSpan(branch)} was unpaused by ${escapeMarkdown(by)}. GitHub had taken this pull request out of the queue while it was paused (its checks time out); Yardmaster put it back in its place.`;
+    await deps.comment(repo, number, body).catch(() => undefined);
+  }
+  return back;
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from "node:crypto";
+import { type Selectable, sql } from "kysely";
+import { Repo } from "../repo.js";
+import type { Tables } from "./database.js";
+import { int, readTime, type StoreContext, time } from "./query-helpers.js";
+
+// The gate check of GitHub's merge queue (src/backends/github/gate/): each branch's pause as Yardmaster
+// keeps it, each gate check claimed once per repository, commit and check name before its check run is
+// made (so no replica or redelivery makes two) and completed once, and the entries a pause held.
+
+/** A branch's pause, kept by Yardmaster (GitHub's merge queue has none of its own). */
+export interface GatePauseRecord {
+  repository: Repo;
+  branch: string;
+  /** Stays the same while the pause lasts (a new reason included): the entries it held are filed under it. */
+  pauseId: string;
+  reason: string;
+  by: string;
+  pausedAt: Date;
+}
+
+/** A gate check reported (or being reported) on a commit. */
+export interface GateCheckRecord {
+  repository: Repo;
+  headSha: string;
+  name: string;
+  branch: string;
+  /** A merge group's head commit, or a pull request's. */
+  kind: "group" | "pull";
+  pullNumber: number;
+  /** Null until the check run is made. */
+  checkRunId: number | null;
+  /** claimed: being made; queued: held by a pause; success: done. */
+  state: "claimed" | "queued" | "success";
+  createdAt: Date;
+}
+
+/** A pull request a pause held in a merge group, in the order the pause first held them. */
+export interface GateHold {
+  repository: Repo;
+  branch: string;
+  pauseId: string;
+  pullNumber: number;
+  pullHeadSha: string;
+  /** GitHub removed it for its check timeout while the pause held it. */
+  timedOut: boolean;
+}
+
+export interface GateStore {
+  getGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
+  /** Pauses the branch, or changes the reason of the pause in force (its id, author and start stay). */
+  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord>;
+  /** Ends the pause: the record to the one caller that removed it, null to any other (or if none). */
+  takeGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
+  /** Claims a gate check before its check run is made: false when one was claimed already. */
+  claimGateCheck(
+    check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt"> & { owner: string; at: Date },
+  ): Promise<boolean>;
+  /** Gives a claim up (its check run could not be made): a redelivery may claim it again. */
+  releaseGateCheck(repository: Repo, headSha: string, name: string): Promise<void>;
+  /** The check run is made: held (`queued`) or done (`success`). */
+  gateCheckReported(
+    repository: Repo,
+    headSha: string,
+    name: string,
+    checkRunId: number,
+    state: "queued" | "success",
+    at: Date,
+  ): Promise<void>;
+  /** Claims the completion of a held gate: its check run id to the one caller that moved it, else null. */
+  claimGateCompletion(repository: Repo, headSha: string, name: string, at: Date): Promise<number | null>;
+  /** The held gates of a branch, oldest first. */
+  pendingGateChecks(repository: Repo, branch: string): Promise<GateCheckRecord[]>;
+  /** Remembers a pull request a pause held (the first time only: its place stays the first one). */
+  holdGateEntry(hold: Omit<GateHold, "timedOut"> & { at: Date }): Promise<void>;
+  /** GitHub removed a held pull request for its check timeout: false when the pause did not hold it. */
+  markGateTimedOut(repository: Repo, branch: string, pauseId: string, pullNumber: number): Promise<boolean>;
+  /** The entries a pause held, in their first order, removed from the store. */
+  takeGateHolds(repository: Repo, branch: string, pauseId: string): Promise<GateHold[]>;
+}
+
+export function kyselyGates(ctx: StoreContext): GateStore {
+  return { ...gatePauses(ctx), ...gateChecks(ctx), ...gateHolds(ctx) };
+}
+
+/** The next place in a table's order of a repository's rows (ties, from a race, go by pull request). */
+async function nextPosition(
+  ctx: StoreContext,
+  table: "gate_checks" | "gate_holds",
+  repository: Repo,
+): Promise<number> {
+  const row = await ctx.db
+    .selectFrom(table)
+    .select(sql<number | string | null>`max(position)`.as("n"))
+    .where("repository_key", "=", repository.key)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0) + 1;
+}
+
+type PauseQueries = Pick<GateStore, "getGatePause" | "putGatePause" | "takeGatePause">;
+
+function gatePauses(ctx: StoreContext): PauseQueries {
+  const { db } = ctx;
+  return {
+    async getGatePause(repository, branch) {
+      const row = await db
+        .selectFrom("gate_pauses")
+        .selectAll()
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .executeTakeFirst();
+      return row ? toPause(row) : null;
+    },
+
+    async putGatePause(p) {
+      await db
+        .insertInto("gate_pauses")
+        .values({
+          repository_key: p.repository.key,
+          branch: p.branch,
+          repository: p.repository.fullName,
+          pause_id: randomUUID(),
+          reason: p.reason,
+          paused_by: p.by,
+          paused_at: time(p.pausedAt),
+        })
+        .onConflict((oc) => oc.columns(["repository_key", "branch"]).doUpdateSet({ reason: p.reason }))
+        .execute();
+      const row = await db
+        .selectFrom("gate_pauses")
+        .selectAll()
+        .where("repository_key", "=", p.repository.key)
+        .where("branch", "=", p.branch)
+        .executeTakeFirstOrThrow();
+      return toPause(row);
+    },
+
+    async takeGatePause(repository, branch) {
+      const row = await db
+        .deleteFrom("gate_pauses")
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toPause(row) : null;
+    },
+  };
+}
+
+type CheckQueries = Pick<
+  GateStore,
+  "claimGateCheck" | "releaseGateCheck" | "gateCheckReported" | "claimGateCompletion" | "pendingGateChecks"
+>;
+
+function gateChecks(ctx: StoreContext): CheckQueries {
+  const { db } = ctx;
+  return {
+    async claimGateCheck(c) {
+      const row = await db
+        .insertInto("gate_checks")
+        .values({
+          repository_key: c.repository.key,
+          head_sha: c.headSha.toLowerCase(),
+          check_name: c.name,
+          repository: c.repository.fullName,
+          branch: c.branch,
+          kind: c.kind,
+          pull_number: c.pullNumber,
+          position: await nextPosition(ctx, "gate_checks", c.repository),
+          check_run_id: null,
+          state: "claimed",
+          claimed_by: c.owner,
+          created_at: time(c.at),
+          completed_at: null,
+        })
+        .onConflict((oc) => oc.columns(["repository_key", "head_sha", "check_name"]).doNothing())
+        .returning("head_sha")
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async releaseGateCheck(repository, headSha, name) {
+      await db
+        .deleteFrom("gate_checks")
+        .where("repository_key", "=", repository.key)
+        .where("head_sha", "=", headSha.toLowerCase())
+        .where("check_name", "=", name)
+        .where("check_run_id", "is", null)
+        .execute();
+    },
+
+    async gateCheckReported(repository, headSha, name, checkRunId, state, at) {
+      await db
+        .updateTable("gate_checks")
+        .set({ check_run_id: checkRunId, state, ...(state === "success" ? { completed_at: time(at) } : {}) })
+        .where("repository_key", "=", repository.key)
+        .where("head_sha", "=", headSha.toLowerCase())
+        .where("check_name", "=", name)
+        .execute();
+    },
+
+    async claimGateCompletion(repository, headSha, name, at) {
+      const row = await db
+        .updateTable("gate_checks")
+        .set({ state: "success", completed_at: time(at) })
+        .where("repository_key", "=", repository.key)
+        .where("head_sha", "=", headSha.toLowerCase())
+        .where("check_name", "=", name)
+        .where("state", "=", "queued")
+        .returning("check_run_id")
+        .executeTakeFirst();
+      return row?.check_run_id === undefined || row.check_run_id === null ? null : int(row.check_run_id);
+    },
+
+    async pendingGateChecks(repository, branch) {
+      const rows = await db
+        .selectFrom("gate_checks")
+        .selectAll()
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("state", "=", "queued")
+        .orderBy("position")
+        .orderBy("pull_number")
+        .execute();
+      return rows.map(toCheck);
+    },
+  };
+}
+
+type HoldQueries = Pick<GateStore, "holdGateEntry" | "markGateTimedOut" | "takeGateHolds">;
+
+function gateHolds(ctx: StoreContext): HoldQueries {
+  const { db } = ctx;
+  return {
+    async holdGateEntry(h) {
+      await db
+        .insertInto("gate_holds")
+        .values({
+          repository_key: h.repository.key,
+          branch: h.branch,
+          pause_id: h.pauseId,
+          pull_number: h.pullNumber,
+          pull_head_sha: h.pullHeadSha,
+          position: await nextPosition(ctx, "gate_holds", h.repository),
+          held_at: time(h.at),
+          timed_out: 0,
+        })
+        .onConflict((oc) => oc.columns(["repository_key", "branch", "pause_id", "pull_number"]).doNothing())
+        .execute();
+    },
+
+    async markGateTimedOut(repository, branch, pauseId, pullNumber) {
+      const result = await db
+        .updateTable("gate_holds")
+        .set({ timed_out: 1 })
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("pause_id", "=", pauseId)
+        .where("pull_number", "=", pullNumber)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async takeGateHolds(repository, branch, pauseId) {
+      const rows = await db
+        .deleteFrom("gate_holds")
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("pause_id", "=", pauseId)
+        .returningAll()
+        .execute();
+      return rows
+        .sort((a, b) => Number(a.position) - Number(b.position) || a.pull_number - b.pull_number)
+        .map((r) => ({
+          repository: repository,
+          branch: r.branch,
+          pauseId: r.pause_id,
+          pullNumber: Number(r.pull_number),
+          pullHeadSha: r.pull_head_sha,
+          timedOut: Number(r.timed_out) === 1,
+        }));
+    },
+  };
+}
+
+function toPause(row: Selectable<Tables["gate_pauses"]>): GatePauseRecord {
+  return {
+    repository: Repo.from(row.repository),
+    branch: row.branch,
+    pauseId: row.pause_id,
+    reason: row.reason,
+    by: row.paused_by,
+    pausedAt: readTime(row.paused_at),
+  };
+}
+
+function toCheck(row: Selectable<Tables["gate_checks"]>): GateCheckRecord {
+  return {
+    repository: Repo.from(row.repository),
+    headSha: row.head_sha,
+    name: row.check_name,
+    branch: row.branch,
+    kind: row.kind,
+    pullNumber: Number(row.pull_number),
+    checkRunId: row.check_run_id === null ? null : int(row.check_run_id),
+    state: row.state,
+    createdAt: readTime(row.created_at),
+  };
+}

@@ -1,0 +1,249 @@
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GitHubGate, octokitGateGitHub } from "../../../src/backends/github/gate/index.js";
+import { handleGateWebhook } from "../../../src/backends/github/gate/webhooks.js";
+import type { PullRequestInfo } from "../../../src/commands/ports.js";
+import { createLogger } from "../../../src/logger.js";
+import { Repo } from "../../../src/repo.js";
+import { openStore, type Store } from "../../../src/store/index.js";
+import { TestOctokit } from "../../helpers/github-app.js";
+
+/** The gate check against GitHub's REST API (nock) and a real store (SQLite in memory). */
+const API = "https://api.github.com";
+const SHIPS = Repo.of("acme", "ships");
+const GATE = "yardmaster/gate";
+const PR_SHA = "1".repeat(40);
+const GROUP_SHA = "2".repeat(40);
+const T0 = new Date("2026-11-20T10:00:00Z");
+
+let store: Store;
+let now: Date;
+let enqueued: Array<{ number: number; jump: boolean }>;
+let commented: Array<{ number: number; body: string }>;
+let pulls: Map<number, PullRequestInfo>;
+
+function gate(
+  owner = "replica-1",
+  onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>,
+): GitHubGate {
+  const octokit = new TestOctokit({ auth: { token: "installation-token" } });
+  return new GitHubGate({
+    store,
+    github: octokitGateGitHub(async () => octokit),
+    checkName: GATE,
+    owner,
+    now: () => now,
+    logger: createLogger({ level: "silent" }),
+    ...(onGitHubQueue ? { onGitHubQueue } : {}),
+    putBack: {
+      pullRequest: async (_repo, number) => pulls.get(number) ?? null,
+      enqueue: async (_repo, pull, options) => {
+        enqueued.push({ number: pull.number, jump: options.jump });
+      },
+      comment: async (_repo, number, body) => {
+        commented.push({ number, body });
+      },
+    },
+  });
+}
+
+const groupPayload = (number: number, headSha = GROUP_SHA, base = "main") => ({
+  action: "checks_requested",
+  merge_group: {
+    head_sha: headSha,
+    head_ref: `refs/heads/gh-readonly-queue/${base}/pr-${number}-${PR_SHA}`,
+    base_ref: `refs/heads/${base}`,
+  },
+  repository: { name: "ships", owner: { login: "acme" } },
+});
+
+function pull(number: number): PullRequestInfo {
+  return {
+    number,
+    title: `#${number}`,
+    url: "",
+    state: "open",
+    merged: false,
+    baseRef: "main",
+    headSha: PR_SHA,
+    author: { login: "alice", id: 1 },
+  };
+}
+
+beforeEach(async () => {
+  store = await openStore({ kind: "sqlite", path: ":memory:" });
+  now = T0;
+  enqueued = [];
+  commented = [];
+  pulls = new Map();
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe("the gate check", () => {
+  it("completes success at once on a merge group while the branch runs, once for a redelivery", async () => {
+    const made = nock(API)
+      .post("/repos/acme/ships/check-runs", (body) => {
+        expect(body).toMatchObject({
+          name: GATE,
+          head_sha: GROUP_SHA,
+          status: "completed",
+          conclusion: "success",
+        });
+        return true;
+      })
+      .reply(201, { id: 501 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
+    expect(made.isDone()).toBe(true);
+  });
+
+  it("is queued with who paused and why while paused, and completes once on resume, oldest group first", async () => {
+    nock(API).get("/repos/acme/ships").reply(200, { default_branch: "main" });
+    await gate().pause({ repo: SHIPS, branch: null }, { reason: "deploy <now>", by: "alice" });
+    const created: unknown[] = [];
+    nock(API)
+      .post("/repos/acme/ships/check-runs", (body) => {
+        created.push(body);
+        return true;
+      })
+      .reply(201, { id: 601 })
+      .post("/repos/acme/ships/check-runs")
+      .reply(201, { id: 602 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11, "a".repeat(40)));
+    await handleGateWebhook(gate(), "merge_group", groupPayload(12, "b".repeat(40)));
+    expect(created[0]).toMatchObject({
+      status: "queued",
+      output: { title: "Paused by alice: deploy <now>" },
+    });
+    expect((created[0] as { output: { summary: string } }).output.summary).toContain(
+      "Reason: deploy &lt;now&gt;",
+    );
+    expect(await gate().current({ repo: SHIPS, branch: "main" })).toEqual({
+      reason: "deploy <now>",
+      by: "alice",
+      pausedAt: T0.toISOString(),
+    });
+
+    const completed: number[] = [];
+    nock(API)
+      .get("/repos/acme/ships")
+      .times(2)
+      .reply(200, { default_branch: "main" })
+      .patch(/\/repos\/acme\/ships\/check-runs\/\d+/)
+      .times(2)
+      .reply(200, (uri, body) => {
+        expect(body).toMatchObject({ status: "completed", conclusion: "success" });
+        completed.push(Number(uri.split("/").at(-1)));
+        return {};
+      });
+    const [one, two] = await Promise.all([
+      gate().resume({ repo: SHIPS, branch: null }, "bob"),
+      gate("replica-2").resume({ repo: SHIPS, branch: null }, "bob"),
+    ]);
+    expect([one, two].filter(Boolean)).toHaveLength(1);
+    expect(completed).toEqual([601, 602]);
+  });
+
+  it("always succeeds on a pull request's head, paused or not", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "a", pausedAt: T0 });
+    const made = nock(API)
+      .post("/repos/acme/ships/check-runs", (body) => body.status === "completed" && body.head_sha === PR_SHA)
+      .reply(201, { id: 701 });
+    await handleGateWebhook(gate(), "pull_request", {
+      action: "synchronize",
+      number: 11,
+      pull_request: { head: { sha: PR_SHA }, base: { ref: "main" } },
+      repository: { name: "ships", owner: { login: "acme" } },
+    });
+    expect(made.isDone()).toBe(true);
+  });
+
+  it("reports no gate on a pull request whose base branch Mergify serves (auto)", async () => {
+    // No GitHub call is expected: nock refuses any.
+    await handleGateWebhook(
+      gate("replica-1", async () => false),
+      "pull_request",
+      {
+        action: "opened",
+        number: 11,
+        pull_request: { head: { sha: PR_SHA }, base: { ref: "main" } },
+        repository: { name: "ships", owner: { login: "acme" } },
+      },
+    );
+    expect(
+      await store.claimGateCheck({
+        repository: SHIPS,
+        headSha: PR_SHA,
+        name: GATE,
+        branch: "main",
+        kind: "pull",
+        pullNumber: 11,
+        owner: "x",
+        at: T0,
+      }),
+    ).toBe(true);
+  });
+
+  it("gives its claim up when GitHub refuses the check run, so a redelivery reports it", async () => {
+    nock(API).post("/repos/acme/ships/check-runs").reply(500, { message: "boom" });
+    await expect(handleGateWebhook(gate(), "merge_group", groupPayload(11))).rejects.toThrow();
+    const again = nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 801 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    expect(again.isDone()).toBe(true);
+  });
+
+  it("puts back, in order and ahead, what GitHub removed for its check timeout while paused, and only that", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(3).reply(201, { id: 901 });
+    for (const [number, sha] of [
+      [13, "c".repeat(40)],
+      [14, "d".repeat(40)],
+      [15, "e".repeat(40)],
+    ] as const) {
+      await handleGateWebhook(gate(), "merge_group", groupPayload(number, sha));
+    }
+    const dequeued = (number: number, reason: string) =>
+      handleGateWebhook(gate(), "pull_request", {
+        action: "dequeued",
+        number,
+        reason,
+        pull_request: { head: { sha: PR_SHA }, base: { ref: "main" } },
+        repository: { name: "ships", owner: { login: "acme" } },
+      });
+    await dequeued(13, "CI_TIMEOUT");
+    await dequeued(14, "CI_TIMEOUT");
+    await dequeued(15, "MANUAL");
+    pulls.set(13, pull(13));
+    pulls.set(14, pull(14));
+    pulls.set(15, pull(15));
+    nock(API)
+      .patch(/check-runs/)
+      .times(3)
+      .reply(200, {});
+    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect(enqueued).toEqual([
+      { number: 14, jump: true },
+      { number: 13, jump: true },
+    ]);
+    expect(commented.map((c) => c.number)).toEqual([13, 14]);
+    expect(commented[0]?.body).toContain("unpaused by bob");
+  });
+
+  it("leaves a timed-out pull request whose head moved or that was closed", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(2).reply(201, { id: 902 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(13, "c".repeat(40)));
+    await handleGateWebhook(gate(), "merge_group", groupPayload(14, "d".repeat(40)));
+    for (const number of [13, 14]) await gate().onDequeued(SHIPS, "main", number, "CI_TIMEOUT");
+    pulls.set(13, { ...pull(13), headSha: "f".repeat(40) });
+    pulls.set(14, { ...pull(14), state: "closed" });
+    nock(API)
+      .patch(/check-runs/)
+      .times(2)
+      .reply(200, {});
+    await gate().resume({ repo: SHIPS, branch: "main" }, "bob");
+    expect(enqueued).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../../src/store/index.js";
+import { at, HOUR, r, SECOND, storeContract } from "./harness.js";
+
+const SHA_A = "a".repeat(40);
+const SHA_B = "b".repeat(40);
+const GATE = "yardmaster/gate";
+
+storeContract("gates", ({ h }) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await h.open();
+  });
+
+  describe("a branch's pause", () => {
+    it("is kept per repository (case-insensitively) and branch; a new reason keeps its id, author and start", async () => {
+      expect(await store.getGatePause(r("acme/ships"), "main")).toBeNull();
+      const first = await store.putGatePause({
+        repository: r("acme/ships"),
+        branch: "main",
+        reason: "deploy",
+        by: "alice",
+        pausedAt: at(SECOND),
+      });
+      expect(first).toMatchObject({ branch: "main", reason: "deploy", by: "alice", pausedAt: at(SECOND) });
+      const again = await store.putGatePause({
+        repository: r("ACME/Ships"),
+        branch: "main",
+        reason: "deploy, longer",
+        by: "bob",
+        pausedAt: at(HOUR),
+      });
+      expect(again).toEqual({ ...first, reason: "deploy, longer" });
+      expect(await store.getGatePause(r("acme/ships"), "release/2.0")).toBeNull();
+    });
+
+    it("is taken by one caller only", async () => {
+      await store.putGatePause({
+        repository: r("acme/ships"),
+        branch: "main",
+        reason: "x",
+        by: "a",
+        pausedAt: at(0),
+      });
+      const [one, two] = await Promise.all([
+        store.takeGatePause(r("acme/ships"), "main"),
+        store.takeGatePause(r("acme/ships"), "main"),
+      ]);
+      expect([one, two].filter((p) => p !== null)).toHaveLength(1);
+      expect(await store.getGatePause(r("acme/ships"), "main")).toBeNull();
+    });
+  });
+
+  describe("gate checks", () => {
+    const check = (headSha: string, pullNumber: number, owner = "replica-1") => ({
+      repository: r("acme/ships"),
+      headSha,
+      name: GATE,
+      branch: "main",
+      kind: "group" as const,
+      pullNumber,
+      owner,
+      at: at(SECOND),
+    });
+
+    it("are claimed once per repository, commit and name, and a claim given up may be taken again", async () => {
+      const claims = await Promise.all([
+        store.claimGateCheck(check(SHA_A, 1)),
+        store.claimGateCheck(check(SHA_A, 1, "replica-2")),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimGateCheck({ ...check(SHA_A, 1), repository: r("ACME/ships") })).toBe(false);
+      await store.releaseGateCheck(r("acme/ships"), SHA_A, GATE);
+      expect(await store.claimGateCheck(check(SHA_A, 1))).toBe(true);
+    });
+
+    it("held ones are listed oldest first and completed once", async () => {
+      await store.claimGateCheck(check(SHA_B, 2));
+      await store.claimGateCheck(check(SHA_A, 3));
+      await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 9_000_000_001, "queued", at(SECOND));
+      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 9_000_000_002, "queued", at(SECOND));
+      const pending = await store.pendingGateChecks(r("acme/ships"), "main");
+      expect(pending.map((p) => [p.pullNumber, p.checkRunId])).toEqual([
+        [2, 9_000_000_001],
+        [3, 9_000_000_002],
+      ]);
+      const completions = await Promise.all([
+        store.claimGateCompletion(r("acme/ships"), SHA_B, GATE, at(HOUR)),
+        store.claimGateCompletion(r("acme/ships"), SHA_B, GATE, at(HOUR)),
+      ]);
+      expect(completions.filter((c) => c !== null)).toEqual([9_000_000_001]);
+      expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((p) => p.pullNumber)).toEqual([3]);
+      expect(await store.pendingGateChecks(r("acme/ships"), "release/2.0")).toEqual([]);
+    });
+  });
+
+  describe("entries a pause held", () => {
+    it("keep their first order, remember the ones GitHub timed out, and are taken once", async () => {
+      const hold = (pullNumber: number, pauseId = "p1") => ({
+        repository: r("acme/ships"),
+        branch: "main",
+        pauseId,
+        pullNumber,
+        pullHeadSha: SHA_A,
+        at: at(SECOND),
+      });
+      await store.holdGateEntry(hold(13));
+      await store.holdGateEntry(hold(14));
+      await store.holdGateEntry(hold(13));
+      await store.holdGateEntry(hold(15, "p2"));
+      expect(await store.markGateTimedOut(r("acme/ships"), "main", "p1", 14)).toBe(true);
+      expect(await store.markGateTimedOut(r("acme/ships"), "main", "p1", 99)).toBe(false);
+      const holds = await store.takeGateHolds(r("acme/ships"), "main", "p1");
+      expect(holds.map((x) => [x.pullNumber, x.timedOut])).toEqual([
+        [13, false],
+        [14, true],
+      ]);
+      expect(await store.takeGateHolds(r("acme/ships"), "main", "p1")).toEqual([]);
+      expect((await store.takeGateHolds(r("acme/ships"), "main", "p2")).map((x) => x.pullNumber)).toEqual([
+        15,
+      ]);
+    });
+  });
+});
