@@ -87,6 +87,8 @@ describe("a head whose checks never finish", () => {
     expect(notice).toMatch(
       /The head, <[^|]+\/pull\/1\|#1>, has had its <[^|]+\/pull\/1\/checks\|checks> running since/,
     );
+    // The queue's own state names the head's checks still pending (the history has no names).
+    expect(notice).toMatch(/; still pending: <[^|]+\|ci\/build> and <[^|]+\|ci\/test>: look at them\.$/);
 
     const calls = world.slack.calls.length;
     world.sim.clock.advance(10 * HOUR);
