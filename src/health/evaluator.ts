@@ -16,8 +16,9 @@ import {
   stalled,
 } from "./assess.js";
 import { branchOfPull, lookAtHead } from "./head-look.js";
+import { HealthHistory } from "./history-cache.js";
 import { type AlertMessage, endedMessage, endingWords, openedMessage } from "./text.js";
-import { HOUR_MS, NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
+import { HOUR_MS } from "./thresholds.js";
 
 /** What the evaluator keeps and reads in the store. */
 export type HealthStore = Pick<
@@ -89,10 +90,18 @@ export const NORMAL_KINDS = [
  */
 export class HealthEvaluator {
   private readonly passes: Periodic;
+  /** The 7 days' normal, kept a few minutes per repository; each pass reads only the last stretch. */
+  readonly history: HealthHistory;
   /** Passes finished, failed or not (tests wait on it rather than on time). */
   passCount = 0;
 
   constructor(private readonly deps: HealthEvaluatorDeps) {
+    this.history = new HealthHistory({
+      history: deps.store,
+      stallMinutes: deps.settings.stallMinutes,
+      kinds: NORMAL_KINDS,
+      now: deps.now,
+    });
     this.passes = new Periodic(
       () => this.tick(),
       deps.intervalMs ?? 30_000,
@@ -134,14 +143,9 @@ export class HealthEvaluator {
 
   /** Judges one repository: opens, reminds and closes its episodes. */
   async evaluate(repository: Repo, channels: readonly string[]): Promise<void> {
-    const { store, settings } = this.deps;
+    const { store } = this.deps;
     const now = this.deps.now();
-    const events = await store.readQueueEvents(
-      repository,
-      { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
-      NORMAL_KINDS,
-    );
-    const normal = queueNormal(events, settings.stallMinutes);
+    const { normal, events } = await this.history.read(repository);
     const state = queueState(events);
     const conditions = [
       stalled(state, normal, now),
@@ -255,7 +259,10 @@ export class HealthEvaluator {
       { repository: repository.fullName, kind: condition.kind, key: condition.key },
       "health: alert opened",
     );
-    const message = openedMessage(this.place(repository, now), await this.withHead(repository, condition, events));
+    const message = openedMessage(
+      this.place(repository, now),
+      await this.withHead(repository, condition, events),
+    );
     const posts = await this.postAll(
       channels,
       message,

@@ -54,7 +54,8 @@ function pausedWords(by: string | null, since: string | null, reason: string): s
 
 /** What holds the head: the history's account, completed by what the queue itself said (`look`). */
 function holdingWords(p: Place, h: Holding | null, look: HeadLook | null): string {
-  if (look?.pause && h?.kind !== "paused") return pausedWords(look.pause.by, look.pause.pausedAt, look.pause.reason);
+  if (look?.pause && h?.kind !== "paused")
+    return pausedWords(look.pause.by, look.pause.pausedAt, look.pause.reason);
   if (!h) return "";
   const pending = pendingWords(look);
   switch (h.kind) {

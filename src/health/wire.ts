@@ -1,7 +1,7 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
+import type { MergeQueues } from "../core/merge-queue.js";
 import { type PostPace, SLACK_POST_PACE, SlackPace } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";

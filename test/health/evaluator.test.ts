@@ -101,6 +101,16 @@ describe("the health evaluator", () => {
     ]);
   });
 
+  it("reads the 7 days once per repository in a pass and not again in the next pass a minute on", async () => {
+    const a = evaluator(new Channel());
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(10);
+    await a.tick();
+    clock = at(11);
+    await a.tick();
+    expect(a.history.fullReads).toBe(1);
+  });
+
   it("posts, 5 minutes on, an alert whose replica died between opening it and posting it", async () => {
     await record(entered(0, 1));
     clock = at(31);

@@ -84,7 +84,11 @@ describe("the health alerts' words", () => {
     );
     // Without the queue's word (its read failed), the history's account alone.
     expect(stall(running, undefined).text).toMatch(/running since [^;]+ UTC: look at them\.$/);
-    const paused = stall(running, { ...look, pending: [], pause: { reason: "<!channel>", by: "bob", pausedAt: null } });
+    const paused = stall(running, {
+      ...look,
+      pending: [],
+      pause: { reason: "<!channel>", by: "bob", pausedAt: null },
+    });
     expect(paused.text).toContain('The queue is paused by bob ("&lt;!channel&gt;"): unpause it');
     expect(JSON.stringify(paused.blocks)).toContain('"action_id"');
     const conflict = stall({ kind: "waiting", pull: 7 }, { ...look, state: "failing", pending: [] });
