@@ -1,4 +1,4 @@
-import type { EntryState, MergeQueues, QueueEntry, QueueState } from "../core/merge-queue.js";
+import type { EntryChecks, EntryState, MergeQueues, QueueEntry, QueueState } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
@@ -40,9 +40,9 @@ export function headEntry(state: QueueState): QueueEntry | null {
   return [...state.entries].sort((a, b) => a.position - b.position)[0] ?? null;
 }
 
-/** The checks of an entry not concluded yet. */
-export function pendingChecks(entry: QueueEntry | null): HeadLook["pending"] {
-  return (entry?.checks?.checks ?? [])
+/** The checks not concluded yet. */
+export function pendingChecks(checks: EntryChecks | null): HeadLook["pending"] {
+  return (checks?.checks ?? [])
     .filter((c) => !CONCLUDED.has(c.state.toLowerCase()))
     .map((c) => ({ name: c.name, url: c.url }));
 }
@@ -73,11 +73,15 @@ export async function lookAtHead(
     const head = headEntry(state);
     const pull = head?.pull?.number ?? null;
     // The state of some backends lists no checks: the head's own entry does.
-    const detailed = pull !== null && !head?.checks ? await backend.entry(target.repo, pull) : null;
+    let checks = head?.checks ?? null;
+    if (pull !== null && !checks)
+      checks = backend.entryChecks
+        ? await backend.entryChecks(target.repo, pull)
+        : ((await backend.entry(target.repo, pull))?.checks ?? null);
     const pause = state.pause
       ? { reason: state.pause.reason, by: state.pause.by, pausedAt: state.pause.pausedAt }
       : null;
-    return { pull, state: head?.state ?? null, pending: pendingChecks(detailed ?? head), pause };
+    return { pull, state: head?.state ?? null, pending: pendingChecks(checks), pause };
   } catch (error) {
     logger.warn(
       { err: error, repository: target.repo.fullName },

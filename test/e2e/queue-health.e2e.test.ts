@@ -278,6 +278,9 @@ describe("GitHub's own merge queue", () => {
     expect(slow).toMatch(
       /^🐢 The <[^|]+\/pull\/24\/checks\|checks of #24> in the merge queue of <[^|]+\|acme\/ships> have been running for 31 min, far longer than usual \(90% of runs end within 5 min\)/,
     );
+    // GitHub's merge group of #24 still runs its required check: both alerts name it.
+    expect(slow).toMatch(/look at the checks still pending, <[^|]+\/job\/\d+\|ci>, a runner may be stuck\.$/);
+    expect(stall).toMatch(/; still pending: <[^|]+\/job\/\d+\|ci>: look at them\.$/);
     expect(stall).toMatch(
       /^⚠️ The merge queue of <[^|]+\|acme\/ships> looks stalled: 1 pull request waits \(<[^|]+\|#24>\)/,
     );
