@@ -1,6 +1,7 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
+import type { MergeQueues } from "../core/merge-queue.js";
 import { channelTurns } from "../notifier/channel-turns.js";
 import { type PostPace, SLACK_POST_PACE } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
@@ -12,10 +13,12 @@ import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
 export interface HealthWireDeps {
   infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
   slack: { botToken: string; apiUrl: string };
+  /** Read when a stalled or slow-checks alert opens, to name what holds the head. */
+  queues?: Pick<MergeQueues, "for">;
 }
 
 /** The health alerts (src/health): the evaluator on Slack's Web API, at each channel's pace. */
-export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
+export function wireHealth({ infra, slack, queues }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
   const { options } = infra;
   const poster = {
     token: slack.botToken,
@@ -35,6 +38,7 @@ export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluato
     owner: infra.owner,
     logger: infra.logger.child({ name: "health" }),
     now: infra.now,
+    ...(queues ? { queues } : {}),
   });
   // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
   const service: Service = {
