@@ -202,10 +202,21 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     // The default branch runs: its status shows no pause.
     expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
     expect(await ask(`unpause ${SHIPS}`)).toContain("is not paused");
-    // The pause's Unpause button names the branch.
+    // The channel's notice of the branch's pause: its Unpause button names the branch, and resumes it.
+    const notice = await world.slack.waitFor(
+      () =>
+        world.slack.state
+          .messages(CHANNEL)
+          .find((m) => m.text?.includes("merge queue paused by") && m.text.includes("hotfix")),
+      10_000,
+    );
+    const button = (notice.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === ACTION_IDS.unpause);
+    expect(button?.value).toBe(unpauseValue(Repo.of("acme", "ships"), "release/2.0"));
     const click = await world.slack.clickButton({
       actionId: ACTION_IDS.unpause,
-      value: unpauseValue(Repo.of("acme", "ships"), "release/2.0"),
+      value: button?.value ?? "",
       userId: ALICE,
       channelId: CHANNEL,
     });

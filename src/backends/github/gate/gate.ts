@@ -86,6 +86,8 @@ export class GitHubGate implements QueuePauses {
       reason: pause.reason,
       by: pause.by,
       update: before !== null,
+      // One branch's pause: its notice's Unpause names the branch.
+      scope: "branch",
     });
     return toQueuePause(record);
   }
