@@ -123,6 +123,8 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     const ends = result.resumes
       ? ` · ${resumesText(result.resumes.at, result.resumes.now, result.resumes.zone)}`
       : "";
+    const said = result.pause.warning;
+    const warning: Text | undefined = said ? (f) => `⚠️ ${f.escape(clip(said, 500))}` : undefined;
     const headline: Text = (f) => {
       const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
       const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
@@ -137,10 +139,11 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     return {
       parts: [
         { kind: "sentence", text: headline },
+        ...(warning ? [{ kind: "sentence" as const, text: warning }] : []),
         ...(since ? [{ kind: "note" as const, texts: [() => `Paused ${since}.`] }] : []),
         { kind: "buttons", buttons: [unpauseButton(result.repo, result.branch)] },
       ],
-      summary: (f) => `${headline(f)}${since ? ` (${since})` : ""}.`,
+      summary: (f) => `${headline(f)}${since ? ` (${since})` : ""}.${warning ? ` ${warning(f)}` : ""}`,
     };
   },
 });

@@ -13,6 +13,11 @@ export interface QueuePause {
   pausedAt: string | null;
   /** Who paused, where the backend knows (the gate does; Mergify sees only Yardmaster's app). */
   by: string | null;
+  /**
+   * Set by `pause` only, where the pause may not hold what the person expects: a plain sentence the
+   * answer adds (the gate: the branch's rules do not require its check, so GitHub's queue keeps merging).
+   */
+  warning?: string;
 }
 
 /** Where a pause is asked for: a branch's queue, or with `branch` null the default branch's. */

@@ -94,7 +94,18 @@ export type QueueEventBody =
   | { kind: "checks-not-started"; reason: string | null }
   | { kind: "bisection-started"; pulls: number[]; parts: number | null }
   | { kind: "bisection-ended"; culprits: number[] }
-  | { kind: "paused"; reason: string; by: string | null; update: boolean }
+  | {
+      kind: "paused";
+      reason: string;
+      by: string | null;
+      update: boolean;
+      /**
+       * "branch" when the pause holds the event's `branch` alone (GitHub's merge queue, through the gate):
+       * its notice's Unpause resumes that branch. Absent: the repository's pause (Mergify's), or the
+       * default branch's.
+       */
+      scope?: "branch";
+    }
   | { kind: "resumed"; by: string | null }
   /** Something the core has no words for: the backend's words, and its group where it has one. */
   | { kind: "other"; group: EventGroup | null; what: string };

@@ -205,6 +205,11 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
   }
 }
 
+/** The branch a pause holds alone (its Unpause resumes that branch); undefined for a repository's pause. */
+function pausedBranch(event: QueueEvent): string | undefined {
+  return event.kind === "paused" && event.scope === "branch" && event.branch ? event.branch : undefined;
+}
+
 export const notificationRenderer: NotificationRenderer = {
   event(event, pull, ctx): SlackMessage {
     const d = describeEvent(event, ctx);
@@ -213,7 +218,7 @@ export const notificationRenderer: NotificationRenderer = {
     if (d.detail) blocks.push(section(d.detail));
     blocks.push(context(`${escapeMrkdwn(ctx.repo.fullName)} · ${formatTime(event.at)}`));
     const buttons = [
-      ...(d.unpause ? [unpauseButton(ctx.repo)] : []),
+      ...(d.unpause ? [unpauseButton(ctx.repo, pausedBranch(event))] : []),
       ...(d.requeue && event.pull !== null ? [requeueButton(ctx.repo, event.pull)] : []),
     ];
     if (buttons.length) blocks.push(actions(...buttons));

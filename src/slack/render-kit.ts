@@ -105,8 +105,9 @@ export function actions(...elements: Button[]): ActionsBlock {
   return { type: "actions", elements };
 }
 
-export function unpauseButton(repo: Repo): Button {
-  return button(ACTION_IDS.unpause, "Unpause", unpauseValue(repo), "primary");
+/** Unpause of the repository's queue (its default branch's), or of one branch's (a branch fits a value). */
+export function unpauseButton(repo: Repo, branch?: string): Button {
+  return button(ACTION_IDS.unpause, "Unpause", unpauseValue(repo, branch), "primary");
 }
 
 export function requeueButton(repo: Repo, pull: number): Button {

@@ -93,9 +93,10 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
   });
 
   it("/mq pause acme/ships deploy holds the next merge group until /mq unpause", async () => {
-    expect(await ask(`pause ${SHIPS} deploy`)).toContain(
-      "<@U0ALICE> paused the merge queue of `acme/ships`: deploy",
-    );
+    const paused = await ask(`pause ${SHIPS} deploy`);
+    expect(paused).toContain("<@U0ALICE> paused the merge queue of `acme/ships`: deploy");
+    // main's ruleset requires the gate: nothing more to say.
+    expect(paused).not.toContain("is not held");
     await comment(12, "@yardmaster queue");
     await world.github.settle();
     expect(gateOf(12)).toMatchObject({ status: "queued", title: "Paused by alice: deploy" });
@@ -202,10 +203,21 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     // The default branch runs: its status shows no pause.
     expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
     expect(await ask(`unpause ${SHIPS}`)).toContain("is not paused");
-    // The pause's Unpause button names the branch.
+    // The channel's notice of the branch's pause: its Unpause button names the branch, and resumes it.
+    const notice = await world.slack.waitFor(
+      () =>
+        world.slack.state
+          .messages(CHANNEL)
+          .find((m) => m.text?.includes("merge queue paused by") && m.text.includes("hotfix")),
+      10_000,
+    );
+    const button = (notice.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === ACTION_IDS.unpause);
+    expect(button?.value).toBe(unpauseValue(Repo.of("acme", "ships"), "release/2.0"));
     const click = await world.slack.clickButton({
       actionId: ACTION_IDS.unpause,
-      value: unpauseValue(Repo.of("acme", "ships"), "release/2.0"),
+      value: button?.value ?? "",
       userId: ALICE,
       channelId: CHANNEL,
     });
@@ -219,6 +231,17 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
       () => queues().appChecks.latest(SHIPS, release()?.headSha ?? "", GATE)?.status === "completed",
     );
     expect(queues().merge(SHIPS, "release/2.0")?.number).toBe(17);
+  });
+
+  it("pauses a branch whose ruleset does not require the gate, saying GitHub's queue is not held", async () => {
+    queues().enable(SHIPS, "release/3.0", { requiredChecks: ["ci"], appRequiredChecks: [] });
+    const paused = await ask(`pause ${SHIPS} branch=release/3.0 deploy`);
+    expect(paused).toContain("paused the merge queue of `acme/ships` (branch `release/3.0`): deploy");
+    expect(paused).toContain(
+      "GitHub's merge queue of release/3.0 is not held: yardmaster/gate is not a required check of the branch's ruleset, so its merge groups still merge until an admin makes it one",
+    );
+    expect(await ask(`status ${SHIPS} release/3.0`)).toContain("Paused");
+    expect(await ask(`unpause ${SHIPS} branch=release/3.0`)).toContain("unpaused the merge queue of");
   });
 
   it("a timed pause of GitHub's queue ends by itself, and its held gates complete", async () => {

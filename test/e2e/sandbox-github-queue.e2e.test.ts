@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_GATE_CHECK_NAME } from "../../src/backends/github/gate/index.js";
 import { SANDBOX_CHANNEL, SANDBOX_GITHUB_QUEUE_REPOSITORY } from "../../tools/sandbox/demo-people.js";
 import { type Sandbox, startSandbox } from "../../tools/sandbox/start-sandbox.js";
 
@@ -19,6 +20,37 @@ const slash = async (text: string) => {
   return `${answer.text ?? ""}`;
 };
 
+const GATE = DEFAULT_GATE_CHECK_NAME;
+/** A control of the page (the stand-ins' CI and GitHub), as octocat. */
+const post = async (path: string) => {
+  const response = await fetch(new URL(path, sandbox.url), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ as: "octocat" }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+};
+/** acme/ships' queue as the page shows it. */
+const state = async () =>
+  (
+    (await (await fetch(new URL("/api/state?as=octocat", sandbox.url))).json()) as {
+      githubQueue: {
+        entries: Array<{ number: number; checks: Array<{ name: string; status: string }> }>;
+      };
+    }
+  ).githubQueue;
+/** The gate check of a queued pull request's merge group, as the page shows it. */
+const gateOf = async (number: number) =>
+  (await state()).entries.find((e) => e.number === number)?.checks.find((c) => c.name === GATE);
+/** Polls a condition (webhooks arrive on their own): never a fixed wait. */
+async function until(read: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await read())) {
+    if (Date.now() > end) throw new Error("timed out waiting for a condition");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe("the sandbox's repository on GitHub's merge queue", () => {
   it("queues from Slack and shows the queue with positions", async () => {
     const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
@@ -33,32 +65,23 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
     const { github } = sandbox.world;
     const queued = () => github.mergeQueues.entries(repo, "main").map((e) => e.pull.number);
-    const post = async (path: string) => {
-      const response = await fetch(new URL(path, sandbox.url), {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ as: "octocat" }),
-      });
-      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-    };
-    const state = async () =>
-      (
-        (await (await fetch(new URL("/api/state?as=octocat", sandbox.url))).json()) as {
-          githubQueue: {
-            entries: Array<{ number: number; checks: Array<{ name: string; status: string }> }>;
-          };
-        }
-      ).githubQueue;
     expect(queued()).toEqual([1, 2]);
+    // CI's check runs; Yardmaster's gate, required by the ruleset, passed at once (the queue runs).
+    await until(async () => (await gateOf(1))?.status === "completed");
     expect((await state()).entries[0]).toMatchObject({
       number: 1,
-      checks: [{ name: "ci", status: "in_progress" }],
+      checks: [
+        { name: "ci", status: "in_progress" },
+        { name: GATE, status: "completed" },
+      ],
     });
     expect(await post("/api/github-queue/fail-checks")).toEqual({
       status: 200,
       json: { status: 200, number: 1, removed: true, reason: "CI_FAILURE", passed: false },
     });
     expect(queued()).toEqual([2]);
+    // #2's merge group made anew: its gate passes as soon as Yardmaster gets the webhook.
+    await until(async () => (await gateOf(2))?.status === "completed");
     expect((await post("/api/github-queue/merge")).json).toMatchObject({ number: 2 });
     expect(queued()).toEqual([]);
     expect(github.state.getIssue(repo, 2)?.pull?.merged).toBe(true);
@@ -105,5 +128,24 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     // #2 merged, #1 left for its failed checks (the tests above).
     expect(digest.text).toContain("merged 1 (previous 7 days: 0, +1)");
     expect(digest.text).toContain("left without merging 1");
+  });
+
+  it("/mq pause acme/ships deploy holds GitHub's queue: its merge group's gate stays queued until /mq unpause", async () => {
+    const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
+    const { github } = sandbox.world;
+    expect(await slash(`pause ${repo} deploy`)).toContain("paused the merge queue of");
+    expect(await slash(`queue ${repo}#3`)).toContain("in GitHub's merge queue of");
+    await until(async () => (await gateOf(3))?.status === "queued");
+    // The page's "Merge the head": GitHub does not merge a group whose required gate has not passed.
+    const refused = await post("/api/github-queue/merge");
+    expect(refused.status).toBe(409);
+    expect(refused.json.error).toContain("#3's merge group waits for yardmaster/gate: the queue is paused");
+    expect(github.state.getIssue(repo, 3)?.pull?.merged).toBe(false);
+    expect(github.mergeQueues.entries(repo, "main").map((e) => e.pull.number)).toEqual([3]);
+
+    expect(await slash(`unpause ${repo}`)).toContain("unpaused the merge queue of");
+    await until(async () => (await gateOf(3))?.status === "completed");
+    expect((await post("/api/github-queue/merge")).json).toMatchObject({ number: 3 });
+    expect(github.state.getIssue(repo, 3)?.pull?.merged).toBe(true);
   });
 });

@@ -184,6 +184,8 @@ describe("the sandbox page, in a real browser", () => {
       await visible(ghq.locator(".pill[data-number='2']"));
       await page.getByRole("button", { name: "Fail the checks of the head of acme/ships' queue" }).click();
       await hidden(ghq.locator(".pill[data-number='1']"));
+      // #2's merge group made anew: Yardmaster's gate (required by the ruleset) passes, then it can merge.
+      await visible(ghq.locator(".pill[data-number='2']", { hasText: "yardmaster/gate ✓" }));
       await page.getByRole("button", { name: "Merge the head of acme/ships' queue" }).click();
       await hidden(ghq.locator(".pill[data-number='2']"));
       await visible(ghq.locator(".pill", { hasText: "empty" }));

@@ -5,6 +5,7 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
+import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
 import {
   checksChangeEvent,
   checksEndEvent,
@@ -193,6 +194,31 @@ describe("notification messages", () => {
     const message = render.event(parse(pauseCreateEvent()), null, ctx);
     expect(all(message)).toContain('"action_id":"mq.unpause"');
     expect(message.text).toContain("acme/widgets merge queue paused by octocat: release freeze");
+  });
+
+  it("offers an Unpause of the branch when the pause held one branch alone (the gate's)", () => {
+    const gatePause: QueueEvent = {
+      id: -7,
+      at: "2025-11-05T15:59:00Z",
+      repository: "acme/widgets",
+      pull: null,
+      branch: "release/2.0",
+      queue: "release/2.0",
+      origin: "gate.paused",
+      kind: "paused",
+      reason: "hotfix",
+      by: "alice",
+      update: false,
+      scope: "branch",
+    };
+    const unpauseOf = (message: { blocks: unknown[] }) =>
+      (message.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+        .flatMap((b) => b.elements ?? [])
+        .find((e) => e.action_id === ACTION_IDS.unpause)?.value;
+    expect(unpauseOf(render.event(gatePause, null, ctx))).toBe(unpauseValue(ctx.repo, "release/2.0"));
+    // Without the scope (Mergify's pause holds the repository): the Unpause names no branch.
+    const { scope: _scope, ...repositoryWide } = gatePause;
+    expect(unpauseOf(render.event(repositoryWide, null, ctx))).toBe(unpauseValue(ctx.repo));
   });
 
   it("says when a timed pause ends, and that it ended as scheduled", () => {

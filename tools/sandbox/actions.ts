@@ -200,9 +200,25 @@ export function failGitHubQueueHead(github: GitHubStandIn) {
   return { status: 200, number: head.pull.number, ...outcome };
 }
 
-/** Its checks pass and GitHub merges the head of acme/ships' queue (merge group destroyed "merged", closed). */
+/**
+ * Its checks pass and GitHub merges the head of acme/ships' queue (merge group destroyed "merged", closed);
+ * a 409 while Yardmaster's gate holds it (the queue is paused).
+ */
 export function mergeGitHubQueueHead(github: GitHubStandIn) {
   const { repository, head } = githubQueueHead(github);
+  // GitHub does not merge a group whose app-reported required check (Yardmaster's gate) has not passed.
+  const waiting = github.mergeQueues.appChecksNotPassed(head.group);
+  if (waiting.length > 0) {
+    const held = waiting.some(
+      (name) =>
+        github.mergeQueues.appChecks.latest(repository.fullName, head.group.headSha, name)?.status ===
+        "queued",
+    );
+    const why = held
+      ? `the queue is paused (\`/mq unpause ${repository.fullName}\`)`
+      : "not reported yet, try again in a moment";
+    throw new ActionError(409, `#${head.pull.number}'s merge group waits for ${waiting.join(", ")}: ${why}`);
+  }
   const pending = head.group.checkRuns.filter((r) => r.status !== "completed").map((r) => r.name);
   if (pending.length) {
     github.mergeQueues.completeChecks(

@@ -2,6 +2,7 @@
 // on the GitHub stand-in, the page's two people on GitHub and Slack (linked; the writer wrote a few of the
 // pull requests), and #merge-queue subscribed to both repositories.
 
+import { DEFAULT_GATE_CHECK_NAME } from "../../src/backends/github/gate/index.js";
 import { Repo } from "../../src/repo.js";
 import type { Store } from "../../src/store/index.js";
 import type { Simulator } from "../simulator/index.js";
@@ -103,14 +104,16 @@ function seedGitHub(sim: Simulator, github: GitHubStandIn): void {
 
 /**
  * acme/ships: its main branch has GitHub's own merge queue (the sandbox runs MERGE_QUEUE_PROVIDER=auto),
- * with a pull request queued and two to queue (`/mq queue acme/ships#2`, `/mq status acme/ships`).
+ * with a pull request queued and two to queue (`/mq queue acme/ships#2`, `/mq status acme/ships`). Its
+ * ruleset requires CI's `ci` and Yardmaster's gate check from the app (docs/backends.md, "The gate"), so
+ * that `/mq pause acme/ships …` holds its merge groups until `/mq unpause`.
  */
 function seedGitHubQueue(github: GitHubStandIn): void {
   const { state } = github;
   const repository = SANDBOX_GITHUB_QUEUE_REPOSITORY;
   state.addRepository(repository, { description: "Ships on GitHub's own merge queue" });
   for (const person of SANDBOX_PEOPLE) state.setPermission(repository, person.login, person.role);
-  github.mergeQueues.enable(repository, "main");
+  github.mergeQueues.enable(repository, "main", { appRequiredChecks: [DEFAULT_GATE_CHECK_NAME] });
   const author = SANDBOX_PEOPLE[0]?.login ?? "octocat";
   const titles = ["Reinforce the hull", "Brass fittings for the galley", "New sails"];
   titles.forEach((title, i) => {

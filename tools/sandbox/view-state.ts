@@ -121,13 +121,16 @@ function queues(sim: Simulator) {
 }
 
 /**
- * acme/ships' queue on GitHub's own merge queue: its entries, head first, with their merge group's checks
- * (null when the sandbox has no such repository).
+ * acme/ships' queue on GitHub's own merge queue: its entries, head first, with their merge group's checks,
+ * CI's and the app's (Yardmaster's gate: `queued` while the branch is paused), null when the sandbox has
+ * no such repository.
  */
 function githubQueue(github: GitHubStandIn) {
   const repository = github.state.getRepository(SANDBOX_GITHUB_QUEUE_REPOSITORY);
   if (!repository) return null;
   const branch = repository.defaultBranch;
+  const appRequired =
+    github.mergeQueues.queueOf(repository.fullName, branch)?.configuration.appRequiredChecks ?? [];
   return {
     repository: repository.fullName,
     branch,
@@ -135,7 +138,14 @@ function githubQueue(github: GitHubStandIn) {
       number: e.pull.number,
       title: e.pull.title,
       state: e.state,
-      checks: e.group.checkRuns.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion })),
+      checks: [
+        ...e.group.checkRuns.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion })),
+        // The app's required checks (Yardmaster's gate): the latest run of each on the group's commit.
+        ...appRequired.map((name) => {
+          const run = github.mergeQueues.appChecks.latest(repository.fullName, e.group.headSha, name);
+          return { name, status: run?.status ?? "not reported", conclusion: run?.conclusion ?? null };
+        }),
+      ],
     })),
   };
 }

@@ -186,7 +186,11 @@ function renderGitHubQueue(queue) {
             .join(", ")}`,
         },
         `#${e.number} `,
-        e.checks.map((c) => `${c.name} ${CHECK_MARK[c.conclusion] ?? "running"}`).join(" "),
+        e.checks
+          .map(
+            (c) => `${c.name} ${CHECK_MARK[c.conclusion] ?? (c.status === "queued" ? "queued" : "running")}`,
+          )
+          .join(" "),
       ),
     ),
     h(

@@ -7,6 +7,7 @@ import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store
 import { pushedEventId } from "../queue-events.js";
 import type { GateGitHub, GateRun } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
+import { gateWarning } from "./required.js";
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
@@ -73,6 +74,8 @@ export class GitHubGate implements QueuePauses {
 
   async pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause> {
     const branch = await this.branchOf(target);
+    // Read first: the pause's notice then follows as closely as before the command's own record of it.
+    const warning = await gateWarning(this.deps.github, target.repo, branch, this.deps.checkName);
     const before = await this.deps.store.getGatePause(target.repo, branch);
     const record = await this.deps.store.putGatePause({
       repository: target.repo,
@@ -86,8 +89,10 @@ export class GitHubGate implements QueuePauses {
       reason: pause.reason,
       by: pause.by,
       update: before !== null,
+      // One branch's pause: its notice's Unpause names the branch.
+      scope: "branch",
     });
-    return toQueuePause(record);
+    return { ...toQueuePause(record), ...(warning ? { warning } : {}) };
   }
 
   /** Best effort: the pause or resume happened whether or not the channels hear of it. */
