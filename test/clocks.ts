@@ -34,6 +34,13 @@ const DATE_DEPENDENT = [
   "test/e2e/home-tab.e2e.test.ts",
   "test/e2e/relay-answers.e2e.test.ts",
   "test/e2e/slack.e2e.test.ts",
+  "test/e2e/freeze.e2e.test.ts",
+  "test/e2e/github-queue-freeze.e2e.test.ts",
+  "test/e2e/github-queue-gate.e2e.test.ts",
+  "test/e2e/queue-health.e2e.test.ts",
+  "test/e2e/personal-notices-queuer.e2e.test.ts",
+  "test/health",
+  "test/freezes",
 ];
 
 function main(): number {

@@ -72,6 +72,14 @@ const notices = (what: "paused" | "resumed") =>
     .map((m) => m.text ?? "")
     .filter((t) => t.startsWith(`${SHIPS} merge queue ${what}`));
 
+/** The next Monday 09:00 UTC after the world's now. */
+function nextMonday(): Date {
+  const at = new Date(world.sim.clock.now() + MINUTE);
+  const monday = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), 9));
+  monday.setUTCDate(monday.getUTCDate() + ((1 - monday.getUTCDay() + 7) % 7));
+  return monday.getTime() < at.getTime() ? new Date(monday.getTime() + 7 * DAY) : monday;
+}
+
 /** The next Friday 18:00 UTC at least an hour after the world's now. */
 function nextFriday(): Date {
   const at = new Date(world.sim.clock.now() + 60 * MINUTE);
@@ -82,6 +90,8 @@ function nextFriday(): Date {
 
 describe("a weekly freeze window on GitHub's merge queue, two replicas on PostgreSQL", () => {
   it("holds the queue through the gate from fri 18:00 to mon 08:00 UTC, announced once each way", async () => {
+    // From a Monday 09:00, whatever day the suite runs on: no weekend window is in progress yet.
+    world.sim.clock.advance(nextMonday().getTime() - world.sim.clock.now());
     const answer = await slash(`freeze ${SHIPS} weekend every fri 18:00 - mon 08:00 UTC`);
     expect(answer).toContain("every fri 18:00 - mon 08:00 UTC");
     const start = nextFriday();
