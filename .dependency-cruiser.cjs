@@ -41,6 +41,14 @@ module.exports = {
       to: { path: "^src/store/" },
     },
     {
+      name: "core-knows-doctor-report-only",
+      comment:
+        "The command core shows the setup check's report (/mq doctor): of src/doctor it imports the report's types only (src/doctor/report.ts); the check itself is wired in.",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/doctor/", pathNot: "^src/doctor/report[.]ts$" },
+    },
+    {
       name: "surfaces-apart",
       comment: "The GitHub and Slack surfaces meet only in the core: neither imports the other.",
       severity: "error",

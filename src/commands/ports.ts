@@ -1,5 +1,6 @@
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
+import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
@@ -241,34 +242,6 @@ export interface AccountPorts {
   store: AccountStore;
   /** The GitHub sign-in URL for a state, or null when identity linking is off. */
   loginUrl: ((state: string) => string) | null;
-}
-
-/**
- * The setup check (`npm run doctor`, `/mq doctor`, the start log): one line per thing checked. A
- * `fail` of a required check means something Yardmaster needs does not work; `warn` is worth fixing
- * but Yardmaster works without it; `skip` was not checked (its surface is off, or what it needs failed).
- */
-export type SetupStatus = "pass" | "warn" | "fail" | "skip";
-
-export interface SetupLine {
-  /** What was checked, e.g. "Slack token" or "merge-queue token: acme/widgets". */
-  check: string;
-  status: SetupStatus;
-  /** What was found, in a sentence. */
-  message: string;
-  /** What to do about it (for warn and fail). */
-  fix?: string;
-}
-
-export interface SetupReport {
-  lines: SetupLine[];
-  /** True when a required check failed (`npm run doctor` then exits 1). */
-  failed: boolean;
-}
-
-/** Runs the setup check (src/doctor) for `/mq doctor`. */
-export interface SetupCheck {
-  run(): Promise<SetupReport>;
 }
 
 /** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
