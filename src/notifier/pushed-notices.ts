@@ -1,9 +1,10 @@
 import { type FailedCheck, GitHubQueueEvents, type QueueHappening } from "../backends/github/queue-events.js";
 import type { QueueEvent } from "../core/queue.js";
+import type { Subscription } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
-import type { GitHubQueueMemory, Subscription } from "../store/index.js";
+import type { GitHubQueueMemory } from "../store/index.js";
 import { type DispatchDeps, dispatchEvent } from "./dispatch.js";
 
 export interface PushedNoticesDeps extends DispatchDeps {
