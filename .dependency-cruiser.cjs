@@ -71,6 +71,22 @@ module.exports = {
       to: { path: "^src/(backends|github|slack|store|notifier)/" },
     },
     {
+      name: "notifier-knows-no-backend",
+      comment:
+        "The notifier hears queue events in the core's terms (src/core/queue.ts, src/core/pushed-events.ts): it imports no backend; the wiring (src/backends/wire.ts, src/app/) gives it the backends' log, pushes and reader of rows an earlier version stored.",
+      severity: "error",
+      from: { path: "^src/notifier/" },
+      to: { path: "^src/backends/" },
+    },
+    {
+      name: "commands-know-no-backend",
+      comment:
+        "The command core drives a merge queue through the core's port (src/core/merge-queue.ts), chosen by src/backends/choose.ts and wired in: it imports no backend.",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/backends/" },
+    },
+    {
       name: "no-circular",
       comment: "Modules of the product do not import each other in a circle.",
       severity: "error",

@@ -50,7 +50,13 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
   const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
   const history = { history: store, queueRequests: store };
-  const backends = wireBackends({ config, options, metrics, ...history, installations, gate });
+  // GitHub's merge queue's webhooks (told by the GitHub surface) and the gate's pauses, as queue events.
+  const { happenings, announcements } = infra;
+  const appBot = app ? `${app.appSlug}[bot]` : null;
+  const pushes = appBot
+    ? { happenings, announcements, memory: store, appBot, logger, now: options.now }
+    : null;
+  const backends = wireBackends({ config, options, metrics, ...history, installations, gate, pushes });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;
