@@ -24,7 +24,7 @@ import type { Yardmaster } from "./types.js";
 /**
  * The composition root (docs/architecture.md, "Composition"): the infrastructure, then each feature's
  * wiring in order, each given only what was built before it; a feature that must notify one wired later
- * tells the infrastructure's hubs (`rings`, `happenings`), which the later one listens to.
+ * tells the infrastructure's hubs (`rings`, `happenings`, `announcements`), which the later one listens to.
  */
 export async function createYardmaster(config: Config, options: YardmasterOptions): Promise<Yardmaster> {
   const metrics = createMetrics();
