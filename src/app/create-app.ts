@@ -78,7 +78,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
-  const health = slack ? wireHealth({ infra, slack }) : null;
+  const health = slack ? wireHealth({ infra, slack, queues }) : null;
   // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
   const ring = (repository: Repo) => infra.rings.tell(repository);
   const intervalMs = options.scheduledUnpauseIntervalMs;

@@ -8,7 +8,7 @@ import {
 import type { QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
-import { clip, formatEta, formatTime, plural, pullLink } from "../wording/words.js";
+import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
@@ -193,7 +193,13 @@ function note(result: DirectQueueResult<RelayName>): Part {
  * branch as asked; the queue's own is in `state`, null when the branch has no queue.
  */
 export function describeGitHubStatus(
-  result: { repo: Repo; branch?: string; state: QueueState | null },
+  result: {
+    repo: Repo;
+    branch?: string;
+    state: QueueState | null;
+    /** A timed pause's end (Yardmaster's record of who paused); absent: none. */
+    paused?: { resumesAt: Date | null };
+  },
   context: DescribeContext,
 ): Description {
   const { repo } = result;
@@ -223,7 +229,7 @@ export function describeGitHubStatus(
   const parts: Part[] = [
     { kind: "title", text: `Merge queue of ${repo.fullName}` },
     { kind: "note", texts: [facts] },
-    ...gatePauseParts(repo, result.branch, queue.pause),
+    ...gatePauseParts(repo, result.branch, queue.pause, resumesOf(result.paused, now)),
     { kind: "divider" },
     {
       kind: "list",
@@ -247,14 +253,25 @@ export function describeGitHubStatus(
 }
 
 /** "⏸️ Paused by alice since …: reason", with the Unpause button (of the branch asked, if one was). */
-function gatePauseParts(repo: Repo, branch: string | undefined, pause: QueuePause | null): Part[] {
+function gatePauseParts(
+  repo: Repo,
+  branch: string | undefined,
+  pause: QueuePause | null,
+  resumes: string,
+): Part[] {
   if (!pause) return [];
   const text: Text = (f) =>
-    `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}`;
+    `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${resumes}`;
   return [
     { kind: "sentence", text },
     { kind: "buttons", buttons: [unpauseButton(repo, branch)] },
   ];
+}
+
+/** " · resumes at 18:00 UTC (in 1 h 20 min)" while a timed pause of the default branch has yet to end. */
+function resumesOf(paused: { resumesAt: Date | null } | undefined, now: Date): string {
+  const at = paused?.resumesAt;
+  return at && at.getTime() > now.getTime() ? ` · ${resumesText(at, now)}` : "";
 }
 
 function gatePauseLine(f: TextFormat, pause: QueuePause): string {

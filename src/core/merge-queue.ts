@@ -186,6 +186,11 @@ export interface MergeQueueBackend {
   state(repo: Repo, branch: string | null): Promise<QueueState | null>;
   /** The pull request's entry; null when it is not queued. */
   entry(repo: Repo, pull: number): Promise<QueueEntry | null>;
+  /**
+   * The checks of a queued pull request's current run, where the backend reads them apart from its
+   * entry (GitHub: its merge group's); null when it is not queued or none are reported.
+   */
+  entryChecks?(repo: Repo, pull: number): Promise<EntryChecks | null>;
   /** The branches with an active queue, where the backend can list them. */
   branches?(repo: Repo): Promise<string[]>;
   /** Its pause, where the backend (or Yardmaster for it) can hold the queue. */

@@ -1,12 +1,14 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { StatsDays, StatsEvents } from "../commands/ports.js";
+import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
+import { SLACK_POST_PACE } from "../notifier/slack-holds.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { renderResultMessage } from "../slack/render-blocks.js";
 import { Digests } from "./digests.js";
 
 export interface DigestsWireDeps {
-  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls">;
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
   slack: { botToken: string; apiUrl: string };
   /** What `stats` reads: Mergify's log, or the history of GitHub's merge queue; and the days kept. */
   statsEvents: StatsEvents;
@@ -25,11 +27,19 @@ export function wireDigests({
     store: infra.store,
     statsEvents,
     statsDays,
-    poster: webApiDigestPoster({
-      token: slack.botToken,
-      apiUrl: slack.apiUrl,
-      ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-    }),
+    // At the channel's pace, shared with the notifier: a digest waits behind a burst of notices.
+    poster: pacedDigestPoster(
+      webApiDigestPoster({
+        token: slack.botToken,
+        apiUrl: slack.apiUrl,
+        ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
+      }),
+      channelTurns({
+        store: infra.store,
+        pace: options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE),
+        now: infra.now,
+      }),
+    ),
     render: (result, now) => renderResultMessage(result, { now, githubWebUrl: infra.urls.webUrl }),
     timeZone: infra.config.digestTimeZone,
     owner: infra.owner,

@@ -1,3 +1,4 @@
+import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import { freezeReason } from "../freezes/runner.js";
 import type { Logger } from "../logger.js";
@@ -14,8 +15,10 @@ import {
   slowChecks,
   stalled,
 } from "./assess.js";
+import { branchOfPull, lookAtHead } from "./head-look.js";
+import { HealthHistory } from "./history-cache.js";
 import { type AlertMessage, endedMessage, endingWords, openedMessage } from "./text.js";
-import { HOUR_MS, NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
+import { HOUR_MS } from "./thresholds.js";
 
 /** What the evaluator keeps and reads in the store. */
 export type HealthStore = Pick<
@@ -55,6 +58,11 @@ export interface HealthEvaluatorDeps {
   now: () => Date;
   /** Default 30 s. */
   intervalMs?: number;
+  /**
+   * The merge queues, read once when a stalled or slow-checks alert opens to name the checks still
+   * pending and what holds the head; without them the alert says what the history tells.
+   */
+  queues?: Pick<MergeQueues, "for">;
 }
 
 /** A long pause is reminded again after this long at most. */
@@ -82,10 +90,18 @@ export const NORMAL_KINDS = [
  */
 export class HealthEvaluator {
   private readonly passes: Periodic;
+  /** The 7 days' normal, kept a few minutes per repository; each pass reads only the last stretch. */
+  readonly history: HealthHistory;
   /** Passes finished, failed or not (tests wait on it rather than on time). */
   passCount = 0;
 
   constructor(private readonly deps: HealthEvaluatorDeps) {
+    this.history = new HealthHistory({
+      history: deps.store,
+      stallMinutes: deps.settings.stallMinutes,
+      kinds: NORMAL_KINDS,
+      now: deps.now,
+    });
     this.passes = new Periodic(
       () => this.tick(),
       deps.intervalMs ?? 30_000,
@@ -127,14 +143,9 @@ export class HealthEvaluator {
 
   /** Judges one repository: opens, reminds and closes its episodes. */
   async evaluate(repository: Repo, channels: readonly string[]): Promise<void> {
-    const { store, settings } = this.deps;
+    const { store } = this.deps;
     const now = this.deps.now();
-    const events = await store.readQueueEvents(
-      repository,
-      { from: new Date(now.getTime() - NORMAL_WINDOW_MS), to: new Date(now.getTime() + 1) },
-      NORMAL_KINDS,
-    );
-    const normal = queueNormal(events, settings.stallMinutes);
+    const { normal, events } = await this.history.read(repository);
     const state = queueState(events);
     const conditions = [
       stalled(state, normal, now),
@@ -146,7 +157,7 @@ export class HealthEvaluator {
     const openKeys = new Set(open.map((e) => `${e.kind}\n${e.key}`));
     for (const condition of conditions) {
       if (!openKeys.has(`${condition.kind}\n${condition.key}`))
-        await this.open(repository, condition, channels);
+        await this.open(repository, condition, channels, events);
     }
     const holding = new Set(conditions.map((c) => `${c.kind}\n${c.key}`));
     for (const episode of open) {
@@ -226,7 +237,12 @@ export class HealthEvaluator {
   }
 
   /** Claims the episode; the replica that did posts its notice in each channel. */
-  private async open(repository: Repo, condition: Condition, channels: readonly string[]): Promise<void> {
+  private async open(
+    repository: Repo,
+    condition: Condition,
+    channels: readonly string[],
+    events: readonly QueueEvent[],
+  ): Promise<void> {
     const { store, owner, logger } = this.deps;
     const now = this.deps.now();
     const opened = await store.openHealthEpisode({
@@ -243,13 +259,29 @@ export class HealthEvaluator {
       { repository: repository.fullName, kind: condition.kind, key: condition.key },
       "health: alert opened",
     );
-    const message = openedMessage(this.place(repository, now), condition);
+    const message = openedMessage(
+      this.place(repository, now),
+      await this.withHead(repository, condition, events),
+    );
     const posts = await this.postAll(
       channels,
       message,
       `${repository.key}:${condition.kind}:${condition.key}`,
     );
     await store.addHealthEpisodePosts({ repository, kind: condition.kind, key: condition.key }, posts, now);
+  }
+
+  /** A stalled or slow-checks condition with what the queue says of its head (`facts.look`), read once. */
+  private async withHead(repository: Repo, condition: Condition, events: readonly QueueEvent[]) {
+    const { queues, logger } = this.deps;
+    if (!queues || (condition.kind !== "stalled" && condition.kind !== "slow-checks")) return condition;
+    const f = condition.facts;
+    const pull =
+      condition.kind === "stalled"
+        ? ((f.holding as { pull?: number } | null)?.pull ?? (f.waiting as number[])[0] ?? null)
+        : ((f.pulls as number[])[0] ?? null);
+    const look = await lookAtHead(queues, { repo: repository, branch: branchOfPull(events, pull) }, logger);
+    return look ? { ...condition, facts: { ...f, look } } : condition;
   }
 
   /**

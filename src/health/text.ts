@@ -3,6 +3,7 @@ import { escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import { actions, section, unpauseButton } from "../slack/render-kit.js";
 import { formatDuration, formatTime } from "../wording/words.js";
 import type { Condition, Holding } from "./assess.js";
+import type { HeadLook } from "./head-look.js";
 
 /**
  * The health alerts' words (docs/notifications.md, "The queue's health"): one plain sentence of what
@@ -39,16 +40,38 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function holdingWords(p: Place, h: Holding | null): string {
+/** The checks still pending, named and linked: "`ci/test` and `lint`"; empty when none is known. */
+export function pendingWords(look: HeadLook | null | undefined): string {
+  const names = (look?.pending ?? []).map((c) =>
+    c.url ? linkMrkdwn(c.url, c.name) : `\`${escapeMrkdwn(c.name)}\``,
+  );
+  return joinWords(names);
+}
+
+function pausedWords(by: string | null, since: string | null, reason: string): string {
+  return ` The queue is paused${by ? ` by ${escapeMrkdwn(by)}` : ""}${since ? ` since ${formatTime(since)}` : ""}${reason ? ` ("${escapeMrkdwn(reason)}")` : ""}: unpause it when it may run again.`;
+}
+
+/** What holds the head: the history's account, completed by what the queue itself said (`look`). */
+function holdingWords(p: Place, h: Holding | null, look: HeadLook | null): string {
+  if (look?.pause && h?.kind !== "paused")
+    return pausedWords(look.pause.by, look.pause.pausedAt, look.pause.reason);
   if (!h) return "";
+  const pending = pendingWords(look);
   switch (h.kind) {
-    case "checks":
-      return ` The head, ${pullLink(p, h.pull)}, has had its ${linkMrkdwn(`${pullUrl(p, h.pull)}/checks`, "checks")} running since ${formatTime(h.since)}${h.batch ? ` (batch ${escapeMrkdwn(h.batch)})` : ""}: look at them.`;
+    case "checks": {
+      const still = pending ? `; still pending: ${pending}` : "";
+      return ` The head, ${pullLink(p, h.pull)}, has had its ${linkMrkdwn(`${pullUrl(p, h.pull)}/checks`, "checks")} running since ${formatTime(h.since)}${h.batch ? ` (batch ${escapeMrkdwn(h.batch)})` : ""}${still}: look at them.`;
+    }
     case "paused":
-      return ` The queue is paused${h.by ? ` by ${escapeMrkdwn(h.by)}` : ""} since ${formatTime(h.since)}${h.reason ? ` ("${escapeMrkdwn(h.reason)}")` : ""}: unpause it when it may run again.`;
+      return pausedWords(h.by ?? look?.pause?.by ?? null, h.since, h.reason);
     case "not-started":
       return ` The checks of the head, ${pullLink(p, h.pull)}, have not started${h.reason ? `: ${escapeMrkdwn(h.reason)}` : ""}.`;
     case "waiting":
+      if (pending)
+        return ` The head, ${pullLink(p, h.pull)}, has its checks running; still pending: ${pending}: look at them.`;
+      if (look?.state === "failing")
+        return ` The head, ${pullLink(p, h.pull)}, cannot merge as it is (a merge conflict or failing checks): look at it.`;
       return ` The head, ${pullLink(p, h.pull)}, is waiting for its checks to start (a schedule, the batch filling, or a conflict): look at it.`;
   }
 }
@@ -56,6 +79,7 @@ function holdingWords(p: Place, h: Holding | null): string {
 /** The notice of an alert, as it opens (and, for a long pause, each reminder). */
 export function openedMessage(p: Place, c: Condition): AlertMessage {
   const f = c.facts;
+  const look = (f.look as HeadLook | null | undefined) ?? null;
   let text: string;
   let withUnpause = false;
   switch (c.kind) {
@@ -64,14 +88,14 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
       const last = f.lastMergeAt
         ? `nothing has merged since ${formatTime(f.lastMergeAt as string)} (${ago(p, f.lastMergeAt as string)} ago${f.lastMergePull ? `, ${pullLink(p, f.lastMergePull as number)}` : ""})`
         : `nothing has merged for ${ago(p, c.since)}`;
-      text = `⚠️ The merge queue of ${repoName(p)} looks stalled: ${plural(waiting.length, "pull request waits", "pull requests wait")} (${pullLinks(p, waiting)}) and ${last}, longer than ${f.thresholdSet ? "the" : "its usual"} ${formatDuration((f.thresholdMs as number) / 1000)}${f.thresholdSet ? " set for it" : ""}.${holdingWords(p, f.holding as Holding | null)}`;
-      withUnpause = (f.holding as Holding | null)?.kind === "paused";
+      text = `⚠️ The merge queue of ${repoName(p)} looks stalled: ${plural(waiting.length, "pull request waits", "pull requests wait")} (${pullLinks(p, waiting)}) and ${last}, longer than ${f.thresholdSet ? "the" : "its usual"} ${formatDuration((f.thresholdMs as number) / 1000)}${f.thresholdSet ? " set for it" : ""}.${holdingWords(p, f.holding as Holding | null, look)}`;
+      withUnpause = (f.holding as Holding | null)?.kind === "paused" || look?.pause != null;
       break;
     }
     case "slow-checks": {
       const pulls = f.pulls as number[];
       const checks = joinWords(pulls.map((n) => linkMrkdwn(`${pullUrl(p, n)}/checks`, `checks of #${n}`)));
-      text = `🐢 The ${checks} in the merge queue of ${repoName(p)} have been running for ${ago(p, c.since)}, far longer than usual (90% of runs end within ${formatDuration((f.p90Ms as number) / 1000)}): look at the checks still pending, a runner may be stuck.`;
+      text = `🐢 The ${checks} in the merge queue of ${repoName(p)} have been running for ${ago(p, c.since)}, far longer than usual (90% of runs end within ${formatDuration((f.p90Ms as number) / 1000)}): ${pendingWords(look) ? `look at the checks still pending, ${pendingWords(look)}` : "look at the checks still pending"}, a runner may be stuck.`;
       break;
     }
     case "failing-check": {

@@ -1,7 +1,9 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
-import { type PostPace, SLACK_POST_PACE, SlackPace } from "../notifier/slack-holds.js";
+import type { MergeQueues } from "../core/merge-queue.js";
+import { channelTurns } from "../notifier/channel-turns.js";
+import { type PostPace, SLACK_POST_PACE } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory, Store } from "../store/index.js";
@@ -11,10 +13,12 @@ import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
 export interface HealthWireDeps {
   infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
   slack: { botToken: string; apiUrl: string };
+  /** Read when a stalled or slow-checks alert opens, to name what holds the head. */
+  queues?: Pick<MergeQueues, "for">;
 }
 
 /** The health alerts (src/health): the evaluator on Slack's Web API, at each channel's pace. */
-export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
+export function wireHealth({ infra, slack, queues }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
   const { options } = infra;
   const poster = {
     token: slack.botToken,
@@ -34,6 +38,7 @@ export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluato
     owner: infra.owner,
     logger: infra.logger.child({ name: "health" }),
     now: infra.now,
+    ...(queues ? { queues } : {}),
   });
   // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
   const service: Service = {
@@ -46,29 +51,13 @@ export function wireHealth({ infra, slack }: HealthWireDeps): Wired & { evaluato
   return { evaluator, services: [service] };
 }
 
-/** The longest an alert waits for its channel's pace before it is posted anyway. */
-const MAX_PACE_WAIT_MS = 5_000;
-
-/**
- * Posts at the channel's pace (shared with the notifier, in the store): an alert waits its turn, a few
- * seconds at most.
- */
+/** Alerts post at their channel's turn (src/notifier/channel-turns.ts); edits are not paced per channel. */
 function pacedPoster(
   top: ReturnType<typeof webApiDigestPoster>,
   edits: ReturnType<typeof webApiPoster>,
   deps: { store: Store; pace: PostPace | false; now: () => Date },
 ): AlertPoster {
-  const pace = deps.pace ? new SlackPace(deps.store, deps.pace) : null;
-  const turn = async (channel: string) => {
-    if (!pace) return;
-    const caughtUp = await pace.caughtUp(channel);
-    const next = pace.nextPostAt(caughtUp, deps.now());
-    if (next) {
-      const wait = Math.min(MAX_PACE_WAIT_MS, next.getTime() - deps.now().getTime());
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-    await pace.posted(channel, caughtUp, deps.now());
-  };
+  const turn = channelTurns(deps);
   return {
     async post(channel, message, key) {
       await turn(channel);

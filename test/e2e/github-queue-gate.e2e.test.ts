@@ -239,6 +239,8 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     if (!group) throw new Error("#18 is not queued");
     const gate = () => queues().appChecks.latest(SHIPS, group.headSha, GATE);
     await until(() => gate()?.status === "queued");
+    // status says until when, as on Mergify's queue.
+    expect(await ask(`status ${SHIPS}`)).toMatch(/Paused.*maintenance · resumes at .*\(in 1 h\)/s);
     world.sim.clock.advance(60 * 60_000 + 1_000);
     const ended = await world.yardmaster.scheduledUnpauser.tick();
     expect(ended.map((e) => e.outcome)).toEqual(["unpaused"]);

@@ -87,6 +87,8 @@ describe("a head whose checks never finish", () => {
     expect(notice).toMatch(
       /The head, <[^|]+\/pull\/1\|#1>, has had its <[^|]+\/pull\/1\/checks\|checks> running since/,
     );
+    // The queue's own state names the head's checks still pending (the history has no names).
+    expect(notice).toMatch(/; still pending: <[^|]+\|ci\/build> and <[^|]+\|ci\/test>: look at them\.$/);
 
     const calls = world.slack.calls.length;
     world.sim.clock.advance(10 * HOUR);
@@ -276,6 +278,9 @@ describe("GitHub's own merge queue", () => {
     expect(slow).toMatch(
       /^🐢 The <[^|]+\/pull\/24\/checks\|checks of #24> in the merge queue of <[^|]+\|acme\/ships> have been running for 31 min, far longer than usual \(90% of runs end within 5 min\)/,
     );
+    // GitHub's merge group of #24 still runs its required check: both alerts name it.
+    expect(slow).toMatch(/look at the checks still pending, <[^|]+\/job\/\d+\|ci>, a runner may be stuck\.$/);
+    expect(stall).toMatch(/; still pending: <[^|]+\/job\/\d+\|ci>: look at them\.$/);
     expect(stall).toMatch(
       /^⚠️ The merge queue of <[^|]+\|acme\/ships> looks stalled: 1 pull request waits \(<[^|]+\|#24>\)/,
     );

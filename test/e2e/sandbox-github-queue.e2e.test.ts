@@ -84,4 +84,26 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     expect(said).toContain("merged 1 (previous 7 days: 0, +1)");
     expect(said).toContain("left without merging 1 (previous 7 days: 0, +1)");
   });
+
+  it("posts acme/ships' weekly digest when asked, from the same history", async () => {
+    const { slack } = sandbox.world;
+    const response = await fetch(new URL("/api/digest", sandbox.url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ as: "octocat" }),
+    });
+    expect(response.status).toBe(200);
+    const digest = await slack.waitFor(
+      () =>
+        slack.state
+          .messages(SANDBOX_CHANNEL.id)
+          .find((m) =>
+            JSON.stringify(m).includes(`Weekly digest: queue health of ${SANDBOX_GITHUB_QUEUE_REPOSITORY}`),
+          ),
+      10_000,
+    );
+    // #2 merged, #1 left for its failed checks (the tests above).
+    expect(digest.text).toContain("merged 1 (previous 7 days: 0, +1)");
+    expect(digest.text).toContain("left without merging 1");
+  });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { MergeQueueBackend, MergeQueues, QueueEntry } from "../../src/core/merge-queue.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js";
 import type { AlertMessage } from "../../src/health/text.js";
@@ -33,8 +34,9 @@ class Channel implements AlertPoster {
   }
 }
 
-function evaluator(channel: Channel, owner = "replica-a") {
+function evaluator(channel: Channel, owner = "replica-a", queues?: Pick<MergeQueues, "for">) {
   return new HealthEvaluator({
+    ...(queues ? { queues } : {}),
     store,
     poster: channel,
     settings: { stallMinutes: null, pauseReminderHours: 4 },
@@ -99,6 +101,57 @@ describe("the health evaluator", () => {
       "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was stalled for 50 min; it ended: <https://github.com/acme/widgets/pull/1|#1> merged.",
       "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was stalled for 50 min; it ended: <https://github.com/acme/widgets/pull/1|#1> merged.",
     ]);
+  });
+
+  it("reads the 7 days once per repository in a pass and not again in the next pass a minute on", async () => {
+    const a = evaluator(new Channel());
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(10);
+    await a.tick();
+    clock = at(11);
+    await a.tick();
+    expect(a.history.fullReads).toBe(1);
+  });
+
+  it("names the head's checks still pending as the queue reports them, read once when the alert opens", async () => {
+    const reads: (string | null)[] = [];
+    const head = {
+      position: 1,
+      pull: { number: 1, title: "One", url: "", author: null },
+      state: "checks-running",
+      checks: {
+        state: "pending",
+        runIn: "in_place",
+        draftPull: null,
+        checks: [
+          { name: "ci/test", url: "https://ci.example/t", state: "pending", description: null },
+          { name: "ci/build", url: null, state: "success", description: null },
+        ],
+      },
+    } as unknown as QueueEntry;
+    const backend = {
+      state: async (_repo: Repo, branch: string | null) => {
+        reads.push(branch);
+        return { entries: [head], batches: null, pause: null };
+      },
+    } as unknown as MergeQueueBackend;
+    const channel = new Channel();
+    const a = evaluator(channel, "a", { for: async () => backend });
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    await a.tick();
+    await a.tick();
+    expect(reads).toEqual(["main"]);
+    expect(channel.texts()[0]).toMatch(
+      /running since 2026-03-02 09:01 UTC \(batch b1\); still pending: <https:\/\/ci\.example\/t\|ci\/test>: look at them\.$/,
+    );
+
+    // A queue that cannot be read: the history's words alone.
+    const other = new Channel();
+    const failing = { state: async () => Promise.reject(new Error("503")) } as unknown as MergeQueueBackend;
+    await store.closeHealthEpisode((await store.listHealthEpisodes())[0] as never);
+    await evaluator(other, "b", { for: async () => failing }).tick();
+    expect(other.texts()[0]).toMatch(/running since 2026-03-02 09:01 UTC \(batch b1\): look at them\.$/);
   });
 
   it("posts, 5 minutes on, an alert whose replica died between opening it and posting it", async () => {

@@ -50,4 +50,48 @@ describe("the health alerts' words", () => {
     expect(stall(true)).toContain("nothing has merged for 45 min, longer than the 20 min set for it.");
     expect(stall(false)).toContain("nothing has merged for 45 min, longer than its usual 20 min.");
   });
+
+  it("names the checks still pending, escaped and linked, and what holds the head", () => {
+    const look = {
+      pull: 7,
+      state: "checks-running" as const,
+      pending: [
+        { name: "ci/test", url: "https://ci.example/1" },
+        { name: "<!here> lint", url: null },
+      ],
+      pause: null,
+    };
+    const slow = openedMessage(place, {
+      kind: "slow-checks",
+      key: "#7",
+      since: at(0),
+      facts: { pulls: [7], batch: null, p90Ms: 10 * 60_000, thresholdMs: 25 * 60_000, look },
+    }).text;
+    expect(slow).toContain(
+      "look at the checks still pending, <https://ci.example/1|ci/test> and `&lt;!here&gt; lint`, a runner may be stuck.",
+    );
+    expect(slow).not.toContain("<!here>");
+    const stall = (holding: unknown, seen: unknown) =>
+      openedMessage(place, {
+        kind: "stalled",
+        key: "queue",
+        since: at(0),
+        facts: { waiting: [7], lastMergeAt: null, holding, thresholdMs: 30 * 60_000, look: seen },
+      });
+    const running = { kind: "checks", pull: 7, since: at(1).toISOString(), batch: null };
+    expect(stall(running, look).text).toMatch(
+      /has had its <[^|]+\/pull\/7\/checks\|checks> running since [^;]+; still pending: <https:\/\/ci.example\/1\|ci\/test> and `&lt;!here&gt; lint`: look at them\.$/,
+    );
+    // Without the queue's word (its read failed), the history's account alone.
+    expect(stall(running, undefined).text).toMatch(/running since [^;]+ UTC: look at them\.$/);
+    const paused = stall(running, {
+      ...look,
+      pending: [],
+      pause: { reason: "<!channel>", by: "bob", pausedAt: null },
+    });
+    expect(paused.text).toContain('The queue is paused by bob ("&lt;!channel&gt;"): unpause it');
+    expect(JSON.stringify(paused.blocks)).toContain('"action_id"');
+    const conflict = stall({ kind: "waiting", pull: 7 }, { ...look, state: "failing", pending: [] });
+    expect(conflict.text).toContain("cannot merge as it is (a merge conflict or failing checks)");
+  });
 });

@@ -54,6 +54,7 @@ export async function seedSandbox(parts: {
   await parts.store.putSubscription({
     ...subscription,
     repository: Repo.from(SANDBOX_GITHUB_QUEUE_REPOSITORY),
+    digest: { cadence: "weekly" },
   });
 }
 

@@ -11,7 +11,7 @@ import { Repo } from "../../src/repo.js";
 import type { EngineOptions } from "../simulator/index.js";
 import type { SlackRateLimitOptions } from "../stand-ins/slack/index.js";
 import { startWorld, type World } from "../world.js";
-import { SANDBOX_CHANNEL, SANDBOX_REPOSITORY } from "./demo-people.js";
+import { SANDBOX_CHANNEL, SANDBOX_GITHUB_QUEUE_REPOSITORY, SANDBOX_REPOSITORY } from "./demo-people.js";
 import { startSandboxServer } from "./sandbox-server.js";
 import { seedSandbox } from "./seed.js";
 
@@ -85,8 +85,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       github,
       slack,
       logger: logger.child({ name: "page" }),
-      runDigest: async () =>
-        (await yardmaster.digests?.postNow(SANDBOX_CHANNEL.id, Repo.from(SANDBOX_REPOSITORY))) ?? false,
+      // Each subscribed repository's digest: acme/widgets' from Mergify's log, acme/ships' from the history.
+      runDigest: async () => {
+        let posted = false;
+        for (const repository of [SANDBOX_REPOSITORY, SANDBOX_GITHUB_QUEUE_REPOSITORY]) {
+          const digests = yardmaster.digests;
+          if (digests && (await digests.postNow(SANDBOX_CHANNEL.id, Repo.from(repository)))) posted = true;
+        }
+        return posted;
+      },
     });
     logger.info({ url: page.url, yardmasterUrl: world.url }, "sandbox ready");
     const started = world;

@@ -1,6 +1,12 @@
 import type { z } from "zod";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
-import type { EntryState, MergeQueueBackend, QueueEntry, QueueState } from "../../core/merge-queue.js";
+import type {
+  EntryChecks,
+  EntryState,
+  MergeQueueBackend,
+  QueueEntry,
+  QueueState,
+} from "../../core/merge-queue.js";
 import type { QueuePauses } from "../../core/pause.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
@@ -8,7 +14,9 @@ import {
   DEQUEUE_MUTATION,
   dequeueAnswer,
   ENQUEUE_MUTATION,
+  ENTRY_CHECKS_QUERY,
   enqueueAnswer,
+  entryChecksAnswer,
   HAS_MERGE_QUEUE_QUERY,
   hasMergeQueueAnswer,
   MERGE_QUEUE_QUERY,
@@ -33,6 +41,7 @@ type GitHubQueueOperation =
   | "hasQueue"
   | "mergeQueue"
   | "mergeQueueEntry"
+  | "mergeQueueEntryChecks"
   | "enqueuePullRequest"
   | "dequeuePullRequest";
 
@@ -201,6 +210,35 @@ export class GitHubQueueClient {
     return pull;
   }
 
+  /**
+   * The checks of the pull request's merge group (its entry's head commit), as the backend's words
+   * ("pending", "success", "failure", ...); null when it is not queued or GitHub reports none.
+   */
+  async entryChecks(repo: Repo, number: number): Promise<EntryChecks | null> {
+    const data = await this.call(
+      "mergeQueueEntryChecks",
+      repo,
+      ENTRY_CHECKS_QUERY,
+      { owner: repo.owner, name: repo.name, number },
+      entryChecksAnswer,
+      { command: "pr", pull: number },
+    );
+    const rollup = data.repository?.pullRequest?.mergeQueueEntry?.headCommit?.statusCheckRollup;
+    if (!rollup) return null;
+    return {
+      state: rollup.state.toLowerCase(),
+      runIn: "merge_group",
+      draftPull: null,
+      checks: rollup.contexts.nodes.flatMap((c) => {
+        if (!c) return [];
+        if (c.__typename === "StatusContext")
+          return [{ name: c.context, url: c.targetUrl, state: c.state.toLowerCase(), description: null }];
+        const state = c.status === "COMPLETED" ? (c.conclusion ?? "completed") : "pending";
+        return [{ name: c.name, url: c.detailsUrl, state: state.toLowerCase(), description: null }];
+      }),
+    };
+  }
+
   /** The pull request's entry; null when it is not queued. */
   async entry(repo: Repo, number: number): Promise<QueueEntry | null> {
     const pull = await this.pullRequest(repo, number, "pr");
@@ -291,6 +329,7 @@ export function githubBackend(
       return { ...state, pause };
     },
     entry: (repo, pull) => client.entry(repo, pull),
+    entryChecks: (repo, pull) => client.entryChecks(repo, pull),
     commands: {
       via: "api",
       enqueue: (repo, pull, options) => client.enqueue(repo, pull, options),

@@ -168,7 +168,75 @@ export const dequeueAnswer = z.object({
 });
 
 /** Every document, for the test that validates them against GitHub's schema. */
+/**
+ * The checks of a queued pull request's merge group (its entry's head commit): what the health alerts
+ * name as still pending. Read apart from the entry, only when an alert opens.
+ */
+export const ENTRY_CHECKS_QUERY = `
+query YardmasterEntryChecks($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      mergeQueueEntry {
+        headCommit {
+          statusCheckRollup {
+            state
+            contexts(first: 50) {
+              nodes {
+                __typename
+                ... on CheckRun { name status conclusion detailsUrl }
+                ... on StatusContext { context state targetUrl }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}`;
+
+const checkContextSchema = z.union([
+  z.object({
+    __typename: z.literal("CheckRun"),
+    name: z.string(),
+    status: z.string(),
+    conclusion: z.string().nullable(),
+    detailsUrl: z.string().nullable(),
+  }),
+  z.object({
+    __typename: z.literal("StatusContext"),
+    context: z.string(),
+    state: z.string(),
+    targetUrl: z.string().nullable(),
+  }),
+]);
+
+export const entryChecksAnswer = z.object({
+  repository: z
+    .object({
+      pullRequest: z
+        .object({
+          mergeQueueEntry: z
+            .object({
+              headCommit: z
+                .object({
+                  statusCheckRollup: z
+                    .object({
+                      state: z.string(),
+                      contexts: z.object({ nodes: z.array(checkContextSchema.nullable()) }),
+                    })
+                    .nullable(),
+                })
+                .nullable(),
+            })
+            .nullable(),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
 export const DOCUMENTS = {
+  ENTRY_CHECKS_QUERY,
   MERGE_QUEUE_QUERY,
   HAS_MERGE_QUEUE_QUERY,
   PULL_REQUEST_ENTRY_QUERY,

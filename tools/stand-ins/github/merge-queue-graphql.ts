@@ -463,8 +463,29 @@ export class GitHubMergeQueues {
         solo: false,
         enqueuer: { __typename: entry.enqueuer.type === "Bot" ? "Bot" : "User", login: entry.enqueuer.login },
         pullRequest: () => pullNode(pull),
+        headCommit: () => commitNode(pull.repository.fullName, entry.group),
       };
     };
+    // The merge group's commit with its required check runs (the gate's, reported apart, not shown).
+    const commitNode = (fullName: string, group: MergeGroup) => ({
+      oid: group.headSha,
+      statusCheckRollup: {
+        state: group.checkRuns.every((r) => passing(r.conclusion))
+          ? "SUCCESS"
+          : group.checkRuns.some((r) => r.status === "completed" && !passing(r.conclusion))
+            ? "FAILURE"
+            : "PENDING",
+        contexts: ({ first }: { first?: number }) => ({
+          nodes: group.checkRuns.slice(0, first ?? 100).map((run) => ({
+            __typename: "CheckRun",
+            name: run.name,
+            status: run.status.toUpperCase(),
+            conclusion: run.conclusion?.toUpperCase() ?? null,
+            detailsUrl: `${urls.web}/${fullName}/actions/runs/${run.suiteId}/job/${run.id}`,
+          })),
+        }),
+      },
+    });
     const pullNode = (pull: Issue) => ({
       id: pullNodeId(pull),
       number: pull.number,
