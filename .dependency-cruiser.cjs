@@ -41,6 +41,14 @@ module.exports = {
       to: { path: "^src/store/" },
     },
     {
+      name: "core-knows-doctor-report-only",
+      comment:
+        "The command core shows the setup check's report (/mq doctor): of src/doctor it imports the report's types only (src/doctor/report.ts); the check itself is wired in.",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/doctor/", pathNot: "^src/doctor/report[.]ts$" },
+    },
+    {
       name: "surfaces-apart",
       comment: "The GitHub and Slack surfaces meet only in the core: neither imports the other.",
       severity: "error",
@@ -61,6 +69,22 @@ module.exports = {
       severity: "error",
       from: { path: "^src/core/" },
       to: { path: "^src/(backends|github|slack|store|notifier)/" },
+    },
+    {
+      name: "notifier-knows-no-backend",
+      comment:
+        "The notifier hears queue events in the core's terms (src/core/queue.ts, src/core/pushed-events.ts): it imports no backend; the wiring (src/backends/wire.ts, src/app/) gives it the backends' log, pushes and reader of rows an earlier version stored.",
+      severity: "error",
+      from: { path: "^src/notifier/" },
+      to: { path: "^src/backends/" },
+    },
+    {
+      name: "commands-know-no-backend",
+      comment:
+        "The command core drives a merge queue through the core's port (src/core/merge-queue.ts), chosen by src/backends/choose.ts and wired in: it imports no backend.",
+      severity: "error",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/backends/" },
     },
     {
       name: "no-circular",

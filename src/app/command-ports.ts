@@ -1,8 +1,9 @@
 import type { Backends } from "../backends/wire.js";
 import type { RunDeps } from "../commands/run.js";
+import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import { healthNormal } from "../health/wire.js";
 import type { Repo } from "../repo.js";
-import type { PauseAttribution, ScheduledUnpause, Store } from "../store/index.js";
+import type { Store } from "../store/index.js";
 import type { Infrastructure } from "./infrastructure.js";
 
 /** What every command needs, whichever surface runs it; each surface adds its own (GitHub, Slack's). */

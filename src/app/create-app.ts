@@ -24,7 +24,7 @@ import type { Yardmaster } from "./types.js";
 /**
  * The composition root (docs/architecture.md, "Composition"): the infrastructure, then each feature's
  * wiring in order, each given only what was built before it; a feature that must notify one wired later
- * tells the infrastructure's hubs (`rings`, `happenings`), which the later one listens to.
+ * tells the infrastructure's hubs (`rings`, `happenings`, `announcements`), which the later one listens to.
  */
 export async function createYardmaster(config: Config, options: YardmasterOptions): Promise<Yardmaster> {
   const metrics = createMetrics();
@@ -50,7 +50,13 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
   const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
   const history = { history: store, queueRequests: store };
-  const backends = wireBackends({ config, options, metrics, ...history, installations, gate });
+  // GitHub's merge queue's webhooks (told by the GitHub surface) and the gate's pauses, as queue events.
+  const { happenings, announcements } = infra;
+  const appBot = app ? `${app.appSlug}[bot]` : null;
+  const pushes = appBot
+    ? { happenings, announcements, memory: store, appBot, logger, now: options.now }
+    : null;
+  const backends = wireBackends({ config, options, metrics, ...history, installations, gate, pushes });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import type { QueueHappening } from "../backends/github/queue-events.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Config } from "../load-config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import type { QueueHappening } from "../notifier/pushed-notices.js";
 import type { Repo } from "../repo.js";
 import { InFlight } from "../server/in-flight.js";
 import { githubUrls } from "../settings/read-settings.js";
@@ -34,9 +34,12 @@ export interface Infrastructure {
   stopping: AbortController;
   /** A repository's queue may have moved (GitHub's events, a timed pause's end, a freeze): read it soon. */
   rings: Hub<[repository: Repo]>;
-  /** GitHub's own merge queue said something happened (its webhooks), for the notifier's pushed notices. */
+  /**
+   * GitHub's own merge queue said something happened (its webhooks, read by the GitHub surface): heard by
+   * its backend, which pushes them to the notifier as queue events (src/backends/github/pushed-events.ts).
+   */
   happenings: Hub<[happening: QueueHappening, deliveryId: string]>;
-  /** A queue event Yardmaster itself made happen (the gate's pauses), for the notifier's pushed notices. */
+  /** A queue event Yardmaster itself made happen (the gate's pauses): pushed to the notifier the same way. */
   announcements: Hub<[repository: Repo, event: QueueEvent]>;
 }
 

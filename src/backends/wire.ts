@@ -1,6 +1,7 @@
 import type { YardmasterOptions } from "../app/options.js";
 import type { GitHubGateway, StatsEvents } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
+import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
 import type { Config } from "../load-config.js";
@@ -9,13 +10,14 @@ import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
 import type { GateStore } from "../store/gates.js";
-import type { QueueHistory, QueueRequestStore } from "../store/index.js";
+import type { GitHubQueueMemory, QueueHistory, QueueRequestStore } from "../store/index.js";
 import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient } from "./github/client.js";
 import type { GateWrites } from "./github/gate/github.js";
 import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
+import { type GitHubPushesDeps, githubQueuePushes } from "./github/pushed-events.js";
 import { MergeQueueClient } from "./mergify/index.js";
-import { mergifyEventLog } from "./mergify/queue-events.js";
+import { mergifyEventLog, mergifyStoredEvents } from "./mergify/queue-events.js";
 
 /** The merge queues, built once for every feature that drives or reads one. */
 export interface Backends {
@@ -29,6 +31,13 @@ export interface Backends {
   eventLog: QueueEventLog | null;
   /** Whether the notifier reads the repository's log (false: GitHub's webhooks bring its notices). */
   readsLog(repository: Repo): Promise<boolean>;
+  /**
+   * The events pushed as they happen (GitHub's merge queue: its webhooks and the gate's pauses, as queue
+   * events); null where GitHub's queue is off or has no app.
+   */
+  pushes: QueueEventPushes | null;
+  /** How the notifier reads back its outbox rows and threads, those an earlier version stored too. */
+  storedEvents: StoredEvents;
   /** The gate check that pauses GitHub's merge queue; null where GitHub's queue is off or has no app. */
   gate: GitHubGate | null;
 }
@@ -44,7 +53,16 @@ export interface BackendsDeps {
   installations: Installations | null;
   /** What the gate check of GitHub's merge queue needs; null: no gate (no GitHub App). */
   gate: GateWiring | null;
+  /** What GitHub's merge queue's pushed events need; null: none pushed (no GitHub App). */
+  pushes: PushesWiring | null;
 }
+
+/** Where GitHub's merge-queue webhooks and the gate's announcements are heard, and what reading them needs. */
+export type PushesWiring = Pick<GitHubPushesDeps, "happenings" | "announcements" | "logger" | "now"> & {
+  memory: GitHubQueueMemory;
+  /** The app's bot login (`<slug>[bot]`). */
+  appBot: string;
+};
 
 /** The gate check (src/backends/github/gate/): where it keeps its state, writes and tells its pauses. */
 export interface GateWiring {
@@ -120,8 +138,22 @@ export function wireBackends(deps: BackendsDeps): Backends {
           )
         : null,
     readsLog: async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github",
+    pushes: github && installations && deps.pushes ? pushesOf(deps.pushes, deps, installations) : null,
+    // Rows stored before the queue-neutral core hold Mergify's log events.
+    storedEvents: mergifyStoredEvents,
     gate,
   };
+}
+
+function pushesOf(pushes: PushesWiring, deps: BackendsDeps, installations: Installations): QueueEventPushes {
+  const { queueRequests } = deps;
+  return githubQueuePushes({
+    ...pushes,
+    failedChecks: (repository, sha) => installations.failedChecks(repository, sha),
+    ...(queueRequests ? { askedOf: (r: Repo, n: number) => queueRequests.getQueueRequest(r, n) } : {}),
+    metrics: deps.metrics,
+    logger: pushes.logger.child({ name: "notifier" }),
+  });
 }
 
 function gateOf(

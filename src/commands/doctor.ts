@@ -1,10 +1,11 @@
+import { type SetupLine, type SetupReport, type SetupStatus, setupCounts } from "../doctor/report.js";
 import type { Text, TextFormat } from "../wording/description.js";
 import { plural } from "../wording/words.js";
 import { type Actor, defineCommand, slackAccount } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { alone } from "./grammar/arguments.js";
 import { satisfies } from "./permission-level.js";
-import type { AccountStore, GitHubGateway, SetupLine, SetupReport, SetupStatus } from "./ports.js";
+import type { AccountStore, GitHubGateway } from "./ports.js";
 
 export interface DoctorResult {
   name: "doctor";
@@ -66,12 +67,6 @@ export const doctor = defineCommand<{ name: "doctor" }, DoctorResult>({
 /** Everything in a line may come from outside (a repository's name, GitHub's or Slack's words): escaped. */
 function lineText(f: TextFormat, l: SetupLine): string {
   return `${MARKS[l.status]} ${f.bold(f.escape(l.check))}: ${f.escape(l.message)}${l.fix ? `. ${f.italic("Fix:")} ${f.escape(l.fix)}.` : ""}`;
-}
-
-/** How many required checks failed, and how many warned. */
-export function setupCounts(report: SetupReport): { fails: number; warns: number } {
-  const count = (s: SetupStatus) => report.lines.filter((l) => l.status === s).length;
-  return { fails: count("fail"), warns: count("warn") };
 }
 
 function verdictText(report: SetupReport): string {

@@ -1,11 +1,11 @@
 import { EVENT_GROUPS, type EventGroup, eventGroups } from "../core/event-groups.js";
+import type { NoticePreferences } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Description, TextFormat } from "../wording/description.js";
 import { clip } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { NotifyChange } from "./notify-change.js";
-import type { NoticePreferences } from "./ports.js";
 
 /** What a linked person hears about their own pull requests until they say otherwise. */
 export const DEFAULT_NOTICE_GROUPS: readonly EventGroup[] = ["queue"];

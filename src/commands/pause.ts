@@ -1,4 +1,5 @@
 import type { QueuePause } from "../core/pause.js";
+import type { PauseAttribution } from "../core/records.js";
 import type { Repo } from "../repo.js";
 import type { Text } from "../wording/description.js";
 import { clip, formatTime, resumesText } from "../wording/words.js";
@@ -8,7 +9,7 @@ import { branchOption, pausesOf } from "./github-pause.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
 import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
-import type { PauseAttribution, Ports } from "./ports.js";
+import type { Ports } from "./ports.js";
 import { unpauseButton } from "./unpause-button.js";
 
 export interface PauseCommand {

@@ -1,5 +1,15 @@
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
+import type {
+  NoticePreferences,
+  OAuthState,
+  PauseAttribution,
+  RelayAnswerComment,
+  RelayRecord,
+  ScheduledUnpause,
+  Subscription,
+} from "../core/records.js";
+import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import type { PermissionLevel } from "./permission-level.js";
@@ -8,7 +18,8 @@ import type { PermissionLevel } from "./permission-level.js";
  * What the command core needs from the world, in the core's own terms. The core owns these
  * interfaces: src/github, src/backends and the store implement them, and src/app/create-app.ts wires
  * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
- * Permission levels are the core's too (permission-level.ts).
+ * Permission levels are the core's too (permission-level.ts); the records the ports take and return
+ * are in src/core/records.ts.
  */
 
 /** Asks GitHub what a login may do on a repository, at the time of asking. */
@@ -42,38 +53,7 @@ export interface StatsDays {
   put(repo: Repo, day: string, facts: unknown): Promise<void>;
 }
 
-/**
- * Who paused or unpaused through Yardmaster: the merge queue sees only the app's account, so its
- * pause events cannot say (the notifier reads this back).
- */
-export interface PauseAttribution {
-  repository: Repo;
-  action: "pause" | "unpause";
-  /** The reason given, for a pause. */
-  reason: string | null;
-  /** The GitHub login of the person who asked (or how the surface names them). */
-  actor: string;
-  surface: "github" | "slack";
-  at: Date;
-  /** For a timed pause: when it is to end by itself. */
-  resumesAt?: Date | null;
-  /** For an unpause: made by the schedule of a timed pause (the actor is who set it). */
-  scheduled?: boolean;
-}
-
 export type Clock = () => Date;
-
-/** A timed pause's end (docs/commands.md, "Timed pauses"): the merge queue is unpaused then, by itself. */
-export interface ScheduledUnpause {
-  repository: Repo;
-  /** The pause's reason: the queue is unpaused only if it is still paused for it. */
-  reason: string;
-  resumesAt: Date;
-  /** Who paused (as attributions name them), and where. */
-  scheduledBy: string;
-  surface: "github" | "slack";
-  createdAt: Date;
-}
 
 /** Where timed pauses' ends are kept. */
 export interface UnpauseSchedule {
@@ -102,51 +82,6 @@ export interface ScheduledUnpauseClaims {
   renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
   /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
   finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
-}
-
-/** A comment of the merge-queue bot, created or edited, on a pull request. */
-export interface MergeQueueComment {
-  repository: Repo;
-  pull: number;
-  commentId: number;
-  body: string;
-  url: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** The merge queue's comment that may answer a relay, as GitHub delivered it (created or edited). */
-export interface RelayAnswerComment extends MergeQueueComment {
-  quotedCommand: string | null;
-  now: Date;
-}
-
-/**
- * A relayed command Yardmaster follows until the merge queue answers it in the thread, for a bounded
- * time (docs/commands.md, "Following the merge queue's answer").
- */
-export interface RelayRecord {
-  id: string;
-  repository: Repo;
-  pull: number;
-  /** The command word the merge queue was sent ("queue", "dequeue"). */
-  commandName: string;
-  surface: "github" | "slack";
-  /** Just before the relay comment was posted: the answer comes after. */
-  relayedAt: Date;
-  /** Answers after this are not followed any more. */
-  deadline: Date;
-  /** The core's: what describing the relay again needs (relay-follow.ts). */
-  relay: unknown;
-  /** The surface's: where it answered, to answer there again; null until it has answered. */
-  presentation: unknown;
-  /** The merge-queue bot's answer comment, as last created or edited. */
-  answer: { commentId: number; body: string; url: string; at: Date } | null;
-  /** Counts the answer's versions recorded; `appliedVersion` is the one the surface shows. */
-  answerVersion: number;
-  appliedVersion: number;
-  /** A later command's answer replaced this one's (the summary comment shows the latest command). */
-  superseded: boolean;
 }
 
 /** What following relays keeps in the store (one row per relay, shared by the replicas). */
@@ -180,44 +115,6 @@ export interface RelayStore {
   listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
 }
 
-export interface Subscription {
-  channelId: string;
-  teamId: string | null;
-  repository: Repo;
-  branchGlob: string | null;
-  groups: string[];
-  createdBy: string;
-  createdAt: Date;
-  /**
-   * A weekly digest of the repository's queue health, posted on Monday at 09:00: absent when off.
-   * Read back with `since`, when it was first asked for (a digest due before is not posted).
-   */
-  digest?: { cadence: "weekly"; since?: Date };
-}
-
-/**
- * A linked Slack user's personal notices (direct messages about their own pull requests): on or off,
- * which event groups, and repositories muted. Without a record, DEFAULT_NOTICE_PREFERENCES apply.
- */
-export interface NoticePreferences {
-  teamId: string;
-  slackUserId: string;
-  enabled: boolean;
-  groups: string[];
-  /** Repositories whose notices are muted, as given (compared by `Repo#key`). */
-  mutedRepositories: Repo[];
-  updatedAt: Date;
-}
-
-export interface OAuthState {
-  state: string;
-  teamId: string;
-  slackUserId: string;
-  channelId: string | null;
-  responseUrl: string | null;
-  expiresAt: Date;
-}
-
 /** What the Slack-only account commands keep: subscriptions, sign-in states and identity links. */
 export interface AccountStore {
   /** Every subscribed repository, of every channel (`/mq doctor` asks who is an admin of one). */
@@ -241,34 +138,6 @@ export interface AccountPorts {
   store: AccountStore;
   /** The GitHub sign-in URL for a state, or null when identity linking is off. */
   loginUrl: ((state: string) => string) | null;
-}
-
-/**
- * The setup check (`npm run doctor`, `/mq doctor`, the start log): one line per thing checked. A
- * `fail` of a required check means something Yardmaster needs does not work; `warn` is worth fixing
- * but Yardmaster works without it; `skip` was not checked (its surface is off, or what it needs failed).
- */
-export type SetupStatus = "pass" | "warn" | "fail" | "skip";
-
-export interface SetupLine {
-  /** What was checked, e.g. "Slack token" or "merge-queue token: acme/widgets". */
-  check: string;
-  status: SetupStatus;
-  /** What was found, in a sentence. */
-  message: string;
-  /** What to do about it (for warn and fail). */
-  fix?: string;
-}
-
-export interface SetupReport {
-  lines: SetupLine[];
-  /** True when a required check failed (`npm run doctor` then exits 1). */
-  failed: boolean;
-}
-
-/** Runs the setup check (src/doctor) for `/mq doctor`. */
-export interface SetupCheck {
-  run(): Promise<SetupReport>;
 }
 
 /** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */

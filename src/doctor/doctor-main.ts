@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { SetupReport } from "../commands/ports.js";
 import { loadConfig } from "../load-config.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "../settings/start-log.js";
 import { MIGRATIONS, openStoreAsIs, type StoreLifecycle, type SubscriptionStore } from "../store/index.js";
 import { databaseWhere } from "./database.js";
+import type { SetupReport } from "./report.js";
 import { formatSetupLine, runSetupCheck, setupVerdict } from "./run-setup-check.js";
 
 /**

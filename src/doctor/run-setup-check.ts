@@ -2,8 +2,6 @@ import { backendPlan } from "../backends/choose.js";
 import type { GraphQL } from "../backends/github/client.js";
 import { type BranchRule, DEFAULT_GATE_CHECK_NAME } from "../backends/github/gate/index.js";
 import { MergeQueueClient } from "../backends/mergify/index.js";
-import { setupCounts } from "../commands/doctor.js";
-import type { SetupCheck, SetupLine, SetupReport, SetupStatus } from "../commands/ports.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
@@ -13,6 +11,13 @@ import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppA
 import { checkMergeQueueBackends } from "./merge-queue-backends.js";
 import { checkMergeQueueToken } from "./merge-queue-token.js";
 import { checkPublicUrl } from "./public-url.js";
+import {
+  type SetupCheck,
+  type SetupLine,
+  type SetupReport,
+  type SetupStatus,
+  setupCounts,
+} from "./report.js";
 import { checkSlackSigningSecret, checkWebhookSecret } from "./secrets.js";
 import { checkSlackToken } from "./slack-token.js";
 

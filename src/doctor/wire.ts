@@ -1,5 +1,4 @@
 import type { Wired } from "../app/service.js";
-import type { SetupCheck } from "../commands/ports.js";
 import type { Installations } from "../github/installations.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
@@ -7,6 +6,7 @@ import type { Settings } from "../settings/read-settings.js";
 import { MIGRATIONS, type Store } from "../store/index.js";
 import { databaseWhere } from "./database.js";
 import { logSetupReport } from "./log-report.js";
+import type { SetupCheck } from "./report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./run-setup-check.js";
 
 export interface DoctorDeps {

@@ -1,5 +1,5 @@
 import type { Wired } from "../app/service.js";
-import type { Subscription } from "../commands/ports.js";
+import type { Subscription } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";

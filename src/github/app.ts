@@ -42,7 +42,7 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   answerRetryDelayMs?: number;
   /** GitHub announced activity on a repository (src/github/doorbell.ts): the notifier reads its log early. */
   onRepositoryActivity?: (repository: Repo) => Promise<void>;
-  /** GitHub's own merge queue said something happened (queue-webhooks.ts): the notifier's pushed notices. */
+  /** GitHub's own merge queue said something happened (queue-webhooks.ts): its backend pushes it as an event. */
   onQueueHappening?: (happening: QueueHappening, deliveryId: string) => Promise<unknown>;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayAnswersDeps;

@@ -1,3 +1,4 @@
+import type { StoredEvents } from "../core/pushed-events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
@@ -24,6 +25,11 @@ export interface DelivererDeps {
   /** Title and link of a pull request (GitHub through the app), or null when unknown. */
   pullInfo: (repository: Repo, number: number) => Promise<PullInfo | null>;
   backoffs: Backoffs;
+  /**
+   * How an outbox row's event is read back; the wiring gives the backends' reader, which reads rows an
+   * earlier version stored in its format too. Default: rows as this version stores them.
+   */
+  storedEvents?: StoredEvents;
   githubWebUrl: string;
   /** Which replica this is, for leases. */
   owner: string;

@@ -181,7 +181,13 @@ export class Deliverer {
           if (!failed) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
         }
       }
-      if (!failed) await editStaleParents(this.parentsPass(), channel, renew, threadsOf(progress.left));
+      if (!failed)
+        await editStaleParents(
+          this.parentsPass(),
+          channel,
+          renew,
+          threadsOf(progress.left, this.deps.storedEvents),
+        );
       return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
       await store.releaseLease(lease, owner);

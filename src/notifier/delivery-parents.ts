@@ -1,3 +1,4 @@
+import type { StoredEvents } from "../core/pushed-events.js";
 import type { Repo } from "../repo.js";
 import type { PendingNotification } from "../store/index.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
@@ -61,7 +62,8 @@ export async function editStaleParents(
 
 const threadKey = (repository: Repo, pullRequest: number) => `${repository.key}#${pullRequest}`;
 
-/** The threads that rows still to post will reply in. */
-export function threadsOf(rows: readonly PendingNotification[]): Set<string> {
-  return new Set(rows.filter(threaded).map((row) => threadKey(row.repository, row.pullRequest)));
+/** The threads that rows still to post will reply in (`stored` reads a row's event back). */
+export function threadsOf(rows: readonly PendingNotification[], stored?: StoredEvents): Set<string> {
+  const replies = rows.filter((row) => threaded(row, stored));
+  return new Set(replies.map((row) => threadKey(row.repository, row.pullRequest)));
 }

@@ -1,4 +1,4 @@
-import { storedQueueEvent } from "../backends/mergify/queue-events.js";
+import { CURRENT_STORED_EVENTS, type StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { PendingNotification, ThreadRecord } from "../store/index.js";
@@ -12,7 +12,7 @@ const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
 
 type PostingDeps = Pick<
   DelivererDeps,
-  "store" | "poster" | "render" | "pullInfo" | "githubWebUrl" | "metrics"
+  "store" | "poster" | "render" | "pullInfo" | "githubWebUrl" | "metrics" | "storedEvents"
 >;
 
 /**
@@ -25,6 +25,15 @@ export class RowPosting {
     private readonly now: () => Date,
   ) {}
 
+  /** The row's event, as this version or an earlier one stored it. */
+  private event(row: PendingNotification): QueueEvent {
+    return (this.deps.storedEvents ?? CURRENT_STORED_EVENTS).event(row.payload);
+  }
+
+  private threaded(row: PendingNotification): row is PendingNotification & { pullRequest: number } {
+    return threaded(row, this.deps.storedEvents);
+  }
+
   /**
    * Records a row in doubt as sent if its message is in the channel: top level (a pause, or a pull
    * request's thread parent) or a reply in its pull request's thread. Recording it records the thread
@@ -33,7 +42,7 @@ export class RowPosting {
   async recover(row: PendingNotification, topLevel: Map<number, PostedMessage>): Promise<boolean> {
     const { store, poster } = this.deps;
     const found = topLevel.get(row.eventId);
-    if (!threaded(row)) {
+    if (!this.threaded(row)) {
       if (found) await this.record(row, found);
       return found !== undefined;
     }
@@ -58,10 +67,10 @@ export class RowPosting {
   /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
   async post(row: PendingNotification): Promise<void> {
     const { store, poster, render, metrics } = this.deps;
-    const event = storedQueueEvent(row.payload);
+    const event = this.event(row);
     const ctx = this.context(row);
     let posted: PostedMessage;
-    if (!threaded(row)) {
+    if (!this.threaded(row)) {
       const pausedBy = isPauseEvent(event) ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
@@ -115,7 +124,7 @@ export class RowPosting {
   ): Promise<{ pull: PullInfo; state: ThreadState }> {
     const previous = (thread?.state as ThreadState | undefined) ?? null;
     const pull = previous?.pull ?? (await this.pull(row.repository, row.pullRequest));
-    const state = this.deps.render.stateAfter(previous, storedQueueEvent(row.payload), pull, row.repository);
+    const state = this.deps.render.stateAfter(previous, this.event(row), pull, row.repository);
     return { pull, state };
   }
 
@@ -151,7 +160,13 @@ export class RowPosting {
   }
 }
 
-/** A pull request's event other than a pause: it goes in the pull request's thread. */
-export function threaded(row: PendingNotification): row is PendingNotification & { pullRequest: number } {
-  return row.pullRequest !== null && !isPauseEvent(storedQueueEvent(row.payload));
+/**
+ * A pull request's event other than a pause: it goes in the pull request's thread (`stored` reads the
+ * row's event back; default: as this version stores it).
+ */
+export function threaded(
+  row: PendingNotification,
+  stored: StoredEvents = CURRENT_STORED_EVENTS,
+): row is PendingNotification & { pullRequest: number } {
+  return row.pullRequest !== null && !isPauseEvent(stored.event(row.payload));
 }

@@ -1,6 +1,7 @@
 import type { QueueEvent } from "../core/queue.js";
+import type { Subscription } from "../core/records.js";
 import type { Repo } from "../repo.js";
-import type { NoticeOrder, Subscription } from "../store/index.js";
+import type { NoticeOrder } from "../store/index.js";
 import type { Deliverer } from "./deliverer.js";
 import type { PersonalNotices } from "./personal-notices.js";
 import { route } from "./routing.js";

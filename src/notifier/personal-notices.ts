@@ -1,10 +1,10 @@
 import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
-import { storedKind } from "../backends/mergify/queue-events.js";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
 import { satisfies } from "../commands/permission-level.js";
 import type { PermissionLookup } from "../commands/ports.js";
 import type { EventGroup } from "../core/event-groups.js";
+import { CURRENT_STORED_EVENTS, type StoredEvents } from "../core/pushed-events.js";
 import { groupOfEvent, OUT_OF_QUEUE_KINDS, QUEUE_WIDE_KINDS, type QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
@@ -52,6 +52,11 @@ export interface PersonalNoticesDeps {
   permission: PermissionLookup;
   /** A person's pull request changed (their Home tab is refreshed). */
   onPullRequestChange?: (person: { teamId: string; slackUserId: string }) => void;
+  /**
+   * How a thread's stored state is read back; the wiring gives the backends' reader, which reads states
+   * an earlier version stored in its format too. Default: states as this version stores them.
+   */
+  storedEvents?: StoredEvents;
   logger: Logger;
   now?: () => Date;
   /** The clock the authors' time to live is read on, in ms (tests move it); default: the process's. */
@@ -248,10 +253,11 @@ export class PersonalNotices {
   private async holders(repository: Repo): Promise<IdentityLink[]> {
     const threads = await this.deps.store.listThreadsOfRepository(repository, DIRECT_PREFIX);
     const people = new Map<string, IdentityLink>();
+    const stored = this.deps.storedEvents ?? CURRENT_STORED_EVENTS;
     for (const thread of threads) {
       const state = thread.state as ThreadState;
       // A thread whose latest event ended its stay in the queue: a pause does not concern it.
-      if (OUT_OF_QUEUE_KINDS.has(storedKind(state.latestType))) continue;
+      if (OUT_OF_QUEUE_KINDS.has(stored.kind(state.latestType))) continue;
       const person = parseDirectAddress(thread.channelId);
       if (!person || people.has(thread.channelId)) continue;
       const link = await this.deps.store.getLink(person.teamId, person.slackUserId);

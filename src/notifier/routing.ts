@@ -1,5 +1,5 @@
 import { groupOfEvent, type QueueEvent } from "../core/queue.js";
-import type { Subscription } from "../store/index.js";
+import type { Subscription } from "../core/records.js";
 import { matchesGlob } from "./glob.js";
 
 /** Whether an event is a pause or a resume (repository-wide: a top-level message, never a thread). */

@@ -1,7 +1,8 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import type { Backends } from "../backends/wire.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
+import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
+import type { QueueEventLog } from "../core/queue.js";
 import type { GitHubAppConnection } from "../github/probot.js";
 import type { Repo } from "../repo.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
@@ -21,15 +22,30 @@ export interface NotifierDeps {
     Infrastructure,
     "config" | "options" | "logger" | "metrics" | "store" | "owner" | "now" | "urls" | "trackWebhookWork"
   > &
-    Pick<Infrastructure, "rings" | "happenings" | "announcements">;
+    Pick<Infrastructure, "rings">;
   slack: { botToken: string; apiUrl: string };
-  backends: Pick<Backends, "plan" | "eventLog" | "readsLog">;
+  backends: NotifierBackends;
   /** The commands' GitHub (pull requests' titles and authors), and who may read a repository (cached). */
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
   /** The GitHub App: the doorbell, GitHub's merge queue's webhooks; null when it is off. */
   app: GitHubAppConnection | null;
   /** Refreshed when a person's pull request moves (personal notices). */
   home: HomeTab | null;
+}
+
+/**
+ * What the notifier takes of the merge queues, in the core's terms (src/backends/wire.ts builds it; the
+ * notifier imports no backend: .dependency-cruiser.cjs).
+ */
+export interface NotifierBackends {
+  /** The log the poller reads; null when no repository is on a backend that has one. */
+  eventLog: QueueEventLog | null;
+  /** Whether the poller reads the repository's log (false: its backend pushes its events). */
+  readsLog(repository: Repo): Promise<boolean>;
+  /** The events backends push as they happen; null when none may push (the notifier then only reads). */
+  pushes: QueueEventPushes | null;
+  /** Reads back outbox rows and threads' states, those an earlier version stored in its format too. */
+  storedEvents: StoredEvents;
 }
 
 export interface NotifierWiring extends Wired {
@@ -39,8 +55,8 @@ export interface NotifierWiring extends Wired {
 
 /**
  * The notifier (src/notifier): the deliverer posting the outbox at Slack's pace, personal notices, the
- * poller reading the backends' logs (rung by the hub's `rings`), and the notices GitHub's merge queue
- * pushes (told by the hub's `happenings`).
+ * poller reading the backends' logs (rung by the hub's `rings`), and the notices of the events backends
+ * push (GitHub's merge queue: its webhooks and the gate's pauses, as queue events).
  */
 export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   const { infra, app } = deps;
@@ -54,6 +70,7 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
           (await deps.github.gateway.pullRequest(repository, number))?.author.login ?? null,
         permission: deps.github.readPermission,
         onPullRequestChange: (person) => deps.home?.refreshSoon(person),
+        storedEvents: deps.backends.storedEvents,
         logger: logger.child({ name: "notifier" }),
         now: infra.options.now,
       })
@@ -64,32 +81,25 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   };
   const poller = wirePoller(deps, deliverer, personal, history);
   infra.rings.listen((repository) => poller.ring(repository));
-  // GitHub's own merge queue pushes its notices as webhooks (src/notifier/pushed-notices.ts).
-  if (deps.backends.plan.github && app) {
+  // A backend that pushes its events (GitHub's merge queue) is heard, not read (pushed-notices.ts).
+  const { pushes } = deps.backends;
+  if (pushes) {
     const pushed = new PushedNotices({
       deliverer,
       ...(personal ? { personal } : {}),
-      memory: store,
       subscriptions: (repository) => store.listSubscriptions({ repository }),
-      failedChecks: (repository, sha) => app.installations.failedChecks(repository, sha),
       deliver: () => poller.deliver(),
       track: infra.trackWebhookWork,
-      appBot: `${app.appSlug}[bot]`,
-      askedOf: (repository, number) => store.getQueueRequest(repository, number),
       history,
       annotate: (repository, event) => withAlsoFailed(store, repository, event),
-      metrics: infra.metrics,
       logger: logger.child({ name: "notifier" }),
-      now: infra.options.now,
     });
-    infra.happenings.listen((happening, deliveryId) => pushed.accept(happening, deliveryId));
-    // The gate's pauses and resumes of GitHub's merge queue, which GitHub does not announce.
-    infra.announcements.listen((repository, event) => pushed.acceptEvent(repository, event));
+    pushes.listen((repository, event) => pushed.accept(repository, event));
   }
   return { poller, deliverer, services: [notifierService(deps, poller)] };
 }
 
-function wireDeliverer({ infra, slack, github }: NotifierDeps): Deliverer {
+function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Deliverer {
   const { options } = infra;
   const slackPoster = webApiPoster({
     token: slack.botToken,
@@ -105,6 +115,7 @@ function wireDeliverer({ infra, slack, github }: NotifierDeps): Deliverer {
       return pull ? { number, title: pull.title, url: pull.url } : null;
     },
     backoffs: new Backoffs(infra.store),
+    storedEvents: backends.storedEvents,
     githubWebUrl: infra.urls.webUrl,
     owner: infra.owner,
     // A backlog drains at about a post a second per channel, not into Slack's 429s.
@@ -116,8 +127,8 @@ function wireDeliverer({ infra, slack, github }: NotifierDeps): Deliverer {
 }
 
 /**
- * With MERGE_QUEUE_PROVIDER=github the poller reads nothing and only delivers what GitHub's webhooks
- * brought; with auto it skips the repositories on GitHub's queue (their notices are pushed).
+ * Without a log to read (MERGE_QUEUE_PROVIDER=github) the poller reads nothing and only delivers what
+ * was pushed; with auto it skips the repositories whose backend pushes (GitHub's queue).
  */
 function wirePoller(
   { infra, backends, app }: NotifierDeps,
@@ -150,16 +161,16 @@ function wirePoller(
 /** The poller's loop, once listening (unless `autoPoll` is off: tests tick it by hand). */
 function notifierService({ infra, backends, app }: NotifierDeps, poller: Poller): Service {
   const { config, logger } = infra;
-  const { plan } = backends;
+  const pushes = backends.pushes !== null;
   return {
     name: "notifier",
     start: () => {
       if (infra.options.autoPoll === false) return;
       poller.start();
       logger.info(
-        !plan.mergify
-          ? "notifier posting what GitHub's merge queue announces in its webhooks"
-          : `notifier reading each repository every ${config.pollIntervalSeconds} s${app ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${plan.github ? "; repositories on GitHub's merge queue are told by its webhooks" : ""}`,
+        !backends.eventLog
+          ? "notifier posting the events the merge queue pushes (GitHub's merge queue's webhooks)"
+          : `notifier reading each repository every ${config.pollIntervalSeconds} s${app ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${pushes ? "; repositories whose merge queue pushes its events (GitHub's) are told by it" : ""}`,
       );
     },
     stop: () => poller.stop(),

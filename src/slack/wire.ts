@@ -1,7 +1,8 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import type { GitHubGateway, PermissionLookup, SetupCheck } from "../commands/ports.js";
+import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
+import type { SetupCheck } from "../doctor/report.js";
 import { nextFreeze } from "../freezes/present.js";
 import { loginUrl } from "../identity/linking.js";
 import type { RelayFollower } from "../relays/follower.js";

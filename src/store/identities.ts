@@ -1,13 +1,12 @@
 import { type Selectable, sql } from "kysely";
-import type { NoticePreferences, OAuthState } from "../commands/ports.js";
+import type { NoticePreferences, OAuthState } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { type DialectValues, int, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Who a Slack user is on GitHub (identity links), what they want to hear about (notice preferences),
 // and the single-use states of the GitHub sign-in that links them (OAuth states). The core owns the
-// last two records' types (src/commands/ports.ts: the account commands keep them).
-export type { NoticePreferences, OAuthState };
+// last two records' types (src/core/records.ts: the account commands keep them).
 
 export interface IdentityLink {
   teamId: string;

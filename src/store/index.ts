@@ -22,8 +22,6 @@ export type {
   IdentityLinkStore,
   IdentityStore,
   NoticePreferenceStore,
-  NoticePreferences,
-  OAuthState,
   OAuthStateStore,
 } from "./identities.js";
 export { kyselyStore } from "./kysely-store.js";
@@ -45,10 +43,8 @@ export {
   type ThreadStore,
 } from "./outbox.js";
 export type {
-  PauseAttribution,
   PauseAttributionStore,
   PauseStore,
-  ScheduledUnpause,
   ScheduledUnpauseClaims,
   ScheduledUnpauseStore,
 } from "./pauses.js";
@@ -64,7 +60,7 @@ export type {
 } from "./polls.js";
 export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
 export { QUEUE_REQUEST_RETENTION_MS, type QueueRequestStore } from "./queue-requests.js";
-export { RELAY_RETENTION_MS, type RelayAnswerComment, type RelayRecord, type RelayStore } from "./relays.js";
+export { RELAY_RETENTION_MS, type RelayStore } from "./relays.js";
 export {
   SUMMARY_COMMENT_RETENTION_MS,
   type SummaryCommentRecords,
@@ -80,7 +76,7 @@ export {
   type StatsDayStore,
 } from "./stats-and-digests.js";
 export type { Store, StoreLifecycle } from "./store.js";
-export type { Subscription, SubscriptionStore } from "./subscriptions.js";
+export type { SubscriptionStore } from "./subscriptions.js";
 export {
   DELIVERY_RETENTION_MS,
   SLACK_SIGNATURE_RETENTION_MS,

@@ -1,12 +1,14 @@
 import type { Selectable } from "kysely";
-import type { RelayAnswerComment, RelayRecord, RelayStore } from "../commands/ports.js";
+import type { RelayStore } from "../commands/ports.js";
+import type { RelayAnswerComment, RelayRecord } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { type DialectValues, int, json, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Relayed commands followed until the merge queue answers them (one row per relay, shared by the
-// replicas). The core owns the records' types and the interface (RelayStore, src/commands/ports.ts).
-export type { RelayAnswerComment, RelayRecord, RelayStore };
+// replicas). The core owns the records' types (src/core/records.ts)
+// and the interface (RelayStore, src/commands/ports.ts).
+export type { RelayStore };
 
 /** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */
 export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -1,14 +1,13 @@
 import { type Selectable, sql } from "kysely";
-import type { Subscription } from "../commands/ports.js";
+import type { Subscription } from "../core/records.js";
 import { Repo } from "../repo.js";
 import { inTransaction, type Tables } from "./database.js";
 import { EPOCH } from "./migrations/004-poll-schedule.js";
 import { type DialectValues, readTime, type StoreContext, time } from "./query-helpers.js";
 
-// Subscriptions: one per (channel, repository). The core owns the record's type (src/commands/ports.ts).
+// Subscriptions: one per (channel, repository). The core owns the record's type (src/core/records.ts).
 // A repository's read schedule (polls.ts) is kept with its subscriptions: made due at once by the
 // first, removed with the last, in the same transaction.
-export type { Subscription };
 
 export interface SubscriptionStore {
   /**

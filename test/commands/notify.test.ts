@@ -3,7 +3,8 @@ import type { Actor } from "../../src/commands/command.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import { parseSlackCommand } from "../../src/commands/grammar/parse.js";
 import { noticeWanted, notify } from "../../src/commands/notify.js";
-import type { NoticePreferences, Ports } from "../../src/commands/ports.js";
+import type { Ports } from "../../src/commands/ports.js";
+import type { NoticePreferences } from "../../src/core/records.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat } from "../../src/slack/mrkdwn.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { QueueEvent } from "../../src/core/queue.js";
+import type { Subscription } from "../../src/core/records.js";
 import { dispatchEvents } from "../../src/notifier/dispatch.js";
 import { Repo } from "../../src/repo.js";
-import type { Subscription } from "../../src/store/index.js";
 
 const widgets = Repo.of("acme", "widgets");
 const T0 = Date.parse("2026-01-01T00:00:00Z");

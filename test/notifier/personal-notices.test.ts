@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LogEvent } from "../../src/backends/mergify/index.js";
-import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
+import { fromMergifyLog, mergifyStoredEvents } from "../../src/backends/mergify/queue-events.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { PersonalNotices } from "../../src/notifier/personal-notices.js";
@@ -34,6 +34,8 @@ const notices = () =>
       return (level ?? "none") as never;
     },
     onPullRequestChange: (p) => changed.push(p.slackUserId),
+    // Threads an earlier version stored name Mergify's event types (as the wiring reads them back).
+    storedEvents: mergifyStoredEvents,
     logger: createLogger({ level: "silent" }),
   });
 
@@ -172,7 +174,9 @@ describe("who hears about an event in a direct message", () => {
         at: new Date(T0),
       });
     };
+    // A thread's state as an earlier version stored it (Mergify's event type), and as this one does.
     await record(5, "action.queue.merged", 1);
+    await record(4, "left", 9);
     const pause = event("queue.pause.create", null, T0 + 1);
     expect(await notices().route(widgets, pause)).toEqual([]);
     await record(6, "action.queue.enter", 2);

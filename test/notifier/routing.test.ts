@@ -6,11 +6,11 @@ import {
   mergifyGroupOf,
 } from "../../src/backends/mergify/queue-events.js";
 import type { QueueEvent } from "../../src/core/queue.js";
+import type { Subscription } from "../../src/core/records.js";
 import { matchesGlob } from "../../src/notifier/glob.js";
 import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { route } from "../../src/notifier/routing.js";
 import { Repo } from "../../src/repo.js";
-import type { Subscription } from "../../src/store/index.js";
 
 const T0 = new Date("2026-01-01T10:00:00Z");
 function sub(

@@ -87,8 +87,9 @@ export function readQueueWebhook(name: string, payload: unknown): QueueHappening
 }
 
 /**
- * Hands each merge-queue webhook to the notifier with its delivery id (the same on a redelivery). The
- * signature was checked by Probot before this runs.
+ * Hands each merge-queue webhook on with its delivery id (the same on a redelivery): the backend turns it
+ * into a queue event for the notifier (pushed-events.ts). The signature was checked by Probot before this
+ * runs.
  */
 export function registerQueueWebhooks(
   app: Probot,

@@ -1,3 +1,4 @@
+import type { StoredEvents } from "../../core/pushed-events.js";
 import {
   type EventGroup,
   groupsToRead,
@@ -233,6 +234,13 @@ export function storedKind(type: string): string {
   if (type === "action.queue.leave") return "left";
   return type;
 }
+
+/**
+ * Outbox rows and thread states as any version stored them (the notifier's StoredEvents): rows an
+ * earlier version stored as Mergify's log events are read as queue events. The wiring gives it to the
+ * notifier (src/backends/wire.ts).
+ */
+export const mergifyStoredEvents: StoredEvents = { event: storedQueueEvent, kind: storedKind };
 
 /** What Mergify's client gives the log reader. */
 export interface MergifyLogClient {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { IdentityLink, OAuthState, Store } from "../../../src/store/index.js";
+import type { OAuthState } from "../../../src/core/records.js";
+import type { IdentityLink, Store } from "../../../src/store/index.js";
 import { at, DAY, HOUR, r, SECOND, storeContract } from "./harness.js";
 
 storeContract("identities", ({ h }) => {

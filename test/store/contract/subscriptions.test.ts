@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store, Subscription } from "../../../src/store/index.js";
+import type { Subscription } from "../../../src/core/records.js";
+import type { Store } from "../../../src/store/index.js";
 import { at, DAY, r, storeContract } from "./harness.js";
 
 storeContract("subscriptions", ({ h }) => {

@@ -18,9 +18,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MetricValueWithName } from "prom-client";
 import { mergifyEventTypes } from "../../../src/backends/mergify/queue-events.js";
+import type { Subscription } from "../../../src/core/records.js";
 import type { Metrics } from "../../../src/metrics.js";
 import { Repo } from "../../../src/repo.js";
-import type { Subscription } from "../../../src/store/index.js";
 import type { Yardmaster } from "../../../src/yardmaster.js";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
 import {
