@@ -5,9 +5,9 @@ import { Backoffs } from "../../src/notifier/backoff.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { PushedNotices } from "../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
-import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { memoryPoster } from "../helpers/memory-poster.js";
 
 // The notices of queue events a backend pushes (src/core/pushed-events.ts), whichever backend it is:
 // GitHub's webhooks turned into these events are tested in test/backends/github/pushed-events.test.ts.
@@ -82,21 +82,7 @@ describe("notices of pushed queue events", () => {
 });
 
 describe("pushed notices, in the order their events happened", () => {
-  /** Slack in memory: each post, a thread's parent (top level) or a reply. */
-  const posts: { eventId: number; reply: boolean }[] = [];
-  const poster = {
-    async post(m: { eventId: number; threadTs?: string }) {
-      posts.push({ eventId: m.eventId, reply: m.threadTs !== undefined });
-      return { ts: `1700000000.${String(posts.length).padStart(6, "0")}`, threadTs: m.threadTs ?? null };
-    },
-    async update() {},
-    async findPosted() {
-      return new Map();
-    },
-    async openDirect() {
-      throw new Error("no direct messages here");
-    },
-  } as unknown as NotificationPoster;
+  const { posts, poster } = memoryPoster();
 
   it("a pull request's thread starts with its entry, even when its merge group's notice was pushed first", async () => {
     posts.length = 0;

@@ -13,9 +13,9 @@ import { Backoffs } from "../../../src/notifier/backoff.js";
 import { Deliverer } from "../../../src/notifier/deliverer.js";
 import { PushedNotices } from "../../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../../src/notifier/render-notification.js";
-import type { NotificationPoster } from "../../../src/notifier/slack-poster.js";
 import { Repo } from "../../../src/repo.js";
 import { type GitHubQueueMemory, openStore, type Store } from "../../../src/store/index.js";
+import { memoryPoster } from "../../helpers/memory-poster.js";
 
 // GitHub's merge queue's webhooks as the GitHub backend pushes them (src/backends/github/pushed-events.ts),
 // heard by the notifier's pushed notices as it is wired (src/notifier/wire.ts).
@@ -229,21 +229,7 @@ describe("notices pushed by GitHub's merge queue", () => {
 });
 
 describe("notices pushed by GitHub's merge queue, in GitHub's order", () => {
-  /** Slack in memory: each post, a thread's parent (top level) or a reply. */
-  const posts: { eventId: number; reply: boolean }[] = [];
-  const poster: NotificationPoster = {
-    async post(m: { eventId: number; threadTs?: string }) {
-      posts.push({ eventId: m.eventId, reply: m.threadTs !== undefined });
-      return { ts: `1700000000.${String(posts.length).padStart(6, "0")}`, threadTs: m.threadTs ?? null };
-    },
-    async update() {},
-    async findPosted() {
-      return new Map();
-    },
-    async openDirect() {
-      throw new Error("no direct messages here");
-    },
-  } as unknown as NotificationPoster;
+  const { posts, poster } = memoryPoster();
 
   it("a pull request's thread starts with its entry, even when its merge group's notice was claimed first", async () => {
     posts.length = 0;
