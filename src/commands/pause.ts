@@ -86,30 +86,9 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
     const target = { repo: command.repo, branch: command.branch ?? null };
     const state = await pauses.pause(target, { reason: command.reason, by: pauser(actor) });
-    // A new pause replaces a timed pause's end: with its own, or with none.
-    try {
-      if (resumes) {
-        await ports.unpauseSchedule?.put({
-          repository: command.repo,
-          reason: command.reason,
-          resumesAt: resumes.at,
-          scheduledBy: pauser(actor),
-          surface: actor.surface,
-          createdAt: resumes.now,
-        });
-      } else {
-        await ports.unpauseSchedule?.cancel(command.repo);
-      }
-    } catch {
-      throw new CommandError(CommandErrorCode.Unavailable, {
-        command: "pause",
-        repository: command.repo.fullName,
-        detail: resumes
-          ? `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not keep when it ends: unpause it by hand`
-          : `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not cancel the end of an earlier timed pause, which may unpause it`,
-      });
-    }
-    await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);
+    // A pause of another branch than the default one (the gate's) leaves the default branch's timed
+    // pause and Yardmaster's record of who paused it alone: both are kept per repository.
+    if (command.branch === undefined) await keepTimedPause(command, actor, ports, resumes);
     return {
       name: "pause",
       repo: command.repo,
@@ -173,6 +152,39 @@ async function whenItEnds(
   }
   const now = schedule.now();
   return { at: resumeInstant("pause", resume, now, zone), now, zone };
+}
+
+/** A new pause of the default branch replaces a timed pause's end (with its own, or with none), and is attributed. */
+async function keepTimedPause(
+  command: PauseCommand,
+  actor: Actor,
+  ports: Ports,
+  resumes: { at: Date; now: Date; zone: string } | undefined,
+): Promise<void> {
+  // A new pause replaces a timed pause's end: with its own, or with none.
+  try {
+    if (resumes) {
+      await ports.unpauseSchedule?.put({
+        repository: command.repo,
+        reason: command.reason,
+        resumesAt: resumes.at,
+        scheduledBy: pauser(actor),
+        surface: actor.surface,
+        createdAt: resumes.now,
+      });
+    } else {
+      await ports.unpauseSchedule?.cancel(command.repo);
+    }
+  } catch {
+    throw new CommandError(CommandErrorCode.Unavailable, {
+      command: "pause",
+      repository: command.repo.fullName,
+      detail: resumes
+        ? `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not keep when it ends: unpause it by hand`
+        : `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not cancel the end of an earlier timed pause, which may unpause it`,
+    });
+  }
+  await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);
 }
 
 /** How attributions and schedules name the person. */

@@ -59,7 +59,8 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
     }
     // A manual unpause cancels a timed pause's end (best effort: the runner also finds it unpaused).
     if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
-    await attributePause(ports, actor, command.repo, "unpause", null);
+    // Who unpaused is kept per repository: for the default branch's queue (the gate tells a branch's own).
+    if (command.branch === undefined) await attributePause(ports, actor, command.repo, "unpause", null);
     return command;
   },
   describe: (result, { by }) =>

@@ -265,8 +265,8 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     // status says until when, as on Mergify's queue.
     expect(await ask(`status ${SHIPS}`)).toMatch(/Paused.*maintenance · resumes at .*\(in 1 h\)/s);
     world.sim.clock.advance(60 * 60_000 + 1_000);
-    const ended = await world.yardmaster.scheduledUnpauser.tick();
-    expect(ended.map((e) => e.outcome)).toEqual(["unpaused"]);
+    // This tick, or the runner's own pass on its timer if it came first, ends the pause.
+    await world.yardmaster.scheduledUnpauser.tick();
     await until(() => gate()?.status === "completed");
     expect(gate()?.conclusion).toBe("success");
     expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
