@@ -287,7 +287,11 @@ describe("the person who queued a pull request, on GitHub's merge queue", () => 
   it("someone who queued another's pull request hears of its entry, you're next and its merge once, as its author does", async () => {
     enqueue(31, "carol");
     const people = [ALICE, CAROL];
-    await settled(() => people.every((u) => ofType(direct(u, 31), "checks_start").length > 0));
+    await settled(() =>
+      people.every(
+        (u) => ofType(direct(u, 31), "checks_start").length > 0 && ofType(direct(u, 31), "enter").length > 0,
+      ),
+    );
     gh.github.mergeQueues.completeChecks(SHIPS, 31, { ci: "success" });
     gh.github.mergeQueues.merge(SHIPS, "main");
     await settled(() => people.every((u) => ofType(direct(u, 31), "merged").length > 0));
@@ -310,7 +314,12 @@ describe("the person who queued a pull request, on GitHub's merge queue", () => 
       10_000,
     );
     expect(gh.github.mergeQueues.entries(SHIPS, "main").map((e) => e.pull.number)).toContain(34);
-    await settled(() => [ALICE, CAROL].every((u) => ofType(direct(u, 34), "checks_start").length > 0));
+    // The enqueued and checks webhooks are handled at once: both direct messages are waited for.
+    await settled(() =>
+      [ALICE, CAROL].every(
+        (u) => ofType(direct(u, 34), "checks_start").length > 0 && ofType(direct(u, 34), "enter").length > 0,
+      ),
+    );
     for (const user of [ALICE, CAROL])
       expect(
         direct(user, 34)
