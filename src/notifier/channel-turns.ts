@@ -24,7 +24,8 @@ export function channelTurns(deps: {
       const wait = Math.min(MAX_TURN_WAIT_MS, next.getTime() - deps.now().getTime());
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    await pace.posted(channel, caughtUp, deps.now());
+    // Read again after the wait: the notifier may have taken turns meanwhile, which this one follows.
+    await pace.posted(channel, next ? await pace.caughtUp(channel) : caughtUp, deps.now());
   };
 }
 

@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { channelTurns } from "../../src/notifier/channel-turns.js";
+import type { Store } from "../../src/store/index.js";
+
+/** The pace's rows in memory, as the store keeps them (one per channel). */
+function memoryStore(): { store: Store; at: (channel: string) => number | undefined } {
+  const rows = new Map<string, Date>();
+  const store = {
+    async getBackoff(key: string) {
+      const at = rows.get(key);
+      return at ? { key, failures: 0, nextAttemptAt: at, lastError: "paced" } : null;
+    },
+    async putBackoff(row: { key: string; nextAttemptAt: Date }) {
+      rows.set(row.key, row.nextAttemptAt);
+    },
+  } as unknown as Store;
+  return { store, at: (channel) => rows.get(`slack-pace:channel:${channel}`)?.getTime() };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a channel's turn for a top-level post", () => {
+  const T0 = Date.parse("2026-11-20T10:00:00Z");
+  const pace = { intervalMs: 1_000, burst: 3 };
+
+  it("takes the next turn of an idle channel at once, and moves the channel's pace on", async () => {
+    const { store, at } = memoryStore();
+    const turn = channelTurns({ store, pace, now: () => new Date(T0) });
+    await turn("C1");
+    expect(at("C1")).toBe(T0 + 1_000);
+    await turn("C1");
+    expect(at("C1")).toBe(T0 + 2_000);
+  });
+
+  it("after waiting, follows the turns the notifier took meanwhile rather than overwrite them", async () => {
+    const { store, at } = memoryStore();
+    let now = T0;
+    // The channel's burst is spent: the next turn is 1 s away.
+    await store.putBackoff({
+      key: "slack-pace:channel:C1",
+      failures: 0,
+      nextAttemptAt: new Date(T0 + 3_000),
+      lastError: "paced",
+    });
+    const turn = channelTurns({ store, pace, now: () => new Date(now) });
+    vi.useFakeTimers();
+    const waiting = turn("C1");
+    await vi.advanceTimersByTimeAsync(0);
+    // Meanwhile the notifier posts twice: its pace moves to T0 + 5 s.
+    await store.putBackoff({
+      key: "slack-pace:channel:C1",
+      failures: 0,
+      nextAttemptAt: new Date(T0 + 5_000),
+      lastError: "paced",
+    });
+    now = T0 + 1_000;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await waiting;
+    expect(at("C1")).toBe(T0 + 6_000);
+  });
+});
