@@ -247,3 +247,105 @@ describe("the gate check", () => {
     expect(enqueued).toEqual([]);
   });
 });
+
+describe("the gate's sweep", () => {
+  const claimed = (headSha: string, pullNumber: number, owner = "replica-1") =>
+    store.claimGateCheck({
+      repository: SHIPS,
+      headSha,
+      name: GATE,
+      branch: "main",
+      kind: "group",
+      pullNumber,
+      owner,
+      at: T0,
+    });
+
+  it("makes the check run of a claim whose replica died, once across replicas, queued while paused", async () => {
+    await store.putGatePause({
+      repository: SHIPS,
+      branch: "main",
+      reason: "deploy",
+      by: "alice",
+      pausedAt: T0,
+    });
+    await store.holdGateEntry({
+      repository: SHIPS,
+      branch: "main",
+      pauseId: (await store.getGatePause(SHIPS, "main"))?.pauseId ?? "",
+      pullNumber: 11,
+      pullHeadSha: PR_SHA,
+      at: T0,
+    });
+    // replica-1 claimed the gate and died before making its check run.
+    expect(await claimed(GROUP_SHA, 11)).toBe(true);
+    // Within the claim's lease, a redelivery and the sweep leave it (nock refuses any call).
+    now = new Date(T0.getTime() + 30_000);
+    await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
+    await gate("replica-2").sweep();
+    now = new Date(T0.getTime() + 61_000);
+    const created: unknown[] = [];
+    nock(API)
+      .post("/repos/acme/ships/check-runs", (body) => {
+        created.push(body);
+        return true;
+      })
+      .reply(201, { id: 1001 });
+    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    expect(created).toEqual([
+      expect.objectContaining({
+        head_sha: GROUP_SHA,
+        status: "queued",
+        output: expect.objectContaining({ title: "Paused by alice: deploy" }),
+      }),
+    ]);
+    const patched = nock(API)
+      .get("/repos/acme/ships")
+      .reply(200, { default_branch: "main" })
+      .patch("/repos/acme/ships/check-runs/1001")
+      .reply(200, {});
+    expect(await gate().resume({ repo: SHIPS, branch: null }, "bob")).toBe(true);
+    expect(patched.isDone()).toBe(true);
+  });
+
+  it("makes a stale claim's check run a success when the branch is not paused", async () => {
+    expect(await claimed(GROUP_SHA, 11)).toBe(true);
+    now = new Date(T0.getTime() + 61_000);
+    const made = nock(API)
+      .post(
+        "/repos/acme/ships/check-runs",
+        (body) => body.status === "completed" && body.conclusion === "success",
+      )
+      .reply(201, { id: 1002 });
+    await gate("replica-2").sweep();
+    expect(made.isDone()).toBe(true);
+    await gate("replica-3").sweep();
+  });
+
+  it("completes the held gates a resume left (it stopped half way), once", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1003 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    // The replica that took the pause died before completing its gates.
+    await store.takeGatePause(SHIPS, "main");
+    const patched = nock(API)
+      .patch("/repos/acme/ships/check-runs/1003", (body) => body.conclusion === "success")
+      .reply(200, {});
+    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    expect(patched.isDone()).toBe(true);
+    await gate("replica-2").sweep();
+  });
+
+  it("retries a completion GitHub refused instead of marking it done", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1004 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    nock(API).patch("/repos/acme/ships/check-runs/1004").reply(502, { message: "bad gateway" });
+    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1004]);
+    const retried = nock(API).patch("/repos/acme/ships/check-runs/1004").reply(200, {});
+    await gate("replica-2").sweep();
+    expect(retried.isDone()).toBe(true);
+    expect(await store.pendingGateChecks(SHIPS, "main")).toEqual([]);
+  });
+});

@@ -9,6 +9,15 @@ import type { GateGitHub, GateRun } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
 import { gateWarning } from "./required.js";
 
+/** A claim (of a check run to make, or of a held gate to complete) older than this may be taken over. */
+export const GATE_CLAIM_LEASE_MS = 60_000;
+
+/** Completed gates and pull requests' gates older than this are deleted by the sweep. */
+export const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** How many held gates one sweep completes at most. */
+const SWEEP_BATCH = 100;
+
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
 
@@ -199,7 +208,7 @@ export class GitHubGate implements QueuePauses {
     head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
     run: GateRun,
   ): Promise<GateCheckRecord | null> {
-    const { store, github, now } = this.deps;
+    const { store, now } = this.deps;
     const key = { repository: head.repository, headSha: head.headSha, name: run.name };
     const claimed = await store.claimGateCheck({
       ...key,
@@ -208,13 +217,33 @@ export class GitHubGate implements QueuePauses {
       pullNumber: head.pullNumber,
       owner: this.deps.owner,
       at: now(),
+      staleBefore: this.staleBefore(),
     });
     if (!claimed) return null;
+    return this.makeRun(head, run);
+  }
+
+  private staleBefore(): Date {
+    return new Date(this.deps.now().getTime() - GATE_CLAIM_LEASE_MS);
+  }
+
+  /**
+   * Makes the check run of a gate this replica claimed; a failure throws, giving the claim up when
+   * `release` (a redelivery retries; else the sweep takes it over once its lease lapses).
+   */
+  private async makeRun(
+    head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
+    run: GateRun,
+    release = true,
+  ): Promise<GateCheckRecord> {
+    const { store, github, now } = this.deps;
+    const key = { repository: head.repository, headSha: head.headSha, name: run.name };
     let id: number;
     try {
       id = await github.createCheckRun(head.repository, { ...run, headSha: head.headSha });
     } catch (error) {
-      await store.releaseGateCheck(head.repository, head.headSha, run.name).catch(() => undefined);
+      if (release)
+        await store.releaseGateCheck(head.repository, head.headSha, run.name).catch(() => undefined);
       throw error;
     }
     const state = run.status === "queued" ? "queued" : "success";
@@ -230,19 +259,64 @@ export class GitHubGate implements QueuePauses {
     };
   }
 
-  /** Completes a held gate, once across replicas. */
-  private async complete(gate: GateCheckRecord, title: string): Promise<void> {
-    const { store, github, now, checkName } = this.deps;
-    const id = await store.claimGateCompletion(gate.repository, gate.headSha, gate.name, now());
-    if (id === null) return;
-    try {
-      await github.updateCheckRun(gate.repository, id, passedRun(checkName, title));
-    } catch (error) {
-      this.deps.logger.error(
-        { err: error, repository: gate.repository.fullName, sha: gate.headSha },
-        "could not complete a held gate check: re-run it from the merge group's checks on GitHub",
+  /**
+   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: takes over the claims
+   * whose replica died before making their check run and makes it (queued if the branch is paused now,
+   * else a success), completes the held gates of branches no longer paused (a resume that stopped half
+   * way, or a completion GitHub did not hear), and deletes old finished rows. Each gate is taken by one
+   * replica (its claim is one statement).
+   */
+  async sweep(): Promise<void> {
+    const { store, owner, now, logger } = this.deps;
+    for (const gate of await store.takeStaleGateClaims(owner, now(), this.staleBefore())) {
+      await this.reportTakenOver(gate).catch((error: unknown) =>
+        logger.warn(
+          { err: error, repository: gate.repository.fullName, sha: gate.headSha },
+          "could not make a gate check another replica had claimed: Yardmaster tries again shortly",
+        ),
       );
     }
+    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
+      await this.complete(gate, "Resumed");
+    }
+    await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
+  }
+
+  /** Makes the check run of a gate whose claim this replica took over. */
+  private async reportTakenOver(gate: GateCheckRecord): Promise<void> {
+    const { store } = this.deps;
+    const pause = gate.kind === "group" ? await store.getGatePause(gate.repository, gate.branch) : null;
+    const open =
+      gate.kind === "group" ? "The merge queue is running" : "Pull requests may be queued at any time";
+    const head = { ...gate, baseRef: gate.branch };
+    const reported = await this.makeRun(
+      head,
+      pause ? heldRun(gate.name, pause) : passedRun(gate.name, open),
+      false,
+    );
+    if (pause && !(await store.getGatePause(gate.repository, gate.branch))) {
+      await this.complete(reported, "Resumed");
+    }
+  }
+
+  /** Completes a held gate, once across replicas (a completion GitHub did not hear stays to retry). */
+  private async complete(gate: GateCheckRecord, title: string): Promise<void> {
+    const { store, github, now, checkName } = this.deps;
+    const { repository, headSha, name } = gate;
+    const id = await store.claimGateCompletion(repository, headSha, name, now(), this.staleBefore());
+    if (id === null) return;
+    try {
+      await github.updateCheckRun(repository, id, passedRun(checkName, title));
+    } catch (error) {
+      // Still held: the gate's sweep completes it again shortly.
+      await store.releaseGateCompletion(repository, headSha, name).catch(() => undefined);
+      this.deps.logger.error(
+        { err: error, repository: repository.fullName, sha: headSha },
+        "could not complete a held gate check: Yardmaster tries again shortly",
+      );
+      return;
+    }
+    await store.gateCompleted(repository, headSha, name, now());
   }
 }
 
