@@ -25,6 +25,8 @@ let pulls: Map<number, PullRequestInfo>;
 function gate(
   owner = "replica-1",
   onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>,
+  /** A pull request GitHub refuses to enqueue. */
+  refused?: number,
 ): GitHubGate {
   const octokit = new TestOctokit({ auth: { token: "installation-token" } });
   return new GitHubGate({
@@ -38,6 +40,7 @@ function gate(
     putBack: {
       pullRequest: async (_repo, number) => pulls.get(number) ?? null,
       enqueue: async (_repo, pull, options) => {
+        if (pull.number === refused) throw new Error("GitHub refused it");
         enqueued.push({ number: pull.number, jump: options.jump });
       },
       comment: async (_repo, number, body) => {
@@ -229,6 +232,31 @@ describe("the gate check", () => {
     ]);
     expect(commented.map((c) => c.number)).toEqual([13, 14]);
     expect(commented[0]?.body).toContain("unpaused by bob");
+  });
+
+  it("puts back the other timed-out pull requests when GitHub refuses one", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(3).reply(201, { id: 903 });
+    for (const [number, sha] of [
+      [13, "c".repeat(40)],
+      [14, "d".repeat(40)],
+      [15, "e".repeat(40)],
+    ] as const) {
+      await handleGateWebhook(gate(), "merge_group", groupPayload(number, sha));
+      await gate().onDequeued(SHIPS, "main", number, "CI_TIMEOUT");
+      pulls.set(number, pull(number));
+    }
+    nock(API)
+      .patch(/check-runs/)
+      .times(3)
+      .reply(200, {});
+    const refusing = gate("replica-1", undefined, 14);
+    expect(await refusing.resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect(enqueued).toEqual([
+      { number: 15, jump: true },
+      { number: 13, jump: true },
+    ]);
+    expect(commented.map((c) => c.number)).toEqual([13, 15]);
   });
 
   it("leaves a timed-out pull request whose head moved or that was closed", async () => {

@@ -145,7 +145,8 @@ export class GitHubGate implements QueuePauses {
     }
     if (this.deps.putBack) {
       const holds = await this.deps.store.takeGateHolds(target.repo, branch, pause.pauseId);
-      await putBackTimedOut(this.deps.putBack, target.repo, branch, holds, by).catch((error: unknown) =>
+      const { putBack, logger } = this.deps;
+      await putBackTimedOut(putBack, target.repo, branch, holds, by, logger).catch((error: unknown) =>
         this.deps.logger.error(
           { err: error, repository: target.repo.fullName, branch },
           "could not put back the pull requests GitHub removed while the queue was paused",
