@@ -49,8 +49,11 @@ export interface GateHold {
 
 export interface GateStore extends GateSweepStore {
   getGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
-  /** Pauses the branch, or changes the reason of the pause in force (its id, author and start stay). */
-  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord>;
+  /**
+   * Pauses the branch, or changes the reason of the pause in force (its id, author and start stay), in
+   * one statement: `updated` says a pause was in force (of two pauses at once, one is the update).
+   */
+  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord & { updated: boolean }>;
   /** Ends the pause: the record to the one caller that removed it, null to any other (or if none). */
   takeGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
   /** Claims a gate check before its check run is made: false when one was claimed already. */
@@ -144,26 +147,22 @@ function gatePauses(ctx: StoreContext): PauseQueries {
     },
 
     async putGatePause(p) {
-      await db
+      const pauseId = randomUUID();
+      const row = await db
         .insertInto("gate_pauses")
         .values({
           repository_key: p.repository.key,
           branch: p.branch,
           repository: p.repository.fullName,
-          pause_id: randomUUID(),
+          pause_id: pauseId,
           reason: p.reason,
           paused_by: p.by,
           paused_at: time(p.pausedAt),
         })
         .onConflict((oc) => oc.columns(["repository_key", "branch"]).doUpdateSet({ reason: p.reason }))
-        .execute();
-      const row = await db
-        .selectFrom("gate_pauses")
-        .selectAll()
-        .where("repository_key", "=", p.repository.key)
-        .where("branch", "=", p.branch)
+        .returningAll()
         .executeTakeFirstOrThrow();
-      return toPause(row);
+      return { ...toPause(row), updated: row.pause_id !== pauseId };
     },
 
     async takeGatePause(repository, branch) {

@@ -30,8 +30,17 @@ storeContract("gates", ({ h }) => {
         by: "bob",
         pausedAt: at(HOUR),
       });
-      expect(again).toEqual({ ...first, reason: "deploy, longer" });
+      expect(first.updated).toBe(false);
+      expect(again).toEqual({ ...first, reason: "deploy, longer", updated: true });
       expect(await store.getGatePause(r("acme/ships"), "release/2.0")).toBeNull();
+    });
+
+    it("put by two callers at once is one pause, and one of them is the update", async () => {
+      const put = (reason: string) =>
+        store.putGatePause({ repository: r("acme/ships"), branch: "main", reason, by: "a", pausedAt: at(0) });
+      const [one, two] = await Promise.all([put("one"), put("two")]);
+      expect([one.updated, two.updated].sort()).toEqual([false, true]);
+      expect(one.pauseId).toBe(two.pauseId);
     });
 
     it("is taken by one caller only", async () => {

@@ -85,8 +85,7 @@ export class GitHubGate implements QueuePauses {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
     const warning = await gateWarning(this.deps.github, target.repo, branch, this.deps.checkName);
-    const before = await this.deps.store.getGatePause(target.repo, branch);
-    const record = await this.deps.store.putGatePause({
+    const { updated, ...record } = await this.deps.store.putGatePause({
       repository: target.repo,
       branch,
       reason: pause.reason,
@@ -97,7 +96,7 @@ export class GitHubGate implements QueuePauses {
       kind: "paused",
       reason: pause.reason,
       by: pause.by,
-      update: before !== null,
+      update: updated,
       // One branch's pause: its notice's Unpause names the branch.
       scope: "branch",
     });
