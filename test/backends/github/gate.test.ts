@@ -149,6 +149,23 @@ describe("the gate check", () => {
     expect(completed).toEqual([601, 602]);
   });
 
+  it("titles its check runs on one line, without bidirectional controls, at most 200 characters", async () => {
+    const reason = `deploy\u202E\nof\r\n  ${"x".repeat(300)}`;
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason, by: "al\u2066ice", pausedAt: T0 });
+    const titles: string[] = [];
+    const title = (body: { output: { title: string } }) => {
+      titles.push(body.output.title);
+      return true;
+    };
+    nock(API).post("/repos/acme/ships/check-runs", title).reply(201, { id: 651 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    nock(API).patch("/repos/acme/ships/check-runs/651", title).reply(200, {});
+    await gate().resume({ repo: SHIPS, branch: "main" }, "bob\u202E\nthe builder");
+    expect(titles[0]).toBe(`Paused by alice: deploy of ${"x".repeat(300)}`.slice(0, 200));
+    expect(titles[0]).toHaveLength(200);
+    expect(titles[1]).toBe("Resumed by bob the builder");
+  });
+
   it("always succeeds on a pull request's head, paused or not", async () => {
     await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "a", pausedAt: T0 });
     const made = nock(API)

@@ -4,6 +4,7 @@ import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import { withoutBidiControls } from "../../../wording/words.js";
 import { pushedEventId } from "../queue-events.js";
 import type { GateGitHub, GateRun } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
@@ -324,11 +325,18 @@ function toQueuePause(pause: GatePauseRecord): QueuePause {
   return { reason: pause.reason, pausedAt: pause.pausedAt.toISOString(), by: pause.by };
 }
 
+/** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */
+export function checkRunTitle(text: string): string {
+  return withoutBidiControls(text)
+    .replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ")
+    .slice(0, 200);
+}
+
 function passedRun(name: string, title: string): GateRun {
   return {
     name,
     status: "completed",
-    title,
+    title: checkRunTitle(title),
     summary: "Yardmaster does not hold this branch's merge queue: the gate is open.",
   };
 }
@@ -337,7 +345,7 @@ function heldRun(name: string, pause: GatePauseRecord): GateRun {
   return {
     name,
     status: "queued",
-    title: `Paused by ${pause.by}: ${pause.reason}`.slice(0, 200),
+    title: checkRunTitle(`Paused by ${pause.by}: ${pause.reason}`),
     summary: [
       `Yardmaster holds the merge queue of ${codeSpan(pause.branch)}: paused by ${escapeMarkdown(pause.by)} since ${pause.pausedAt.toISOString()}.`,
       "",
