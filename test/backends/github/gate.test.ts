@@ -381,6 +381,31 @@ describe("the gate's sweep", () => {
     await gate("replica-2").sweep();
   });
 
+  it("forgets pull requests' gates and completed gates after a week, never a held one", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(2).reply(201, { id: 1005 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    await gate().onPullHead({ repository: SHIPS, baseRef: "main", headSha: PR_SHA, pullNumber: 11 });
+    now = new Date(T0.getTime() + 6 * 24 * 3600_000);
+    await gate().sweep();
+    const claim = (headSha: string, kind: "group" | "pull") =>
+      store.claimGateCheck({
+        repository: SHIPS,
+        headSha,
+        name: GATE,
+        branch: "main",
+        kind,
+        pullNumber: 11,
+        owner: "x",
+        at: now,
+      });
+    expect(await claim(PR_SHA, "pull")).toBe(false);
+    now = new Date(T0.getTime() + 8 * 24 * 3600_000);
+    await gate().sweep();
+    expect(await claim(PR_SHA, "pull")).toBe(true);
+    expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1005]);
+  });
+
   it("retries a completion GitHub refused instead of marking it done", async () => {
     await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
     nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1004 });
