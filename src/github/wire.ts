@@ -126,7 +126,9 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
     services: [
       ...jobsService(made.jobs),
       // The gate's claims whose replica died, and held gates a resume left, are swept up.
-      ...(deps.gate ? [gateSweepService(deps.gate, logger.child({ name: "gate" }))] : []),
+      ...(deps.gate
+        ? [gateSweepService(deps.gate, logger.child({ name: "gate" }), answers.gateSweepMs)]
+        : []),
     ],
     writes,
     gateway,
