@@ -1,11 +1,26 @@
 import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
-import type { GateCheckRecord } from "./gates.js";
 import { int, readTime, type StoreContext, time } from "./query-helpers.js";
 
-// The gate's sweep (src/backends/github/gate/sweep.ts): claims whose replica died before the check run
+// The gate's sweep (GitHubGate.sweep, src/backends/github/gate/gate.ts): claims whose replica died before the check run
 // was made, held gates whose branch is no longer paused (a resume that stopped half way), old rows.
+
+/** A gate check reported (or being reported) on a commit. */
+export interface GateCheckRecord {
+  repository: Repo;
+  headSha: string;
+  name: string;
+  branch: string;
+  /** A merge group's head commit, or a pull request's. */
+  kind: "group" | "pull";
+  pullNumber: number;
+  /** Null until the check run is made. */
+  checkRunId: number | null;
+  /** claimed: being made; queued: held by a pause; success: done. */
+  state: "claimed" | "queued" | "success";
+  createdAt: Date;
+}
 
 export interface GateSweepStore {
   /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
-import { type GateSweepStore, gateSweeps, toCheck } from "./gate-sweeps.js";
+import { type GateCheckRecord, type GateSweepStore, gateSweeps, toCheck } from "./gate-sweeps.js";
 import { int, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // The gate check of GitHub's merge queue (src/backends/github/gate/): each branch's pause as Yardmaster
@@ -18,22 +18,6 @@ export interface GatePauseRecord {
   reason: string;
   by: string;
   pausedAt: Date;
-}
-
-/** A gate check reported (or being reported) on a commit. */
-export interface GateCheckRecord {
-  repository: Repo;
-  headSha: string;
-  name: string;
-  branch: string;
-  /** A merge group's head commit, or a pull request's. */
-  kind: "group" | "pull";
-  pullNumber: number;
-  /** Null until the check run is made. */
-  checkRunId: number | null;
-  /** claimed: being made; queued: held by a pause; success: done. */
-  state: "claimed" | "queued" | "success";
-  createdAt: Date;
 }
 
 /** A pull request a pause held in a merge group, in the order the pause first held them. */
@@ -106,6 +90,8 @@ export interface GateStore extends GateSweepStore {
   /** The entries a pause held, in their first order, removed from the store. */
   takeGateHolds(repository: Repo, branch: string, pauseId: string): Promise<GateHold[]>;
 }
+
+export type { GateCheckRecord } from "./gate-sweeps.js";
 
 export function kyselyGates(ctx: StoreContext): GateStore {
   return {
