@@ -3,8 +3,9 @@ import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { int, readTime, type StoreContext, time } from "./query-helpers.js";
 
-// The gate's sweep (GitHubGate.sweep, src/backends/github/gate/gate.ts): claims whose replica died before the check run
-// was made, held gates whose branch is no longer paused (a resume that stopped half way), old rows.
+// The gate's sweep (GitHubGate.sweep, src/backends/github/gate/gate.ts): claims whose replica died
+// before the check run was made, held gates whose branch is no longer paused (a resume that stopped half
+// way), old rows.
 
 /** A gate check reported (or being reported) on a commit. */
 export interface GateCheckRecord {
