@@ -46,5 +46,7 @@ export interface YardmasterOptions {
     /** How long a replica's claim of a comment's job holds, and how often replicas look for lapsed ones. */
     jobLeaseMs?: number;
     jobSweepMs?: number;
+    /** How often each replica sweeps the gate's lapsed claims and left held gates (default 15 s). */
+    gateSweepMs?: number;
   };
 }

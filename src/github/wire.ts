@@ -1,7 +1,7 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import { type GitHubGate, registerGateWebhooks } from "../backends/github/gate/index.js";
+import { type GitHubGate, gateSweepService, registerGateWebhooks } from "../backends/github/gate/index.js";
 import { cachedPermission } from "../commands/cached-permission.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { RelayFollower } from "../relays/follower.js";
@@ -123,7 +123,13 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
   if (deps.gate) registerGateWebhooks(app.probot, deps.gate);
   return {
     handlers: [handler],
-    services: jobsService(made.jobs),
+    services: [
+      ...jobsService(made.jobs),
+      // The gate's claims whose replica died, and held gates a resume left, are swept up.
+      ...(deps.gate
+        ? [gateSweepService(deps.gate, logger.child({ name: "gate" }), answers.gateSweepMs)]
+        : []),
+    ],
     writes,
     gateway,
     readPermission: readCache(gateway),

@@ -309,6 +309,10 @@ export interface Tables {
     claimed_by: string;
     created_at: Time;
     completed_at: NullableTime;
+    /** Migration 20: when the claim was last taken (null: at `created_at`). */
+    claimed_at: NullableTime;
+    /** Migration 20: when a held gate's completion was claimed (null: not being completed). */
+    completing_at: NullableTime;
   };
   gate_holds: {
     repository_key: string;

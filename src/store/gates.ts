@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
+import { type GateCheckRecord, type GateSweepStore, gateSweeps, toCheck } from "./gate-sweeps.js";
 import { int, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // The gate check of GitHub's merge queue (src/backends/github/gate/): each branch's pause as Yardmaster
@@ -19,22 +20,6 @@ export interface GatePauseRecord {
   pausedAt: Date;
 }
 
-/** A gate check reported (or being reported) on a commit. */
-export interface GateCheckRecord {
-  repository: Repo;
-  headSha: string;
-  name: string;
-  branch: string;
-  /** A merge group's head commit, or a pull request's. */
-  kind: "group" | "pull";
-  pullNumber: number;
-  /** Null until the check run is made. */
-  checkRunId: number | null;
-  /** claimed: being made; queued: held by a pause; success: done. */
-  state: "claimed" | "queued" | "success";
-  createdAt: Date;
-}
-
 /** A pull request a pause held in a merge group, in the order the pause first held them. */
 export interface GateHold {
   repository: Repo;
@@ -46,15 +31,27 @@ export interface GateHold {
   timedOut: boolean;
 }
 
-export interface GateStore {
+export interface GateStore extends GateSweepStore {
   getGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
-  /** Pauses the branch, or changes the reason of the pause in force (its id, author and start stay). */
-  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord>;
+  /**
+   * Pauses the branch, or changes the reason of the pause in force (its id, author and start stay), in
+   * one statement: `updated` says a pause was in force (of two pauses at once, one is the update).
+   */
+  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord & { updated: boolean }>;
   /** Ends the pause: the record to the one caller that removed it, null to any other (or if none). */
   takeGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
   /** Claims a gate check before its check run is made: false when one was claimed already. */
+  /**
+   * Claims a gate check before its check run is made: false when one was claimed already, unless that
+   * claim has no check run and was taken before `staleBefore` (its replica died): then it is taken over.
+   */
   claimGateCheck(
-    check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt"> & { owner: string; at: Date },
+    check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt"> & {
+      owner: string;
+      at: Date;
+      /** Absent: a claim is never taken over. */
+      staleBefore?: Date;
+    },
   ): Promise<boolean>;
   /** Gives a claim up (its check run could not be made): a redelivery may claim it again. */
   releaseGateCheck(repository: Repo, headSha: string, name: string): Promise<void>;
@@ -67,8 +64,23 @@ export interface GateStore {
     state: "queued" | "success",
     at: Date,
   ): Promise<void>;
-  /** Claims the completion of a held gate: its check run id to the one caller that moved it, else null. */
-  claimGateCompletion(repository: Repo, headSha: string, name: string, at: Date): Promise<number | null>;
+  /**
+   * Claims the completion of a held gate (until GitHub is told: `gateCompleted`, or given up with
+   * `releaseGateCompletion`): its check run id to the one caller that claimed it, else null. A claim
+   * taken before `staleBefore` whose gate is still held may be taken again.
+   */
+  claimGateCompletion(
+    repository: Repo,
+    headSha: string,
+    name: string,
+    at: Date,
+    /** Absent: a claimed completion is never taken again. */
+    staleBefore?: Date,
+  ): Promise<number | null>;
+  /** GitHub was told the held gate succeeded: it is done. */
+  gateCompleted(repository: Repo, headSha: string, name: string, at: Date): Promise<void>;
+  /** GitHub could not be told: the held gate may be completed again (the sweep retries it). */
+  releaseGateCompletion(repository: Repo, headSha: string, name: string): Promise<void>;
   /** The held gates of a branch, oldest first. */
   pendingGateChecks(repository: Repo, branch: string): Promise<GateCheckRecord[]>;
   /** Remembers a pull request a pause held (the first time only: its place stays the first one). */
@@ -79,8 +91,16 @@ export interface GateStore {
   takeGateHolds(repository: Repo, branch: string, pauseId: string): Promise<GateHold[]>;
 }
 
+export type { GateCheckRecord } from "./gate-sweeps.js";
+
 export function kyselyGates(ctx: StoreContext): GateStore {
-  return { ...gatePauses(ctx), ...gateChecks(ctx), ...gateHolds(ctx) };
+  return {
+    ...gatePauses(ctx),
+    ...gateChecks(ctx),
+    ...gateCompletions(ctx),
+    ...gateHolds(ctx),
+    ...gateSweeps(ctx),
+  };
 }
 
 /** The next place in a table's order of a repository's rows (ties, from a race, go by pull request). */
@@ -113,26 +133,22 @@ function gatePauses(ctx: StoreContext): PauseQueries {
     },
 
     async putGatePause(p) {
-      await db
+      const pauseId = randomUUID();
+      const row = await db
         .insertInto("gate_pauses")
         .values({
           repository_key: p.repository.key,
           branch: p.branch,
           repository: p.repository.fullName,
-          pause_id: randomUUID(),
+          pause_id: pauseId,
           reason: p.reason,
           paused_by: p.by,
           paused_at: time(p.pausedAt),
         })
         .onConflict((oc) => oc.columns(["repository_key", "branch"]).doUpdateSet({ reason: p.reason }))
-        .execute();
-      const row = await db
-        .selectFrom("gate_pauses")
-        .selectAll()
-        .where("repository_key", "=", p.repository.key)
-        .where("branch", "=", p.branch)
+        .returningAll()
         .executeTakeFirstOrThrow();
-      return toPause(row);
+      return { ...toPause(row), updated: row.pause_id !== pauseId };
     },
 
     async takeGatePause(repository, branch) {
@@ -149,7 +165,7 @@ function gatePauses(ctx: StoreContext): PauseQueries {
 
 type CheckQueries = Pick<
   GateStore,
-  "claimGateCheck" | "releaseGateCheck" | "gateCheckReported" | "claimGateCompletion" | "pendingGateChecks"
+  "claimGateCheck" | "releaseGateCheck" | "gateCheckReported" | "pendingGateChecks"
 >;
 
 function gateChecks(ctx: StoreContext): CheckQueries {
@@ -172,8 +188,22 @@ function gateChecks(ctx: StoreContext): CheckQueries {
           claimed_by: c.owner,
           created_at: time(c.at),
           completed_at: null,
+          claimed_at: time(c.at),
+          completing_at: null,
         })
-        .onConflict((oc) => oc.columns(["repository_key", "head_sha", "check_name"]).doNothing())
+        // A claim without a check run whose replica died may be taken over (in this one statement).
+        .onConflict((oc) =>
+          oc
+            .columns(["repository_key", "head_sha", "check_name"])
+            .doUpdateSet({ claimed_by: c.owner, claimed_at: time(c.at) })
+            .where("gate_checks.state", "=", "claimed")
+            .where("gate_checks.check_run_id", "is", null)
+            .where(
+              sql<string>`coalesce(gate_checks.claimed_at, gate_checks.created_at)`,
+              "<",
+              time(c.staleBefore ?? new Date(0)),
+            ),
+        )
         .returning("head_sha")
         .executeTakeFirst();
       return row !== undefined;
@@ -199,19 +229,6 @@ function gateChecks(ctx: StoreContext): CheckQueries {
         .execute();
     },
 
-    async claimGateCompletion(repository, headSha, name, at) {
-      const row = await db
-        .updateTable("gate_checks")
-        .set({ state: "success", completed_at: time(at) })
-        .where("repository_key", "=", repository.key)
-        .where("head_sha", "=", headSha.toLowerCase())
-        .where("check_name", "=", name)
-        .where("state", "=", "queued")
-        .returning("check_run_id")
-        .executeTakeFirst();
-      return row?.check_run_id === undefined || row.check_run_id === null ? null : int(row.check_run_id);
-    },
-
     async pendingGateChecks(repository, branch) {
       const rows = await db
         .selectFrom("gate_checks")
@@ -223,6 +240,44 @@ function gateChecks(ctx: StoreContext): CheckQueries {
         .orderBy("pull_number")
         .execute();
       return rows.map(toCheck);
+    },
+  };
+}
+
+type CompletionQueries = Pick<GateStore, "claimGateCompletion" | "gateCompleted" | "releaseGateCompletion">;
+
+function gateCompletions(ctx: StoreContext): CompletionQueries {
+  const { db } = ctx;
+  const gate = (repository: Repo, headSha: string, name: string) =>
+    db
+      .updateTable("gate_checks")
+      .where("repository_key", "=", repository.key)
+      .where("head_sha", "=", headSha.toLowerCase())
+      .where("check_name", "=", name)
+      .where("state", "=", "queued");
+  return {
+    async claimGateCompletion(repository, headSha, name, at, staleBefore) {
+      const row = await gate(repository, headSha, name)
+        .set({ completing_at: time(at) })
+        .where((eb) =>
+          eb.or([
+            eb("completing_at", "is", null),
+            eb("completing_at", "<", time(staleBefore ?? new Date(0))),
+          ]),
+        )
+        .returning("check_run_id")
+        .executeTakeFirst();
+      return row?.check_run_id === undefined || row.check_run_id === null ? null : int(row.check_run_id);
+    },
+
+    async gateCompleted(repository, headSha, name, at) {
+      await gate(repository, headSha, name)
+        .set({ state: "success", completed_at: time(at), completing_at: null })
+        .execute();
+    },
+
+    async releaseGateCompletion(repository, headSha, name) {
+      await gate(repository, headSha, name).set({ completing_at: null }).execute();
     },
   };
 }
@@ -291,19 +346,5 @@ function toPause(row: Selectable<Tables["gate_pauses"]>): GatePauseRecord {
     reason: row.reason,
     by: row.paused_by,
     pausedAt: readTime(row.paused_at),
-  };
-}
-
-function toCheck(row: Selectable<Tables["gate_checks"]>): GateCheckRecord {
-  return {
-    repository: Repo.from(row.repository),
-    headSha: row.head_sha,
-    name: row.check_name,
-    branch: row.branch,
-    kind: row.kind,
-    pullNumber: Number(row.pull_number),
-    checkRunId: row.check_run_id === null ? null : int(row.check_run_id),
-    state: row.state,
-    createdAt: readTime(row.created_at),
   };
 }

@@ -25,6 +25,8 @@ let pulls: Map<number, PullRequestInfo>;
 function gate(
   owner = "replica-1",
   onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>,
+  /** A pull request GitHub refuses to enqueue. */
+  refused?: number,
 ): GitHubGate {
   const octokit = new TestOctokit({ auth: { token: "installation-token" } });
   return new GitHubGate({
@@ -38,6 +40,7 @@ function gate(
     putBack: {
       pullRequest: async (_repo, number) => pulls.get(number) ?? null,
       enqueue: async (_repo, pull, options) => {
+        if (pull.number === refused) throw new Error("GitHub refused it");
         enqueued.push({ number: pull.number, jump: options.jump });
       },
       comment: async (_repo, number, body) => {
@@ -146,6 +149,23 @@ describe("the gate check", () => {
     expect(completed).toEqual([601, 602]);
   });
 
+  it("titles its check runs on one line, without bidirectional controls, at most 200 characters", async () => {
+    const reason = `deploy\u202E\nof\r\n  ${"x".repeat(300)}`;
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason, by: "al\u2066ice", pausedAt: T0 });
+    const titles: string[] = [];
+    const title = (body: { output: { title: string } }) => {
+      titles.push(body.output.title);
+      return true;
+    };
+    nock(API).post("/repos/acme/ships/check-runs", title).reply(201, { id: 651 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    nock(API).patch("/repos/acme/ships/check-runs/651", title).reply(200, {});
+    await gate().resume({ repo: SHIPS, branch: "main" }, "bob\u202E\nthe builder");
+    expect(titles[0]).toBe(`Paused by alice: deploy of ${"x".repeat(300)}`.slice(0, 200));
+    expect(titles[0]).toHaveLength(200);
+    expect(titles[1]).toBe("Resumed by bob the builder");
+  });
+
   it("always succeeds on a pull request's head, paused or not", async () => {
     await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "a", pausedAt: T0 });
     const made = nock(API)
@@ -231,6 +251,31 @@ describe("the gate check", () => {
     expect(commented[0]?.body).toContain("unpaused by bob");
   });
 
+  it("puts back the other timed-out pull requests when GitHub refuses one", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(3).reply(201, { id: 903 });
+    for (const [number, sha] of [
+      [13, "c".repeat(40)],
+      [14, "d".repeat(40)],
+      [15, "e".repeat(40)],
+    ] as const) {
+      await handleGateWebhook(gate(), "merge_group", groupPayload(number, sha));
+      await gate().onDequeued(SHIPS, "main", number, "CI_TIMEOUT");
+      pulls.set(number, pull(number));
+    }
+    nock(API)
+      .patch(/check-runs/)
+      .times(3)
+      .reply(200, {});
+    const refusing = gate("replica-1", undefined, 14);
+    expect(await refusing.resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect(enqueued).toEqual([
+      { number: 15, jump: true },
+      { number: 13, jump: true },
+    ]);
+    expect(commented.map((c) => c.number)).toEqual([13, 15]);
+  });
+
   it("leaves a timed-out pull request whose head moved or that was closed", async () => {
     await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
     nock(API).post("/repos/acme/ships/check-runs").times(2).reply(201, { id: 902 });
@@ -245,5 +290,132 @@ describe("the gate check", () => {
       .reply(200, {});
     await gate().resume({ repo: SHIPS, branch: "main" }, "bob");
     expect(enqueued).toEqual([]);
+  });
+});
+
+describe("the gate's sweep", () => {
+  const claimed = (headSha: string, pullNumber: number, owner = "replica-1") =>
+    store.claimGateCheck({
+      repository: SHIPS,
+      headSha,
+      name: GATE,
+      branch: "main",
+      kind: "group",
+      pullNumber,
+      owner,
+      at: T0,
+    });
+
+  it("makes the check run of a claim whose replica died, once across replicas, queued while paused", async () => {
+    await store.putGatePause({
+      repository: SHIPS,
+      branch: "main",
+      reason: "deploy",
+      by: "alice",
+      pausedAt: T0,
+    });
+    await store.holdGateEntry({
+      repository: SHIPS,
+      branch: "main",
+      pauseId: (await store.getGatePause(SHIPS, "main"))?.pauseId ?? "",
+      pullNumber: 11,
+      pullHeadSha: PR_SHA,
+      at: T0,
+    });
+    // replica-1 claimed the gate and died before making its check run.
+    expect(await claimed(GROUP_SHA, 11)).toBe(true);
+    // Within the claim's lease, a redelivery and the sweep leave it (nock refuses any call).
+    now = new Date(T0.getTime() + 30_000);
+    await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
+    await gate("replica-2").sweep();
+    now = new Date(T0.getTime() + 61_000);
+    const created: unknown[] = [];
+    nock(API)
+      .post("/repos/acme/ships/check-runs", (body) => {
+        created.push(body);
+        return true;
+      })
+      .reply(201, { id: 1001 });
+    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    expect(created).toEqual([
+      expect.objectContaining({
+        head_sha: GROUP_SHA,
+        status: "queued",
+        output: expect.objectContaining({ title: "Paused by alice: deploy" }),
+      }),
+    ]);
+    const patched = nock(API)
+      .get("/repos/acme/ships")
+      .reply(200, { default_branch: "main" })
+      .patch("/repos/acme/ships/check-runs/1001")
+      .reply(200, {});
+    expect(await gate().resume({ repo: SHIPS, branch: null }, "bob")).toBe(true);
+    expect(patched.isDone()).toBe(true);
+  });
+
+  it("makes a stale claim's check run a success when the branch is not paused", async () => {
+    expect(await claimed(GROUP_SHA, 11)).toBe(true);
+    now = new Date(T0.getTime() + 61_000);
+    const made = nock(API)
+      .post(
+        "/repos/acme/ships/check-runs",
+        (body) => body.status === "completed" && body.conclusion === "success",
+      )
+      .reply(201, { id: 1002 });
+    await gate("replica-2").sweep();
+    expect(made.isDone()).toBe(true);
+    await gate("replica-3").sweep();
+  });
+
+  it("completes the held gates a resume left (it stopped half way), once", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1003 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    // The replica that took the pause died before completing its gates.
+    await store.takeGatePause(SHIPS, "main");
+    const patched = nock(API)
+      .patch("/repos/acme/ships/check-runs/1003", (body) => body.conclusion === "success")
+      .reply(200, {});
+    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    expect(patched.isDone()).toBe(true);
+    await gate("replica-2").sweep();
+  });
+
+  it("forgets pull requests' gates and completed gates after a week, never a held one", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").times(2).reply(201, { id: 1005 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    await gate().onPullHead({ repository: SHIPS, baseRef: "main", headSha: PR_SHA, pullNumber: 11 });
+    now = new Date(T0.getTime() + 6 * 24 * 3600_000);
+    await gate().sweep();
+    const claim = (headSha: string, kind: "group" | "pull") =>
+      store.claimGateCheck({
+        repository: SHIPS,
+        headSha,
+        name: GATE,
+        branch: "main",
+        kind,
+        pullNumber: 11,
+        owner: "x",
+        at: now,
+      });
+    expect(await claim(PR_SHA, "pull")).toBe(false);
+    now = new Date(T0.getTime() + 8 * 24 * 3600_000);
+    await gate().sweep();
+    expect(await claim(PR_SHA, "pull")).toBe(true);
+    expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1005]);
+  });
+
+  it("retries a completion GitHub refused instead of marking it done", async () => {
+    await store.putGatePause({ repository: SHIPS, branch: "main", reason: "x", by: "alice", pausedAt: T0 });
+    nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1004 });
+    await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    nock(API).patch("/repos/acme/ships/check-runs/1004").reply(502, { message: "bad gateway" });
+    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1004]);
+    const retried = nock(API).patch("/repos/acme/ships/check-runs/1004").reply(200, {});
+    await gate("replica-2").sweep();
+    expect(retried.isDone()).toBe(true);
+    expect(await store.pendingGateChecks(SHIPS, "main")).toEqual([]);
   });
 });

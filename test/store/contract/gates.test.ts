@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../../src/store/index.js";
-import { at, HOUR, r, SECOND, storeContract } from "./harness.js";
+import { at, HOUR, MINUTE_MS as MINUTE, r, SECOND, storeContract } from "./harness.js";
 
 const SHA_A = "a".repeat(40);
 const SHA_B = "b".repeat(40);
@@ -30,8 +30,17 @@ storeContract("gates", ({ h }) => {
         by: "bob",
         pausedAt: at(HOUR),
       });
-      expect(again).toEqual({ ...first, reason: "deploy, longer" });
+      expect(first.updated).toBe(false);
+      expect(again).toEqual({ ...first, reason: "deploy, longer", updated: true });
       expect(await store.getGatePause(r("acme/ships"), "release/2.0")).toBeNull();
+    });
+
+    it("put by two callers at once is one pause, and one of them is the update", async () => {
+      const put = (reason: string) =>
+        store.putGatePause({ repository: r("acme/ships"), branch: "main", reason, by: "a", pausedAt: at(0) });
+      const [one, two] = await Promise.all([put("one"), put("two")]);
+      expect([one.updated, two.updated].sort()).toEqual([false, true]);
+      expect(one.pauseId).toBe(two.pauseId);
     });
 
     it("is taken by one caller only", async () => {
@@ -89,8 +98,76 @@ storeContract("gates", ({ h }) => {
         store.claimGateCompletion(r("acme/ships"), SHA_B, GATE, at(HOUR)),
       ]);
       expect(completions.filter((c) => c !== null)).toEqual([9_000_000_001]);
+      // Held until GitHub is told.
+      expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((p) => p.pullNumber)).toEqual([
+        2, 3,
+      ]);
+      await store.gateCompleted(r("acme/ships"), SHA_B, GATE, at(HOUR));
       expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((p) => p.pullNumber)).toEqual([3]);
       expect(await store.pendingGateChecks(r("acme/ships"), "release/2.0")).toEqual([]);
+    });
+
+    it("a completion GitHub did not hear may be claimed again: at once when given up, else once its claim is stale", async () => {
+      await store.claimGateCheck(check(SHA_A, 1));
+      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 41, "queued", at(SECOND));
+      const claim = (t: number) =>
+        store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(t), at(t - MINUTE));
+      expect(await claim(HOUR)).toBe(41);
+      expect(await claim(HOUR + SECOND)).toBeNull();
+      await store.releaseGateCompletion(r("acme/ships"), SHA_A, GATE);
+      expect(await claim(HOUR + 2 * SECOND)).toBe(41);
+      expect(await claim(HOUR + MINUTE + 3 * SECOND)).toBe(41);
+      await store.gateCompleted(r("acme/ships"), SHA_A, GATE, at(2 * HOUR));
+      expect(await claim(3 * HOUR)).toBeNull();
+    });
+
+    it("a claim without a check run is taken over once it is stale, by one caller", async () => {
+      await store.claimGateCheck(check(SHA_A, 1));
+      await store.claimGateCheck(check(SHA_B, 2));
+      await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 42, "queued", at(SECOND));
+      const late = { ...check(SHA_A, 1, "replica-2"), at: at(SECOND + 30 * SECOND) };
+      expect(await store.claimGateCheck({ ...late, staleBefore: at(0) })).toBe(false);
+      expect(await store.takeStaleGateClaims("replica-2", at(30 * SECOND), at(0))).toEqual([]);
+      const [one, two] = await Promise.all([
+        store.takeStaleGateClaims("replica-2", at(2 * MINUTE), at(MINUTE)),
+        store.takeStaleGateClaims("replica-3", at(2 * MINUTE), at(MINUTE)),
+      ]);
+      expect([...one, ...two].map((c) => [c.headSha, c.pullNumber, c.state])).toEqual([
+        [SHA_A, 1, "claimed"],
+      ]);
+      // Taken over just now: not stale again until a minute later, when a delivery may take it too.
+      expect(await store.claimGateCheck({ ...late, at: at(2 * MINUTE), staleBefore: at(MINUTE) })).toBe(
+        false,
+      );
+      expect(await store.claimGateCheck({ ...late, at: at(4 * MINUTE), staleBefore: at(3 * MINUTE) })).toBe(
+        true,
+      );
+    });
+
+    it("held gates of branches no longer paused are listed; old finished rows are deleted", async () => {
+      const on = (branch: string, headSha: string, n: number) => ({ ...check(headSha, n), branch });
+      await store.putGatePause({
+        repository: r("acme/ships"),
+        branch: "main",
+        reason: "x",
+        by: "a",
+        pausedAt: at(0),
+      });
+      await store.claimGateCheck(on("main", SHA_A, 1));
+      await store.claimGateCheck(on("release", SHA_B, 2));
+      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 51, "queued", at(SECOND));
+      await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 52, "queued", at(SECOND));
+      expect((await store.unpausedHeldGates(10)).map((g) => [g.branch, g.checkRunId])).toEqual([
+        ["release", 52],
+      ]);
+      await store.claimGateCheck({ ...check("c".repeat(40), 3), kind: "pull" });
+      await store.claimGateCheck(check("d".repeat(40), 4));
+      await store.gateCheckReported(r("acme/ships"), "d".repeat(40), GATE, 54, "success", at(SECOND));
+      expect(await store.deleteOldGateChecks(at(0))).toBe(0);
+      // The pull request's and the completed ones go; the held ones stay.
+      expect(await store.deleteOldGateChecks(at(HOUR))).toBe(2);
+      expect((await store.unpausedHeldGates(10)).map((g) => g.checkRunId)).toEqual([52]);
+      expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((g) => g.checkRunId)).toEqual([51]);
     });
   });
 

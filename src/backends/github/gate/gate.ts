@@ -4,10 +4,20 @@ import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import { withoutBidiControls } from "../../../wording/words.js";
 import { pushedEventId } from "../queue-events.js";
 import type { GateGitHub, GateRun } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
 import { gateWarning } from "./required.js";
+
+/** A claim (of a check run to make, or of a held gate to complete) older than this may be taken over. */
+export const GATE_CLAIM_LEASE_MS = 60_000;
+
+/** Completed gates and pull requests' gates older than this are deleted by the sweep. */
+export const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** How many held gates one sweep completes at most. */
+const SWEEP_BATCH = 100;
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
@@ -76,8 +86,7 @@ export class GitHubGate implements QueuePauses {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
     const warning = await gateWarning(this.deps.github, target.repo, branch, this.deps.checkName);
-    const before = await this.deps.store.getGatePause(target.repo, branch);
-    const record = await this.deps.store.putGatePause({
+    const { updated, ...record } = await this.deps.store.putGatePause({
       repository: target.repo,
       branch,
       reason: pause.reason,
@@ -88,7 +97,7 @@ export class GitHubGate implements QueuePauses {
       kind: "paused",
       reason: pause.reason,
       by: pause.by,
-      update: before !== null,
+      update: updated,
       // One branch's pause: its notice's Unpause names the branch.
       scope: "branch",
     });
@@ -136,7 +145,8 @@ export class GitHubGate implements QueuePauses {
     }
     if (this.deps.putBack) {
       const holds = await this.deps.store.takeGateHolds(target.repo, branch, pause.pauseId);
-      await putBackTimedOut(this.deps.putBack, target.repo, branch, holds, by).catch((error: unknown) =>
+      const { putBack, logger } = this.deps;
+      await putBackTimedOut(putBack, target.repo, branch, holds, by, logger).catch((error: unknown) =>
         this.deps.logger.error(
           { err: error, repository: target.repo.fullName, branch },
           "could not put back the pull requests GitHub removed while the queue was paused",
@@ -199,7 +209,7 @@ export class GitHubGate implements QueuePauses {
     head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
     run: GateRun,
   ): Promise<GateCheckRecord | null> {
-    const { store, github, now } = this.deps;
+    const { store, now } = this.deps;
     const key = { repository: head.repository, headSha: head.headSha, name: run.name };
     const claimed = await store.claimGateCheck({
       ...key,
@@ -208,13 +218,33 @@ export class GitHubGate implements QueuePauses {
       pullNumber: head.pullNumber,
       owner: this.deps.owner,
       at: now(),
+      staleBefore: this.staleBefore(),
     });
     if (!claimed) return null;
+    return this.makeRun(head, run);
+  }
+
+  private staleBefore(): Date {
+    return new Date(this.deps.now().getTime() - GATE_CLAIM_LEASE_MS);
+  }
+
+  /**
+   * Makes the check run of a gate this replica claimed; a failure throws, giving the claim up when
+   * `release` (a redelivery retries; else the sweep takes it over once its lease lapses).
+   */
+  private async makeRun(
+    head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
+    run: GateRun,
+    release = true,
+  ): Promise<GateCheckRecord> {
+    const { store, github, now } = this.deps;
+    const key = { repository: head.repository, headSha: head.headSha, name: run.name };
     let id: number;
     try {
       id = await github.createCheckRun(head.repository, { ...run, headSha: head.headSha });
     } catch (error) {
-      await store.releaseGateCheck(head.repository, head.headSha, run.name).catch(() => undefined);
+      if (release)
+        await store.releaseGateCheck(head.repository, head.headSha, run.name).catch(() => undefined);
       throw error;
     }
     const state = run.status === "queued" ? "queued" : "success";
@@ -230,19 +260,64 @@ export class GitHubGate implements QueuePauses {
     };
   }
 
-  /** Completes a held gate, once across replicas. */
-  private async complete(gate: GateCheckRecord, title: string): Promise<void> {
-    const { store, github, now, checkName } = this.deps;
-    const id = await store.claimGateCompletion(gate.repository, gate.headSha, gate.name, now());
-    if (id === null) return;
-    try {
-      await github.updateCheckRun(gate.repository, id, passedRun(checkName, title));
-    } catch (error) {
-      this.deps.logger.error(
-        { err: error, repository: gate.repository.fullName, sha: gate.headSha },
-        "could not complete a held gate check: re-run it from the merge group's checks on GitHub",
+  /**
+   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: takes over the claims
+   * whose replica died before making their check run and makes it (queued if the branch is paused now,
+   * else a success), completes the held gates of branches no longer paused (a resume that stopped half
+   * way, or a completion GitHub did not hear), and deletes old finished rows. Each gate is taken by one
+   * replica (its claim is one statement).
+   */
+  async sweep(): Promise<void> {
+    const { store, owner, now, logger } = this.deps;
+    for (const gate of await store.takeStaleGateClaims(owner, now(), this.staleBefore())) {
+      await this.reportTakenOver(gate).catch((error: unknown) =>
+        logger.warn(
+          { err: error, repository: gate.repository.fullName, sha: gate.headSha },
+          "could not make a gate check another replica had claimed: Yardmaster tries again shortly",
+        ),
       );
     }
+    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
+      await this.complete(gate, "Resumed");
+    }
+    await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
+  }
+
+  /** Makes the check run of a gate whose claim this replica took over. */
+  private async reportTakenOver(gate: GateCheckRecord): Promise<void> {
+    const { store } = this.deps;
+    const pause = gate.kind === "group" ? await store.getGatePause(gate.repository, gate.branch) : null;
+    const open =
+      gate.kind === "group" ? "The merge queue is running" : "Pull requests may be queued at any time";
+    const head = { ...gate, baseRef: gate.branch };
+    const reported = await this.makeRun(
+      head,
+      pause ? heldRun(gate.name, pause) : passedRun(gate.name, open),
+      false,
+    );
+    if (pause && !(await store.getGatePause(gate.repository, gate.branch))) {
+      await this.complete(reported, "Resumed");
+    }
+  }
+
+  /** Completes a held gate, once across replicas (a completion GitHub did not hear stays to retry). */
+  private async complete(gate: GateCheckRecord, title: string): Promise<void> {
+    const { store, github, now, checkName } = this.deps;
+    const { repository, headSha, name } = gate;
+    const id = await store.claimGateCompletion(repository, headSha, name, now(), this.staleBefore());
+    if (id === null) return;
+    try {
+      await github.updateCheckRun(repository, id, passedRun(checkName, title));
+    } catch (error) {
+      // Still held: the gate's sweep completes it again shortly.
+      await store.releaseGateCompletion(repository, headSha, name).catch(() => undefined);
+      this.deps.logger.error(
+        { err: error, repository: repository.fullName, sha: headSha },
+        "could not complete a held gate check: Yardmaster tries again shortly",
+      );
+      return;
+    }
+    await store.gateCompleted(repository, headSha, name, now());
   }
 }
 
@@ -250,11 +325,18 @@ function toQueuePause(pause: GatePauseRecord): QueuePause {
   return { reason: pause.reason, pausedAt: pause.pausedAt.toISOString(), by: pause.by };
 }
 
+/** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */
+export function checkRunTitle(text: string): string {
+  return withoutBidiControls(text)
+    .replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ")
+    .slice(0, 200);
+}
+
 function passedRun(name: string, title: string): GateRun {
   return {
     name,
     status: "completed",
-    title,
+    title: checkRunTitle(title),
     summary: "Yardmaster does not hold this branch's merge queue: the gate is open.",
   };
 }
@@ -263,7 +345,7 @@ function heldRun(name: string, pause: GatePauseRecord): GateRun {
   return {
     name,
     status: "queued",
-    title: `Paused by ${pause.by}: ${pause.reason}`.slice(0, 200),
+    title: checkRunTitle(`Paused by ${pause.by}: ${pause.reason}`),
     summary: [
       `Yardmaster holds the merge queue of ${codeSpan(pause.branch)}: paused by ${escapeMarkdown(pause.by)} since ${pause.pausedAt.toISOString()}.`,
       "",

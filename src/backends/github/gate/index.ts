@@ -8,6 +8,7 @@ import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.j
 
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { GATE_SWEEP_MS, gateSweepService } from "./sweep.js";
 export { registerGateWebhooks } from "./webhooks.js";
 
 /** The gate as the composition root builds it: GitHub as the repository's installation, once started. */

@@ -1,5 +1,6 @@
 import type { PullRequestInfo } from "../../../commands/ports.js";
 import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
+import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateHold } from "../../../store/gates.js";
 
@@ -15,7 +16,8 @@ export interface PutBack {
 /**
  * On resume: the pull requests GitHub removed for its check timeout while the pause held them, still open
  * at the same head, go back in their original order ahead of what was queued since (each jumps to the
- * head, the last first). Other removals are left alone. The numbers put back, in order.
+ * head, the last first). Other removals are left alone; one GitHub refuses is logged and skipped. The
+ * numbers put back, in order.
  */
 export async function putBackTimedOut(
   deps: PutBack,
@@ -23,13 +25,23 @@ export async function putBackTimedOut(
   branch: string,
   holds: readonly GateHold[],
   by: string,
+  logger: Logger,
 ): Promise<number[]> {
   const timedOut = holds.filter((h) => h.timedOut);
   const back: number[] = [];
   for (const hold of [...timedOut].reverse()) {
     const pull = await deps.pullRequest(repo, hold.pullNumber).catch(() => null);
     if (pull?.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) continue;
-    await deps.enqueue(repo, { number: hold.pullNumber, headSha: hold.pullHeadSha }, { jump: true });
+    // The holds are taken already: one pull request GitHub refuses does not keep the others out.
+    try {
+      await deps.enqueue(repo, { number: hold.pullNumber, headSha: hold.pullHeadSha }, { jump: true });
+    } catch (error) {
+      logger.error(
+        { err: error, repository: repo.fullName, branch, pull: hold.pullNumber },
+        "could not put back a pull request GitHub removed while the queue was paused: queue it again by hand",
+      );
+      continue;
+    }
     back.unshift(hold.pullNumber);
   }
   for (const number of back) {
