@@ -18,6 +18,7 @@ import { gates } from "./017-gates.js";
 import { healthEpisodes } from "./018-health-episodes.js";
 import { queueRequests } from "./019-queue-requests.js";
 import { gateLeases } from "./020-gate-leases.js";
+import { queueEventsByPull } from "./022-queue-events-by-pull.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   healthEpisodes,
   queueRequests,
   gateLeases,
+  queueEventsByPull,
 ];
 
 /** The highest migration version this build knows. */
