@@ -103,6 +103,35 @@ describe("the health evaluator", () => {
     ]);
   });
 
+  it("of two replicas whose copies of the history differ, a merge recorded 65 minutes late ends the stall once: one post per channel, one edit each", async () => {
+    const channel = new Channel();
+    const [a, b] = [evaluator(channel, "a"), evaluator(channel, "b")];
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    await a.tick();
+    clock = at(33);
+    await b.tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    // Replica a makes a new copy of the 7 days; #1 merged at minute 40, recorded only at minute 105.
+    clock = at(102);
+    await a.tick();
+    clock = at(105);
+    await record(ended(39, 1), merged(40, 1));
+    await b.tick();
+    expect(channel.edits).toBe(2);
+    for (let minute = 106; minute <= 112; minute += 1) {
+      clock = at(minute);
+      await a.tick();
+      await b.tick();
+    }
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()).toEqual([
+      expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
+      expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
+    ]);
+  });
+
   it("reads the 7 days once per repository in a pass and not again in the next pass a minute on", async () => {
     const a = evaluator(new Channel());
     await record(entered(0, 1), started(1, 1, "b1"));
@@ -149,7 +178,9 @@ describe("the health evaluator", () => {
     // A queue that cannot be read: the history's words alone.
     const other = new Channel();
     const failing = { state: async () => Promise.reject(new Error("503")) } as unknown as MergeQueueBackend;
-    await store.closeHealthEpisode((await store.listHealthEpisodes())[0] as never);
+    await store.closeHealthEpisode((await store.listHealthEpisodes())[0] as never, "ended", clock);
+    // The same stall opens again once its closing is an hour old.
+    clock = at(95);
     await evaluator(other, "b", { for: async () => failing }).tick();
     expect(other.texts()[0]).toMatch(/running since 2026-03-02 09:01 UTC \(batch b1\): look at them\.$/);
   });

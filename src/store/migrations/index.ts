@@ -17,6 +17,7 @@ import { freezes } from "./016-freezes.js";
 import { gates } from "./017-gates.js";
 import { healthEpisodes } from "./018-health-episodes.js";
 import { queueRequests } from "./019-queue-requests.js";
+import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   gates,
   healthEpisodes,
   queueRequests,
+  healthEpisodesClosed,
 ];
 
 /** The highest migration version this build knows. */
