@@ -19,9 +19,12 @@ let clock: Date;
 class Channel implements AlertPoster {
   posted: { channel: string; ts: string; text: string; blocks: unknown[] }[] = [];
   edits = 0;
+  /** Runs as a message is posted, before the poster answers (another replica acting meanwhile). */
+  onPost: ((channel: string) => Promise<void>) | null = null;
   async post(channel: string, message: AlertMessage) {
     const ts = `${this.posted.length + 1}.000000`;
     this.posted.push({ channel, ts, ...message });
+    await this.onPost?.(channel);
     return ts;
   }
   async update(channel: string, ts: string, message: AlertMessage) {
@@ -130,6 +133,43 @@ describe("the health evaluator", () => {
       expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
       expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
     ]);
+  });
+
+  it("edits the message just posted to say how the alert ended when another replica closed it meanwhile, and tells no other channel", async () => {
+    const channel = new Channel();
+    const b = evaluator(channel, "b");
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    channel.onPost = async () => {
+      channel.onPost = null;
+      await record(ended(31, 1), merged(31, 1));
+      await b.tick();
+    };
+    await evaluator(channel, "a").tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1"]);
+    expect(channel.edits).toBe(1);
+    expect(channel.texts()[0]).toMatch(
+      /^✅ The merge queue .* was stalled for 31 min; it ended: .*#1> merged\.$/,
+    );
+    expect(await store.listHealthEpisodes()).toEqual([]);
+  });
+
+  it("records each message as it lands: a slow second channel does not make another replica post the alert again", async () => {
+    const channel = new Channel();
+    const b = evaluator(channel, "b");
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    channel.onPost = async (posting) => {
+      if (posting !== "C2") return;
+      channel.onPost = null;
+      expect((await store.listHealthEpisodes())[0]?.posts).toEqual([{ channel: "C1", ts: "1.000000" }]);
+      // Slack answers the second post only after 6 minutes; replica b passes meanwhile.
+      clock = at(37);
+      await b.tick();
+    };
+    await evaluator(channel, "a").tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect((await store.listHealthEpisodes())[0]?.posts.map((p) => p.channel)).toEqual(["C1", "C2"]);
   });
 
   it("reads the 7 days once per repository in a pass and not again in the next pass a minute on", async () => {
