@@ -152,7 +152,7 @@ export class HealthEvaluator {
       stalled(state, normal, now),
       slowChecks(state, normal, now),
       ...failingChecks(events, now),
-      await this.pausedLong(repository, state, now),
+      ...(await this.pausedLong(repository, state, now)),
     ].filter((c): c is Condition => c !== null);
     const open = await store.listHealthEpisodes(repository);
     const openKeys = new Set(open.map((e) => `${e.kind}\n${e.key}`));
@@ -178,25 +178,27 @@ export class HealthEvaluator {
     }
   }
 
-  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<Condition | null> {
-    if (!state.pause) return null;
+  /** The pauses held for long, the repository's and each branch's. */
+  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<(Condition | null)[]> {
+    if (state.pauses.size === 0) return [];
     const { store, settings } = this.deps;
     const [attribution, timed, freezes] = await Promise.all([
       store.getPauseAttribution(repository),
       store.getScheduledUnpause(repository),
       store.listFreezes(repository),
     ]);
-    const reason = state.pause.reason;
-    // Yardmaster's record names who paused when it is of this pause (made at its start or since).
-    const ours =
-      attribution?.action === "pause" && attribution.at.getTime() >= state.pause.since - 60_000
-        ? attribution
-        : null;
-    return pausedLong(state, settings.pauseReminderHours * HOUR_MS, now, {
-      timed: timed !== null,
-      freeze: freezes.some((f) => freezeReason(f) === reason || freezeReason(f) === ours?.reason),
-      by: ours?.actor ?? null,
-      reason: ours?.reason ?? null,
+    return [...state.pauses.values()].map((held) => {
+      // Yardmaster's record names who paused when it is of this pause (made at its start or since).
+      const ours =
+        attribution?.action === "pause" && attribution.at.getTime() >= held.since - 60_000
+          ? attribution
+          : null;
+      return pausedLong(state, held, settings.pauseReminderHours * HOUR_MS, now, {
+        timed: timed !== null,
+        freeze: freezes.some((f) => freezeReason(f) === held.reason || freezeReason(f) === ours?.reason),
+        by: ours?.actor ?? null,
+        reason: ours?.reason ?? null,
+      });
     });
   }
 
@@ -222,9 +224,13 @@ export class HealthEvaluator {
         return endingWords(place, { kind: "passed", pull: pass.pull });
       }
       case "paused-long": {
-        const resumed = events.find((e) => after(e) && e.kind === "resumed");
+        // A branch's pause ends with a resume of its branch; the repository's with any resume.
+        const branch = typeof episode.facts.branch === "string" ? episode.facts.branch : null;
+        const resumed = events.find(
+          (e) => after(e) && e.kind === "resumed" && (branch === null || e.branch === branch),
+        );
         return endingWords(place, {
-          kind: resumed || !state.pause ? "resumed" : "gone",
+          kind: resumed || !state.pauses.has(branch ?? "") ? "resumed" : "gone",
           by: resumed?.kind === "resumed" ? resumed.by : null,
         });
       }
