@@ -129,11 +129,13 @@ export function endedMessage(
   ending: string,
 ): AlertMessage {
   const lasted = ago(p, episode.since);
+  const branch = typeof episode.facts.branch === "string" ? episode.facts.branch : null;
+  const paused = branch ? `${repoName(p)} (branch \`${escapeMrkdwn(branch)}\`)` : repoName(p);
   const what: Record<string, string> = {
     stalled: `The merge queue of ${repoName(p)} was stalled for ${lasted}`,
     "slow-checks": `The slow checks in the merge queue of ${repoName(p)} ran for ${lasted}`,
     "failing-check": `${escapeMrkdwn(String(episode.facts.check ?? "A check"))} failed for everyone in the merge queue of ${repoName(p)} for ${lasted}`,
-    "paused-long": `The merge queue of ${repoName(p)} was paused for ${lasted}`,
+    "paused-long": `The merge queue of ${paused} was paused for ${lasted}`,
   };
   const text = `✅ ${what[episode.kind] ?? `An alert of ${repoName(p)} lasted ${lasted}`}; it ended: ${ending}.`;
   return { text, blocks: [section(text)] };

@@ -5,6 +5,7 @@ import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js
 import type { AlertMessage } from "../../src/health/text.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { unpauseValue } from "../../src/slack/actions.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { at, ended, entered, merged, paused, resumed, started } from "./events.js";
 
@@ -290,6 +291,37 @@ describe("the health evaluator", () => {
       new Set([
         "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was paused for 1 d 9 h; it ended: the queue was unpaused by sam.",
       ]),
+    );
+  });
+
+  it("reminds of each branch's long pause on its own (GitHub's gate): resuming another branch leaves it", async () => {
+    const channel = new Channel();
+    const onBranch = (e: QueueEvent, branch: string) => ({ ...e, branch });
+    await record(
+      onBranch({ ...paused(0, "hold release", "rita"), scope: "branch" } as QueueEvent, "release/1"),
+      onBranch({ ...paused(1, "hold hotfix", "rita"), scope: "branch" } as QueueEvent, "hotfix"),
+      onBranch(resumed(2, "sam"), "hotfix"),
+    );
+    clock = at(4 * 60 + 1);
+    await evaluator(channel).tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect(channel.texts()[0]).toMatch(
+      /^⏸️ The merge queue of .* \(branch `release\/1`\) has been paused for 4 h/,
+    );
+    expect(JSON.stringify(channel.posted[0]?.blocks)).toContain(
+      JSON.stringify(unpauseValue(REPO, "release/1")).slice(1, -1),
+    );
+    // Resuming the default branch (not paused alone) does not end release/1's pause; resuming it does.
+    await record(onBranch(resumed(4 * 60 + 2, "sam"), "main"));
+    clock = at(4 * 60 + 3);
+    await evaluator(channel).tick();
+    expect(channel.edits).toBe(0);
+    await record(onBranch(resumed(4 * 60 + 4, "sam"), "release/1"));
+    clock = at(4 * 60 + 5);
+    await evaluator(channel).tick();
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()[0]).toMatch(
+      /^✅ The merge queue of .* \(branch `release\/1`\) was paused for 4 h 5 min; it ended: the queue was unpaused by sam\.$/,
     );
   });
 
