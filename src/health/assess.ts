@@ -27,7 +27,38 @@ export interface QueueState {
   /** Running checks by pull request. */
   running: Map<number, { since: number; batch: string | null }>;
   notStarted: Map<number, string | null>;
-  pause: { since: number; reason: string; by: string | null } | null;
+  /** The pause holding the head: the repository's, else the oldest branch's. */
+  pause: Pause | null;
+  /**
+   * Every pause that holds, by what it holds: "" for the repository (a pause without scope, Mergify's or
+   * the default branch's), else the branch a `scope: "branch"` pause holds alone (GitHub's gate).
+   */
+  pauses: Map<string, Pause>;
+}
+
+/** A pause as the history tells it; `branch` when it holds that branch alone. */
+export interface Pause {
+  since: number;
+  reason: string;
+  by: string | null;
+  branch: string | null;
+}
+
+/** A pause or resume: the pause it starts, renews or ends (a resume of a branch not paused alone: the repository's). */
+function applyPause(pauses: Map<string, Pause>, e: QueueEvent, at: number): void {
+  if (e.kind === "paused") {
+    const branch = e.scope === "branch" && e.branch ? e.branch : null;
+    const held = pauses.get(branch ?? "");
+    pauses.set(branch ?? "", {
+      since: held?.since ?? at,
+      reason: e.reason,
+      by: e.by ?? held?.by ?? null,
+      branch,
+    });
+  } else if (e.kind === "resumed") {
+    if (e.branch && pauses.has(e.branch)) pauses.delete(e.branch);
+    else pauses.delete("");
+  }
 }
 
 /** The queue's state at the end of its history (oldest first). */
@@ -38,19 +69,12 @@ export function queueState(events: readonly QueueEvent[]): QueueState {
     running: new Map(),
     notStarted: new Map(),
     pause: null,
+    pauses: new Map(),
   };
   for (const e of events) {
     const at = Date.parse(e.at);
-    if (e.kind === "paused") {
-      state.pause = {
-        since: state.pause?.since ?? at,
-        reason: e.reason,
-        by: e.by ?? state.pause?.by ?? null,
-      };
-      continue;
-    }
-    if (e.kind === "resumed") state.pause = null;
-    if (e.pull === null) continue;
+    applyPause(state.pauses, e, at);
+    if (e.kind === "paused" || e.pull === null) continue;
     if (e.kind === "entered") {
       if (!state.waiting.has(e.pull)) state.waiting.set(e.pull, at);
     } else if (e.kind === "left" || e.kind === "merged") {
@@ -64,6 +88,8 @@ export function queueState(events: readonly QueueEvent[]): QueueState {
     else if (e.kind === "checks-not-started") state.notStarted.set(e.pull, e.reason);
   }
   for (const pull of state.running.keys()) if (!state.waiting.has(pull)) state.running.delete(pull);
+  state.pause =
+    state.pauses.get("") ?? [...state.pauses.values()].sort((a, b) => a.since - b.since)[0] ?? null;
   return state;
 }
 
@@ -199,23 +225,30 @@ export function failingChecks(events: readonly QueueEvent[], now: Date): Conditi
   return found;
 }
 
-/** Paused for long: a pause, neither timed nor a freeze's, older than `afterMs`. */
+/**
+ * Paused for long: a pause (the repository's, or a branch's), neither timed nor a freeze's, older than
+ * `afterMs`. A branch's pause is keyed by its branch and start, and names its branch (its Unpause resumes
+ * that branch alone).
+ */
 export function pausedLong(
   state: QueueState,
+  held: Pause,
   afterMs: number,
   now: Date,
   pause: { timed: boolean; freeze: boolean; by: string | null; reason: string | null },
 ): Condition | null {
-  if (!state.pause || pause.timed || pause.freeze) return null;
-  if (now.getTime() - state.pause.since <= afterMs) return null;
+  if (pause.timed || pause.freeze) return null;
+  if (now.getTime() - held.since <= afterMs) return null;
+  const start = new Date(held.since).toISOString();
   return {
     kind: "paused-long",
-    key: new Date(state.pause.since).toISOString(),
-    since: new Date(state.pause.since),
+    key: held.branch === null ? start : `${held.branch} ${start}`,
+    since: new Date(held.since),
     facts: {
-      by: pause.by ?? state.pause.by,
-      reason: pause.reason ?? state.pause.reason,
+      by: pause.by ?? held.by,
+      reason: pause.reason ?? held.reason,
       waiting: state.waiting.size,
+      ...(held.branch === null ? {} : { branch: held.branch }),
     },
   };
 }

@@ -29,6 +29,7 @@ export type HealthStore = Pick<
   | "claimHealthReminder"
   | "closeHealthEpisode"
   | "readQueueEvents"
+  | "readRecentQueueEvents"
   | "listSubscriptions"
   | "getPauseAttribution"
   | "getScheduledUnpause"
@@ -151,7 +152,7 @@ export class HealthEvaluator {
       stalled(state, normal, now),
       slowChecks(state, normal, now),
       ...failingChecks(events, now),
-      await this.pausedLong(repository, state, now),
+      ...(await this.pausedLong(repository, state, now)),
     ].filter((c): c is Condition => c !== null);
     const open = await store.listHealthEpisodes(repository);
     const openKeys = new Set(open.map((e) => `${e.kind}\n${e.key}`));
@@ -177,25 +178,27 @@ export class HealthEvaluator {
     }
   }
 
-  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<Condition | null> {
-    if (!state.pause) return null;
+  /** The pauses held for long, the repository's and each branch's. */
+  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<(Condition | null)[]> {
+    if (state.pauses.size === 0) return [];
     const { store, settings } = this.deps;
     const [attribution, timed, freezes] = await Promise.all([
       store.getPauseAttribution(repository),
       store.getScheduledUnpause(repository),
       store.listFreezes(repository),
     ]);
-    const reason = state.pause.reason;
-    // Yardmaster's record names who paused when it is of this pause (made at its start or since).
-    const ours =
-      attribution?.action === "pause" && attribution.at.getTime() >= state.pause.since - 60_000
-        ? attribution
-        : null;
-    return pausedLong(state, settings.pauseReminderHours * HOUR_MS, now, {
-      timed: timed !== null,
-      freeze: freezes.some((f) => freezeReason(f) === reason || freezeReason(f) === ours?.reason),
-      by: ours?.actor ?? null,
-      reason: ours?.reason ?? null,
+    return [...state.pauses.values()].map((held) => {
+      // Yardmaster's record names who paused when it is of this pause (made at its start or since).
+      const ours =
+        attribution?.action === "pause" && attribution.at.getTime() >= held.since - 60_000
+          ? attribution
+          : null;
+      return pausedLong(state, held, settings.pauseReminderHours * HOUR_MS, now, {
+        timed: timed !== null,
+        freeze: freezes.some((f) => freezeReason(f) === held.reason || freezeReason(f) === ours?.reason),
+        by: ours?.actor ?? null,
+        reason: ours?.reason ?? null,
+      });
     });
   }
 
@@ -221,9 +224,13 @@ export class HealthEvaluator {
         return endingWords(place, { kind: "passed", pull: pass.pull });
       }
       case "paused-long": {
-        const resumed = events.find((e) => after(e) && e.kind === "resumed");
+        // A branch's pause ends with a resume of its branch; the repository's with any resume.
+        const branch = typeof episode.facts.branch === "string" ? episode.facts.branch : null;
+        const resumed = events.find(
+          (e) => after(e) && e.kind === "resumed" && (branch === null || e.branch === branch),
+        );
         return endingWords(place, {
-          kind: resumed || !state.pause ? "resumed" : "gone",
+          kind: resumed || !state.pauses.has(branch ?? "") ? "resumed" : "gone",
           by: resumed?.kind === "resumed" ? resumed.by : null,
         });
       }
@@ -259,16 +266,10 @@ export class HealthEvaluator {
       { repository: repository.fullName, kind: condition.kind, key: condition.key },
       "health: alert opened",
     );
-    const message = openedMessage(
-      this.place(repository, now),
-      await this.withHead(repository, condition, events),
-    );
-    const posts = await this.postAll(
-      channels,
-      message,
-      `${repository.key}:${condition.kind}:${condition.key}`,
-    );
-    await store.addHealthEpisodePosts({ repository, kind: condition.kind, key: condition.key }, posts, now);
+    const told = await this.withHead(repository, condition, events);
+    const message = openedMessage(this.place(repository, now), told);
+    const episode = { repository, ...told, openedAt: now, openedBy: owner, posts: [], lastPostedAt: now };
+    await this.postAll(episode, channels, message, `${repository.key}:${condition.kind}:${condition.key}`);
   }
 
   /** A stalled or slow-checks condition with what the queue says of its head (`facts.look`), read once. */
@@ -302,35 +303,53 @@ export class HealthEvaluator {
     const condition = conditions.find((c) => c.kind === episode.kind && c.key === episode.key);
     if (!condition) return;
     const message = openedMessage(this.place(episode.repository, now), condition);
-    const posts = await this.postAll(
-      channels,
-      message,
-      `${episode.repository.key}:${episode.kind}:${episode.key}:${now.toISOString()}`,
-    );
-    await this.deps.store.addHealthEpisodePosts(episode, posts, now);
+    const key = `${episode.repository.key}:${episode.kind}:${episode.key}:${now.toISOString()}`;
+    await this.postAll(episode, channels, message, key);
   }
 
-  private async postAll(channels: readonly string[], message: AlertMessage, key: string) {
-    const posts: { channel: string; ts: string }[] = [];
+  /**
+   * Posts the notice in each channel, recording each message as it lands (so that no replica takes the
+   * episode for unposted meanwhile); once the episode has closed (another replica read what ended it),
+   * the message just posted is edited to say how, and no other channel is told.
+   */
+  private async postAll(
+    episode: HealthEpisode,
+    channels: readonly string[],
+    message: AlertMessage,
+    key: string,
+  ) {
+    const { store, poster, logger } = this.deps;
     for (const channel of channels) {
+      let post: { channel: string; ts: string };
       try {
-        posts.push({ channel, ts: await this.deps.poster.post(channel, message, key) });
+        post = { channel, ts: await poster.post(channel, message, key) };
       } catch (error) {
-        this.deps.logger.warn({ err: error, channel }, "health: alert not posted");
+        logger.warn({ err: error, channel }, "health: alert not posted");
+        continue;
       }
+      const recorded = await store.addHealthEpisodePosts(episode, [post], this.deps.now());
+      if (recorded.recorded) continue;
+      const now = this.deps.now();
+      const ending = recorded.ending ?? endingWords(this.place(episode.repository, now), { kind: "gone" });
+      await this.edit({ ...episode, posts: [post] }, ending, now);
+      return;
     }
-    return posts;
   }
 
   /** Closes the episode (one replica does) and edits its notices to say how it ended. */
   private async close(episode: HealthEpisode, ending: string): Promise<void> {
-    const closed = await this.deps.store.closeHealthEpisode(episode);
-    if (!closed) return;
     const now = this.deps.now();
+    const closed = await this.deps.store.closeHealthEpisode(episode, ending, now);
+    if (!closed) return;
     this.deps.logger.info(
       { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
       "health: alert ended",
     );
+    await this.edit(closed, ending, now);
+  }
+
+  /** Edits an episode's posts to say how it ended. */
+  private async edit(closed: HealthEpisode, ending: string, now: Date): Promise<void> {
     const message = endedMessage(this.place(closed.repository, now), closed, ending);
     for (const post of closed.posts) {
       await this.deps.poster.update(post.channel, post.ts, message).catch((error: unknown) => {

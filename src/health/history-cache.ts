@@ -9,8 +9,9 @@ import { HOUR_MS, NORMAL_WINDOW_MS, type QueueNormal, queueNormal } from "./thre
  * What a health pass reads of a repository's recorded history, cheaply: the 7 days are read once per
  * NORMAL_TTL_MS (on the injected clock) per repository and replica; their p90s (the normal) are kept, with
  * the events of before the last hour that the alerts still need (the pull requests still queued then,
- * the merges, passes, pauses and resumes). Each pass in between reads only the events from that hour on,
- * so an event recorded more than an hour after it happened waits for the next full read.
+ * the merges, passes, pauses and resumes). Each pass in between reads only the events that happened or
+ * were recorded from that hour on, so an event recorded late (a poller catching up) is seen by every
+ * replica at its next pass, whenever its copy was read.
  */
 
 /** How long the normal of a repository (and the older events kept with it) is reused. */
@@ -45,6 +46,16 @@ export function keepOlder(older: readonly QueueEvent[]): QueueEvent[] {
   return older.filter((e) => stillCounts(e, queued));
 }
 
+/**
+ * The kept older events still within the 7 days and the recent ones, by time (then id), each once: an
+ * event recorded late may be both among the kept ones (read before the copy was made) and the recent.
+ */
+function merged(older: readonly QueueEvent[], recent: readonly QueueEvent[], from: number): QueueEvent[] {
+  const seen = new Set(recent.map((e) => e.id));
+  const events = [...older.filter((e) => Date.parse(e.at) >= from && !seen.has(e.id)), ...recent];
+  return events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.id - b.id);
+}
+
 export class HealthHistory {
   private readonly kept: LRUCache<string, Kept>;
   /** Full reads of the 7 days (tests and metrics look). */
@@ -52,7 +63,7 @@ export class HealthHistory {
 
   constructor(
     private readonly deps: {
-      history: Pick<QueueHistory, "readQueueEvents">;
+      history: Pick<QueueHistory, "readQueueEvents" | "readRecentQueueEvents">;
       stallMinutes: number | null;
       kinds: readonly string[];
       now: () => Date;
@@ -73,16 +84,13 @@ export class HealthHistory {
     const to = new Date(now + 1);
     const kept = this.kept.get(repository.key);
     if (kept) {
-      const recent = await this.deps.history.readQueueEvents(
+      const from = now - NORMAL_WINDOW_MS;
+      const recent = await this.deps.history.readRecentQueueEvents(
         repository,
-        { from: new Date(kept.cutoff), to },
+        { from: new Date(from), to, since: new Date(kept.cutoff) },
         this.deps.kinds,
       );
-      const from = now - NORMAL_WINDOW_MS;
-      return {
-        normal: kept.normal,
-        events: [...kept.older.filter((e) => Date.parse(e.at) >= from), ...recent],
-      };
+      return { normal: kept.normal, events: merged(kept.older, recent, from) };
     }
     this.fullReads += 1;
     const events = await this.deps.history.readQueueEvents(

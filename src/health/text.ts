@@ -82,6 +82,7 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
   const look = (f.look as HeadLook | null | undefined) ?? null;
   let text: string;
   let withUnpause = false;
+  const unpauseBranch = typeof f.branch === "string" ? f.branch : undefined;
   switch (c.kind) {
     case "stalled": {
       const waiting = f.waiting as number[];
@@ -108,14 +109,16 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
     case "paused-long": {
       const by = f.by ? ` by ${escapeMrkdwn(f.by as string)}` : "";
       const why = f.reason ? ` ("${escapeMrkdwn(f.reason as string)}")` : "";
-      text = `⏸️ The merge queue of ${repoName(p)} has been paused for ${ago(p, c.since)}${by}${why}, since ${formatTime(c.since.toISOString())}; ${plural(f.waiting as number, "pull request waits", "pull requests wait")}. Unpause it if the reason is over.`;
+      const branch = typeof f.branch === "string" ? f.branch : null;
+      const of = branch ? `${repoName(p)} (branch \`${escapeMrkdwn(branch)}\`)` : repoName(p);
+      text = `⏸️ The merge queue of ${of} has been paused for ${ago(p, c.since)}${by}${why}, since ${formatTime(c.since.toISOString())}; ${plural(f.waiting as number, "pull request waits", "pull requests wait")}. Unpause it if the reason is over.`;
       withUnpause = true;
       break;
     }
   }
   return {
     text,
-    blocks: [section(text), ...(withUnpause ? [actions(unpauseButton(p.repository))] : [])],
+    blocks: [section(text), ...(withUnpause ? [actions(unpauseButton(p.repository, unpauseBranch))] : [])],
   };
 }
 
@@ -126,11 +129,13 @@ export function endedMessage(
   ending: string,
 ): AlertMessage {
   const lasted = ago(p, episode.since);
+  const branch = typeof episode.facts.branch === "string" ? episode.facts.branch : null;
+  const paused = branch ? `${repoName(p)} (branch \`${escapeMrkdwn(branch)}\`)` : repoName(p);
   const what: Record<string, string> = {
     stalled: `The merge queue of ${repoName(p)} was stalled for ${lasted}`,
     "slow-checks": `The slow checks in the merge queue of ${repoName(p)} ran for ${lasted}`,
     "failing-check": `${escapeMrkdwn(String(episode.facts.check ?? "A check"))} failed for everyone in the merge queue of ${repoName(p)} for ${lasted}`,
-    "paused-long": `The merge queue of ${repoName(p)} was paused for ${lasted}`,
+    "paused-long": `The merge queue of ${paused} was paused for ${lasted}`,
   };
   const text = `✅ ${what[episode.kind] ?? `An alert of ${repoName(p)} lasted ${lasted}`}; it ended: ${ending}.`;
   return { text, blocks: [section(text)] };

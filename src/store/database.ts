@@ -284,6 +284,8 @@ export interface Tables {
     facts: Json;
     posts: Json;
     last_posted_at: NullableTime;
+    closed_at: NullableTime;
+    ending: string | null;
   };
   /** The gate check of GitHub's merge queue (src/store/gates.ts). */
   gate_pauses: {

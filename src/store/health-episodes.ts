@@ -1,4 +1,6 @@
+import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
+import type { Tables } from "./database.js";
 import { json, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 /** A Slack message that told an episode, to edit when it ends. */
@@ -30,36 +32,52 @@ export interface HealthEpisode {
 
 export type EpisodeRef = Pick<HealthEpisode, "repository" | "kind" | "key">;
 
+/** What became of posts recorded on an episode: kept, or the episode had ended (and how, when known). */
+export type PostsRecorded = { recorded: true } | { recorded: false; ending: string | null };
+
+/**
+ * A closed episode is kept this long: the same one (kind, key and start) is not opened again within it,
+ * whatever a replica that has not yet read what ended it judges.
+ */
+export const CLOSED_EPISODE_KEPT_MS = 60 * 60_000;
+/** Closed episodes are deleted after this long. */
+const CLOSED_EPISODE_PRUNED_MS = 24 * 60 * 60_000;
+
 /** The queue's health episodes, once across replicas and restarts. */
 export interface HealthEpisodeStore {
   /**
-   * Opens an episode unless one of the same repository, kind and key is open: true when this call opened
-   * it (its caller posts the notice), false when another replica (or an earlier pass) had.
+   * Opens an episode unless one of the same repository, kind and key is open, or the same one (same
+   * start) closed within CLOSED_EPISODE_KEPT_MS: true when this call opened it (its caller posts the
+   * notice), false otherwise.
    */
   openHealthEpisode(episode: Omit<HealthEpisode, "posts" | "lastPostedAt">): Promise<boolean>;
   /** The open episodes, of one repository when given. */
   listHealthEpisodes(repository?: Repo): Promise<HealthEpisode[]>;
-  /** Records the messages that told the episode (added to those kept) and when they were posted. */
-  addHealthEpisodePosts(episode: EpisodeRef, posts: HealthEpisodePost[], postedAt: Date): Promise<void>;
+  /**
+   * Records messages that told the episode (appended, in one statement) and when they were posted; when
+   * the episode has closed meanwhile they are not kept, and the caller edits them to say how it ended.
+   */
+  addHealthEpisodePosts(
+    episode: EpisodeRef,
+    posts: HealthEpisodePost[],
+    postedAt: Date,
+  ): Promise<PostsRecorded>;
   /**
    * Claims a reminder: true (and the last post's time moved to `now`) when the episode was last posted
    * at `lastPostedAt`, so that of two replicas one reminds.
    */
   claimHealthReminder(episode: EpisodeRef, lastPostedAt: Date | null, now: Date): Promise<boolean>;
-  /** Closes the episode: the closed one when this call closed it (its caller edits the posts), else null. */
-  closeHealthEpisode(episode: EpisodeRef): Promise<HealthEpisode | null>;
+  /**
+   * Closes the episode in one statement, with the words of how it ended: the closed one (its posts as of
+   * closing) when this call closed it (its caller edits the posts), else null.
+   */
+  closeHealthEpisode(episode: EpisodeRef, ending: string, now: Date): Promise<HealthEpisode | null>;
 }
 
-export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
-  const { db } = ctx;
-  const where = (e: EpisodeRef) =>
-    db
-      .selectFrom("health_episodes")
-      .selectAll()
-      .where("repository_key", "=", e.repository.key)
-      .where("kind", "=", e.kind)
-      .where("key", "=", e.key);
-  const read = (row: Awaited<ReturnType<ReturnType<typeof where>["executeTakeFirstOrThrow"]>>) => ({
+type Row = Selectable<Tables["health_episodes"]>;
+
+function readEpisode(ctx: StoreContext, row: Row): HealthEpisode {
+  return {
     repository: Repo.from(row.repository),
     kind: row.kind,
     key: row.key,
@@ -69,74 +87,120 @@ export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
     facts: ctx.v.readJson(row.facts) as Record<string, unknown>,
     posts: ctx.v.readJson(row.posts) as HealthEpisodePost[],
     lastPostedAt: maybeTime(row.last_posted_at),
-  });
+  };
+}
+
+/** An UPDATE of one episode, open or closed. */
+function updateEpisode(ctx: StoreContext, e: EpisodeRef) {
+  return ctx.db
+    .updateTable("health_episodes")
+    .where("repository_key", "=", e.repository.key)
+    .where("kind", "=", e.kind)
+    .where("key", "=", e.key);
+}
+
+async function openEpisode(ctx: StoreContext, e: Omit<HealthEpisode, "posts" | "lastPostedAt">) {
+  const reopenBefore = time(new Date(e.openedAt.getTime() - CLOSED_EPISODE_KEPT_MS));
+  const values = {
+    repository: e.repository.fullName,
+    since: time(e.since),
+    opened_at: time(e.openedAt),
+    opened_by: e.openedBy,
+    facts: json(e.facts),
+    posts: json([]),
+    last_posted_at: time(e.openedAt),
+    closed_at: null,
+    ending: null,
+  };
+  const result = await ctx.db
+    .insertInto("health_episodes")
+    .values({ repository_key: e.repository.key, kind: e.kind, key: e.key, ...values })
+    .onConflict((oc) =>
+      oc
+        .columns(["repository_key", "kind", "key"])
+        .doUpdateSet(values)
+        // A closed episode gives way to another (another start), or to the same one once kept long enough.
+        .where("health_episodes.closed_at", "is not", null)
+        .where((eb) =>
+          eb.or([
+            eb("health_episodes.since", "!=", time(e.since)),
+            eb("health_episodes.closed_at", "<", reopenBefore),
+          ]),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+async function listEpisodes(ctx: StoreContext, repository?: Repo) {
+  let query = ctx.db.selectFrom("health_episodes").selectAll().where("closed_at", "is", null);
+  if (repository) query = query.where("repository_key", "=", repository.key);
+  const rows = await query.orderBy("opened_at").orderBy("kind").orderBy("key").execute();
+  return rows.map((row) => readEpisode(ctx, row));
+}
+
+async function addPosts(
+  ctx: StoreContext,
+  e: EpisodeRef,
+  posts: HealthEpisodePost[],
+  postedAt: Date,
+): Promise<PostsRecorded> {
+  const added = json(posts);
+  // Appended in the statement itself, so that two replicas' appends both stay.
+  const appended =
+    ctx.kind === "postgres"
+      ? sql<string>`posts || ${added}::jsonb`
+      : sql<string>`case when posts = '[]' then ${added} else substr(posts, 1, length(posts) - 1) || ',' || substr(${added}, 2) end`;
+  const row = await updateEpisode(ctx, e)
+    .set({ posts: posts.length === 0 ? sql<string>`posts` : appended, last_posted_at: time(postedAt) })
+    .where("closed_at", "is", null)
+    .returning("key")
+    .executeTakeFirst();
+  if (row) return { recorded: true };
+  const closed = await ctx.db
+    .selectFrom("health_episodes")
+    .select("ending")
+    .where("repository_key", "=", e.repository.key)
+    .where("kind", "=", e.kind)
+    .where("key", "=", e.key)
+    .executeTakeFirst();
+  return { recorded: false, ending: closed?.ending ?? null };
+}
+
+async function claimReminder(ctx: StoreContext, e: EpisodeRef, lastPostedAt: Date | null, now: Date) {
+  let update = updateEpisode(ctx, e)
+    .set({ last_posted_at: time(now) })
+    .where("closed_at", "is", null);
+  update =
+    lastPostedAt === null
+      ? update.where("last_posted_at", "is", null)
+      : update.where("last_posted_at", "=", time(lastPostedAt));
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+async function closeEpisode(ctx: StoreContext, e: EpisodeRef, ending: string, now: Date) {
+  await ctx.pruneIfDue("health_episodes", now, () =>
+    ctx.db
+      .deleteFrom("health_episodes")
+      .where("closed_at", "<", time(new Date(now.getTime() - CLOSED_EPISODE_PRUNED_MS)))
+      .execute(),
+  );
+  const row = await updateEpisode(ctx, e)
+    .set({ closed_at: time(now), ending })
+    .where("closed_at", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+  return row ? readEpisode(ctx, row) : null;
+}
+
+/** The episodes' queries (the store's facade spreads them into the Store). */
+export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
   return {
-    async openHealthEpisode(e) {
-      const result = await db
-        .insertInto("health_episodes")
-        .values({
-          repository_key: e.repository.key,
-          kind: e.kind,
-          key: e.key,
-          repository: e.repository.fullName,
-          since: time(e.since),
-          opened_at: time(e.openedAt),
-          opened_by: e.openedBy,
-          facts: json(e.facts),
-          posts: json([]),
-          last_posted_at: time(e.openedAt),
-        })
-        .onConflict((oc) => oc.columns(["repository_key", "kind", "key"]).doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
-    },
-
-    async listHealthEpisodes(repository) {
-      let query = db.selectFrom("health_episodes").selectAll();
-      if (repository) query = query.where("repository_key", "=", repository.key);
-      const rows = await query.orderBy("opened_at").orderBy("kind").orderBy("key").execute();
-      return rows.map(read);
-    },
-
-    async addHealthEpisodePosts(e, posts, postedAt) {
-      const row = await where(e).executeTakeFirst();
-      if (!row) return;
-      const kept = ctx.v.readJson(row.posts) as HealthEpisodePost[];
-      await db
-        .updateTable("health_episodes")
-        .set({ posts: json([...kept, ...posts]), last_posted_at: time(postedAt) })
-        .where("repository_key", "=", e.repository.key)
-        .where("kind", "=", e.kind)
-        .where("key", "=", e.key)
-        .execute();
-    },
-
-    async claimHealthReminder(e, lastPostedAt, now) {
-      let update = db
-        .updateTable("health_episodes")
-        .set({ last_posted_at: time(now) })
-        .where("repository_key", "=", e.repository.key)
-        .where("kind", "=", e.kind)
-        .where("key", "=", e.key);
-      update =
-        lastPostedAt === null
-          ? update.where("last_posted_at", "is", null)
-          : update.where("last_posted_at", "=", time(lastPostedAt));
-      const result = await update.executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-
-    async closeHealthEpisode(e) {
-      const row = await where(e).executeTakeFirst();
-      if (!row) return null;
-      const result = await db
-        .deleteFrom("health_episodes")
-        .where("repository_key", "=", e.repository.key)
-        .where("kind", "=", e.kind)
-        .where("key", "=", e.key)
-        .where("opened_at", "=", time(readTime(row.opened_at)))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0 ? read(row) : null;
-    },
+    openHealthEpisode: (e) => openEpisode(ctx, e),
+    listHealthEpisodes: (repository) => listEpisodes(ctx, repository),
+    addHealthEpisodePosts: (e, posts, postedAt) => addPosts(ctx, e, posts, postedAt),
+    claimHealthReminder: (e, lastPostedAt, now) => claimReminder(ctx, e, lastPostedAt, now),
+    closeHealthEpisode: (e, ending, now) => closeEpisode(ctx, e, ending, now),
   };
 }

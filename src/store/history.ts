@@ -16,6 +16,16 @@ export interface QueueHistory {
     range: { from: Date; to: Date },
     kinds?: readonly string[],
   ): Promise<QueueEvent[]>;
+  /**
+   * The repository's events from `from` (included) to `to` (excluded) that happened or were recorded at
+   * or after `since`, oldest first, of `kinds`: what a reader that kept the older ones has not seen,
+   * including an event recorded late (a poller catching up).
+   */
+  readRecentQueueEvents(
+    repository: Repo,
+    range: { from: Date; to: Date; since: Date },
+    kinds: readonly string[],
+  ): Promise<QueueEvent[]>;
   /** One pull request's events of `kinds` from `from` (included) to `to` (excluded), oldest first. */
   readPullQueueEvents(
     repository: Repo,
@@ -72,6 +82,23 @@ export function kyselyHistory(ctx: StoreContext): QueueHistory {
         query = query.where("kind", "in", [...kinds]);
       }
       const rows = await query.orderBy("at").orderBy("event_key").execute();
+      return rows.map((row) => ctx.v.readJson(row.event) as QueueEvent);
+    },
+
+    async readRecentQueueEvents(repository, range, kinds) {
+      if (kinds.length === 0) return [];
+      const since = time(range.since);
+      const rows = await db
+        .selectFrom("queue_events")
+        .select(["event"])
+        .where("repository_key", "=", repository.key)
+        .where("at", ">=", time(range.from))
+        .where("at", "<", time(range.to))
+        .where((eb) => eb.or([eb("at", ">=", since), eb("recorded_at", ">=", since)]))
+        .where("kind", "in", [...kinds])
+        .orderBy("at")
+        .orderBy("event_key")
+        .execute();
       return rows.map((row) => ctx.v.readJson(row.event) as QueueEvent);
     },
 

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { QueueEvent } from "../../src/core/queue.js";
 import {
   failingChecks,
   holding,
-  pausedLong,
+  pausedLong as judgePause,
+  type Pause,
+  type QueueState,
   queueState,
   slowChecks,
   stalled,
@@ -137,7 +140,14 @@ describe("failing for everyone", () => {
 
 describe("paused for long", () => {
   const events = [paused(0, "release", "rita"), paused(60, "release, still", "rita", true)];
-  const plain = { timed: false, freeze: false, by: null, reason: null };
+  const plain: { timed: boolean; freeze: boolean; by: string | null; reason: string | null } = {
+    timed: false,
+    freeze: false,
+    by: null,
+    reason: null,
+  };
+  const pausedLong = (state: QueueState, afterMs: number, now: Date, p: typeof plain) =>
+    state.pause ? judgePause(state, state.pause, afterMs, now, p) : null;
 
   it("counts from the pause's own time, not an update's, and names who and why", () => {
     const state = queueState(events);
@@ -162,5 +172,33 @@ describe("paused for long", () => {
     expect(pausedLong(state, 60 * MIN, at(500), { ...plain, timed: true })).toBeNull();
     expect(pausedLong(state, 60 * MIN, at(500), { ...plain, freeze: true })).toBeNull();
     expect(pausedLong(queueState([...events, resumed(100)]), 60 * MIN, at(500), plain)).toBeNull();
+  });
+
+  it("keeps each branch's pause (GitHub's gate): resuming one branch leaves another's, and the repository's", () => {
+    const onBranch = (e: QueueEvent, branch: string) => ({ ...e, branch });
+    const branchPause = (minute: number, branch: string) =>
+      onBranch({ ...paused(minute, `hold ${branch}`, "rita"), scope: "branch" } as QueueEvent, branch);
+    const state = queueState([
+      paused(0, "repository", "sam"),
+      branchPause(10, "release/1"),
+      branchPause(20, "release/2"),
+      onBranch(resumed(30, "rita"), "release/2"),
+    ]);
+    expect([...state.pauses.keys()].sort()).toEqual(["", "release/1"]);
+    const held = state.pauses.get("release/1");
+    expect(held).toMatchObject({ since: at(10).getTime(), branch: "release/1", reason: "hold release/1" });
+    expect(judgePause(state, held as Pause, 60 * MIN, at(100), plain)).toMatchObject({
+      kind: "paused-long",
+      key: `release/1 ${at(10).toISOString()}`,
+      facts: { branch: "release/1", reason: "hold release/1", by: "rita" },
+    });
+    // A resume of the default branch (no pause of its own) ends the repository's pause; release/1 holds.
+    const later = queueState([
+      paused(0, "repository", "sam"),
+      branchPause(10, "release/1"),
+      onBranch(resumed(40, "sam"), "main"),
+    ]);
+    expect([...later.pauses.keys()]).toEqual(["release/1"]);
+    expect(later.pause?.branch).toBe("release/1");
   });
 });

@@ -5,6 +5,7 @@ import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js
 import type { AlertMessage } from "../../src/health/text.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { unpauseValue } from "../../src/slack/actions.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { at, ended, entered, merged, paused, resumed, started } from "./events.js";
 
@@ -19,9 +20,12 @@ let clock: Date;
 class Channel implements AlertPoster {
   posted: { channel: string; ts: string; text: string; blocks: unknown[] }[] = [];
   edits = 0;
+  /** Runs as a message is posted, before the poster answers (another replica acting meanwhile). */
+  onPost: ((channel: string) => Promise<void>) | null = null;
   async post(channel: string, message: AlertMessage) {
     const ts = `${this.posted.length + 1}.000000`;
     this.posted.push({ channel, ts, ...message });
+    await this.onPost?.(channel);
     return ts;
   }
   async update(channel: string, ts: string, message: AlertMessage) {
@@ -103,6 +107,72 @@ describe("the health evaluator", () => {
     ]);
   });
 
+  it("of two replicas whose copies of the history differ, a merge recorded 65 minutes late ends the stall once: one post per channel, one edit each", async () => {
+    const channel = new Channel();
+    const [a, b] = [evaluator(channel, "a"), evaluator(channel, "b")];
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    await a.tick();
+    clock = at(33);
+    await b.tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    // Replica a makes a new copy of the 7 days; #1 merged at minute 40, recorded only at minute 105.
+    clock = at(102);
+    await a.tick();
+    clock = at(105);
+    await record(ended(39, 1), merged(40, 1));
+    await b.tick();
+    expect(channel.edits).toBe(2);
+    for (let minute = 106; minute <= 112; minute += 1) {
+      clock = at(minute);
+      await a.tick();
+      await b.tick();
+    }
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()).toEqual([
+      expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
+      expect.stringMatching(/^✅ The merge queue .* was stalled for .*; it ended: .*#1> merged\.$/),
+    ]);
+  });
+
+  it("edits the message just posted to say how the alert ended when another replica closed it meanwhile, and tells no other channel", async () => {
+    const channel = new Channel();
+    const b = evaluator(channel, "b");
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    channel.onPost = async () => {
+      channel.onPost = null;
+      await record(ended(31, 1), merged(31, 1));
+      await b.tick();
+    };
+    await evaluator(channel, "a").tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1"]);
+    expect(channel.edits).toBe(1);
+    expect(channel.texts()[0]).toMatch(
+      /^✅ The merge queue .* was stalled for 31 min; it ended: .*#1> merged\.$/,
+    );
+    expect(await store.listHealthEpisodes()).toEqual([]);
+  });
+
+  it("records each message as it lands: a slow second channel does not make another replica post the alert again", async () => {
+    const channel = new Channel();
+    const b = evaluator(channel, "b");
+    await record(entered(0, 1), started(1, 1, "b1"));
+    clock = at(31);
+    channel.onPost = async (posting) => {
+      if (posting !== "C2") return;
+      channel.onPost = null;
+      expect((await store.listHealthEpisodes())[0]?.posts).toEqual([{ channel: "C1", ts: "1.000000" }]);
+      // Slack answers the second post only after 6 minutes; replica b passes meanwhile.
+      clock = at(37);
+      await b.tick();
+    };
+    await evaluator(channel, "a").tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect((await store.listHealthEpisodes())[0]?.posts.map((p) => p.channel)).toEqual(["C1", "C2"]);
+  });
+
   it("reads the 7 days once per repository in a pass and not again in the next pass a minute on", async () => {
     const a = evaluator(new Channel());
     await record(entered(0, 1), started(1, 1, "b1"));
@@ -149,7 +219,9 @@ describe("the health evaluator", () => {
     // A queue that cannot be read: the history's words alone.
     const other = new Channel();
     const failing = { state: async () => Promise.reject(new Error("503")) } as unknown as MergeQueueBackend;
-    await store.closeHealthEpisode((await store.listHealthEpisodes())[0] as never);
+    await store.closeHealthEpisode((await store.listHealthEpisodes())[0] as never, "ended", clock);
+    // The same stall opens again once its closing is an hour old.
+    clock = at(95);
     await evaluator(other, "b", { for: async () => failing }).tick();
     expect(other.texts()[0]).toMatch(/running since 2026-03-02 09:01 UTC \(batch b1\): look at them\.$/);
   });
@@ -219,6 +291,37 @@ describe("the health evaluator", () => {
       new Set([
         "✅ The merge queue of <https://github.com/acme/widgets|acme/widgets> was paused for 1 d 9 h; it ended: the queue was unpaused by sam.",
       ]),
+    );
+  });
+
+  it("reminds of each branch's long pause on its own (GitHub's gate): resuming another branch leaves it", async () => {
+    const channel = new Channel();
+    const onBranch = (e: QueueEvent, branch: string) => ({ ...e, branch });
+    await record(
+      onBranch({ ...paused(0, "hold release", "rita"), scope: "branch" } as QueueEvent, "release/1"),
+      onBranch({ ...paused(1, "hold hotfix", "rita"), scope: "branch" } as QueueEvent, "hotfix"),
+      onBranch(resumed(2, "sam"), "hotfix"),
+    );
+    clock = at(4 * 60 + 1);
+    await evaluator(channel).tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    expect(channel.texts()[0]).toMatch(
+      /^⏸️ The merge queue of .* \(branch `release\/1`\) has been paused for 4 h/,
+    );
+    expect(JSON.stringify(channel.posted[0]?.blocks)).toContain(
+      JSON.stringify(unpauseValue(REPO, "release/1")).slice(1, -1),
+    );
+    // Resuming the default branch (not paused alone) does not end release/1's pause; resuming it does.
+    await record(onBranch(resumed(4 * 60 + 2, "sam"), "main"));
+    clock = at(4 * 60 + 3);
+    await evaluator(channel).tick();
+    expect(channel.edits).toBe(0);
+    await record(onBranch(resumed(4 * 60 + 4, "sam"), "release/1"));
+    clock = at(4 * 60 + 5);
+    await evaluator(channel).tick();
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()[0]).toMatch(
+      /^✅ The merge queue of .* \(branch `release\/1`\) was paused for 4 h 5 min; it ended: the queue was unpaused by sam\.$/,
     );
   });
 

@@ -25,6 +25,14 @@ function history() {
       reads.push(range);
       return store.readQueueEvents(repo, range, kinds);
     },
+    readRecentQueueEvents: (
+      repo: Repo,
+      range: { from: Date; to: Date; since: Date },
+      kinds: readonly string[],
+    ) => {
+      reads.push({ from: range.since, to: range.to });
+      return store.readRecentQueueEvents(repo, range, kinds);
+    },
   };
   return new HealthHistory({ history: counted, stallMinutes: null, kinds: NORMAL_KINDS, now: () => clock });
 }
@@ -88,6 +96,21 @@ describe("the health passes' reads of the history", () => {
       since: at(5 * DAY + 1).getTime(),
       batch: "b9",
     });
+  });
+
+  it("sees, before its next full read, an event recorded more than an hour after it happened", async () => {
+    const cache = history();
+    await cache.read(REPO);
+    // #50 merged 65 minutes ago; the poller records it only now, after this replica's copy was made.
+    clock = new Date(clock.getTime() + MIN);
+    await record(ended(7 * DAY - 64, 50), merged(7 * DAY - 64, 50));
+    clock = new Date(clock.getTime() + MIN);
+    const seen = await cache.read(REPO);
+    expect(cache.fullReads).toBe(1);
+    const full = await fullRead();
+    expect(queueState(seen.events)).toEqual(full.state);
+    expect([...queueState(seen.events).waiting.keys()]).toEqual([]);
+    expect(seen.events.filter((e) => e.kind === "merged").at(-1)?.pull).toBe(50);
   });
 
   it("reads the 7 days again once the TTL has passed, on the injected clock", async () => {

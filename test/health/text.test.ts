@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { endedMessage, openedMessage } from "../../src/health/text.js";
 import { Repo } from "../../src/repo.js";
+import { unpauseValue } from "../../src/slack/actions.js";
 import { at } from "./events.js";
 
 const place = { repository: Repo.from("acme/widgets"), githubWebUrl: "https://github.com", now: at(45) };
@@ -30,6 +31,22 @@ describe("the health alerts' words", () => {
       "x",
     );
     expect(ended.text).toContain("&lt;!channel&gt; failed for everyone");
+  });
+
+  it("names a branch's long pause and gives it an Unpause of that branch alone", () => {
+    const reminder = openedMessage(place, {
+      kind: "paused-long",
+      key: `release/1 ${at(0).toISOString()}`,
+      since: at(0),
+      facts: { by: "rita", reason: "hold", waiting: 1, branch: "release/1" },
+    });
+    expect(reminder.text).toMatch(
+      /^⏸️ The merge queue of .*acme\/widgets.* \(branch `release\/1`\) has been paused for 45 min by rita/,
+    );
+    const button = JSON.stringify(reminder.blocks);
+    expect(button).toContain(
+      JSON.stringify(unpauseValue(Repo.from("acme/widgets"), "release/1")).slice(1, -1),
+    );
   });
 
   it("says the threshold set (HEALTH_STALL_MINUTES) as set, and the normal's as usual", () => {

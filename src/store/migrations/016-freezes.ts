@@ -4,7 +4,7 @@ import type { Migration } from "./migration.js";
  * Freeze windows (docs/commands.md, "Freeze windows"): each repository's freezes (`freezes`, numbered
  * per repository, names unique per repository case-insensitively), and each window's steps (the notice
  * before it, its pause, its resume) claimed by one replica at a time and marked done once
- * (`freeze_steps`). Versions 15 and 16 are other branches'.
+ * (`freeze_steps`).
  */
 export const freezes: Migration = {
   version: 16,

@@ -4,7 +4,7 @@ import type { Migration } from "./migration.js";
  * The gate check of GitHub's merge queue (docs/backends.md, "The gate"): each branch's pause kept by
  * Yardmaster (`gate_pauses`), each gate check reported, claimed once per repository, commit and check
  * name before its check run is made (`gate_checks`), and the entries a pause held, with those GitHub
- * removed for its check timeout meanwhile (`gate_holds`). Versions 15 and 16 are other branches'.
+ * removed for its check timeout meanwhile (`gate_holds`).
  */
 export const gates: Migration = {
   version: 17,

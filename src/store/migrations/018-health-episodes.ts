@@ -4,7 +4,7 @@ import type { Migration } from "./migration.js";
  * The queue's health episodes (src/store/health-episodes.ts, src/health): one row per open episode of a
  * repository (a stall, slow checks, a check failing for everyone, a long pause) and its key, claimed in
  * one statement so that two replicas post it once; the Slack messages that told it, to edit them when it
- * ends. Versions 17 and 19 are other branches'.
+ * ends.
  */
 export const healthEpisodes: Migration = {
   version: 18,

@@ -3,7 +3,6 @@ import type { Migration } from "./migration.js";
 /**
  * Who last asked Yardmaster to queue each pull request (src/store/queue-requests.ts): the merge queue
  * records the app's bot as its queuer, Yardmaster knows the person. One row per pull request, kept a day.
- * Versions 17 and 18 are other branches'.
  */
 export const queueRequests: Migration = {
   version: 19,

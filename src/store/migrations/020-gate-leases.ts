@@ -5,7 +5,6 @@ import type { Migration } from "./migration.js";
  * (`claimed_at`; absent: at its `created_at`), so a claim whose replica died before making the check run
  * may be taken over, and when a held gate's completion was claimed (`completing_at`), so a completion
  * GitHub did not hear is retried. Indexes for the next position of a repository's rows and the sweep.
- * Versions 18 and 19 are other branches'.
  */
 export const gateLeases: Migration = {
   version: 20,

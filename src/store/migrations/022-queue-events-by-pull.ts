@@ -2,7 +2,7 @@ import type { Migration } from "./migration.js";
 
 /**
  * One pull request's recorded queue events (`readPullQueueEvents`: who queued it, for its direct
- * messages) without reading its repository's whole month. Version 21 is another branch's.
+ * messages) without reading its repository's whole month.
  */
 export const queueEventsByPull: Migration = {
   version: 22,

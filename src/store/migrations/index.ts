@@ -18,6 +18,7 @@ import { gates } from "./017-gates.js";
 import { healthEpisodes } from "./018-health-episodes.js";
 import { queueRequests } from "./019-queue-requests.js";
 import { gateLeases } from "./020-gate-leases.js";
+import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
 import { queueEventsByPull } from "./022-queue-events-by-pull.js";
 import type { Migration } from "./migration.js";
 
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   healthEpisodes,
   queueRequests,
   gateLeases,
+  healthEpisodesClosed,
   queueEventsByPull,
 ];
 

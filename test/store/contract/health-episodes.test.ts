@@ -64,13 +64,55 @@ storeContract("health episodes", ({ h }) => {
       expect(reminded.filter(Boolean)).toHaveLength(1);
       expect(await store.claimHealthReminder(ref, at(HOUR), at(DAY + 2 * HOUR))).toBe(false);
 
-      const closed = await Promise.all([store.closeHealthEpisode(ref), store.closeHealthEpisode(ref)]);
+      const closed = await Promise.all([
+        store.closeHealthEpisode(ref, "it ended: #1 merged.", at(2 * DAY)),
+        store.closeHealthEpisode(ref, "it ended: #1 merged.", at(2 * DAY)),
+      ]);
       const winners = closed.filter((c) => c !== null);
       expect(winners).toHaveLength(1);
       expect(winners[0]?.posts).toHaveLength(2);
       expect(await store.listHealthEpisodes()).toEqual([]);
-      // Once closed, it may open again (a new episode).
-      expect(await store.openHealthEpisode(episode("acme/widgets"))).toBe(true);
+      expect(await store.claimHealthReminder(ref, at(DAY + HOUR), at(3 * DAY))).toBe(false);
+    });
+
+    it("does not open the same episode (same start) again within the hour after it closed; another start opens at once", async () => {
+      await store.openHealthEpisode(episode("acme/widgets"));
+      const ref = { repository: r("acme/widgets"), kind: "stalled", key: "queue" };
+      await store.closeHealthEpisode(ref, "it ended.", at(2 * HOUR));
+      expect(await store.openHealthEpisode({ ...episode("acme/widgets"), openedAt: at(2 * HOUR + 1) })).toBe(
+        false,
+      );
+      expect(await store.listHealthEpisodes()).toEqual([]);
+      expect(await store.openHealthEpisode({ ...episode("acme/widgets"), openedAt: at(3 * HOUR + 1) })).toBe(
+        true,
+      );
+      await store.closeHealthEpisode(ref, "it ended.", at(4 * HOUR));
+      const later = { ...episode("acme/widgets"), since: at(4 * HOUR), openedAt: at(4 * HOUR + 1) };
+      expect(await store.openHealthEpisode(later)).toBe(true);
+      expect(await store.listHealthEpisodes()).toMatchObject([{ since: at(4 * HOUR), posts: [] }]);
+    });
+
+    it("keeps both of two appends at once, and hands back a post recorded after the closing with how it ended", async () => {
+      await store.openHealthEpisode(episode("acme/widgets"));
+      const ref = { repository: r("acme/widgets"), kind: "stalled", key: "queue" };
+      const recorded = await Promise.all([
+        store.addHealthEpisodePosts(ref, [{ channel: "C1", ts: "1.000100" }], at(HOUR)),
+        store.addHealthEpisodePosts(ref, [{ channel: "C2", ts: "2.000200" }], at(HOUR)),
+      ]);
+      expect(recorded).toEqual([{ recorded: true }, { recorded: true }]);
+      const closed = await store.closeHealthEpisode(ref, "it ended: #1 merged.", at(2 * HOUR));
+      expect(closed?.posts.map((p) => p.channel).sort()).toEqual(["C1", "C2"]);
+      expect(
+        await store.addHealthEpisodePosts(ref, [{ channel: "C3", ts: "3.000300" }], at(2 * HOUR)),
+      ).toEqual({
+        recorded: false,
+        ending: "it ended: #1 merged.",
+      });
+      const gone = { repository: r("acme/gadgets"), kind: "stalled", key: "queue" };
+      expect(await store.addHealthEpisodePosts(gone, [{ channel: "C1", ts: "4.0" }], at(HOUR))).toEqual({
+        recorded: false,
+        ending: null,
+      });
     });
   });
 });

@@ -61,4 +61,25 @@ storeContract("history", ({ h }) => {
       ).toEqual([]);
     });
   });
+
+  describe("the recent events", () => {
+    it("gives back the events that happened, or were recorded, from `since` on: one recorded late too", async () => {
+      const ships = r("acme/ships");
+      await store.recordQueueEvents(ships, [entered(1, 12, at(0), null)], at(0));
+      await store.recordQueueEvents(ships, [started(2, 12, at(2 * HOUR))], at(2 * HOUR));
+      // Happened at minute 10, recorded two hours later (a poller catching up).
+      await store.recordQueueEvents(ships, [started(3, 13, at(10 * MINUTE_MS))], at(2 * HOUR));
+      const recent = await store.readRecentQueueEvents(
+        r("ACME/ships"),
+        { from: at(0), to: at(3 * HOUR), since: at(HOUR) },
+        ["entered", "checks-started"],
+      );
+      expect(recent.map((e) => e.id)).toEqual([3, 2]);
+      expect(
+        await store.readRecentQueueEvents(ships, { from: at(HOUR), to: at(3 * HOUR), since: at(HOUR) }, [
+          "checks-started",
+        ]),
+      ).toEqual([started(2, 12, at(2 * HOUR))]);
+    });
+  });
 });
