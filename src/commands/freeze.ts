@@ -8,7 +8,7 @@ import { type Actor, defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { pausesOf } from "./github-pause.js";
 import { missing } from "./grammar/arguments.js";
-import { canonicalZone } from "./grammar/resume-time.js";
+import { userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
 
@@ -98,14 +98,14 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
 
 /** The zone typed, else the Slack user's (as Slack knows it), else UTC (always on GitHub). */
 async function zoneOf(command: FreezeCommand, actor: Actor, ports: Ports): Promise<string> {
-  if (command.zone) return command.zone;
-  const slackZone =
-    actor.slack && ports.slackTimeZone ? await ports.slackTimeZone(actor.slack).catch(() => null) : null;
-  return (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
+  return command.zone ?? (await userZone(actor, ports));
 }
 
 /** The repository's freeze in progress or next, for `status`; undefined when none or unreadable. */
-export async function nextFreezeOf(ports: Ports, repo: Repo): Promise<ListedFreeze | undefined> {
+export async function nextFreezeOf(
+  ports: Pick<Ports, "freezes">,
+  repo: Repo,
+): Promise<ListedFreeze | undefined> {
   if (!ports.freezes) return undefined;
   const all = await ports.freezes.store.listFreezes(repo).catch(() => []);
   return nextFreeze(all, ports.freezes.now()) ?? undefined;

@@ -10,7 +10,7 @@ import { branchName } from "./grammar/arguments.js";
  */
 
 /** Why pause and unpause are refused on a queue without a pause (GitHub's, where the gate is not wired). */
-export const NO_PAUSE =
+const NO_PAUSE =
   "it uses GitHub's merge queue, which has no pause. To hold merges, dequeue the pull requests, or have an admin turn the merge queue off in the branch's ruleset";
 
 /** Splits a leading `branch=<name>` off the words after the repository. */

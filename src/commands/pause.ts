@@ -7,7 +7,7 @@ import { type Actor, defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { branchOption, pausesOf } from "./github-pause.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
-import { canonicalZone, type ResumeSpec, resumeInstant, splitResume } from "./grammar/resume-time.js";
+import { type ResumeSpec, resumeInstant, splitResume, userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
 import { unpauseButton } from "./unpause-button.js";
@@ -143,13 +143,7 @@ async function whenItEnds(
     throw new CommandError(CommandErrorCode.Unavailable, { command: "pause", detail: "timed pauses" });
   }
   let zone = "UTC";
-  if (resume.kind === "until") {
-    const slackZone =
-      resume.zone === null && actor.slack && ports.slackTimeZone
-        ? await ports.slackTimeZone(actor.slack).catch(() => null)
-        : null;
-    zone = resume.zone ?? (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
-  }
+  if (resume.kind === "until") zone = resume.zone ?? (await userZone(actor, ports));
   const now = schedule.now();
   return { at: resumeInstant("pause", resume, now, zone), now, zone };
 }

@@ -58,14 +58,11 @@ export async function queueOn<N extends "queue" | "requeue">(
   ports: Ports,
 ): Promise<RelayResult<N> | DirectQueueResult<N>> {
   const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
-  if (backend.commands.via === "api") {
-    if (command.queueName) {
-      notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
-    }
-    await rememberAsker(command, actor, ports);
-    return actDirectly(command, backend.commands, ports, actor);
+  const direct = backend.commands.via === "api";
+  if (direct && command.queueName) {
+    notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
   }
-  if (command.jump) {
+  if (!direct && command.jump) {
     notOnThisQueue(
       command.name,
       command.repo,
@@ -73,6 +70,7 @@ export async function queueOn<N extends "queue" | "requeue">(
     );
   }
   await rememberAsker(command, actor, ports);
+  if (backend.commands.via === "api") return actDirectly(command, backend.commands, ports, actor);
   return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports, backend);
 }
 

@@ -49,18 +49,19 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
     // A queue without a pause: refused before anything else (a timed pause's end included).
     const pauses = await pausesOf(ports, "unpause", command.repo, command.branch);
     const target = { repo: command.repo, branch: command.branch ?? null };
-    if (!(await pauses.resume(target, pauser(actor)))) {
-      // Not paused any more: a timed pause's end (of the default branch) has nothing left to end.
-      if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+    const resumed = await pauses.resume(target, pauser(actor));
+    // The default branch's timed pause has nothing left to end, whether this unpaused it or it was not
+    // paused any more (best effort: the runner also finds it unpaused). Who unpaused is kept per
+    // repository, for the default branch's queue too (the gate tells a branch's own).
+    const defaultBranch = command.branch === undefined;
+    if (defaultBranch) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
+    if (!resumed) {
       throw new CommandError(CommandErrorCode.NotPaused, {
         command: "unpause",
         repository: command.repo.fullName,
       });
     }
-    // A manual unpause cancels a timed pause's end (best effort: the runner also finds it unpaused).
-    if (command.branch === undefined) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
-    // Who unpaused is kept per repository: for the default branch's queue (the gate tells a branch's own).
-    if (command.branch === undefined) await attributePause(ports, actor, command.repo, "unpause", null);
+    if (defaultBranch) await attributePause(ports, actor, command.repo, "unpause", null);
     return command;
   },
   describe: (result, { by }) =>

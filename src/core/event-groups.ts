@@ -11,7 +11,7 @@ export const DEFAULT_EVENT_GROUPS: EventGroup[] = ["queue", "pause", "health"];
 /** The groups of a person's direct messages: every group but `health`, which channels alone hear. */
 export const PERSONAL_EVENT_GROUPS: readonly EventGroup[] = EVENT_GROUPS.filter((g) => g !== "health");
 /** The groups whose events the queue's health alerts are judged on (read for a subscription to `health`). */
-export const HEALTH_READS: readonly EventGroup[] = ["queue", "checks", "pause"];
+const HEALTH_READS: readonly EventGroup[] = ["queue", "checks", "pause"];
 
 /** The groups whose events are read for these: `health` reads those its alerts are judged on. */
 export function groupsToRead(groups: Iterable<string>): EventGroup[] {

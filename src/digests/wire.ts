@@ -2,8 +2,8 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { StatsDays, StatsEvents } from "../commands/ports.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
-import { SLACK_POST_PACE } from "../notifier/slack-holds.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
+import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
 import { renderResultMessage } from "../slack/render-blocks.js";
 import { Digests } from "./digests.js";
 
@@ -29,16 +29,8 @@ export function wireDigests({
     statsDays,
     // At the channel's pace, shared with the notifier: a digest waits behind a burst of notices.
     poster: pacedDigestPoster(
-      webApiDigestPoster({
-        token: slack.botToken,
-        apiUrl: slack.apiUrl,
-        ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-      }),
-      channelTurns({
-        store: infra.store,
-        pace: options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE),
-        now: infra.now,
-      }),
+      webApiDigestPoster(slackPosterOptions(slack, options)),
+      channelTurns({ store: infra.store, pace: postPace(options), now: infra.now }),
     ),
     render: (result, now) => renderResultMessage(result, { now, githubWebUrl: infra.urls.webUrl }),
     timeZone: infra.config.digestTimeZone,

@@ -19,7 +19,7 @@ export interface FreezeSpec {
 /** A freeze's name is part of its pause's reason. */
 export const MAX_FREEZE_NAME = 80;
 
-export const FREEZE_EXAMPLES =
+const FREEZE_EXAMPLES =
   'for example "weekend freeze every fri 18:00 - mon 08:00 Europe/Paris", "nightly every day 22:00 - 06:00" or "holidays from 2026-12-24 00:00 to 2027-01-02 00:00"';
 
 const DAYS: Record<string, Weekday> = {

@@ -9,7 +9,7 @@ import { windowAt } from "./schedule.js";
 import type { Freeze, FreezeRecords, FreezeStep, FreezeWindowToEnd } from "./types.js";
 
 /** Subscribed channels hear of a window this long before it starts. */
-export const FREEZE_WARNING_MS = 15 * 60_000;
+const FREEZE_WARNING_MS = 15 * 60_000;
 
 /** The pause's reason of a freeze's windows: "weekend freeze (scheduled by alice)". */
 export function freezeReason(freeze: Pick<Freeze, "name" | "createdBy">): string {

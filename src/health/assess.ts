@@ -157,7 +157,7 @@ export interface CheckFailure {
 }
 
 /** Every failure of a named check in the history (one per check and run). */
-export function checkFailures(events: readonly QueueEvent[]): CheckFailure[] {
+function checkFailures(events: readonly QueueEvent[]): CheckFailure[] {
   // Each pull request's latest run of checks: its batch (or merge group) and when it started.
   const runOf = new Map<number, string>();
   const failures = new Map<string, CheckFailure>();
@@ -191,7 +191,7 @@ export function passAfter(
 }
 
 /** The fewest runs, and pull requests, a check fails in within an hour to be failing for everyone. */
-export const FAILING_FOR_EVERYONE = 3;
+const FAILING_FOR_EVERYONE = 3;
 
 /**
  * Failing for everyone: a check failed in at least 3 runs (batches, merge groups) for 3 pull requests

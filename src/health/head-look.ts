@@ -34,14 +34,14 @@ const CONCLUDED = new Set([
 ]);
 
 /** The head of a queue's state: the first entry of its first batch (merge group), else its first entry. */
-export function headEntry(state: QueueState): QueueEntry | null {
+function headEntry(state: QueueState): QueueEntry | null {
   const inBatch = state.batches?.find((b) => b.entries.length > 0)?.entries[0];
   if (inBatch) return inBatch;
   return [...state.entries].sort((a, b) => a.position - b.position)[0] ?? null;
 }
 
 /** The checks not concluded yet. */
-export function pendingChecks(checks: EntryChecks | null): HeadLook["pending"] {
+function pendingChecks(checks: EntryChecks | null): HeadLook["pending"] {
   return (checks?.checks ?? [])
     .filter((c) => !CONCLUDED.has(c.state.toLowerCase()))
     .map((c) => ({ name: c.name, url: c.url }));

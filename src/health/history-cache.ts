@@ -17,7 +17,7 @@ import { HOUR_MS, NORMAL_WINDOW_MS, type QueueNormal, queueNormal } from "./thre
 /** How long the normal of a repository (and the older events kept with it) is reused. */
 export const NORMAL_TTL_MS = 5 * 60_000;
 /** The events of this last stretch before a full read are read again by every pass until the next. */
-export const REREAD_MS = HOUR_MS;
+const REREAD_MS = HOUR_MS;
 /** Repositories whose normal a replica keeps. */
 const MAX_REPOSITORIES = 2_000;
 
@@ -41,7 +41,7 @@ function stillCounts(e: QueueEvent, queued: ReadonlySet<number>): boolean {
  * event of a pull request still queued at the cutoff, and the merges, passes, pauses and resumes. A pull
  * request that left before then comes back with a new entry and a new run of checks.
  */
-export function keepOlder(older: readonly QueueEvent[]): QueueEvent[] {
+function keepOlder(older: readonly QueueEvent[]): QueueEvent[] {
   const queued = new Set(queueState(older).waiting.keys());
   return older.filter((e) => stillCounts(e, queued));
 }

@@ -41,7 +41,7 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /** The checks still pending, named and linked: "`ci/test` and `lint`"; empty when none is known. */
-export function pendingWords(look: HeadLook | null | undefined): string {
+function pendingWords(look: HeadLook | null | undefined): string {
   const names = (look?.pending ?? []).map((c) =>
     c.url ? linkMrkdwn(c.url, c.name) : `\`${escapeMrkdwn(c.name)}\``,
   );

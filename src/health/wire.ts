@@ -2,9 +2,10 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
-import { channelTurns } from "../notifier/channel-turns.js";
-import { type PostPace, SLACK_POST_PACE } from "../notifier/slack-holds.js";
+import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
+import type { PostPace } from "../notifier/slack-holds.js";
 import { webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
+import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory, Store } from "../store/index.js";
 import { type AlertPoster, HealthEvaluator, type HealthSettings, NORMAL_KINDS } from "./evaluator.js";
@@ -20,17 +21,12 @@ export interface HealthWireDeps {
 /** The health alerts (src/health): the evaluator on Slack's Web API, at each channel's pace. */
 export function wireHealth({ infra, slack, queues }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
   const { options } = infra;
-  const poster = {
-    token: slack.botToken,
-    apiUrl: slack.apiUrl,
-    ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-  };
-  const pace: PostPace | false = options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE);
+  const poster = slackPosterOptions(slack, options);
   const evaluator = new HealthEvaluator({
     store: infra.store,
     poster: pacedPoster(webApiDigestPoster(poster), webApiPoster(poster), {
       store: infra.store,
-      pace,
+      pace: postPace(options),
       now: infra.now,
     }),
     settings: infra.config.health,
@@ -57,12 +53,10 @@ function pacedPoster(
   edits: ReturnType<typeof webApiPoster>,
   deps: { store: Store; pace: PostPace | false; now: () => Date },
 ): AlertPoster {
-  const turn = channelTurns(deps);
+  const paced = pacedDigestPoster(top, channelTurns(deps));
   return {
-    async post(channel, message, key) {
-      await turn(channel);
-      return top.post({ channel, text: message.text, blocks: message.blocks, key: `health:${key}` });
-    },
+    post: (channel, message, key) =>
+      paced.post({ channel, text: message.text, blocks: message.blocks, key: `health:${key}` }),
     async update(channel, ts, message) {
       await edits.update({ channel, ts, text: message.text, blocks: message.blocks });
     },

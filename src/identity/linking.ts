@@ -29,7 +29,7 @@ export interface IdentityLinkingOptions {
   now?: () => Date;
 }
 
-export function callbackUrl(publicUrl: string): string {
+function callbackUrl(publicUrl: string): string {
   return `${publicUrl}${OAUTH_CALLBACK_PATH}`;
 }
 

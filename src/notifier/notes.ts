@@ -14,11 +14,11 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** How far back a failure of the same check counts for "also failed". */
-export const ALSO_FAILED_WINDOW_MS = HOUR;
+const ALSO_FAILED_WINDOW_MS = HOUR;
 /** How far back a pull request's entry is looked for (an entry lasting longer counts from here). */
 export const ENTRY_LOOKBACK_MS = 30 * DAY;
 /** The merges whose time from their checks' start makes the estimate. */
-export const ESTIMATE_LOOKBACK_MS = 7 * DAY;
+const ESTIMATE_LOOKBACK_MS = 7 * DAY;
 
 /** The failed checks of an event that says some (a leave without merging, checks that ended). */
 function failedChecksOf(event: QueueEvent): readonly QueueCheck[] {

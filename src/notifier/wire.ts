@@ -2,7 +2,7 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
-import type { QueueEventLog } from "../core/queue.js";
+import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { GitHubAppConnection } from "../github/probot.js";
 import type { Repo } from "../repo.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
@@ -14,8 +14,8 @@ import { PersonalNotices } from "./personal-notices.js";
 import { Poller } from "./poller.js";
 import { PushedNotices } from "./pushed-notices.js";
 import { notificationRenderer } from "./render-notification.js";
-import { SLACK_POST_PACE } from "./slack-holds.js";
 import { webApiPoster } from "./slack-poster.js";
+import { postPace, slackPosterOptions } from "./slack-settings.js";
 
 export interface NotifierDeps {
   infra: Pick<
@@ -79,7 +79,9 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
     record: (repository: Repo, events: Parameters<typeof store.recordQueueEvents>[1]) =>
       store.recordQueueEvents(repository, events, now()),
   };
-  const poller = wirePoller(deps, deliverer, personal, history);
+  // A failed check that also failed for others says so (notes.ts), whether read or pushed.
+  const annotate = (repository: Repo, event: QueueEvent) => withAlsoFailed(store, repository, event);
+  const poller = wirePoller(deps, deliverer, { personal, history, annotate });
   infra.rings.listen((repository) => poller.ring(repository));
   // A backend that pushes its events (GitHub's merge queue) is heard, not read (pushed-notices.ts).
   const { pushes } = deps.backends;
@@ -91,7 +93,7 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
       deliver: () => poller.deliver(),
       track: infra.trackWebhookWork,
       history,
-      annotate: (repository, event) => withAlsoFailed(store, repository, event),
+      annotate,
       logger: logger.child({ name: "notifier" }),
     });
     pushes.listen((repository, event) => pushed.accept(repository, event));
@@ -101,11 +103,8 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
 
 function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Deliverer {
   const { options } = infra;
-  const slackPoster = webApiPoster({
-    token: slack.botToken,
-    apiUrl: slack.apiUrl,
-    ...(options.slackBot?.retries !== undefined ? { retries: options.slackBot.retries } : {}),
-  });
+  const slackPoster = webApiPoster(slackPosterOptions(slack, options));
+  const pace = postPace(options);
   return new Deliverer({
     store: infra.store,
     poster: directMessagePoster(slackPoster, (user) => slackPoster.openDirect(user)),
@@ -119,7 +118,7 @@ function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Delive
     githubWebUrl: infra.urls.webUrl,
     owner: infra.owner,
     // A backlog drains at about a post a second per channel, not into Slack's 429s.
-    ...(options.slackPace === false ? {} : { pace: options.slackPace ?? SLACK_POST_PACE }),
+    ...(pace ? { pace } : {}),
     metrics: infra.metrics,
     logger: infra.logger.child({ name: "notifier" }),
     now: options.now,
@@ -133,19 +132,18 @@ function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Delive
 function wirePoller(
   { infra, backends, app }: NotifierDeps,
   deliverer: Deliverer,
-  personal: PersonalNotices | undefined,
-  history: ConstructorParameters<typeof Poller>[0]["history"],
+  made: Pick<ConstructorParameters<typeof Poller>[0], "personal" | "history" | "annotate">,
 ): Poller {
   const { config, options } = infra;
   const announced = app?.installations;
   return new Poller({
     store: infra.store,
     eventLog: backends.eventLog,
-    ...(history ? { history } : {}),
-    annotate: (repository, event) => withAlsoFailed(infra.store, repository, event),
+    history: made.history,
+    annotate: made.annotate,
     readsLog: (repository) => backends.readsLog(repository),
     deliverer,
-    ...(personal ? { personal } : {}),
+    ...(made.personal ? { personal: made.personal } : {}),
     intervalMs: config.pollIntervalSeconds * 1000,
     idleMs: config.pollIdleSeconds * 1000,
     minGapMs: config.doorbellMinGapSeconds * 1000,

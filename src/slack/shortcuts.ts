@@ -24,7 +24,7 @@ import { pullRequestLinks } from "./unfurls/index.js";
  * "Pause a merge queue" opens the pause form.
  */
 
-export const SHORTCUT_IDS = {
+const SHORTCUT_IDS = {
   queue: "mq.shortcut.queue",
   pause: "mq.shortcut.pause",
   /** The form that asks which pull request of the message to queue. */
@@ -56,7 +56,7 @@ const GLOBAL_SHORTCUT = z.looseObject({
 });
 
 /** The links of a message's text, as Slack writes them (`<url>`, `<url|label>`) or bare. */
-export function linksOfText(text: string): { url: string }[] {
+function linksOfText(text: string): { url: string }[] {
   const links: { url: string }[] = [];
   for (const match of text.matchAll(/<(https?:\/\/[^|>\s]+)(?:\|[^>]*)?>|(https?:\/\/[^\s<>|]+)/g)) {
     const url = match[1] ?? match[2];

@@ -1,9 +1,9 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
+import { nextFreezeOf } from "../commands/freeze.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { SetupCheck } from "../doctor/report.js";
-import { nextFreeze } from "../freezes/present.js";
 import { loginUrl } from "../identity/linking.js";
 import type { RelayFollower } from "../relays/follower.js";
 import type { Repo } from "../repo.js";
@@ -32,7 +32,7 @@ export interface SlackDeps {
 
 /** The Slack surface (src/slack): `/mq`, buttons, forms, shortcuts, unfurls, and the Home tab. */
 export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring {
-  const { config, store, logger, urls, now } = infra;
+  const { config, store, logger, urls } = infra;
   const slack = config.slack;
   if (!slack) return { home: null, connections: [] };
   const oauth = config.oauth;
@@ -64,7 +64,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
             permission: deps.github.readPermission,
             levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
             canLink: oauth !== null && oauth !== undefined,
-            nextFreeze: async (repository: Repo) => nextFreeze(await store.listFreezes(repository), now()),
+            nextFreeze: async (repository: Repo) => (await nextFreezeOf(commands, repository)) ?? null,
           },
         }
       : {}),

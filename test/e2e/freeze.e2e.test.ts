@@ -3,7 +3,7 @@ import { windowAt } from "../../src/freezes/schedule.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import { eventually, linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
 /**
@@ -96,16 +96,6 @@ async function comment(body: string, author = "alice"): Promise<string> {
         )?.body,
   );
   return (answer ?? "").replace(/\\/g, "");
-}
-
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** Both replicas have made at least `n` more passes (each looks every 50 ms). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import { eventually, linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
 /**
@@ -46,16 +46,6 @@ async function slash(text: string): Promise<string> {
     10_000,
   );
   return `${answer.text ?? ""}\n${JSON.stringify(answer.blocks ?? [])}`;
-}
-
-async function eventually<T>(check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** Both replicas have made at least `n` more passes of their freeze runner (each looks every 50 ms). */

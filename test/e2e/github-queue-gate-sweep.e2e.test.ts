@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Repo } from "../../src/repo.js";
-import { startWorld, type World } from "../helpers/e2e.js";
+import { startWorld, eventually as until, type World } from "../helpers/e2e.js";
 
 /**
  * The gate's sweep, end to end: what a replica left half done (a claim made before it died, a resume
@@ -39,17 +39,6 @@ const queues = () => world.github.mergeQueues;
 const store = () => world.yardmaster.store;
 const comment = (number: number, body: string) =>
   world.github.deliverIssueComment({ repository: SHIPS, number, body, author: "alice" });
-/** Polls a condition (the sweep runs on its own): never a fixed wait. */
-async function until<T>(read: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error("timed out waiting for a condition");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("the gate's sweep", () => {
   it("makes the gate of a claim whose replica died before its check run, once the claim lapses", async () => {
     const head = "9".repeat(40);

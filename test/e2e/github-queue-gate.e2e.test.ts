@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import {
+  linkSlackUser,
+  startWorld,
+  subscribeChannel,
+  eventually as until,
+  type World,
+} from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
 /**
@@ -71,17 +77,6 @@ function gateOf(number: number) {
   if (!entry) throw new Error(`#${number} is not queued`);
   return queues().appChecks.latest(SHIPS, entry.group.headSha, GATE);
 }
-/** Polls a condition (what a replica did arrives with its own answer): never a fixed wait. */
-async function until<T>(read: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error("timed out waiting for a condition");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const commentsOf = (number: number) => world.github.state.comments(SHIPS, number).map((c) => c.body);
 
 describe("the gate check holds GitHub's merge queue while paused", () => {

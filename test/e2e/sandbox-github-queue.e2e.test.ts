@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_GATE_CHECK_NAME } from "../../src/backends/github/gate/index.js";
 import { SANDBOX_CHANNEL, SANDBOX_GITHUB_QUEUE_REPOSITORY } from "../../tools/sandbox/demo-people.js";
 import { type Sandbox, startSandbox } from "../../tools/sandbox/start-sandbox.js";
+import { eventually as until } from "../helpers/e2e.js";
 
 /** The sandbox offers acme/ships on GitHub's own merge queue next to acme/widgets on the simulator. */
 let sandbox: Sandbox;
@@ -42,15 +43,6 @@ const state = async () =>
 /** The gate check of a queued pull request's merge group, as the page shows it. */
 const gateOf = async (number: number) =>
   (await state()).entries.find((e) => e.number === number)?.checks.find((c) => c.name === GATE);
-/** Polls a condition (webhooks arrive on their own): never a fixed wait. */
-async function until(read: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await read())) {
-    if (Date.now() > end) throw new Error("timed out waiting for a condition");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe("the sandbox's repository on GitHub's merge queue", () => {
   it("queues from Slack and shows the queue with positions", async () => {
     const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;

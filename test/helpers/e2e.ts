@@ -131,3 +131,20 @@ export async function tickReplicas(apps: readonly Pick<Yardmaster, "poller">[]):
   await Promise.all(apps.map((app) => app.poller!.tick()));
   for (const app of apps) await app.poller!.tick();
 }
+
+/**
+ * Polls `read` until it gives a value (anything but undefined, null or false) and resolves with it: what
+ * a server does arrives on its own time, so a test waits for it, never for a fixed time.
+ */
+export async function eventually<T>(
+  read: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a condition`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -76,7 +76,7 @@ export const TYPED_EVENT_TYPES = [
 ] as const;
 
 /** Types the real service's OpenAPI description has and the spec's closed list does not. */
-export const REFERENCE_ONLY_EVENT_TYPES = [
+const REFERENCE_ONLY_EVENT_TYPES = [
   "action.dequeue",
   "product.disabled",
   "product.enabled",

@@ -28,7 +28,7 @@ import type { EventQuery } from "./types.js";
  * (its OpenAPI description). Both are routed; only types the service knows are asked for (it answers 422
  * to an unknown `event_type`).
  */
-export const MERGIFY_GROUP_TYPES: Readonly<Record<EventGroup, readonly string[]>> = {
+const MERGIFY_GROUP_TYPES: Readonly<Record<EventGroup, readonly string[]>> = {
   queue: ["action.queue.enter", "action.queue.leave", "action.queue.merged", "action.queue.change"],
   checks: [
     "action.queue.checks_start",
@@ -221,7 +221,7 @@ export function fromMergifyLog(event: LogEvent): QueueEvent {
  * An event read back from the outbox: a queue event, or one that an earlier version stored as Mergify's
  * log event (a row written before an upgrade and posted after it).
  */
-export function storedQueueEvent(payload: unknown): QueueEvent {
+function storedQueueEvent(payload: unknown): QueueEvent {
   return isQueueEvent(payload) ? payload : fromMergifyLog(payload as LogEvent);
 }
 
@@ -229,7 +229,7 @@ export function storedQueueEvent(payload: unknown): QueueEvent {
  * The kind a thread's stored state names: a kind, or the log's event type an earlier version stored
  * (a merge or a leave ends a pull request's stay in the queue).
  */
-export function storedKind(type: string): string {
+function storedKind(type: string): string {
   if (type === "action.queue.merged") return "merged";
   if (type === "action.queue.leave") return "left";
   return type;

@@ -7,7 +7,7 @@ import type { LogEvent } from "./events.schema.js";
  * `queue` command that started its stay does (`command.queue`, whose `metadata.author` is who commented,
  * and whose `session_id` is the entry's). The log is asked for these commands alongside the entries.
  */
-export const QUEUE_COMMAND_TYPE = "command.queue";
+const QUEUE_COMMAND_TYPE = "command.queue";
 const ENTER_TYPE = "action.queue.enter";
 
 /** The entry's session id, or the command's, when the metadata has one. */
@@ -69,7 +69,7 @@ export function withQueuers(events: readonly LogEvent[], map: (event: LogEvent) 
 export type AskedOf = (repository: Repo, number: number) => Promise<{ login: string; at: Date } | null>;
 
 /** How long before an entry a request to Yardmaster explains it (a queue may wait for its conditions). */
-export const ASKED_WINDOW_MS = 24 * 60 * 60_000;
+const ASKED_WINDOW_MS = 24 * 60 * 60_000;
 /** How far a request may seem to follow the entry it explains (two clocks). */
 const ASKED_SKEW_MS = 60_000;
 

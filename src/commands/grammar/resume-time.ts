@@ -179,3 +179,16 @@ function nextDay(d: { year: number; month: number; day: number }) {
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const isoDay = (d: { year: number; month: number; day: number }) => `${d.year}-${pad(d.month)}-${pad(d.day)}`;
+
+/**
+ * The zone a time is read in when none was typed: the Slack user's (as Slack knows it), else UTC
+ * (always on GitHub).
+ */
+export async function userZone(
+  actor: { slack?: { teamId: string; userId: string } },
+  ports: { slackTimeZone?: (user: { teamId: string; userId: string }) => Promise<string | null> },
+): Promise<string> {
+  const slackZone =
+    actor.slack && ports.slackTimeZone ? await ports.slackTimeZone(actor.slack).catch(() => null) : null;
+  return (slackZone ? canonicalZone(slackZone) : null) ?? "UTC";
+}

@@ -31,7 +31,7 @@ const DURATIONS: [label: string, value: string, ms: number | null][] = [
 /** A select's options: at most 100 (Slack's limit); beyond, the repository is typed. */
 const MAX_OPTIONS = 100;
 
-export function repositoryInput(repositories: readonly Repo[], preset: Repo | undefined): Block {
+function repositoryInput(repositories: readonly Repo[], preset: Repo | undefined): Block {
   if (repositories.length === 0 || repositories.length > MAX_OPTIONS) {
     return input("repo", "Repository", {
       type: "plain_text_input",

@@ -10,7 +10,7 @@ export interface Unfurl {
 }
 
 /** The line that says where the pull request stands. */
-export function stateLine(facts: UnfurlFacts, now: Date): string {
+function stateLine(facts: UnfurlFacts, now: Date): string {
   if (facts.merged) return "🟣 Merged.";
   const q = facts.queue;
   if (q.kind === "queued") {

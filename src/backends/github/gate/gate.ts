@@ -11,10 +11,10 @@ import { type PutBack, putBackTimedOut } from "./put-back.js";
 import { gateWarning } from "./required.js";
 
 /** A claim (of a check run to make, or of a held gate to complete) older than this may be taken over. */
-export const GATE_CLAIM_LEASE_MS = 60_000;
+const GATE_CLAIM_LEASE_MS = 60_000;
 
 /** Completed gates and pull requests' gates older than this are deleted by the sweep. */
-export const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** How many held gates one sweep completes at most. */
 const SWEEP_BATCH = 100;
@@ -326,7 +326,7 @@ function toQueuePause(pause: GatePauseRecord): QueuePause {
 }
 
 /** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */
-export function checkRunTitle(text: string): string {
+function checkRunTitle(text: string): string {
   return withoutBidiControls(text)
     .replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ")
     .slice(0, 200);
