@@ -1,33 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import type { World } from "../helpers/e2e.js";
+import { ALICE, answerTo as answerIn, CHANNEL, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
 
 /** Forms, end to end: `/mq pause` and `/mq subscribe` alone open a modal; its submission runs the command. */
 let world: World;
-const REPO = "acme/widgets";
-const CHANNEL = "C0ENG"; // subscribed to acme/widgets alone
 const NEW_CHANNEL = "C0NEW"; // subscribed to nothing
-const ALICE = "U0ALICE"; // write on GitHub
-const RITA = "U0RITA"; // read on GitHub
 
 beforeAll(async () => {
-  world = await startWorld();
-  const { state } = world.github;
-  state.addRepository(REPO);
-  state.setPermission(REPO, "alice", "write");
-  state.setPermission(REPO, "rita", "read");
-  await subscribeChannel(world, CHANNEL, [REPO]);
+  world = await startSlackWorld([]);
   world.slack.state.addChannel({ id: NEW_CHANNEL, name: "new", botIsMember: true });
-  world.slack.state.addUser({ id: ALICE, name: "alice" });
-  world.slack.state.addUser({ id: RITA, name: "rita" });
-  await linkSlackUser(world, ALICE, "alice", 1);
-  await linkSlackUser(world, RITA, "rita", 2);
 });
 afterAll(() => world.close());
 
 const slash = (text: string, userId = ALICE, channelId = CHANNEL) =>
   world.slack.sendSlashCommand({ text, userId, channelId });
-const answerTo = (responseUrl: string) =>
-  world.slack.waitFor(() => world.slack.state.responses.find((r) => r.responseUrl === responseUrl), 10_000);
+const answerTo = (responseUrl: string) => answerIn(world, responseUrl);
 /** The form opened for the person by the command sent as `sent`. */
 const formFor = (userId: string, callbackId: string) =>
   world.slack.waitFor(

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
 import { STAND_IN_APP_TOKEN } from "../../tools/stand-ins/slack/index.js";
 import type { World } from "../helpers/e2e.js";
-import { ALICE, answerTo, CHANNEL, pullLink, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
+import {
+  ALICE,
+  answerTo,
+  CHANNEL,
+  pullLink,
+  REPO,
+  RITA,
+  startSlackWorld,
+  unfurlWhen as unfurlIn,
+} from "../helpers/slack-world.js";
 
 /**
  * Socket Mode, end to end: with SLACK_APP_TOKEN and no signing secret, Yardmaster opens its connection
@@ -20,10 +29,7 @@ beforeAll(async () => {
 afterAll(() => world.close());
 
 const unfurlWhen = (ts: string, url: string, predicate: (text: string) => boolean) =>
-  world.slack.waitFor(() => {
-    const found = world.slack.state.unfurls.of(`${CHANNEL}:${ts}`).find((u) => u.url === url);
-    return found && predicate(JSON.stringify(found.blocks)) ? found : undefined;
-  }, 10_000);
+  unfurlIn(world, { channel: CHANNEL, ts }, url, predicate);
 
 describe("Socket Mode", () => {
   it("connects through apps.connections.open and serves no request URL", async () => {

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
 import type { World } from "../helpers/e2e.js";
-import { ALICE, answerTo, CHANNEL, pullLink, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
+import {
+  ALICE,
+  answerTo,
+  CHANNEL,
+  pullLink,
+  REPO,
+  RITA,
+  startSlackWorld,
+  unfurlWhen as unfurlIn,
+} from "../helpers/slack-world.js";
 
 /** Pasted pull-request links, end to end: signed `link_shared` → chat.unfurl with the queue state and buttons. */
 let world: World;
@@ -30,10 +39,7 @@ const buttonsOf = (blocks: unknown[]) =>
 
 /** The unfurl of `url` in the message once `predicate` holds for it. */
 function unfurlWhen(channel: string, ts: string, url: string, predicate: (text: string) => boolean) {
-  return world.slack.waitFor(() => {
-    const found = unfurlsOf(channel, ts).find((u) => u.url === url);
-    return found && predicate(textOf(found.blocks)) ? found : undefined;
-  }, 10_000);
+  return unfurlIn(world, { channel, ts }, url, predicate);
 }
 
 /** A well-formed link to pull request 105, shared after a test's other events, once it is unfurled. */

@@ -50,3 +50,16 @@ export function answerTo(world: World, responseUrl: string) {
     10_000,
   );
 }
+
+/** The unfurl of `url` in the message `channel`/`ts` once `predicate` holds for its blocks (as JSON). */
+export function unfurlWhen(
+  world: World,
+  where: { channel: string; ts: string },
+  url: string,
+  predicate: (text: string) => boolean,
+) {
+  return world.slack.waitFor(() => {
+    const found = world.slack.state.unfurls.of(`${where.channel}:${where.ts}`).find((u) => u.url === url);
+    return found && predicate(JSON.stringify(found.blocks)) ? found : undefined;
+  }, 10_000);
+}
