@@ -30,9 +30,10 @@ const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
 /**
- * A pending row another replica claimed less than this long ago is left to it (it posts it next):
- * this replica's pass in that channel stops there, keeping the channel's order. Older, it is in doubt
- * (its replica may have died) and recovered through Slack's history.
+ * A pending row another replica claimed, which nobody began posting (`attemptedBy` null), is posted
+ * straight away by the channel's lease holder: only a lease holder posts, and it marks the row first.
+ * Claimed longer ago than this, it is looked up in the channel first all the same: a replica of an
+ * earlier version (during a rolling upgrade) posts without marking.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
 /**
@@ -55,9 +56,11 @@ interface OwnRow {
  * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
  * posted, and marked sent after, together with the thread the message started or changed (one store
  * call, one transaction). A channel's rows are posted in order by one replica at a time (the
- * `deliver:<channel>` lease). A pending row this process did not claim, or whose post may have landed,
- * is in doubt: Slack's history is searched for the message's metadata before posting it, so nothing is
- * sent twice or dropped. Slack's 429s hold only what they name, for exactly their Retry-After
+ * `deliver:<channel>` lease), which marks each row just before posting it (`attemptedBy`): a row nobody
+ * began is posted by whichever replica holds the lease, so a dead replica's rows are taken over with its
+ * lease. A row whose post may have landed (begun by another replica, or its answer lost) is in doubt:
+ * Slack's history is searched for the message's metadata before posting it, so nothing is sent twice or
+ * dropped. Slack's 429s hold only what they name, for exactly their Retry-After
  * (slack-holds.ts); real failures back the channel off. A reply leaves its thread's parent stale; the
  * parent is edited once at the end of the pass with the latest state, or in a later pass.
  */
@@ -200,7 +203,7 @@ export class Deliverer {
 
   /**
    * Posts a channel's pending rows in order, until done, held, paced (progress.nextAt: when it may go on),
-   * or a row that is not ours to post yet. progress.left: the rows not posted (yet).
+   * or the lease lost. progress.left: the rows not posted (yet).
    */
   private async postRows(
     channel: string,
@@ -208,7 +211,7 @@ export class Deliverer {
     renew: () => Promise<boolean>,
     progress: Progress,
   ): Promise<void> {
-    const { logger, metrics } = this.deps;
+    const { metrics } = this.deps;
     let topLevel: Map<number, PostedMessage> | undefined;
     let caughtUp = this.pace ? await this.pace.caughtUp(channel) : null;
     for (const [index, row] of rows.entries()) {
@@ -220,16 +223,7 @@ export class Deliverer {
         return;
       }
       const key = rowKey(channel, row.eventId);
-      const own = this.own.get(key);
-      if (!own && row.claimedAt.getTime() > this.now().getTime() - CLAIMED_ELSEWHERE_MS) {
-        // Another replica claimed it just now and posts it next: leave it (and what follows) to it.
-        logger.debug(
-          { channel, eventId: row.eventId },
-          "notification claimed by another replica: left to it",
-        );
-        return;
-      }
-      if (own?.posted !== "no") {
+      if (this.inDoubt(row, this.own.get(key))) {
         // In doubt: was it posted before a crash? Look for its metadata in the channel.
         for (const method of LOOKUPS) if (await this.holds.until({ method }, this.now())) return;
         topLevel ??= await this.deps.poster.findPosted(channel, {
@@ -241,12 +235,18 @@ export class Deliverer {
           continue;
         }
       }
+      // From here on the row may be in the channel: whoever takes the channel over looks it up first.
+      if (!(await this.deps.store.markNotificationAttempt(channel, row.eventId, this.deps.owner))) {
+        this.own.delete(key); // recorded sent meanwhile (by a replica whose lease lapsed): nothing to post
+        continue;
+      }
       try {
         await this.rows.post(row);
       } catch (error) {
         // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
         const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;
-        if (!refused) this.own.set(key, { posted: "perhaps", claimedAt: row.claimedAt.getTime() });
+        const posted = refused ? "no" : "perhaps";
+        this.own.set(key, { posted, claimedAt: row.claimedAt.getTime() });
         throw error;
       }
       this.own.delete(key);
@@ -254,6 +254,18 @@ export class Deliverer {
       if (this.pace) caughtUp = await this.pace.posted(channel, caughtUp, this.now());
     }
     progress.left = [];
+  }
+
+  /**
+   * Whether the row may be in the channel already, to be looked up before it is posted: a post of it was
+   * begun (`attemptedBy`) and its outcome is not known here (another replica's, perhaps dead, or this
+   * process's lost answer), or it is an unmarked row another replica claimed long ago. A row nobody began
+   * is posted straight away, whoever claimed it: a dead replica's rows are taken over with its lease.
+   */
+  private inDoubt(row: PendingNotification, own: OwnRow | undefined): boolean {
+    if (own?.posted === "perhaps") return true;
+    if (row.attemptedBy !== null) return row.attemptedBy !== this.deps.owner || own?.posted !== "no";
+    return !own && row.claimedAt.getTime() <= this.now().getTime() - CLAIMED_ELSEWHERE_MS;
   }
 
   /**
