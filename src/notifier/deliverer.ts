@@ -2,6 +2,7 @@ import pLimit from "p-limit";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification } from "../store/index.js";
+import { ChannelLease } from "./channel-lease.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import { editStaleParents, threadsOf } from "./delivery-parents.js";
 import { RowPosting } from "./delivery-posting.js";
@@ -9,6 +10,7 @@ import { SlackHolds, SlackPace } from "./slack-holds.js";
 import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
 export type { DelivererDeps };
+export { DELIVERY_LEASE_MS } from "./channel-lease.js";
 
 /** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
 export interface DeliveryReport {
@@ -36,13 +38,6 @@ const BATCH = 500;
  * earlier version (during a rolling upgrade) posts without marking.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
-/**
- * The `deliver:<channel>` lease: a replica that dies holding it is taken over after this. A pass renews
- * it between two Slack calls, each of which gives up after SLACK_CALL_TIMEOUT_MS (slack-poster.ts).
- */
-export const DELIVERY_LEASE_MS = 20_000;
-/** A long pass renews its lease this often. */
-const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 4;
 const POST = "chat.postMessage";
 const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
 
@@ -157,18 +152,10 @@ export class Deliverer {
     const postsHeld = heldUntil !== null;
     const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
     if (postsHeld && !(await this.hasStaleParents(channel))) return held;
-    const lease = `deliver:${channel}`;
-    const { owner } = this.deps;
-    if (!(await store.tryAcquireLease(lease, owner, now, DELIVERY_LEASE_MS)))
-      return { sent: 0, failed: false };
-    let renewedAt = now.getTime();
+    const lease = await ChannelLease.acquire(store, channel, this.deps.owner, () => this.now());
+    if (!lease) return { sent: 0, failed: false };
     /** False once the lease is lost (this pass stops: another replica has the channel now). */
-    const renew = async (): Promise<boolean> => {
-      const at = this.now();
-      if (at.getTime() - renewedAt < LEASE_RENEW_MS) return true;
-      renewedAt = at.getTime();
-      return store.tryAcquireLease(lease, owner, at, DELIVERY_LEASE_MS);
-    };
+    const renew = () => lease.held();
     const progress: Progress = { sent: 0, left: postsHeld ? listed : [] };
     try {
       let failed = false;
@@ -193,7 +180,7 @@ export class Deliverer {
         );
       return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
-      await store.releaseLease(lease, owner);
+      await lease.release();
     }
   }
 
