@@ -77,7 +77,7 @@ beforeAll(async () => {
   }
   await subscribeChannel(world, CHANNEL, REPOS);
   child = await startReplica();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await restarted?.close();
