@@ -9,8 +9,8 @@ import { RowPosting } from "./delivery-posting.js";
 import { SlackHolds, SlackPace } from "./slack-holds.js";
 import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
-export type { DelivererDeps };
 export { DELIVERY_LEASE_MS } from "./channel-lease.js";
+export type { DelivererDeps };
 
 /** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
 export interface DeliveryReport {

@@ -177,8 +177,16 @@ describe("a freeze step whose replica died before marking it done", () => {
       };
       // 10 minutes before the window: a replica claims the warning, says it, and dies.
       now = at(-10 * MINUTE);
-      const w = { freezeId: "f1", repository: repo, startsAt: START, endsAt: at(8 * 60 * MINUTE), reason: REASON };
-      expect(await store.claimFreezeStep({ ...w, step: "warn", owner: "dead", now, leaseMs: MINUTE })).toBe(true);
+      const w = {
+        freezeId: "f1",
+        repository: repo,
+        startsAt: START,
+        endsAt: at(8 * 60 * MINUTE),
+        reason: REASON,
+      };
+      expect(await store.claimFreezeStep({ ...w, step: "warn", owner: "dead", now, leaseMs: MINUTE })).toBe(
+        true,
+      );
       channel.push({ key: `freeze:f1:${START.toISOString()}:warn`, text: "begins in 10 minutes" });
       const b = replica("b");
       b.start();
@@ -189,7 +197,9 @@ describe("a freeze step whose replica died before marking it done", () => {
       await elapse(START.getTime() - now.getTime() - 1_000);
       await b.stop();
       now = START;
-      expect(await store.claimFreezeStep({ ...w, step: "start", owner: "dead", now, leaseMs: MINUTE })).toBe(true);
+      expect(await store.claimFreezeStep({ ...w, step: "start", owner: "dead", now, leaseMs: MINUTE })).toBe(
+        true,
+      );
       b.start();
       await elapse(MINUTE - 1_000);
       expect(paused).toBeNull();

@@ -19,8 +19,8 @@ import { healthEpisodes } from "./018-health-episodes.js";
 import { queueRequests } from "./019-queue-requests.js";
 import { gateLeases } from "./020-gate-leases.js";
 import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
-import { notificationAttempts } from "./023-notification-attempts.js";
 import { queueEventsByPull } from "./022-queue-events-by-pull.js";
+import { notificationAttempts } from "./023-notification-attempts.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
