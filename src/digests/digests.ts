@@ -41,6 +41,9 @@ const WEEK_MS = 7 * 24 * 60 * 60_000;
  */
 export class Digests {
   private timer: NodeJS.Timeout | null = null;
+  /** A pass at the lapse of a claim held elsewhere (a replica that died posting a digest is replaced then). */
+  private atLapse: NodeJS.Timeout | undefined;
+  private wokenFor: number | undefined;
   private running: Promise<void> | null = null;
 
   constructor(private readonly deps: DigestsDeps) {}
@@ -51,23 +54,45 @@ export class Digests {
 
   start(): void {
     if (this.timer) return;
-    const tick = () => {
-      this.running ??= this.runDue()
-        .then(() => undefined)
-        .catch((error: unknown) => this.deps.logger.error({ err: error }, "weekly digests failed"))
-        .finally(() => {
-          this.running = null;
-        });
-    };
-    this.timer = setInterval(tick, DIGEST_CHECK_MS);
+    this.timer = setInterval(() => this.tick(), DIGEST_CHECK_MS);
     this.timer.unref();
-    tick();
+    this.tick();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.atLapse);
     this.timer = null;
     await this.running;
+  }
+
+  private tick(): void {
+    this.running ??= this.runDue()
+      .then(() => this.wakeAtLapse())
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, "weekly digests failed"))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /**
+   * The next pass comes at the first lapse of a digest's claim, when that is before the next check; once
+   * per lapse (a clock that does not follow the timers' waits for the regular check).
+   */
+  private async wakeAtLapse(): Promise<void> {
+    const lapse = (await this.deps.store.nextDigestClaimLapse(this.now()))?.getTime();
+    if (lapse === undefined || lapse === this.wokenFor || !this.timer) return;
+    const ms = lapse - this.now().getTime();
+    if (ms >= DIGEST_CHECK_MS) return;
+    clearTimeout(this.atLapse);
+    this.atLapse = setTimeout(
+      () => {
+        this.wokenFor = lapse;
+        this.tick();
+      },
+      Math.max(0, ms),
+    );
+    this.atLapse.unref();
   }
 
   /** Posts every digest due now and not posted yet; returns how many this replica posted. */

@@ -30,8 +30,9 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
       ? {
           announce: slackFreezeAnnouncer({
             channels: async (repository) => (await deps.subscriptions(repository)).map((s) => s.channelId),
-            post: webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }).post,
+            ...keyedPoster(slack),
             logger: deps.logger.child({ name: "freezes" }),
+            now: deps.now,
           }),
         }
       : {}),
@@ -44,4 +45,13 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
     ...(deps.intervalMs ? { intervalMs: deps.intervalMs } : {}),
   });
   return { runner, services: [{ name: "freezes", start: () => runner.start(), stop: () => runner.stop() }] };
+}
+
+/** Posts a notice with its key in the message's metadata, and finds one posted. */
+function keyedPoster(slack: { botToken: string; apiUrl: string }) {
+  const poster = webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl });
+  return {
+    post: poster.post,
+    find: (channel: string, key: string, oldest: Date) => poster.find(channel, key, oldest),
+  };
 }

@@ -35,8 +35,8 @@ export type JobQueueFactory = (run: JobRunner) => JobQueue;
 
 /** How long a replica's claim of a job holds without renewal: another replica takes it over after. */
 export const JOB_LEASE_MS = 30_000;
-/** How often each replica looks for jobs whose claim lapsed. */
-export const JOB_SWEEP_MS = 10_000;
+/** How often each replica looks for jobs whose claim lapsed: a dead replica's jobs run soon after the lapse. */
+export const JOB_SWEEP_MS = 5_000;
 /**
  * Jobs a replica runs at once, until their work is done (a command ran; its answer may wait for the write
  * queue after); the others wait their turn, still claimed. Webhooks keep being answered meanwhile: 200

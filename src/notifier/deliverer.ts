@@ -2,12 +2,14 @@ import pLimit from "p-limit";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification } from "../store/index.js";
+import { ChannelLease } from "./channel-lease.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import { editStaleParents, threadsOf } from "./delivery-parents.js";
 import { RowPosting } from "./delivery-posting.js";
 import { SlackHolds, SlackPace } from "./slack-holds.js";
 import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
+export { DELIVERY_LEASE_MS } from "./channel-lease.js";
 export type { DelivererDeps };
 
 /** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
@@ -30,18 +32,12 @@ const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
 /**
- * A pending row another replica claimed less than this long ago is left to it (it posts it next):
- * this replica's pass in that channel stops there, keeping the channel's order. Older, it is in doubt
- * (its replica may have died) and recovered through Slack's history.
+ * A pending row another replica claimed, which nobody began posting (`attemptedBy` null), is posted
+ * straight away by the channel's lease holder: only a lease holder posts, and it marks the row first.
+ * Claimed longer ago than this, it is looked up in the channel first all the same: a replica of an
+ * earlier version (during a rolling upgrade) posts without marking.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
-/**
- * The `deliver:<channel>` lease: a replica that dies holding it is taken over after this. A pass renews
- * it between two Slack calls, each of which gives up after SLACK_CALL_TIMEOUT_MS (slack-poster.ts).
- */
-export const DELIVERY_LEASE_MS = 20_000;
-/** A long pass renews its lease this often. */
-const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 4;
 const POST = "chat.postMessage";
 const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
 
@@ -55,9 +51,11 @@ interface OwnRow {
  * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
  * posted, and marked sent after, together with the thread the message started or changed (one store
  * call, one transaction). A channel's rows are posted in order by one replica at a time (the
- * `deliver:<channel>` lease). A pending row this process did not claim, or whose post may have landed,
- * is in doubt: Slack's history is searched for the message's metadata before posting it, so nothing is
- * sent twice or dropped. Slack's 429s hold only what they name, for exactly their Retry-After
+ * `deliver:<channel>` lease), which marks each row just before posting it (`attemptedBy`): a row nobody
+ * began is posted by whichever replica holds the lease, so a dead replica's rows are taken over with its
+ * lease. A row whose post may have landed (begun by another replica, or its answer lost) is in doubt:
+ * Slack's history is searched for the message's metadata before posting it, so nothing is sent twice or
+ * dropped. Slack's 429s hold only what they name, for exactly their Retry-After
  * (slack-holds.ts); real failures back the channel off. A reply leaves its thread's parent stale; the
  * parent is edited once at the end of the pass with the latest state, or in a later pass.
  */
@@ -154,18 +152,10 @@ export class Deliverer {
     const postsHeld = heldUntil !== null;
     const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
     if (postsHeld && !(await this.hasStaleParents(channel))) return held;
-    const lease = `deliver:${channel}`;
-    const { owner } = this.deps;
-    if (!(await store.tryAcquireLease(lease, owner, now, DELIVERY_LEASE_MS)))
-      return { sent: 0, failed: false };
-    let renewedAt = now.getTime();
+    const lease = await ChannelLease.acquire(store, channel, this.deps.owner, () => this.now());
+    if (!lease) return { sent: 0, failed: false };
     /** False once the lease is lost (this pass stops: another replica has the channel now). */
-    const renew = async (): Promise<boolean> => {
-      const at = this.now();
-      if (at.getTime() - renewedAt < LEASE_RENEW_MS) return true;
-      renewedAt = at.getTime();
-      return store.tryAcquireLease(lease, owner, at, DELIVERY_LEASE_MS);
-    };
+    const renew = () => lease.held();
     const progress: Progress = { sent: 0, left: postsHeld ? listed : [] };
     try {
       let failed = false;
@@ -190,7 +180,7 @@ export class Deliverer {
         );
       return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
-      await store.releaseLease(lease, owner);
+      await lease.release();
     }
   }
 
@@ -200,7 +190,7 @@ export class Deliverer {
 
   /**
    * Posts a channel's pending rows in order, until done, held, paced (progress.nextAt: when it may go on),
-   * or a row that is not ours to post yet. progress.left: the rows not posted (yet).
+   * or the lease lost. progress.left: the rows not posted (yet).
    */
   private async postRows(
     channel: string,
@@ -208,7 +198,7 @@ export class Deliverer {
     renew: () => Promise<boolean>,
     progress: Progress,
   ): Promise<void> {
-    const { logger, metrics } = this.deps;
+    const { metrics } = this.deps;
     let topLevel: Map<number, PostedMessage> | undefined;
     let caughtUp = this.pace ? await this.pace.caughtUp(channel) : null;
     for (const [index, row] of rows.entries()) {
@@ -220,16 +210,7 @@ export class Deliverer {
         return;
       }
       const key = rowKey(channel, row.eventId);
-      const own = this.own.get(key);
-      if (!own && row.claimedAt.getTime() > this.now().getTime() - CLAIMED_ELSEWHERE_MS) {
-        // Another replica claimed it just now and posts it next: leave it (and what follows) to it.
-        logger.debug(
-          { channel, eventId: row.eventId },
-          "notification claimed by another replica: left to it",
-        );
-        return;
-      }
-      if (own?.posted !== "no") {
+      if (this.inDoubt(row, this.own.get(key))) {
         // In doubt: was it posted before a crash? Look for its metadata in the channel.
         for (const method of LOOKUPS) if (await this.holds.until({ method }, this.now())) return;
         topLevel ??= await this.deps.poster.findPosted(channel, {
@@ -241,12 +222,18 @@ export class Deliverer {
           continue;
         }
       }
+      // From here on the row may be in the channel: whoever takes the channel over looks it up first.
+      if (!(await this.deps.store.markNotificationAttempt(channel, row.eventId, this.deps.owner))) {
+        this.own.delete(key); // recorded sent meanwhile (by a replica whose lease lapsed): nothing to post
+        continue;
+      }
       try {
         await this.rows.post(row);
       } catch (error) {
         // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
         const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;
-        if (!refused) this.own.set(key, { posted: "perhaps", claimedAt: row.claimedAt.getTime() });
+        const posted = refused ? "no" : "perhaps";
+        this.own.set(key, { posted, claimedAt: row.claimedAt.getTime() });
         throw error;
       }
       this.own.delete(key);
@@ -254,6 +241,18 @@ export class Deliverer {
       if (this.pace) caughtUp = await this.pace.posted(channel, caughtUp, this.now());
     }
     progress.left = [];
+  }
+
+  /**
+   * Whether the row may be in the channel already, to be looked up before it is posted: a post of it was
+   * begun (`attemptedBy`) and its outcome is not known here (another replica's, perhaps dead, or this
+   * process's lost answer), or it is an unmarked row another replica claimed long ago. A row nobody began
+   * is posted straight away, whoever claimed it: a dead replica's rows are taken over with its lease.
+   */
+  private inDoubt(row: PendingNotification, own: OwnRow | undefined): boolean {
+    if (own?.posted === "perhaps") return true;
+    if (row.attemptedBy !== null) return row.attemptedBy !== this.deps.owner || own?.posted !== "no";
+    return !own && row.claimedAt.getTime() <= this.now().getTime() - CLAIMED_ELSEWHERE_MS;
   }
 
   /**

@@ -250,8 +250,8 @@ function notifierClient(options: PosterOptions): webApi.WebClient {
     slackApiUrl: options.apiUrl,
     // The WebClient's own waiting on a 429 would pause its whole queue, every channel's posts with it.
     rejectRateLimitedCalls: true,
-    // Each attempt gives up after SLACK_CALL_TIMEOUT_MS: a call with its retries ends well within the
-    // channel's lease (DELIVERY_LEASE_MS, renewed between calls).
+    // Each attempt gives up after SLACK_CALL_TIMEOUT_MS; the channel's lease is renewed meanwhile
+    // (channel-lease.ts), so that a pass waiting on Slack keeps its channel.
     timeout: SLACK_CALL_TIMEOUT_MS,
     retryConfig: { retries: options.retries ?? 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     logLevel: webApi.LogLevel.ERROR,

@@ -36,8 +36,11 @@ export interface RelayFollowerDeps {
 export type { MergeQueueComment };
 
 const DEFAULT_LEASE_MS = 30_000;
-/** How often `start` looks for answers no replica is showing (a lease lasts 30 s). */
-const SWEEP_MS = 30_000;
+/**
+ * How often `start` looks for answers no replica is showing: one whose replica died showing it is
+ * shown by another within a few seconds of its lease's lapse.
+ */
+export const SWEEP_MS = 5_000;
 /** At most this many versions shown in one go (each new one re-takes the lease). */
 const MAX_ROUNDS = 5;
 
@@ -52,7 +55,7 @@ export class RelayFollower {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** Sweeps every 30 s (sweep), until `stop`. */
+  /** Sweeps every SWEEP_MS (sweep), until `stop`. */
   start(): void {
     if (this.sweeping) return;
     this.sweeping = setInterval(() => {

@@ -116,6 +116,8 @@ export interface Tables {
     /** Where the row stands in its channel's order when not its claim (a pushed notice: its webhook). */
     order_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
     order_seq: ColumnType<number | string | null, number | null | undefined, number | null>;
+    /** The replica that began posting the row (set just before its post), null while nobody has. */
+    attempted_by: ColumnType<string | null, string | null | undefined, string | null>;
   };
   threads: {
     channel_id: string;

@@ -36,6 +36,11 @@ export interface NotificationClaim {
 export interface PendingNotification extends NotificationClaim {
   /** 1 at the first claim, incremented by each later claim while pending. */
   attempts: number;
+  /**
+   * The replica that began posting it (markNotificationAttempt), or null while nobody has: a row nobody
+   * began cannot be in the channel.
+   */
+  attemptedBy: string | null;
 }
 
 export interface SentNotification {
@@ -95,6 +100,11 @@ export interface OutboxStore {
    * (to the thread either) if there is no such row; `thread` is ignored for a row without a pull request.
    */
   markNotificationSent(sent: SentNotification): Promise<void>;
+  /**
+   * Records that `owner` begins posting the row (just before its post): from then on it may be in the
+   * channel. False when the row is no longer pending (sent meanwhile): nothing to post.
+   */
+  markNotificationAttempt(channelId: string, eventId: number, owner: string): Promise<boolean>;
   /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
   releaseNotification(channelId: string, eventId: number): Promise<void>;
   /**
@@ -144,6 +154,7 @@ export function kyselyOutbox(ctx: StoreContext): OutboxStore & ThreadStore & Bac
   return {
     claimNotification: claimNotification(ctx),
     markNotificationSent: (sent) => markNotificationSent(ctx, sent),
+    markNotificationAttempt: markNotificationAttempt(ctx),
     releaseNotification: releaseNotification(ctx),
     listPendingNotifications: listPendingNotifications(ctx),
     pendingNotificationStats: pendingNotificationStats(ctx),
@@ -182,6 +193,21 @@ function claimNotification(ctx: StoreContext): OutboxStore["claimNotification"] 
       .executeTakeFirst();
     if (!row) return "sent";
     return row.attempts === 1 ? "claimed" : "pending";
+  };
+}
+
+function markNotificationAttempt(ctx: StoreContext): OutboxStore["markNotificationAttempt"] {
+  const { db } = ctx;
+  return async (channelId, eventId, owner) => {
+    const row = await db
+      .updateTable("notifications")
+      .set({ attempted_by: owner })
+      .where("channel_id", "=", channelId)
+      .where("event_id", "=", eventId)
+      .where("status", "=", "pending")
+      .returning("event_id")
+      .executeTakeFirst();
+    return row !== undefined;
   };
 }
 
@@ -377,6 +403,7 @@ function toPendingNotification(
     payload: v.readJson(row.payload),
     claimedAt: readTime(row.claimed_at),
     attempts: row.attempts,
+    attemptedBy: row.attempted_by ?? null,
     ...(row.order_at === null
       ? {}
       : { order: { at: readTime(row.order_at), seq: row.order_seq === null ? 0 : int(row.order_seq) } }),

@@ -1,5 +1,5 @@
 import type { Repo } from "../repo.js";
-import { dayBefore, json, type StoreContext, time } from "./query-helpers.js";
+import { dayBefore, json, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // What is kept of a queue's history: the facts of each finished UTC day of a repository's log (read
 // from the log once, for `stats`), and the weekly digests posted (one per channel, repository and week).
@@ -37,6 +37,11 @@ export interface DigestStore {
   markDigestSent(sent: DigestKey & { owner: string; messageTs: string; at: Date }): Promise<void>;
   /** Gives a claim up (nothing was posted), so that the next pass tries again. */
   releaseDigest(key: DigestKey & { owner: string }): Promise<void>;
+  /**
+   * When the first live claim of a digest not sent yet runs out, after `now` (null: none): a replica
+   * that died holding it is replaced then.
+   */
+  nextDigestClaimLapse(now: Date): Promise<Date | null>;
 }
 
 /** Queue statistics: the facts of each finished UTC day of a repository's log, read from the log once. */
@@ -87,6 +92,16 @@ export function kyselyStatsAndDigests(ctx: StoreContext): StatsAndDigestStore {
         .where("week", "=", d.week)
         .where("claimed_by", "=", d.owner)
         .execute();
+    },
+
+    async nextDigestClaimLapse(now) {
+      const row = await db
+        .selectFrom("digests")
+        .select((eb) => eb.fn.min("claimed_until").as("lapse"))
+        .where("sent_at", "is", null)
+        .where("claimed_until", ">", time(now))
+        .executeTakeFirst();
+      return row?.lapse ? readTime(row.lapse as Date | string) : null;
     },
 
     async releaseDigest(d) {

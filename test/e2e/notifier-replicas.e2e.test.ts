@@ -131,8 +131,8 @@ describe("the notifier on two replicas", () => {
     survivor.start();
     const wanted = burst().map((e) => e.id);
     expect(postedIds().length).toBeLessThan(wanted.length);
-    // The survivor takes over the killed replica's claims once they lapse (the channel's lease, 20 s; its
-    // rows in doubt after 30 s), then posts the rest at Slack's pace.
+    // The survivor takes over the killed replica's claims once they lapse (the channel's lease; the post
+    // in doubt looked up first), then posts the rest at Slack's pace.
     await world.slack.waitFor(() => {
       const posted = new Set(postedIds());
       return wanted.every((id) => posted.has(id));

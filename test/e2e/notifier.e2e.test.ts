@@ -184,9 +184,8 @@ describe("notifications, end to end", () => {
     store.markNotificationSent = original;
 
     await world.restart();
-    // The restarted process does not know the row it claimed: like another replica's, it is left alone
-    // for CLAIMED_ELSEWHERE_MS (30 s of the notifier's clock, the simulator's here), then recovered
-    // through Slack's history.
+    // The restarted process does not know how the post it began ended: the row is marked begun, so it is
+    // looked up in Slack's history and recovered, not posted again.
     world.sim.clock.advance(70_000);
     await tick();
     await world.restart();

@@ -97,7 +97,7 @@ describe("personal notices on two replicas", () => {
     world.sim.state.relayCommand(REPO, { body: "@mergifyio dequeue", pull_request: 5 });
     const leave = world.sim.state.events(REPO).find((e) => e.type === "action.queue.leave");
     expect(leave).toBeDefined();
-    // The row in doubt is looked up after CLAIMED_ELSEWHERE_MS (30 s), once the channel's lease lapses.
+    // The row in doubt (its post begun by the killed replica) is looked up once the channel's lease lapses.
     await world.slack.waitFor(() => directNotices().some((n) => n.eventId === leave?.id), 90_000);
     const all = directNotices();
     expect(all.filter((n) => n.eventId === entered.eventId)).toHaveLength(1);

@@ -1,5 +1,8 @@
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { MergeQueueBackend } from "../../src/core/merge-queue.js";
+import type { QueuePause, QueuePauses } from "../../src/core/pause.js";
+import { slackFreezeAnnouncer } from "../../src/freezes/announce.js";
 import { FreezeRunner } from "../../src/freezes/runner.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
@@ -124,5 +127,94 @@ describe("the freeze runner", () => {
       scheduled: true,
     });
     expect(await runner("a").tick()).toEqual([]);
+  });
+});
+
+describe("a freeze step whose replica died before marking it done", () => {
+  it("is taken over by another replica's own passes once its claim lapses, and nothing is said or done twice", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      // Slack: each notice with its key; the queue: paused or not.
+      const channel: { key: string; text: string }[] = [];
+      let paused: string | null = null;
+      const pauses: QueuePauses = {
+        scope: "repository",
+        current: async () => (paused ? ({ reason: paused } as QueuePause) : null),
+        pause: async (_target, pause) => {
+          paused = pause.reason;
+          return { reason: pause.reason } as QueuePause;
+        },
+        resume: async () => {
+          paused = null;
+          return true;
+        },
+      };
+      const pausedBy: string[] = [];
+      const replica = (owner: string) =>
+        new FreezeRunner({
+          store,
+          queues: { for: async () => ({ pauses }) as unknown as MergeQueueBackend },
+          announce: slackFreezeAnnouncer({
+            channels: async () => ["C1"],
+            post: async (m) => channel.push({ key: m.key, text: m.text }),
+            find: async (_c, key) => (channel.some((m) => m.key === key) ? "1.1" : null),
+            logger: createLogger({ level: "silent" }),
+            now: () => now,
+          }),
+          afterChange: async () => {
+            pausedBy.push(owner);
+          },
+          owner,
+          logger: createLogger({ level: "silent" }),
+          now: () => now,
+          leaseMs: MINUTE,
+        });
+      const elapse = async (ms: number) => {
+        for (let t = 0; t < ms; t += 1_000) {
+          now = new Date(now.getTime() + 1_000);
+          await vi.advanceTimersByTimeAsync(1_000);
+        }
+      };
+      // 10 minutes before the window: a replica claims the warning, says it, and dies.
+      now = at(-10 * MINUTE);
+      const w = {
+        freezeId: "f1",
+        repository: repo,
+        startsAt: START,
+        endsAt: at(8 * 60 * MINUTE),
+        reason: REASON,
+      };
+      expect(await store.claimFreezeStep({ ...w, step: "warn", owner: "dead", now, leaseMs: MINUTE })).toBe(
+        true,
+      );
+      channel.push({ key: `freeze:f1:${START.toISOString()}:warn`, text: "begins in 10 minutes" });
+      const b = replica("b");
+      b.start();
+      await elapse(MINUTE + 10_000);
+      // Taken over, found said: not said again.
+      expect(channel).toHaveLength(1);
+      // At the window's start a replica claims the pause and dies before pausing.
+      await elapse(START.getTime() - now.getTime() - 1_000);
+      await b.stop();
+      now = START;
+      expect(await store.claimFreezeStep({ ...w, step: "start", owner: "dead", now, leaseMs: MINUTE })).toBe(
+        true,
+      );
+      b.start();
+      await elapse(MINUTE - 1_000);
+      expect(paused).toBeNull();
+      // Within a pass (5 s) of the lapse: paused, once.
+      await elapse(1_000 + 5_000);
+      expect(paused).toBe(REASON);
+      expect(pausedBy).toEqual(["b"]);
+      await elapse(5 * MINUTE);
+      await b.stop();
+      // Back, the dead replica does nothing again.
+      expect(await replica("dead").tick()).toEqual([]);
+      expect(pausedBy).toEqual(["b"]);
+      expect(channel).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

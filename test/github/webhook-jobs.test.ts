@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type JobClaim, WebhookArrivals, WebhookJobs } from "../../src/github/webhook-jobs.js";
+import { JOB_SWEEP_MS, type JobClaim, WebhookArrivals, WebhookJobs } from "../../src/github/webhook-jobs.js";
 import { createLogger } from "../../src/logger.js";
 import { openStore, type Store, type WebhookJob } from "../../src/store/index.js";
 
@@ -100,6 +100,36 @@ describe("webhook jobs", () => {
     expect(ran.map((r) => [r.job.deliveryId, r.done])).toEqual([["d-1", true]]);
     clock += LEASE * 10;
     expect(await b.sweep()).toBe(0);
+  });
+
+  it("runs a dead replica's job on another's own sweeps, soon after its claim lapsed, once", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      // Replica a recorded it and died: no webhook, no call, only b's sweeps.
+      await replica("a", () => new Promise(() => {})).accept(job("d-1"));
+      work = [];
+      const b = replica("b");
+      b.start();
+      const elapse = async (ms: number) => {
+        for (let t = 0; t < ms; t += 1_000) {
+          clock += 1_000;
+          await vi.advanceTimersByTimeAsync(1_000);
+        }
+      };
+      await elapse(LEASE - 1_000);
+      expect(ran).toEqual([]);
+      await elapse(1_000 + JOB_SWEEP_MS);
+      await settled();
+      expect(ran.map((r) => [r.replica, r.job.deliveryId, r.done])).toEqual([["b", "d-1", true]]);
+      await elapse(3 * LEASE);
+      await b.stop();
+      // Back, replica a runs nothing again.
+      expect(await replica("a").sweep()).toBe(0);
+      await settled();
+      expect(ran).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("tells a run whose claim another replica took over that the job is not its own any more", async () => {

@@ -104,7 +104,7 @@ export async function startChildServer(
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     };
-    const listening = await waitForLog((line) => typeof line.url === "string", 30_000);
+    const listening = await waitForLog((line) => typeof line.url === "string", 90_000);
     const url = listening.url as string;
     if (!attach) {
       servers.slack.setEventsUrl(`${url}/slack/events`);

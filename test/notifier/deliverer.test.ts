@@ -352,7 +352,7 @@ describe("Deliverer and Slack's rate limits", () => {
     expect(slack.updates.map((u) => u.text)).toEqual(["parent #42: action.queue.merged"]);
   });
 
-  it("leaves a row another replica claimed 5 s ago to it, and recovers one claimed 60 s ago through the history", async () => {
+  it("posts rows another replica claimed and nobody began, in order and without a lookup", async () => {
     const other = deliverer({ owner: "replica-2" });
     const mine = deliverer();
     const recent = event("queue.pause.create", null);
@@ -361,17 +361,63 @@ describe("Deliverer and Slack's rate limits", () => {
     await other.enqueue("C1", WIDGETS, recent);
     now = later(5_000);
     await mine.enqueue("C1", WIDGETS, after);
-    expect((await mine.deliverPending()).sent).toBe(0);
-    expect(slack.calls).toEqual([]); // neither a lookup nor a post: the order is kept
+    expect((await mine.deliverPending()).sent).toBe(2);
+    expect(slack.calls.map((c) => c.method)).toEqual(["chat.postMessage", "chat.postMessage"]);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([recent.id, after.id]);
+    // The other replica finds them sent: nothing twice.
+    expect((await other.deliverPending()).sent).toBe(0);
+    expect(slack.in("C1")).toHaveLength(2);
+  });
 
+  it("looks up a row another replica began posting, and recovers it instead of posting it twice", async () => {
+    const other = deliverer({ owner: "replica-2" });
+    const mine = deliverer();
+    const begun = event("queue.pause.create", null);
+    const next = event("queue.pause.delete", null);
+    await other.enqueue("C1", WIDGETS, begun);
+    await other.enqueue("C1", WIDGETS, next);
     // The other replica died after posting the first, before recording it.
-    await slack.post({ channel: "C1", text: "x", eventId: recent.id });
-    now = later(55_000);
+    expect(await store.markNotificationAttempt("C1", begun.id, "replica-2")).toBe(true);
+    await slack.post({ channel: "C1", text: "x", eventId: begun.id });
     slack.calls = [];
+    now = later(5_000);
     expect((await mine.deliverPending()).sent).toBe(1);
     expect(slack.calls.map((c) => c.method)).toEqual(["conversations.history", "chat.postMessage"]);
-    expect(slack.in("C1").map((m) => m.eventId)).toEqual([recent.id, after.id]);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([begun.id, next.id]);
     expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
+  });
+
+  it("looks up an unmarked row another replica claimed long ago (a replica of an earlier version)", async () => {
+    const other = deliverer({ owner: "replica-2" });
+    const mine = deliverer();
+    const old = event("queue.pause.create", null);
+    await other.enqueue("C1", WIDGETS, old);
+    await slack.post({ channel: "C1", text: "x", eventId: old.id });
+    slack.calls = [];
+    now = later(CLAIMED_ELSEWHERE_MS);
+    expect((await mine.deliverPending()).sent).toBe(0);
+    expect(slack.calls.map((c) => c.method)).toEqual(["conversations.history"]);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual([old.id]);
+    expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
+  });
+
+  it("takes over a dead replica's rows once its lease lapses, without waiting for their claims to age", async () => {
+    const dead = deliverer({ owner: "dead-replica" });
+    const events = [0, 1, 2].map(() => event("queue.pause.create", null));
+    for (const e of events) await dead.enqueue("C1", WIDGETS, e);
+    // It took the channel, began the first post and died before recording it.
+    await store.tryAcquireLease("deliver:C1", "dead-replica", now, DELIVERY_LEASE_MS);
+    await store.markNotificationAttempt("C1", events[0]!.id, "dead-replica");
+    await slack.post({ channel: "C1", text: "x", eventId: events[0]!.id });
+    const mine = deliverer();
+    expect((await mine.deliverPending()).sent).toBe(0);
+    now = later(DELIVERY_LEASE_MS);
+    expect((await mine.deliverPending()).sent).toBe(2);
+    expect(slack.in("C1").map((m) => m.eventId)).toEqual(events.map((e) => e.id));
+    expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
+    // Back (a new process under the same name), it has nothing left to post.
+    expect((await deliverer({ owner: "dead-replica" }).deliverPending()).sent).toBe(0);
+    expect(slack.in("C1")).toHaveLength(3);
   });
 
   it("reads the channel's rows again under its lease: one another replica posted meanwhile is not posted twice", async () => {

@@ -398,6 +398,50 @@ describe("the poller's schedule", () => {
     );
   });
 
+  it("reads a repository whose claim a dead replica holds on its own loop once the claim lapses, once", async () => {
+    // The dead replica claimed the read (15 s, the interval's lease) and never finished it.
+    const claimed = await store.claimPolls({ owner: "dead", now, leaseMs: INTERVAL, limit: 5 });
+    expect(claimed.map((c) => c.repository.fullName)).toEqual([REPO.fullName]);
+    const { deliverer } = recordingDeliverer();
+    const enqueued: number[] = [];
+    deliverer.enqueue = async (_channel, _repo, event) => {
+      enqueued.push(event.id);
+    };
+    const survivor = new Poller({
+      store,
+      eventLog: mergifyEventLog(makeClient({ retry: { retries: 0 } })),
+      deliverer,
+      intervalMs: INTERVAL,
+      owner: "b",
+      logger,
+      now: () => now,
+      wakeMs: 10,
+    });
+    const api = log([queueEnterEvent(501)]);
+    const waitFor = async (done: () => boolean) => {
+      const deadline = Date.now() + 30_000;
+      while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    survivor.start();
+    try {
+      // Its passes come (no event, no doorbell) and find the claim held.
+      const ticked = survivor.lastSuccessfulTick;
+      await waitFor(() => survivor.lastSuccessfulTick !== ticked);
+      later(INTERVAL - 1);
+      const before = survivor.lastSuccessfulTick;
+      await waitFor(() => survivor.lastSuccessfulTick !== before);
+      expect(api.isDone()).toBe(false);
+      later(1);
+      await waitFor(() => enqueued.length > 0);
+      expect(api.isDone()).toBe(true);
+      expect(enqueued).toEqual([501]);
+    } finally {
+      await survivor.stop();
+    }
+    // Back, the dead replica finds nothing due: read once.
+    expect((await poller("dead").tick()).repositories).toBe(0);
+  });
+
   it("shares the reads among replicas: each due repository is read once per interval", async () => {
     const repos = ["a", "b", "c", "d", "e", "f"].map((n) => Repo.of("acme", n));
     for (const repository of repos) {

@@ -202,6 +202,7 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
       payload: { id: 4242, title: 'Fix <it> & "quote"' },
       claimedAt: T0,
       attempts: 2,
+      attemptedBy: null,
     },
   ]);
   expect(await store.getThread("C1", widgets, 42)).toEqual({

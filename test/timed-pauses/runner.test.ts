@@ -1,5 +1,7 @@
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { MergeQueueBackend } from "../../src/core/merge-queue.js";
+import type { QueuePause, QueuePauses } from "../../src/core/pause.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
@@ -102,6 +104,62 @@ describe("scheduled unpauses", () => {
     now = at(60_000);
     nock(ORIGIN).get(PATH).reply(200, pauseState("release freeze")).delete(PATH).reply(204);
     expect(await unpauser("b").tick()).toEqual([{ repository: repo, outcome: "unpaused" }]);
+  });
+
+  it("of a replica that died holding the claim are ended by another's own passes once it lapses, once", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      // Claimed by a replica that died before ending it: no call, no new pause, only b's passes.
+      const claimed = await store.claimScheduledUnpauses({ owner: "dead", now, leaseMs: 60_000, limit: 5 });
+      expect(claimed).toHaveLength(1);
+      let paused: string | null = "release freeze";
+      const resumed: string[] = [];
+      const pauses: QueuePauses = {
+        scope: "repository",
+        current: async () => (paused ? ({ reason: paused } as QueuePause) : null),
+        pause: async () => {
+          throw new Error("not paused here");
+        },
+        resume: async (_target, by) => {
+          resumed.push(by);
+          paused = null;
+          return true;
+        },
+      };
+      const replica = (owner: string) =>
+        new ScheduledUnpauser({
+          claims: store,
+          queues: { for: async () => ({ pauses }) as unknown as MergeQueueBackend },
+          afterUnpause: async (r) => {
+            rung.push(r.fullName);
+          },
+          owner,
+          logger: createLogger({ level: "silent" }),
+          now: () => now,
+          leaseMs: 60_000,
+        });
+      const b = replica("b");
+      b.start();
+      const elapse = async (ms: number) => {
+        for (let t = 0; t < ms; t += 1_000) {
+          now = new Date(now.getTime() + 1_000);
+          await vi.advanceTimersByTimeAsync(1_000);
+        }
+      };
+      await elapse(59_000);
+      expect(resumed).toEqual([]);
+      // Within a pass (5 s) of the lapse.
+      await elapse(1_000 + 5_000);
+      expect(resumed).toEqual(["alice"]);
+      expect(rung).toEqual(["acme/widgets"]);
+      await elapse(120_000);
+      await b.stop();
+      // Back, the dead replica has nothing to end.
+      expect(await replica("dead").tick()).toEqual([]);
+      expect(resumed).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("go to one of two replicas passing at once", async () => {

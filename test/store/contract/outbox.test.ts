@@ -27,7 +27,7 @@ storeContract("outbox", ({ h }) => {
       expect(await store.claimNotification(claim)).toBe("claimed");
       expect(await store.claimNotification({ ...claim, claimedAt: at(SECOND) })).toBe("pending");
       const pending = await store.listPendingNotifications(at(HOUR), 10);
-      expect(pending).toEqual([{ ...claim, attempts: 2 }]);
+      expect(pending).toEqual([{ ...claim, attempts: 2, attemptedBy: null }]);
       expect(pending[0]?.claimedAt).toBeInstanceOf(Date);
 
       await store.markNotificationSent({
@@ -56,7 +56,24 @@ storeContract("outbox", ({ h }) => {
       for (const n of [checks, polledAfter, entered, polledBefore]) await store.claimNotification(n);
       const listed = await store.listPendingNotifications(at(HOUR), 10, "C1");
       expect(listed.map((n) => n.eventId)).toEqual([50, -900, -100, 40]);
-      expect(listed[1]).toEqual({ ...entered, attempts: 1 });
+      expect(listed[1]).toEqual({ ...entered, attempts: 1, attemptedBy: null });
+    });
+
+    it("records who began posting a pending row, and tells when it is no longer pending", async () => {
+      await store.claimNotification(claim);
+      expect(await store.markNotificationAttempt("C1", 4242, "replica-a")).toBe(true);
+      expect(await store.markNotificationAttempt("C1", 4242, "replica-b")).toBe(true);
+      const [row] = await store.listPendingNotifications(at(HOUR), 10);
+      expect(row).toMatchObject({ eventId: 4242, attempts: 1, attemptedBy: "replica-b" });
+      await store.markNotificationSent({
+        channelId: "C1",
+        eventId: 4242,
+        message: { ts: "1700000000.000100", threadTs: null },
+        at: at(SECOND),
+      });
+      expect(await store.markNotificationAttempt("C1", 4242, "replica-a")).toBe(false);
+      expect(await store.markNotificationAttempt("C2", 4242, "replica-a")).toBe(false);
+      expect(await store.claimNotification(claim)).toBe("sent");
     });
 
     it("counts attempts on each claim of a pending row", async () => {
@@ -133,7 +150,13 @@ storeContract("outbox", ({ h }) => {
       expect(ids(await store.listPendingNotifications(at(4 * SECOND), 10, "C2"))).toEqual([7]);
       expect(await store.listPendingNotifications(at(SECOND), 10)).toEqual([]);
       const [first] = await store.listPendingNotifications(at(2 * SECOND), 10);
-      expect(first).toEqual({ ...pause, channelId: "C2", claimedAt: at(SECOND), attempts: 1 });
+      expect(first).toEqual({
+        ...pause,
+        channelId: "C2",
+        claimedAt: at(SECOND),
+        attempts: 1,
+        attemptedBy: null,
+      });
     });
 
     it("counts pending rows per channel with their oldest claim", async () => {

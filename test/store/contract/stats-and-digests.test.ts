@@ -107,6 +107,17 @@ storeContract("stats-and-digests", ({ h }) => {
       ).toBe("new");
     });
 
+    it("tells when the first live claim of a digest not sent runs out", async () => {
+      expect(await store.nextDigestClaimLapse(at(0))).toBeNull();
+      await claim("a", at(SECOND));
+      await store.claimDigest({ ...key, week: "2026-11-30", owner: "b", now: at(0), until: at(HOUR) });
+      expect(await store.nextDigestClaimLapse(at(2 * SECOND))).toEqual(at(SECOND + MINUTE));
+      // Sent, or run out: not waited for.
+      await store.markDigestSent({ ...key, owner: "a", messageTs: "1.1", at: at(2 * SECOND) });
+      expect(await store.nextDigestClaimLapse(at(2 * SECOND))).toEqual(at(HOUR));
+      expect(await store.nextDigestClaimLapse(at(HOUR))).toBeNull();
+    });
+
     it("lets a claim be given up, to be claimed again at once", async () => {
       expect(await claim("a", at(SECOND))).toBe("new");
       await store.releaseDigest({ ...key, owner: "b" });
