@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELIVERY_LEASE_MS } from "../../src/notifier/deliverer.js";
+import { DELIVERY_LEASE_MS } from "../../src/notifier/channel-lease.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
@@ -123,7 +123,7 @@ describe("an installation that stops sending the doorbell's events", () => {
       return pending.length === 0;
     });
     await world.restart();
-    // The stopped replica may leave the channel's delivery lease to lapse (20 s): the clock passes it too,
+    // The stopped replica may leave the channel's delivery lease to lapse: the clock passes it too,
     // still far short of the idle period the repository waited before.
     await readAtTheInterval(GEARS, DELIVERY_LEASE_MS);
   });
