@@ -43,7 +43,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const { slack } = config;
   // The GitHub App first: GitHub's merge queue acts as its installations.
   const app = config.github
-    ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit)
+    ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit, now)
     : null;
   const installations = app?.installations ?? null;
   const writing = githubWrites(infra, app);

@@ -20,6 +20,11 @@ export interface QueuePause {
   warning?: string;
 }
 
+/** A pause in force and what it holds: `branch` null where it holds every branch of the repository. */
+export interface HeldPause extends QueuePause {
+  branch: string | null;
+}
+
 /** Where a pause is asked for: a branch's queue, or with `branch` null the default branch's. */
 export interface PauseTarget {
   repo: Repo;
@@ -31,6 +36,11 @@ export interface QueuePauses {
   scope: "repository" | "branch";
   /** The pause in force; null when the queue runs. */
   current(target: PauseTarget): Promise<QueuePause | null>;
+  /**
+   * Every pause in force in the repository (Mergify's one pause, or each branch's gate), however long
+   * ago it began; where the backend can list them.
+   */
+  held?(repo: Repo): Promise<HeldPause[]>;
   /** Pauses (or changes the reason of a pause in force). */
   pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause>;
   /** Resumes; false when it was not paused. */

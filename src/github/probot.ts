@@ -53,6 +53,8 @@ export async function connectGitHubApp(
   host: GitHubHost,
   logger: Logger,
   Octokit: typeof ProbotOctokit = ProbotOctokit,
+  /** The clock an installation's cached copy ages on (YardmasterOptions.now). */
+  now: () => Date = () => new Date(),
 ): Promise<GitHubAppConnection> {
   const probot = new Probot({
     appId: app.appId,
@@ -73,7 +75,7 @@ export async function connectGitHubApp(
       `Could not read the GitHub App from ${host?.apiUrl ?? "api.github.com"} (${(error as Error).message}): check APP_ID and PRIVATE_KEY${host ? ", GHE_HOST and GHE_PROTOCOL" : ""}.`,
     );
   }
-  return { probot, appSlug, installations: new Installations(probot) };
+  return { probot, appSlug, installations: new Installations(probot, { now: () => now().getTime() }) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import { freezeReason } from "../freezes/runner.js";
@@ -8,6 +9,7 @@ import type { HealthEpisode, Store } from "../store/index.js";
 import {
   type Condition,
   failingChecks,
+  type Pause,
   passAfter,
   pausedLong,
   type QueueState,
@@ -17,6 +19,7 @@ import {
 } from "./assess.js";
 import { branchOfPull, lookAtHead } from "./head-look.js";
 import { HealthHistory } from "./history-cache.js";
+import { QueuePauseLook } from "./queue-pauses.js";
 import { type AlertMessage, endedMessage, endingWords, openedMessage } from "./text.js";
 import { HOUR_MS } from "./thresholds.js";
 
@@ -61,13 +64,20 @@ export interface HealthEvaluatorDeps {
   intervalMs?: number;
   /**
    * The merge queues, read once when a stalled or slow-checks alert opens to name the checks still
-   * pending and what holds the head; without them the alert says what the history tells.
+   * pending and what holds the head, and for the pauses in force (queue-pauses.ts); without them the
+   * alert says what the history tells.
    */
   queues?: Pick<MergeQueues, "for">;
 }
 
 /** A long pause is reminded again after this long at most. */
 export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
+/**
+ * A long pause the queue no longer holds, while the history has not yet recorded its resume (the poller
+ * reads it shortly), is ended at the latest this long after a replica first saw it: its edit then names
+ * who resumed, as the history tells.
+ */
+export const RESUME_RECORD_WAIT_MS = 10 * 60_000;
 /** An opened alert with no message yet is posted by any replica after this long. */
 export const UNPOSTED_AFTER_MS = 5 * 60_000;
 /** The kinds of events the alerts are judged on. */
@@ -95,6 +105,10 @@ export class HealthEvaluator {
   readonly history: HealthHistory;
   /** Passes finished, failed or not (tests wait on it rather than on time). */
   passCount = 0;
+  /** The pauses in force as the queue tells them; null without the queues (the history's then). */
+  private readonly pauseLook: QueuePauseLook | null;
+  /** Long pauses the queue no longer holds whose resume the history has not recorded: first seen, ms. */
+  private readonly unrecordedResumes = new LRUCache<string, number>({ max: 2_000 });
 
   constructor(private readonly deps: HealthEvaluatorDeps) {
     this.history = new HealthHistory({
@@ -103,6 +117,9 @@ export class HealthEvaluator {
       kinds: NORMAL_KINDS,
       now: deps.now,
     });
+    this.pauseLook = deps.queues
+      ? new QueuePauseLook({ queues: deps.queues, logger: deps.logger, now: deps.now })
+      : null;
     this.passes = new Periodic(
       () => this.tick(),
       deps.intervalMs ?? 30_000,
@@ -148,11 +165,13 @@ export class HealthEvaluator {
     const now = this.deps.now();
     const { normal, events } = await this.history.read(repository);
     const state = queueState(events);
+    // The pauses in force, as the queue says (null: it did not answer; its long pauses wait a pass).
+    const held = this.pauseLook ? await this.pauseLook.held(repository, events, state.pauses) : state.pauses;
     const conditions = [
       stalled(state, normal, now),
       slowChecks(state, normal, now),
       ...failingChecks(events, now),
-      ...(await this.pausedLong(repository, state, now)),
+      ...(held ? await this.pausedLong(repository, state, held, now) : []),
     ].filter((c): c is Condition => c !== null);
     const open = await store.listHealthEpisodes(repository);
     const openKeys = new Set(open.map((e) => `${e.kind}\n${e.key}`));
@@ -173,21 +192,27 @@ export class HealthEvaluator {
           );
         continue;
       }
-      const ending = this.ending(episode, events, state, now);
+      if (episode.kind === "paused-long" && held === null) continue;
+      const ending = this.ending(episode, events, state, held ?? state.pauses, now);
       if (ending !== null) await this.close(episode, ending);
     }
   }
 
-  /** The pauses held for long, the repository's and each branch's. */
-  private async pausedLong(repository: Repo, state: QueueState, now: Date): Promise<(Condition | null)[]> {
-    if (state.pauses.size === 0) return [];
+  /** The pauses held for long, the repository's and each branch's, of those in force. */
+  private async pausedLong(
+    repository: Repo,
+    state: QueueState,
+    inForce: ReadonlyMap<string, Pause>,
+    now: Date,
+  ): Promise<(Condition | null)[]> {
+    if (inForce.size === 0) return [];
     const { store, settings } = this.deps;
     const [attribution, timed, freezes] = await Promise.all([
       store.getPauseAttribution(repository),
       store.getScheduledUnpause(repository),
       store.listFreezes(repository),
     ]);
-    return [...state.pauses.values()].map((held) => {
+    return [...inForce.values()].map((held) => {
       // Yardmaster's record names who paused when it is of this pause (made at its start or since).
       const ours =
         attribution?.action === "pause" && attribution.at.getTime() >= held.since - 60_000
@@ -207,6 +232,7 @@ export class HealthEvaluator {
     episode: HealthEpisode,
     events: readonly QueueEvent[],
     state: QueueState,
+    held: ReadonlyMap<string, Pause>,
     now: Date,
   ): string | null {
     const place = this.place(episode.repository, now);
@@ -229,14 +255,36 @@ export class HealthEvaluator {
         const resumed = events.find(
           (e) => after(e) && e.kind === "resumed" && (branch === null || e.branch === branch),
         );
+        const stillHeld = held.has(branch ?? "");
+        if (!resumed && !stillHeld && this.resumeUnrecorded(episode, state, now)) return null;
         return endingWords(place, {
-          kind: resumed || !state.pauses.has(branch ?? "") ? "resumed" : "gone",
+          kind: resumed || !stillHeld ? "resumed" : "gone",
           by: resumed?.kind === "resumed" ? resumed.by : null,
         });
       }
       default:
         return endingWords(place, { kind: "checks-ended" });
     }
+  }
+
+  /**
+   * The queue no longer holds the pause but the history, which names who resumed, has not recorded its
+   * resume yet: wait for it, RESUME_RECORD_WAIT_MS at most.
+   */
+  private resumeUnrecorded(episode: HealthEpisode, state: QueueState, now: Date): boolean {
+    const branch = typeof episode.facts.branch === "string" ? episode.facts.branch : null;
+    const id = `${episode.repository.key}\n${episode.key}`;
+    if (!state.pauses.has(branch ?? "")) {
+      this.unrecordedResumes.delete(id);
+      return false;
+    }
+    const first = this.unrecordedResumes.get(id) ?? now.getTime();
+    if (now.getTime() - first >= RESUME_RECORD_WAIT_MS) {
+      this.unrecordedResumes.delete(id);
+      return false;
+    }
+    this.unrecordedResumes.set(id, first);
+    return true;
   }
 
   private place(repository: Repo, now: Date) {

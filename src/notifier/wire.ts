@@ -9,6 +9,7 @@ import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";
+import { DoorbellWatch } from "./doorbell-watch.js";
 import { withAlsoFailed } from "./notes.js";
 import { PersonalNotices } from "./personal-notices.js";
 import { Poller } from "./poller.js";
@@ -98,7 +99,7 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
     });
     pushes.listen((repository, event) => pushed.accept(repository, event));
   }
-  return { poller, deliverer, services: [notifierService(deps, poller)] };
+  return { poller, deliverer, services: [notifierService(deps, poller, doorbellWatch(deps))] };
 }
 
 function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Deliverer {
@@ -156,8 +157,30 @@ function wirePoller(
   });
 }
 
-/** The poller's loop, once listening (unless `autoPoll` is off: tests tick it by hand). */
-function notifierService({ infra, backends, app }: NotifierDeps, poller: Poller): Service {
+/**
+ * Where an idle repository may wait POLL_IDLE_SECONDS (the GitHub App's doorbell, a log to read), what
+ * brings it back to the interval once its installation no longer announces its activity.
+ */
+function doorbellWatch({ infra, backends, app }: NotifierDeps): DoorbellWatch | null {
+  const { config } = infra;
+  const installations = app?.installations;
+  if (!installations || !backends.eventLog || config.pollIdleSeconds <= config.pollIntervalSeconds)
+    return null;
+  return new DoorbellWatch({
+    store: infra.store,
+    doorbellServes: (repository) => installations.announcesActivity(repository),
+    intervalMs: config.pollIntervalSeconds * 1000,
+    logger: infra.logger.child({ name: "notifier" }),
+    now: infra.now,
+  });
+}
+
+/** The poller's loop and the doorbell's watch, once listening (unless `autoPoll` is off: tests tick them by hand). */
+function notifierService(
+  { infra, backends, app }: NotifierDeps,
+  poller: Poller,
+  watch: DoorbellWatch | null,
+): Service {
   const { config, logger } = infra;
   const pushes = backends.pushes !== null;
   return {
@@ -165,12 +188,15 @@ function notifierService({ infra, backends, app }: NotifierDeps, poller: Poller)
     start: () => {
       if (infra.options.autoPoll === false) return;
       poller.start();
+      watch?.start();
       logger.info(
         !backends.eventLog
           ? "notifier posting the events the merge queue pushes (GitHub's merge queue's webhooks)"
           : `notifier reading each repository every ${config.pollIntervalSeconds} s${app ? `, or every ${config.pollIdleSeconds} s while idle where GitHub announces its activity` : ""}${pushes ? "; repositories whose merge queue pushes its events (GitHub's) are told by it" : ""}`,
       );
     },
-    stop: () => poller.stop(),
+    stop: async () => {
+      await Promise.all([poller.stop(), watch?.stop()]);
+    },
   };
 }

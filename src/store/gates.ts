@@ -33,6 +33,8 @@ export interface GateHold {
 
 export interface GateStore extends GateSweepStore {
   getGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
+  /** Every branch's pause in force in the repository, by branch. */
+  listGatePauses(repository: Repo): Promise<GatePauseRecord[]>;
   /**
    * Pauses the branch, or changes the reason of the pause in force (its id, author and start stay), in
    * one statement: `updated` says a pause was in force (of two pauses at once, one is the update).
@@ -117,7 +119,7 @@ async function nextPosition(
   return Number(row?.n ?? 0) + 1;
 }
 
-type PauseQueries = Pick<GateStore, "getGatePause" | "putGatePause" | "takeGatePause">;
+type PauseQueries = Pick<GateStore, "getGatePause" | "listGatePauses" | "putGatePause" | "takeGatePause">;
 
 function gatePauses(ctx: StoreContext): PauseQueries {
   const { db } = ctx;
@@ -130,6 +132,16 @@ function gatePauses(ctx: StoreContext): PauseQueries {
         .where("branch", "=", branch)
         .executeTakeFirst();
       return row ? toPause(row) : null;
+    },
+
+    async listGatePauses(repository) {
+      const rows = await db
+        .selectFrom("gate_pauses")
+        .selectAll()
+        .where("repository_key", "=", repository.key)
+        .orderBy("branch")
+        .execute();
+      return rows.map(toPause);
     },
 
     async putGatePause(p) {

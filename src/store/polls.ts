@@ -96,6 +96,13 @@ export interface PollScheduleStore {
     at: { pollAt: Date; recheckAt: Date; activeUntil: Date },
   ): Promise<PollSchedule | null>;
   getPollSchedule(repository: Repo): Promise<PollSchedule | null>;
+  /** The repositories whose next read waits the idle period (cadence `idle`). */
+  listIdlePolls(): Promise<Repo[]>;
+  /**
+   * The doorbell no longer serves these repositories: each one still waiting the idle period is read at
+   * `at` instead (cadence `interval`), unless due sooner. Returns how many were brought forward.
+   */
+  hastenIdlePolls(repositories: readonly Repo[], at: Date): Promise<number>;
 }
 
 /** Where each repository's log was read up to. */
@@ -160,6 +167,32 @@ export function kyselyPolls(ctx: StoreContext): PollStore {
         .where("repository_key", "=", repository.key)
         .executeTakeFirst();
       return row ? toPollSchedule(row) : null;
+    },
+
+    async listIdlePolls() {
+      const rows = await db
+        .selectFrom("poll_schedule")
+        .select("repository")
+        .where("cadence", "=", "idle")
+        .orderBy("repository_key")
+        .execute();
+      return rows.map((row) => Repo.from(row.repository));
+    },
+
+    async hastenIdlePolls(repositories, at) {
+      if (repositories.length === 0) return 0;
+      const result = await db
+        .updateTable("poll_schedule")
+        .set({ next_poll_at: time(at), cadence: "interval" })
+        .where(
+          "repository_key",
+          "in",
+          repositories.map((r) => r.key),
+        )
+        .where("cadence", "=", "idle")
+        .where("next_poll_at", ">", time(at))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async getPollCursor(repository) {

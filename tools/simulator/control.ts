@@ -7,6 +7,8 @@
 //   POST /__sim/repos/{o}/{r}/pulls      {number, title, url?, author, base_ref, head_sha?, ...}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/checks {"outcome": "failure"|"success", "check"?}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/conditions {"unmet": ["label=ready", ...]} queue conditions not met
+//   PUT  /__sim/repos/{o}/{r}/pause      {"reason", "by"?: {id, login}, "started_seconds_ago"?}  a person's pause,
+//                                        begun that long ago (its paused_at); DELETE {"by"?} unpauses
 //   PUT  /__sim/repos/{o}/{r}/commands-restrictions {"refuse_bots": true|false}  Mergify's default, or not
 //   POST /__sim/repos/{o}/{r}/commands   the command hook (see CommandInput)
 //   GET|PUT|DELETE /__sim/repos/{o}/{r}/faults               faults (PUT replaces, DELETE clears)
@@ -19,7 +21,7 @@ import { detail, json, type Reply, type Route, route, validationFailed } from ".
 import type { KnownPullRequest } from "./model.js";
 import type { RequestStats } from "./request-stats.js";
 import { type CommandInput, type PullRequestInput, SimError, type SimState } from "./state.js";
-import type { ValidationErrorItem } from "./types.js";
+import type { Actor, ValidationErrorItem } from "./types.js";
 
 export interface ControlContext {
   state: SimState;
@@ -57,6 +59,16 @@ const schemas = {
   checks: z.object({ outcome: z.enum(["success", "failure"]), check: z.string().min(1).optional() }),
   conditions: z.object({ unmet: z.array(z.string().min(1).max(255)).max(50) }),
   restrictions: z.object({ refuse_bots: z.boolean() }),
+  pause: z.object({
+    reason: z.string().max(255),
+    by: author.optional(),
+    started_seconds_ago: z
+      .number()
+      .min(0)
+      .max(366 * 24 * 3600)
+      .optional(),
+  }),
+  unpause: z.object({ by: author.optional() }).optional(),
   command: z.object({
     body: z.string(),
     comment_id: z.number().int().min(0).optional(),
@@ -188,6 +200,28 @@ export const controlRoutes: Route<ControlContext>[] = [
       return json(200, body);
     });
   }),
+  route("PUT", `${REPO}/pause`, async (context, params) => {
+    const body = await parseBody(context, schemas.pause);
+    if (isReply(body)) return body;
+    const { state } = context;
+    return guarded(() => {
+      const ago = body.started_seconds_ago;
+      const { created, pause } = state.pause(fullName(params), body.reason, actorOf(state, body.by), {
+        ...(ago === undefined ? {} : { startedAt: state.clock.now() - Math.round(ago * 1000) }),
+      });
+      return json(200, { created, reason: pause.reason, paused_at: new Date(pause.pausedAt).toISOString() });
+    });
+  }),
+  route("DELETE", `${REPO}/pause`, async (context, params) => {
+    const body = await parseBody(context, schemas.unpause);
+    if (isReply(body)) return body;
+    const { state } = context;
+    return guarded(() =>
+      state.unpause(fullName(params), actorOf(state, body?.by))
+        ? { status: 204 }
+        : detail(404, "The merge queue is not paused"),
+    );
+  }),
   route("POST", `${REPO}/commands`, async (context, params) => {
     const body = await parseBody(context, schemas.command);
     if (isReply(body)) return body;
@@ -219,6 +253,11 @@ export const controlRoutes: Route<ControlContext>[] = [
     return { status: 204 };
   }),
 ];
+
+/** A person named in a control request, else the application (as through the API). */
+function actorOf(state: SimState, by: { id: number; login: string } | undefined): Actor {
+  return by ? { type: "user", id: by.id, name: by.login } : state.applicationActor;
+}
 
 /** The `:number` of a pull request route, or null when it is not a whole number. */
 function pullNumberParam(text: string | undefined): number | null {

@@ -384,16 +384,24 @@ export class SimState {
     return { type: "application", id: this.options.application.id, name: this.options.application.name };
   }
 
-  /** Pauses the repository's queues (or updates the reason); true when it was not paused. */
+  /**
+   * Pauses the repository's queues (or updates the reason); true when it was not paused. `startedAt` (ms,
+   * not after the clock's now) makes a new pause one that began then, as a pause made before anyone
+   * watched: its `paused_at` and its log event say that instant.
+   */
   pause(
     fullName: string,
     reason: string,
     by: Actor = this.applicationActor,
+    options: { startedAt?: number } = {},
   ): { created: boolean; pause: PauseState } {
     const repo = this.requireRepository(fullName);
-    const at = this.clock.now();
-    const base = { repository: repo.fullName, at, trigger: events.TRIGGER_API };
+    const now = this.clock.now();
     const created = repo.pause === null;
+    if (options.startedAt !== undefined && options.startedAt > now)
+      throw new SimError(422, "A pause cannot begin after the simulator's now");
+    const at = created && options.startedAt !== undefined ? options.startedAt : now;
+    const base = { repository: repo.fullName, at, trigger: events.TRIGGER_API };
     // An update keeps the original paused_at: the queue has been paused since then.
     repo.pause = { reason, pausedAt: repo.pause?.pausedAt ?? at, by };
     this.log.append(

@@ -47,6 +47,10 @@ function mergifyPauses(client: Pick<MergeQueueClient, "pause" | "unpause" | "get
   return {
     scope: "repository",
     current: async ({ repo }) => mergifyPause(await client.getPause(repo)),
+    async held(repo) {
+      const pause = mergifyPause(await client.getPause(repo));
+      return pause ? [{ ...pause, branch: null }] : [];
+    },
     async pause({ repo }, { reason }) {
       const state = await client.pause(repo, reason);
       return mergifyPause(state) ?? { reason, pausedAt: null, by: null };

@@ -43,6 +43,28 @@ storeContract("gates", ({ h }) => {
       expect(one.pauseId).toBe(two.pauseId);
     });
 
+    it("is listed, every branch's of one repository, by branch", async () => {
+      const put = (repository: string, branch: string, minutes: number) =>
+        store.putGatePause({
+          repository: r(repository),
+          branch,
+          reason: `${branch} held`,
+          by: "carol",
+          pausedAt: at(minutes * MINUTE),
+        });
+      expect(await store.listGatePauses(r("acme/ships"))).toEqual([]);
+      await put("acme/ships", "release/2.0", 5);
+      await put("acme/ships", "main", 10);
+      await put("acme/other", "main", 1);
+      const listed = await store.listGatePauses(r("ACME/ships"));
+      expect(listed.map((p) => [p.branch, p.reason, p.by, p.pausedAt])).toEqual([
+        ["main", "main held", "carol", at(10 * MINUTE)],
+        ["release/2.0", "release/2.0 held", "carol", at(5 * MINUTE)],
+      ]);
+      await store.takeGatePause(r("acme/ships"), "main");
+      expect((await store.listGatePauses(r("acme/ships"))).map((p) => p.branch)).toEqual(["release/2.0"]);
+    });
+
     it("is taken by one caller only", async () => {
       await store.putGatePause({
         repository: r("acme/ships"),

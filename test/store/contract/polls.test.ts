@@ -178,6 +178,42 @@ storeContract("polls", ({ h }) => {
       expect(await store.getPollSchedule(r("acme/widgets"))).toMatchObject({ activeUntil: at(2 * HOUR) });
     });
 
+    it("lists the repositories waiting the idle period, and brings the named ones forward to the interval", async () => {
+      for (const repo of ["acme/a", "acme/b", "other/c", "acme/d"]) await subscribe(repo);
+      expect(await claim("a", 0)).toHaveLength(4);
+      const idle = (repo: string, nextMs: number) =>
+        store.finishPoll(r(repo), "a", {
+          nextPollAt: at(nextMs),
+          cadence: "idle",
+          failures: 0,
+          lastError: null,
+        });
+      await idle("acme/a", HOUR);
+      await idle("acme/b", 10 * SECOND);
+      await idle("other/c", HOUR);
+      await finish("acme/d", "a", HOUR);
+      expect((await store.listIdlePolls()).map((p) => p.fullName)).toEqual(["acme/a", "acme/b", "other/c"]);
+
+      // acme/b is due sooner than the interval's read: left as it is; acme/d is not idle.
+      const named = [r("ACME/a"), r("acme/b"), r("acme/d")];
+      expect(await store.hastenIdlePolls(named, at(30 * SECOND))).toBe(1);
+      expect(await store.getPollSchedule(r("acme/a"))).toMatchObject({
+        cadence: "interval",
+        nextPollAt: at(30 * SECOND),
+      });
+      expect(await store.getPollSchedule(r("acme/b"))).toMatchObject({
+        cadence: "idle",
+        nextPollAt: at(10 * SECOND),
+      });
+      expect(await store.getPollSchedule(r("acme/d"))).toMatchObject({
+        cadence: "interval",
+        nextPollAt: at(HOUR),
+      });
+      expect((await store.listIdlePolls()).map((p) => p.fullName)).toEqual(["acme/b", "other/c"]);
+      expect(await store.hastenIdlePolls([], at(0))).toBe(0);
+      expect(await store.hastenIdlePolls(named, at(30 * SECOND))).toBe(0);
+    });
+
     it("gives each repository to exactly one of several concurrent claims", async () => {
       for (let i = 0; i < 20; i++) await subscribe(`acme/repo-${i}`);
       const claims = await Promise.all(["a", "b", "c", "d"].map((owner) => claim(owner, 0, 8)));

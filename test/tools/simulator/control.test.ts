@@ -52,6 +52,41 @@ describe("control endpoints", () => {
     expect((await api.control("PUT", "/__sim/repos/octo/app/commands-restrictions", {})).status).toBe(422);
   });
 
+  it("set a person's pause begun hours ago: paused_at and the log say that instant; refuse a bad one", async () => {
+    await api.control("POST", "/__sim/repos", { repository: "octo/app" });
+    const paused = await api.control("PUT", "/__sim/repos/octo/app/pause", {
+      reason: "Datacenter move",
+      by: { id: 3, login: "carol" },
+      started_seconds_ago: 5 * 3600,
+    });
+    expect(paused.status).toBe(200);
+    expect(await paused.json()).toEqual({
+      created: true,
+      reason: "Datacenter move",
+      paused_at: "2025-08-01T03:00:00.000Z",
+    });
+    expect(await api.getJson("/repos/octo/app/merge-queue/pause")).toEqual({
+      paused: true,
+      reason: "Datacenter move",
+      paused_at: "2025-08-01T03:00:00.000Z",
+    });
+    const created = api.sim.state.events("octo/app").find((e) => e.type === "queue.pause.create");
+    expect(created).toMatchObject({ received_at: "2025-08-01T03:00:00.000Z" });
+    expect(JSON.stringify(created)).toContain('"carol"');
+    // An update keeps the start.
+    await api.control("PUT", "/__sim/repos/octo/app/pause", { reason: "Still moving" });
+    expect(await api.getJson("/repos/octo/app/merge-queue/pause")).toMatchObject({
+      paused_at: "2025-08-01T03:00:00.000Z",
+    });
+    expect((await api.control("PUT", "/__sim/repos/octo/app/pause", { started_seconds_ago: 1 })).status).toBe(
+      422,
+    );
+    expect(
+      (await api.control("DELETE", "/__sim/repos/octo/app/pause", { by: { id: 3, login: "carol" } })).status,
+    ).toBe(204);
+    expect((await api.control("DELETE", "/__sim/repos/octo/app/pause")).status).toBe(404);
+  });
+
   it("drive a pull request from queue to merge out of process", async () => {
     const created = await api.control("POST", "/__sim/repos", {
       repository: "octo/app",

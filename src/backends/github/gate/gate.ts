@@ -1,4 +1,4 @@
-import type { PauseTarget, QueuePause, QueuePauses } from "../../../core/pause.js";
+import type { HeldPause, PauseTarget, QueuePause, QueuePauses } from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
@@ -80,6 +80,12 @@ export class GitHubGate implements QueuePauses {
   async current(target: PauseTarget): Promise<QueuePause | null> {
     const pause = await this.deps.store.getGatePause(target.repo, await this.branchOf(target));
     return pause ? toQueuePause(pause) : null;
+  }
+
+  /** Each branch's pause, from the gate's own record (however long ago it began). */
+  async held(repo: Repo): Promise<HeldPause[]> {
+    const pauses = await this.deps.store.listGatePauses(repo);
+    return pauses.map((p) => ({ ...toQueuePause(p), branch: p.branch }));
   }
 
   async pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause> {
