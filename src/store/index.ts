@@ -75,6 +75,8 @@ export {
   type StatsAndDigestStore,
   type StatsDayStore,
 } from "./stats-and-digests.js";
+export { COMMAND_STEP_RETENTION_MS, type CommandStepStore } from "./command-steps.js";
+export { SLACK_EVENT_RETENTION_MS, type SlackEventClaim, type SlackEventStore } from "./slack-events.js";
 export type { Store, StoreLifecycle } from "./store.js";
 export type { SubscriptionStore } from "./subscriptions.js";
 export {
