@@ -74,7 +74,9 @@ export async function relay<N extends RelayName>(
   }
   const body = relayBody(ports.commandPrefix, relayed, actor);
   // Each outside effect once across the runs of this command (a run taken over skips what was done).
-  const once = ports.steps ? ports.steps.once.bind(ports.steps) : <T>(_: string, make: () => Promise<T>) => make();
+  const once = ports.steps
+    ? ports.steps.once.bind(ports.steps)
+    : <T>(_: string, make: () => Promise<T>) => make();
   // Followed from before the comment exists: the merge queue may answer before the comment's call does.
   const follow = ports.relayFollow;
   const stored = (relayCommentUrl: string): StoredRelay => ({

@@ -176,7 +176,8 @@ export async function handleComment(
   let delivery: Delivery;
   // The command's outside effects, once across the replicas that run it (the relayed comment, the summary).
   const steps = deps.commandSteps ? { steps: storedSteps(deps.commandSteps, job.deliveryId, log) } : {};
-  const once = <T>(step: string, make: () => Promise<T>) => (steps.steps ? steps.steps.once(step, make) : make());
+  const once = <T>(step: string, make: () => Promise<T>) =>
+    steps.steps ? steps.steps.once(step, make) : make();
   const deliver = () =>
     attemptDelivery(() =>
       once("summary", async () => {

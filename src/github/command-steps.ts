@@ -18,7 +18,10 @@ export function storedSteps(
     async once<T>(step: string, make: () => Promise<T>): Promise<T> {
       const done = await store.commandStep(runId, step);
       if (done) {
-        log.info({ step }, "a step of this command was done by the replica that ran it first: not made again");
+        log.info(
+          { step },
+          "a step of this command was done by the replica that ran it first: not made again",
+        );
         return done.result as T;
       }
       const made = await make();

@@ -1,10 +1,10 @@
 import { type App, HTTPReceiver } from "@slack/bolt";
 import type { Handler } from "../server/http-server.js";
+import { handleEventsOnce, SlackEventFailed, SlackEventHeld } from "./events-once.js";
 import { registerForms } from "./forms/index.js";
 import { HomeTab } from "./home/home-tab.js";
 import { registerSlackRelayAnswers } from "./relay-answers.js";
 import { registerShortcuts } from "./shortcuts.js";
-import { handleEventsOnce, SlackEventFailed, SlackEventHeld } from "./events-once.js";
 import { registerActions } from "./surface/actions.js";
 import { boltApp, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES, slackHttpHandler } from "./surface/bolt-app.js";
 import { registerEvents } from "./surface/events.js";

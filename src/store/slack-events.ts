@@ -20,7 +20,10 @@ export interface SlackEventStore {
    * lapsed at `now` (or was released). One statement: of two concurrent claims, one gets `claimed`.
    * Events first seen more than SLACK_EVENT_RETENTION_MS before are pruned now and then.
    */
-  claimSlackEvent(eventId: string, claim: { owner: string; now: Date; until: Date }): Promise<SlackEventClaim>;
+  claimSlackEvent(
+    eventId: string,
+    claim: { owner: string; now: Date; until: Date },
+  ): Promise<SlackEventClaim>;
   /** Extends `owner`'s lease of an event not done; false if it is not (or no longer) theirs. */
   renewSlackEvent(eventId: string, owner: string, until: Date): Promise<boolean>;
   /** Marks `owner`'s event handled at `now`; false if it was not theirs (taken over) or done already. */

@@ -23,7 +23,13 @@ beforeAll(async () => {
   world.sim.state.addRepository(REPO, { branches: ["main"] });
   world.github.state.addRepository(REPO);
   world.github.state.setPermission(REPO, "alice", "write");
-  world.github.state.addPullRequest({ repository: REPO, number: 1, author: "alice", title: "Change 1", base: "main" });
+  world.github.state.addPullRequest({
+    repository: REPO,
+    number: 1,
+    author: "alice",
+    title: "Change 1",
+    base: "main",
+  });
   world.sim.state.knowPullRequest(REPO, { number: 1, base_ref: "main" });
 });
 afterAll(async () => {

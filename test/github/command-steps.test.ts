@@ -40,7 +40,10 @@ function gateway() {
     pullRequest: async () => pull,
     comment: async (_repo, _n, body) => {
       comments.push(body);
-      return { id: comments.length, url: `https://github.com/acme/widgets/pull/42#issuecomment-${comments.length}` };
+      return {
+        id: comments.length,
+        url: `https://github.com/acme/widgets/pull/42#issuecomment-${comments.length}`,
+      };
     },
   };
   return { github, comments };
@@ -70,7 +73,9 @@ describe("a relayed command's steps", () => {
       relayId: (first as { relayId: string }).relayId,
     });
     const followed = await store.getRelay((first as { relayId: string }).relayId);
-    expect(followed?.relay).toMatchObject({ relayCommentUrl: "https://github.com/acme/widgets/pull/42#issuecomment-1" });
+    expect(followed?.relay).toMatchObject({
+      relayCommentUrl: "https://github.com/acme/widgets/pull/42#issuecomment-1",
+    });
   });
 
   it("relays again for another delivery, and after a first run whose comment failed", async () => {

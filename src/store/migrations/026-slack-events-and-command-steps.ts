@@ -22,7 +22,11 @@ export const slackEventsAndCommandSteps: Migration = {
       .addColumn("claimed_until", t.time)
       .addColumn("done_at", t.time)
       .execute();
-    await db.schema.createIndex("slack_events_received_at").on("slack_events").column("received_at").execute();
+    await db.schema
+      .createIndex("slack_events_received_at")
+      .on("slack_events")
+      .column("received_at")
+      .execute();
     await db.schema
       .createTable("command_steps")
       .addColumn("run_id", "text", (c) => c.notNull())

@@ -101,7 +101,9 @@ export class SlackEventRetries implements EventSender {
     const sentHeaders: Record<string, string> = {
       "x-slack-request-timestamp": String(timestamp),
       "x-slack-signature": signature,
-      ...(retryNum > 0 ? { "x-slack-retry-num": String(retryNum), "x-slack-retry-reason": reason ?? "" } : {}),
+      ...(retryNum > 0
+        ? { "x-slack-retry-num": String(retryNum), "x-slack-retry-reason": reason ?? "" }
+        : {}),
     };
     const cut = this.#cuts.shift();
     let answer: { status: number; body: string } = { status: 0, body: "" };
@@ -109,7 +111,12 @@ export class SlackEventRetries implements EventSender {
     if (cut === "before") failed = "connection_failed";
     else {
       try {
-        answer = await postForm(to, body, { ...sentHeaders, "content-type": "application/json" }, this.target.timeoutMs);
+        answer = await postForm(
+          to,
+          body,
+          { ...sentHeaders, "content-type": "application/json" },
+          this.target.timeoutMs,
+        );
         if (cut === "after") {
           answer = { status: 0, body: "" };
           failed = "http_timeout";

@@ -18,17 +18,21 @@ afterEach(async () => {
 });
 
 const share = () =>
-  slack.shareLink({ userId: "U0ALICE", channelId: "C0MERGE", text: "https://github.com/o/r/pull/1", compose: false });
-const eventIdOf = (request: ReceivedRequest) => (JSON.parse(request.rawBody) as { event_id: string }).event_id;
+  slack.shareLink({
+    userId: "U0ALICE",
+    channelId: "C0MERGE",
+    text: "https://github.com/o/r/pull/1",
+    compose: false,
+  });
+const eventIdOf = (request: ReceivedRequest) =>
+  (JSON.parse(request.rawBody) as { event_id: string }).event_id;
 
 describe("Slack's retries of Events API deliveries", () => {
   it("retries an event answered 5xx with the same body signed anew, numbered, until it is answered 2xx", async () => {
     reply = () => ({ status: 500 });
     const shared = await share();
     expect(shared.posted.status).toBe(500);
-    expect(slack.events.pending()).toEqual([
-      expect.objectContaining({ retries: 0, reason: "http_error" }),
-    ]);
+    expect(slack.events.pending()).toEqual([expect.objectContaining({ retries: 0, reason: "http_error" })]);
     const [first] = await slack.events.retry();
     expect(first).toMatchObject({ status: 500, retryNum: 1, failed: "http_error" });
     reply = () => ({});
