@@ -143,6 +143,19 @@ export interface AccountPorts {
 /** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
 export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => AsyncIterable<QueueEvent>;
 
+/**
+ * A command's outside effects, each made once across the runs of one command (docs/architecture.md,
+ * "A command's path"): a comment command whose replica died is run again by another, which must not
+ * post the relayed comment a second time. Each step is recorded as done, with what it made (JSON).
+ */
+export interface CommandSteps {
+  /**
+   * What `step` made when a run of this command made it before; otherwise makes it, records it as done
+   * and returns it. A `make` that throws records nothing (a later run makes it again).
+   */
+  once<T>(step: string, make: () => Promise<T>): Promise<T>;
+}
+
 /** Everything a command may call while it runs. */
 export interface Ports {
   github: GitHubGateway;
@@ -188,6 +201,8 @@ export interface Ports {
   freezes?: FreezePorts;
   /** The queue's normal the health alerts judge on (src/health), for `stats`; absent: not shown. */
   queueNormal?: (repo: Repo) => Promise<QueueNormalFigures>;
+  /** The steps this run of the command shares with earlier runs of it (a job taken over); absent: none. */
+  steps?: CommandSteps;
   now?: Clock;
 }
 

@@ -73,31 +73,38 @@ export async function relay<N extends RelayName>(
     });
   }
   const body = relayBody(ports.commandPrefix, relayed, actor);
+  // Each outside effect once across the runs of this command (a run taken over skips what was done).
+  const once = ports.steps
+    ? ports.steps.once.bind(ports.steps)
+    : <T>(_: string, make: () => Promise<T>) => make();
   // Followed from before the comment exists: the merge queue may answer before the comment's call does.
   const follow = ports.relayFollow;
-  const relayId = follow ? randomUUID() : null;
   const stored = (relayCommentUrl: string): StoredRelay => ({
     name: command.name,
     pull,
     relayed,
     relayCommentUrl,
   });
-  if (follow && relayId) {
-    const now = (ports.now ?? (() => new Date()))();
-    await follow.store.createRelay({
-      id: relayId,
-      repository: repo,
-      pull: number,
-      commandName: relayed.split(" ", 1)[0] ?? relayed,
-      surface: actor.surface,
-      relayedAt: now,
-      deadline: new Date(now.getTime() + follow.seconds * 1000),
-      relay: stored(""),
-    });
-  }
+  const relayId = follow
+    ? await once("relay.follow", async () => {
+        const id = randomUUID();
+        const now = (ports.now ?? (() => new Date()))();
+        await follow.store.createRelay({
+          id,
+          repository: repo,
+          pull: number,
+          commandName: relayed.split(" ", 1)[0] ?? relayed,
+          surface: actor.surface,
+          relayedAt: now,
+          deadline: new Date(now.getTime() + follow.seconds * 1000),
+          relay: stored(""),
+        });
+        return id;
+      })
+    : null;
   let comment: { url: string };
   try {
-    comment = await github(() => ports.github.comment(repo, number, body));
+    comment = await once("relay.comment", () => github(() => ports.github.comment(repo, number, body)));
   } catch (error) {
     if (follow && relayId) await follow.store.deleteRelay(relayId).catch(() => undefined);
     throw error;

@@ -7,7 +7,8 @@ import { parseGitHubComment } from "../commands/grammar/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
-import type { WebhookJob } from "../store/index.js";
+import type { CommandStepStore, WebhookJob } from "../store/index.js";
+import { storedSteps } from "./command-steps.js";
 import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
@@ -34,6 +35,11 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   writes: GitHubWrites;
   /** One summary comment per issue across replicas (the store); absent: this process's lock alone. */
   summaryClaims?: SummaryClaims;
+  /**
+   * Each command's outside effects recorded as done (the store, command-steps.ts): a command taken over
+   * from a replica that died does not make them again. Absent: every run makes them.
+   */
+  commandSteps?: CommandStepStore;
   /** GitHub's web address, for links in answers; github.com when not given. */
   githubWebUrl?: string;
   /** Default SEEN_AFTER_MS. */
@@ -168,19 +174,26 @@ export async function handleComment(
   const now = () => deps.now?.() ?? new Date();
   let summaryAt = now();
   let delivery: Delivery;
+  // The command's outside effects, once across the replicas that run it (the relayed comment, the summary).
+  const steps = deps.commandSteps ? { steps: storedSteps(deps.commandSteps, job.deliveryId, log) } : {};
+  const once = <T>(step: string, make: () => Promise<T>) =>
+    steps.steps ? steps.steps.once(step, make) : make();
   const deliver = () =>
     attemptDelivery(() =>
-      summaries.run(`${place.repo.key}#${place.number}`, () =>
-        upsertSummaryComment(
-          octokit,
-          deps.writes,
-          place.repo,
-          place.number,
-          `${deps.appSlug}[bot]`,
-          body,
-          deps.summaryClaims,
-        ),
-      ),
+      once("summary", async () => {
+        await summaries.run(`${place.repo.key}#${place.number}`, () =>
+          upsertSummaryComment(
+            octokit,
+            deps.writes,
+            place.repo,
+            place.number,
+            `${deps.appSlug}[bot]`,
+            body,
+            deps.summaryClaims,
+          ),
+        );
+        return true;
+      }),
     );
   try {
     const actor: Actor = { surface: "github", githubLogin: comment.author, display: comment.author };
@@ -188,7 +201,7 @@ export async function handleComment(
     outcome =
       parsed.kind === "refused"
         ? refuse(parsed.error, actor, { ...deps, logger: log })
-        : await runCommand(parsed.command, actor, { ...deps, github, logger: log });
+        : await runCommand(parsed.command, actor, { ...deps, ...steps, github, logger: log });
     // The command ran: no replica runs it again. Another one holds the job now (this replica's claim
     // lapsed): it answers, this one writes nothing.
     if (!(await env.claim.done())) {

@@ -104,6 +104,7 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
       },
       writes,
       summaryClaims: { records: store, owner },
+      commandSteps: store,
       githubWebUrl: infra.urls.webUrl,
       ...(answers.seenAfterMs !== undefined ? { seenAfterMs: answers.seenAfterMs } : {}),
       ...(answers.answerRetryDelayMs !== undefined ? { answerRetryDelayMs: answers.answerRetryDelayMs } : {}),

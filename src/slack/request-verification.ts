@@ -10,12 +10,13 @@ import type { Logger } from "../logger.js";
  *
  * 1. the timestamp must be within 5 minutes of the clock, either way;
  * 2. the signature must be the HMAC-SHA256 of `v0:<timestamp>:<body>` with the signing secret;
- * 3. a request that says it is one of Slack's retries (`X-Slack-Retry-Num`) is acknowledged and not
- *    run: Slack retries only Events API deliveries, which this endpoint does not subscribe to (slash
- *    commands and button clicks are never retried), so a retry can only repeat a request already
- *    received. The header is not signed: it can make Yardmaster do less, never more;
- * 4. the signature is claimed in the store, shared by every replica: a signature already claimed
+ * 3. the signature is claimed in the store, shared by every replica: a signature already claimed
  *    within the window is a replay and is refused.
+ *
+ * One of Slack's retries (`X-Slack-Retry-Num`, only ever of an Events API delivery: slash commands and
+ * clicks are never retried) is signed anew, so it passes like any request; its event runs unless an
+ * earlier delivery of it was handled (the event's id, events-once.ts). The header is not signed and
+ * decides nothing: it is only logged.
  *
  * Refusals are answered 401 with no body, as Bolt answers them, and nothing runs. Bolt then gets the
  * body already read and checks the signature again, as it always did.
@@ -128,11 +129,8 @@ export function guardSlackRequests(
     if (retry !== undefined) {
       log.info(
         { retry: retry.slice(0, 10), reason: header(req, "x-slack-retry-reason")?.slice(0, 50) },
-        "Slack retry acknowledged, not run again",
+        "Slack retried a delivery: its event runs unless an earlier delivery of it was handled",
       );
-      res.writeHead(200);
-      res.end();
-      return;
     }
     let first: boolean;
     try {

@@ -1,10 +1,10 @@
 import { type App, HTTPReceiver } from "@slack/bolt";
 import type { Handler } from "../server/http-server.js";
+import { handleEventsOnce, SlackEventFailed, SlackEventHeld } from "./events-once.js";
 import { registerForms } from "./forms/index.js";
 import { HomeTab } from "./home/home-tab.js";
 import { registerSlackRelayAnswers } from "./relay-answers.js";
 import { registerShortcuts } from "./shortcuts.js";
-import { handleEventsOnce } from "./socket-mode.js";
 import { registerActions } from "./surface/actions.js";
 import { boltApp, SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES, slackHttpHandler } from "./surface/bolt-app.js";
 import { registerEvents } from "./surface/events.js";
@@ -35,7 +35,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     registerSlackRelayAnswers(options.relays, { githubWebUrl: options.githubWebUrl, logger, now: kit.now });
   }
   const { app, socket, receiver } = boltApp(options);
-  handleEventsOnce(app, store, logger);
+  handleEventsOnce(app, { store, owner: options.owner, logger, over: socket ? "socket" : "http" });
   const home = options.home
     ? new HomeTab({
         now: kit.now,
@@ -49,8 +49,10 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
     : null;
 
   // What Bolt could not process (a payload it cannot read): logged with its reason, then answered by Bolt.
+  // An event not handled was logged by handleEventsOnce, and is answered 5xx for Slack to retry it.
   app.error(async (error) => {
-    logger.warn({ err: error }, "Slack request refused: Bolt could not process it");
+    if (!(error instanceof SlackEventFailed || error instanceof SlackEventHeld))
+      logger.warn({ err: error }, "Slack request refused: Bolt could not process it");
     throw error;
   });
   registerListeners(app, kit, home);
@@ -71,7 +73,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
   // Socket Mode: no request URL; everything arrives on the authenticated socket.
   if (socket || !(receiver instanceof HTTPReceiver))
     return { handler: async () => false, app, home, ...lifecycle };
-  return { handler: slackHttpHandler(options, receiver), app, home, ...lifecycle };
+  return { handler: slackHttpHandler(options, app, receiver), app, home, ...lifecycle };
 }
 
 /** Every listener, in the order Bolt matches them: forms, shortcuts, slash command, events, buttons, unfurls. */

@@ -1,6 +1,5 @@
-import { type App, SocketModeReceiver } from "@slack/bolt";
+import { SocketModeReceiver } from "@slack/bolt";
 import type { Logger } from "../logger.js";
-import type { WebhookJobStore } from "../store/index.js";
 import { boltLogger } from "./bolt-logger.js";
 
 /**
@@ -24,40 +23,5 @@ export function socketModeReceiver(options: {
         ...(options.retries !== undefined ? { retryConfig: { retries: options.retries } } : {}),
       },
     },
-  });
-}
-
-/**
- * Every Events API event is handled once by its `event_id`, on whichever replica it reaches: Slack
- * retries an event with the same id (over HTTP, or over Socket Mode to another replica's connection).
- * The ids are kept with the webhook deliveries (the store's claimDelivery), shared by every replica.
- */
-export function handleEventsOnce(
-  app: App,
-  store: Pick<WebhookJobStore, "claimDelivery">,
-  logger: Logger,
-): void {
-  app.use(async ({ body, next }) => {
-    const { type, event_id: eventId } = body as { type?: unknown; event_id?: unknown };
-    if (type !== "event_callback") {
-      await next();
-      return;
-    }
-    if (typeof eventId !== "string" || eventId === "" || eventId.length > 100) {
-      logger.warn({ kind: "event_callback" }, "Slack event refused: no event_id");
-      return;
-    }
-    let first: boolean;
-    try {
-      first = await store.claimDelivery(`slack-event:${eventId}`, new Date());
-    } catch (error) {
-      logger.error({ err: error }, "could not record a Slack event's id: not handled");
-      return;
-    }
-    if (!first) {
-      logger.info({ eventId }, "Slack event already handled (a retry, or another replica had it)");
-      return;
-    }
-    await next();
   });
 }

@@ -22,7 +22,10 @@ export interface SlackWiring extends Wired {
 }
 
 export interface SlackDeps {
-  infra: Pick<Infrastructure, "config" | "options" | "store" | "logger" | "urls" | "now" | "inFlight">;
+  infra: Pick<
+    Infrastructure,
+    "config" | "options" | "store" | "logger" | "urls" | "now" | "inFlight" | "owner"
+  >;
   commands: CommandPorts;
   /** The commands' GitHub (src/github/wire.ts), and who may read a repository (cached). */
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
@@ -41,6 +44,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
     store,
     githubWebUrl: urls.webUrl,
     logger,
+    owner: infra.owner,
     track: (work) => infra.inFlight.track(work),
     ...(deps.follower ? { relays: deps.follower } : {}),
     run: {

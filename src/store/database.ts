@@ -155,6 +155,14 @@ export interface Tables {
     claimed_until: NullableTime;
   };
   slack_signatures: { signature: string; seen_at: Time };
+  slack_events: {
+    event_id: string;
+    received_at: Time;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    done_at: NullableTime;
+  };
+  command_steps: { run_id: string; step: string; result: Json; done_at: Time };
   queue_events: QueueEventsTable;
   queue_requests: {
     repository_key: string;

@@ -1,3 +1,4 @@
+export { COMMAND_STEP_RETENTION_MS, type CommandStepStore } from "./command-steps.js";
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
 export {
   FREEZE_STEP_RETENTION_MS,
@@ -66,6 +67,7 @@ export {
   type SummaryCommentRecords,
   type WritePaceStore,
 } from "./shared-github-writes.js";
+export { SLACK_EVENT_RETENTION_MS, type SlackEventClaim, type SlackEventStore } from "./slack-events.js";
 export {
   DIGEST_RETENTION_MS,
   type DigestClaim,

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { kyselyCommandSteps } from "./command-steps.js";
 import { type Database, inTransaction } from "./database.js";
 import { kyselyFreezes } from "./freezes.js";
 import { kyselyGates } from "./gates.js";
@@ -14,6 +15,7 @@ import { type StoreContext, storeContext } from "./query-helpers.js";
 import { kyselyQueueRequests } from "./queue-requests.js";
 import { kyselyRelays } from "./relays.js";
 import { kyselySharedGitHubWrites } from "./shared-github-writes.js";
+import { kyselySlackEvents } from "./slack-events.js";
 import { kyselyStatsAndDigests } from "./stats-and-digests.js";
 import type { Store, StoreLifecycle } from "./store.js";
 import { kyselySubscriptions } from "./subscriptions.js";
@@ -43,6 +45,8 @@ export function kyselyStore(database: Database): Store {
     ...kyselyGates(ctx),
     ...kyselyHealthEpisodes(ctx),
     ...kyselyQueueRequests(ctx),
+    ...kyselySlackEvents(ctx),
+    ...kyselyCommandSteps(ctx),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { CommandStepStore } from "./command-steps.js";
 import type { FreezeStore } from "./freezes.js";
 import type { GateStore } from "./gates.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
@@ -11,6 +12,7 @@ import type { PollStore } from "./polls.js";
 import type { QueueRequestStore } from "./queue-requests.js";
 import type { RelayStore } from "./relays.js";
 import type { SummaryCommentRecords, WritePaceStore } from "./shared-github-writes.js";
+import type { SlackEventStore } from "./slack-events.js";
 import type { StatsAndDigestStore } from "./stats-and-digests.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import type { SlackSignatureStore, WebhookJobStore } from "./webhook-jobs.js";
@@ -65,4 +67,6 @@ export interface Store
     QueueHistory,
     FreezeStore,
     HealthEpisodeStore,
-    GateStore {}
+    GateStore,
+    SlackEventStore,
+    CommandStepStore {}

@@ -95,6 +95,7 @@ describe("the store on PostgreSQL", () => {
 
   const expectedTables = [
     "backoffs",
+    "command_steps",
     "digests",
     "freeze_steps",
     "freezes",
@@ -117,6 +118,7 @@ describe("the store on PostgreSQL", () => {
     "relays",
     "scheduled_unpauses",
     "schema_migrations",
+    "slack_events",
     "slack_signatures",
     "stats_days",
     "subscriptions",

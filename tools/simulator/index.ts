@@ -1,5 +1,5 @@
 // Public API of the merge-queue simulator: a stateful stand-in for the external merge-queue service
-// (Mergify's API, spec/merge-queue-interface.md), for tests, benchmarks and the local sandbox.
+// (Mergify's API, docs/merge-queue-api.md), for tests, benchmarks and the local sandbox.
 
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";

@@ -45,7 +45,7 @@ const ROUTES = {
   logs: `${REPO_ROUTE}/logs`,
 } as const;
 
-/** Typed client of the merge-queue service (spec: merge-queue-interface.md; production: Mergify). */
+/** Typed client of the merge-queue service (its interface: docs/merge-queue-api.md; production: Mergify). */
 export class MergeQueueClient {
   readonly #base: string;
   readonly #origin: string;

@@ -1,6 +1,7 @@
 import { App, HTTPReceiver, type SocketModeReceiver } from "@slack/bolt";
 import { type Handler, pathOf } from "../../server/http-server.js";
 import { boltLogger } from "../bolt-logger.js";
+import { SlackEventFailed, SlackEventHeld } from "../events-once.js";
 import { guardSlackRequests } from "../request-verification.js";
 import { socketModeReceiver } from "../socket-mode.js";
 import type { SlackSurfaceOptions } from "./kit.js";
@@ -48,19 +49,61 @@ export function boltApp(options: SlackSurfaceOptions): {
   return { app, socket, receiver };
 }
 
-/** The HTTP endpoint: timestamps either way, replays across replicas and retries, before Bolt (request-verification.ts). */
-export function slackHttpHandler(options: SlackSurfaceOptions, receiver: HTTPReceiver): Handler {
+/**
+ * The HTTP endpoint: timestamps either way and replays across replicas, before Bolt
+ * (request-verification.ts). Events API deliveries (`event_callback`) go to a receiver of their own
+ * that answers once the event was handled: 200, or 5xx when it was not (events-once.ts), so that
+ * Slack's retry of it runs it. Everything else (commands, clicks, forms) is acknowledged at once.
+ */
+export function slackHttpHandler(options: SlackSurfaceOptions, app: App, receiver: HTTPReceiver): Handler {
+  const events = eventsReceiver(options);
+  events.init(app);
   const guarded = guardSlackRequests(
     {
       signingSecret: options.signingSecret,
       claim: (signature, now) => options.store.claimSlackSignature(signature, now),
       logger: options.logger,
     },
-    receiver.requestListener,
+    (req, res) => {
+      const body = (req as { rawBody?: Buffer }).rawBody;
+      if (body && isEventCallback(req.headers["content-type"], body)) events.requestListener(req, res);
+      else receiver.requestListener(req, res);
+    },
   );
   return async (req, res) => {
     if (pathOf(req) !== SLACK_EVENTS_PATH) return false;
     await guarded(req, res);
     return true;
   };
+}
+
+/** Bolt's receiver for Events API deliveries: the answer waits for the listeners, 5xx when they failed. */
+function eventsReceiver(options: SlackSurfaceOptions): HTTPReceiver {
+  const log = options.logger.child({ name: "slack-events" });
+  return new HTTPReceiver({
+    signingSecret: options.signingSecret,
+    endpoints: SLACK_EVENTS_PATH,
+    processBeforeResponse: true,
+    bodyLimit: SLACK_MAX_BODY_BYTES,
+    logger: boltLogger(options.logger),
+    processEventErrorHandler: async ({ error, response }) => {
+      if (response.headersSent) return false;
+      const status = error instanceof SlackEventHeld ? 503 : 500;
+      if (!(error instanceof SlackEventHeld || error instanceof SlackEventFailed))
+        log.error({ err: error }, "a Slack event failed unexpectedly: answered 500, Slack retries it");
+      response.writeHead(status);
+      response.end();
+      return false;
+    },
+  });
+}
+
+/** An Events API delivery: JSON whose `type` is `event_callback`. */
+function isEventCallback(contentType: string | undefined, body: Buffer): boolean {
+  if (!contentType?.toLowerCase().startsWith("application/json")) return false;
+  try {
+    return (JSON.parse(body.toString("utf8")) as { type?: unknown } | null)?.type === "event_callback";
+  } catch {
+    return false;
+  }
 }

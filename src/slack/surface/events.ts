@@ -6,9 +6,7 @@ import type { SurfaceKit } from "./kit.js";
 export function registerEvents(app: App, kit: SurfaceKit, home: HomeTab | null): void {
   app.event("app_home_opened", async ({ event, body }) => {
     if (!home || event.tab !== "home") return;
-    const work = home
-      .publish(body.team_id, event.user)
-      .catch((error: unknown) => kit.logger.warn({ err: error }, "could not publish a Home tab"));
-    await kit.tracked(work);
+    // A failure is thrown to handleEventsOnce (events-once.ts): Slack's retry of the event runs it again.
+    await kit.tracked(home.publish(body.team_id, event.user));
   });
 }

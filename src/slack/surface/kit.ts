@@ -6,9 +6,9 @@ import type { Logger } from "../../logger.js";
 import type { RelayFollower } from "../../relays/follower.js";
 import type {
   IdentityLinkStore,
+  SlackEventStore,
   SlackSignatureStore,
   SubscriptionStore,
-  WebhookJobStore,
 } from "../../store/index.js";
 import type { HomeTabDeps } from "../home/home-tab.js";
 import type { SlackPresentation } from "../relay-answers.js";
@@ -30,11 +30,13 @@ export interface SlackSurfaceOptions {
   store: Pick<IdentityLinkStore, "getLink"> &
     Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories"> &
     SlackSignatureStore &
-    Pick<WebhookJobStore, "claimDelivery"> &
+    SlackEventStore &
     HomeTabDeps["store"];
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;
+  /** This replica, as the holder of Slack events' claims (events-once.ts). */
+  owner: string;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayFollower;
   /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */

@@ -86,12 +86,9 @@ export function registerUnfurls(app: App, deps: UnfurlDeps): void {
       );
       return;
     }
-    // Once per event_id across replicas: handleEventsOnce (socket-mode.ts) ran before.
-    await tracked(
-      linkShared(app, deps, parsed.data).catch((error: unknown) =>
-        logger.warn({ err: error }, "could not unfurl a link"),
-      ),
-    );
+    // Once per event_id across replicas: handleEventsOnce (events-once.ts) ran before, and a failure
+    // thrown from here lets Slack's retry of the event run it again.
+    await tracked(linkShared(app, deps, parsed.data));
   });
 
   app.action<BlockAction<ButtonAction>>(

@@ -21,6 +21,7 @@ import { gateLeases } from "./020-gate-leases.js";
 import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
 import { queueEventsByPull } from "./022-queue-events-by-pull.js";
 import { notificationAttempts } from "./023-notification-attempts.js";
+import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   healthEpisodesClosed,
   queueEventsByPull,
   notificationAttempts,
+  slackEventsAndCommandSteps,
 ];
 
 /** The highest migration version this build knows. */

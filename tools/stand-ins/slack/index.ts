@@ -1,4 +1,11 @@
 export { LIMITS as BLOCK_KIT_LIMITS, validateBlocks } from "./block-kit-limits.js";
+export {
+  type EventDeliveryAttempt,
+  type PendingEventRetry,
+  SLACK_EVENT_RETRY_DELAYS_MS,
+  SlackEventRetries,
+  type SlackRetryReason,
+} from "./event-retries.js";
 export { type FaultOutcome, SlackFaults } from "./faults.js";
 export {
   type BucketFigures,

@@ -46,10 +46,11 @@ export async function shareLink(ctx: SenderContext, args: ShareLinkArgs): Promis
     return args.domains === undefined || args.domains.includes(host);
   });
   let unfurlId: string | null = null;
-  let composer: SharedLink["composer"] = null;
+  let composing: Promise<SharedLink["composer"]> = Promise.resolve(null);
   if (args.compose !== false && links.length > 0) {
     unfurlId = state.unfurls.startComposing({ channel: args.channelId, user: args.userId, links });
-    composer = await sendEvent(ctx, args, {
+    // The person does not wait for the app's answer to the composer's event before posting.
+    composing = sendEvent(ctx, args, {
       channel: "COMPOSER",
       message_ts: unfurlId,
       unfurl_id: unfurlId,
@@ -66,7 +67,7 @@ export async function shareLink(ctx: SenderContext, args: ShareLinkArgs): Promis
     source: "conversations_history",
     links,
   });
-  return { ts: message.ts, unfurlId, composer, posted };
+  return { ts: message.ts, unfurlId, composer: await composing, posted };
 }
 
 async function sendEvent(

@@ -32,6 +32,13 @@ export interface SenderContext {
   socket?: SocketModeHub;
   timeoutMs: number;
   logger?: Logger | undefined;
+  /** Events API deliveries over HTTP, with Slack's retries when they fail (event-retries.ts). */
+  events?: EventSender;
+}
+
+/** Sends an Events API body (JSON) to the app's request URL, signed. */
+export interface EventSender {
+  deliver(body: string, overrides: { timestamp?: number; signature?: string }): Promise<EventDelivery>;
 }
 
 export interface SlashCommandArgs {
@@ -278,6 +285,7 @@ export async function postSigned(
     const answer = await overSocket(ctx, body, contentType);
     return { ...answer, sentBody: body, sentHeaders: {} };
   }
+  if (ctx.events && contentType === "application/json") return ctx.events.deliver(body, overrides);
   const eventsUrl = ctx.eventsUrl();
   if (eventsUrl === undefined) throw new Error("Slack stand-in: no eventsUrl (pass it or call setEventsUrl)");
   const timestamp = overrides.timestamp ?? unixSeconds();
@@ -401,7 +409,7 @@ async function overSocket(
   return { status: 200, body: ack.payload === undefined ? "" : JSON.stringify(ack.payload) };
 }
 
-function postForm(
+export function postForm(
   url: string,
   body: string,
   headers: Record<string, string>,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { readSlackAppAsks } from "../../../src/doctor/manifests.js";
+import { SlackEventRetries } from "./event-retries.js";
 import { SlackFaults } from "./faults.js";
 import { BodyTooLargeError, mediaType, readBody, sendJson, sendText } from "./http-util.js";
 import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
@@ -94,6 +95,11 @@ export interface SlackStandIn {
   socket: SocketModeHub;
   /** The rate limits in force: `limits.configure(...)` turns them on or off, or changes the figures. */
   limits: SlackRateLimits;
+  /**
+   * Events API deliveries over HTTP as Slack makes them (event-retries.ts): every attempt, the events
+   * Slack will retry, `retry()` to send their next retries, `cut()` to make deliveries fail.
+   */
+  events: SlackEventRetries;
   sendSlashCommand(args: SlashCommandArgs): Promise<DeliveryResult>;
   clickButton(args: ButtonClickArgs): Promise<DeliveryResult>;
   /** The person opens the app's Home tab: a signed `app_home_opened` event. */
@@ -166,6 +172,13 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     timeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
   };
+  const events = new SlackEventRetries({
+    eventsUrl: () => eventsUrl,
+    signingSecret: options.signingSecret,
+    timeoutMs: sender.timeoutMs,
+    logger,
+  });
+  sender.events = events;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://stand-in");
@@ -251,6 +264,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     faults,
     socket,
     limits,
+    events,
     sendSlashCommand: (args) => sendSlashCommand(sender, args),
     clickButton: (args) => clickButton(sender, args),
     resend: (delivery, args) => resend(sender, delivery, args),
