@@ -171,7 +171,11 @@ export class GitHubGate implements QueuePauses {
     const branch = await this.branchOf(target);
     const pause = await this.deps.store.takeGatePause(target.repo, branch);
     if (!pause) return false;
-    await this.announce(target.repo, branch, `gate-resume:${pause.pauseId}`, { kind: "resumed", by });
+    await this.announce(target.repo, branch, `gate-resume:${pause.pauseId}`, {
+      kind: "resumed",
+      by,
+      scope: "branch",
+    });
     let refused = 0;
     for (const gate of await this.deps.store.pendingGateChecks(target.repo, branch)) {
       if (!(await this.complete(gate, `Resumed by ${by}`))) refused += 1;
