@@ -105,7 +105,7 @@ describe("entries GitHub removed for its check timeout during a pause", () => {
     await until(() => queues().appChecks.latest(SHIPS, head.headSha, GATE)?.conclusion === "success");
     queues().completeChecks(SHIPS, 31, { ci: "success" });
     expect(queues().merge(SHIPS, "main")?.number).toBe(31);
-  });
+  }, 90_000);
 });
 
 describe("a gate check run GitHub refused", () => {
@@ -143,5 +143,5 @@ describe("a gate check run GitHub refused", () => {
     await say(41, "@yardmaster unpause", world.url, DOCKS);
     await until(() => gate()?.status === "completed");
     expect(gate()?.conclusion).toBe("success");
-  });
+  }, 60_000);
 });
