@@ -34,7 +34,13 @@ beforeAll(async () => {
     });
   }
   for (const number of [31, 32, 33, 34, 35, 36]) {
-    state.addPullRequest({ repository: SHIPS, number, author: "alice", title: `Part ${number}`, base: "main" });
+    state.addPullRequest({
+      repository: SHIPS,
+      number,
+      author: "alice",
+      title: `Part ${number}`,
+      base: "main",
+    });
   }
   state.addPullRequest({ repository: DOCKS, number: 41, author: "alice", title: "Crane", base: "main" });
 }, 60_000);
@@ -115,7 +121,9 @@ describe("a gate check run GitHub refused", () => {
     // GitHub is down for check runs.
     world.github.faults.fail({ method: "POST", path: /\/check-runs$/, status: 502, count: 10_000 });
     const posts = () =>
-      world.github.requests.filter((r) => r.method === "POST" && /\/repos\/acme\/docks\/check-runs$/.test(r.path));
+      world.github.requests.filter(
+        (r) => r.method === "POST" && /\/repos\/acme\/docks\/check-runs$/.test(r.path),
+      );
     await say(41, "@yardmaster queue", second.url, DOCKS);
     await world.github.settle();
     const group = await until(() => queues().entries(DOCKS, "main")[0]?.group);

@@ -221,7 +221,10 @@ describe("the gate check", () => {
     await gate("replica-2").sweep();
     now = new Date(T0.getTime() + 15_000);
     const again = nock(API)
-      .post("/repos/acme/ships/check-runs", (body) => body.head_sha === GROUP_SHA && body.status === "completed")
+      .post(
+        "/repos/acme/ships/check-runs",
+        (body) => body.head_sha === GROUP_SHA && body.status === "completed",
+      )
       .reply(201, { id: 801 });
     await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
     expect(again.isDone()).toBe(true);

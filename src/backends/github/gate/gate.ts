@@ -125,7 +125,14 @@ export class GitHubGate implements QueuePauses {
     if (!queued) return;
     try {
       for (const pullNumber of await queued(repo, branch)) {
-        await store.holdGateEntry({ repository: repo, branch, pauseId, pullNumber, pullHeadSha: "", at: now() });
+        await store.holdGateEntry({
+          repository: repo,
+          branch,
+          pauseId,
+          pullNumber,
+          pullHeadSha: "",
+          at: now(),
+        });
       }
     } catch (error) {
       logger.warn(
