@@ -175,5 +175,7 @@ function gateOf(
     announce: wiring.announce,
     onGitHubQueue,
     enqueue: (repo, pull, options) => github.enqueue(repo, pull, options),
+    queued: async (repo, branch) =>
+      ((await github.status(repo, branch))?.entries ?? []).flatMap((e) => (e.pull ? [e.pull.number] : [])),
   });
 }

@@ -28,6 +28,10 @@ export enum CommandErrorCode {
   MergeQueueRateLimited = "merge_queue_rate_limited",
   MergeQueueMalformed = "merge_queue_malformed",
   GitHubFailed = "github_failed",
+  /** GitHub does not know the repository, or the GitHub App is not installed on it (404). */
+  GitHubRepositoryNotFound = "github_repository_not_found",
+  /** GitHub refused the GitHub App the repository (403). */
+  GitHubRepositoryForbidden = "github_repository_forbidden",
   NotAPullRequest = "not_a_pull_request",
   NotPaused = "not_paused",
   NotSubscribed = "not_subscribed",

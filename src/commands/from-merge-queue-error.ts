@@ -12,6 +12,8 @@ const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
   [MergeQueueErrorCode.Timeout]: CommandErrorCode.MergeQueueTimeout,
   [MergeQueueErrorCode.RateLimited]: CommandErrorCode.MergeQueueRateLimited,
   [MergeQueueErrorCode.MalformedResponse]: CommandErrorCode.MergeQueueMalformed,
+  [MergeQueueErrorCode.RepositoryNotFound]: CommandErrorCode.GitHubRepositoryNotFound,
+  [MergeQueueErrorCode.RepositoryForbidden]: CommandErrorCode.GitHubRepositoryForbidden,
 };
 
 /** Turns what a merge queue's client threw (a QueueError) into the core's error; anything else is rethrown. */

@@ -261,7 +261,7 @@ function gatePauseParts(
 ): Part[] {
   if (!pause) return [];
   const text: Text = (f) =>
-    `⏸️ ${f.bold("Paused")}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${resumes}`;
+    `⏸️ ${f.bold("Paused")}${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${resumes}`;
   return [
     { kind: "sentence", text },
     { kind: "buttons", buttons: [unpauseButton(repo, branch)] },
@@ -274,8 +274,15 @@ function resumesOf(paused: { resumesAt: Date | null } | undefined, now: Date): s
   return at && at.getTime() > now.getTime() ? ` · ${resumesText(at, now)}` : "";
 }
 
+/** " (branch `main` only: other branches keep merging)" where the pause holds one branch (the gate). */
+function heldBranch(f: TextFormat, pause: QueuePause): string {
+  return pause.branch !== undefined
+    ? ` (branch ${f.code(clip(pause.branch, 160))} only: other branches keep merging)`
+    : "";
+}
+
 function gatePauseLine(f: TextFormat, pause: QueuePause): string {
-  return `paused${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))};`;
+  return `paused${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))};`;
 }
 
 function entryLine(f: TextFormat, e: QueueEntry, now: Date): string {

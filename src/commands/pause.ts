@@ -105,8 +105,10 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
       : "";
     const said = result.pause.warning;
     const warning: Text | undefined = said ? (f) => `⚠️ ${f.escape(clip(said, 500))}` : undefined;
+    // The branch held: the one named, or where one pause holds one branch (the gate), the default one.
+    const held = result.branch ?? result.pause.branch;
     const headline: Text = (f) => {
-      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
+      const repo = `${f.code(result.repo.fullName)}${held !== undefined ? ` (branch ${f.code(clip(held, 255))})` : ""}`;
       const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
       // GitHub's summary comment says how the queue stands; both wordings are pinned by the
       // end-to-end tests of their surface, so they stay two until one of those tests is revised.

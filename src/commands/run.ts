@@ -1,3 +1,4 @@
+import { QueueError } from "../core/queue-error.js";
 import type { Logger } from "../logger.js";
 import { COMMANDS, type Command, type CommandName, type CommandResult, moduleOf } from "./catalog.js";
 import type { Actor } from "./command.js";
@@ -69,6 +70,9 @@ export async function authorize(
     held = await lookup(repo, actor.githubLogin);
   } catch (error) {
     if (error instanceof CommandError) throw error;
+    // A repository GitHub does not know, or refuses the app (its closed codes say what to do).
+    if (error instanceof QueueError)
+      throw fromMergeQueueError(error, { command: command.name, repository: repo.fullName });
     throw new CommandError(
       CommandErrorCode.GitHubFailed,
       { command: command.name, repository: repo.fullName, detail: (error as Error).message },

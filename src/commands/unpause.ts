@@ -15,6 +15,13 @@ export interface UnpauseCommand {
   branch?: string;
 }
 
+export interface UnpauseResult extends UnpauseCommand {
+  /** The branch resumed, where one pause holds one branch (the gate): named in the answer. */
+  held?: string;
+  /** Said where the queue does not run yet (the gate: held gates GitHub would not complete). */
+  warning?: string;
+}
+
 /** `[branch=<name>]`, and nothing else, after the repository. */
 function unpauseArguments(repo: Repo, text: string): UnpauseCommand {
   const { branch, rest } = branchOption("unpause", text);
@@ -23,7 +30,7 @@ function unpauseArguments(repo: Repo, text: string): UnpauseCommand {
 }
 
 /** unpause (or resume): lets the repository's merge queue run again. */
-export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
+export const unpause = defineCommand<UnpauseCommand, UnpauseResult>({
   name: "unpause",
   aliases: ["resume"],
   summary: "resume the repository's merge queue",
@@ -62,11 +69,23 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseCommand>({
       });
     }
     if (defaultBranch) await attributePause(ports, actor, command.repo, "unpause", null);
-    return command;
+    const said = typeof resumed === "object" ? resumed : {};
+    return {
+      ...command,
+      ...(said.branch !== undefined ? { held: said.branch } : {}),
+      ...(said.warning ? { warning: said.warning } : {}),
+    };
   },
   describe: (result, { by }) =>
     sentence((f) => {
-      const repo = `${f.code(result.repo.fullName)}${result.branch !== undefined ? ` (branch ${f.code(clip(result.branch, 255))})` : ""}`;
+      const branch = result.branch ?? result.held;
+      const repo = `${f.code(result.repo.fullName)}${branch !== undefined ? ` (branch ${f.code(clip(branch, 255))})` : ""}`;
+      if (result.warning) {
+        const warning = f.escape(clip(result.warning, 500));
+        return by
+          ? `⚠️ ${by} unpaused the merge queue of ${repo}. ${warning}`
+          : `⚠️ The merge queue of ${repo} was unpaused. ${warning}`;
+      }
       return by
         ? `▶️ ${by} unpaused the merge queue of ${repo}: it is running again.`
         : `▶️ The merge queue of ${repo} is running again.`;

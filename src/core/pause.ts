@@ -18,6 +18,23 @@ export interface QueuePause {
    * answer adds (the gate: the branch's rules do not require its check, so GitHub's queue keeps merging).
    */
   warning?: string;
+  /**
+   * The branch the pause holds, where one pause holds one branch (the gate: the default branch's name
+   * too, read from GitHub); absent where it holds the whole repository (Mergify's).
+   */
+  branch?: string;
+}
+
+/** What `resume` did, where the queue says more than that it resumed. */
+export interface QueueResume {
+  /** The branch resumed, where one pause holds one branch (the gate). */
+  branch?: string;
+  /**
+   * A plain sentence the answer adds where the resume is not done yet (the gate: GitHub refused to
+   * complete some held gate checks, which Yardmaster tries again): the answer then does not say plainly
+   * that the queue runs.
+   */
+  warning?: string;
 }
 
 /** A pause in force and what it holds: `branch` null where it holds every branch of the repository. */
@@ -43,6 +60,6 @@ export interface QueuePauses {
   held?(repo: Repo): Promise<HeldPause[]>;
   /** Pauses (or changes the reason of a pause in force). */
   pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause>;
-  /** Resumes; false when it was not paused. */
-  resume(target: PauseTarget, by: string): Promise<boolean>;
+  /** Resumes; false when it was not paused; true, or what more it says (QueueResume), when it resumed. */
+  resume(target: PauseTarget, by: string): Promise<boolean | QueueResume>;
 }

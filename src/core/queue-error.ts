@@ -26,6 +26,13 @@ export enum QueueErrorCode {
   RateLimited = "rate_limited",
   /** A success answer that is not JSON or does not fit the schema. */
   MalformedResponse = "malformed_response",
+  /**
+   * GitHub answered 404 for the repository itself (or the GitHub App's installation on it): the app is not
+   * installed there, or the repository was renamed or deleted.
+   */
+  RepositoryNotFound = "repository_not_found",
+  /** GitHub answered 403 for the repository itself: the app's installation may not read it. */
+  RepositoryForbidden = "repository_forbidden",
 }
 
 export interface QueueErrorDetails {

@@ -106,7 +106,12 @@ export type QueueEventBody =
        */
       scope?: "branch";
     }
-  | { kind: "resumed"; by: string | null }
+  | {
+      kind: "resumed";
+      by: string | null;
+      /** "branch" when the pause that ended held the event's `branch` alone (the gate); absent: as `paused`. */
+      scope?: "branch";
+    }
   /** Something the core has no words for: the backend's words, and its group where it has one. */
   | { kind: "other"; group: EventGroup | null; what: string };
 

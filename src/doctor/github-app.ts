@@ -33,6 +33,11 @@ export interface GitHubAppCheckOptions {
 
 /** What only GitHub's own merge queue needs of the app: to enqueue, and the webhooks its notices come from. */
 const GITHUB_QUEUE_PERMISSIONS: readonly string[] = ["contents"];
+/**
+ * What GitHub's own merge queue cannot do without, though the doorbell alone can: the gate check's
+ * `checks: write` (without it a pause holds nothing and an unpause releases nothing).
+ */
+const GITHUB_QUEUE_NEEDS: readonly string[] = ["checks"];
 const GITHUB_QUEUE_EVENTS: readonly string[] = ["merge_group"];
 
 interface Granted {
@@ -90,14 +95,15 @@ export async function checkGitHubApp(options: GitHubAppCheckOptions): Promise<Se
     );
     return lines;
   }
+  const needed = options.githubQueue ? GITHUB_QUEUE_NEEDS : [];
   lines.push(
-    ...compare(`${CHECK} permissions`, self, asks, {
+    ...compare(`${CHECK} permissions`, self, asks, needed, {
       where: "the app's registration",
       fix: "in the GitHub App's settings (Permissions & events), grant them and tick the events, then have each installation accept the new permissions",
       ok: "the app asks for every permission and event app.yml lists",
     }),
   );
-  lines.push(...(await checkInstallations(get, asks)));
+  lines.push(...(await checkInstallations(get, asks, needed)));
   return lines;
 }
 
@@ -144,7 +150,11 @@ async function authenticate(
 }
 
 /** Each installation: not suspended, and granted what app.yml asks for. */
-async function checkInstallations(get: Get, asks: GitHubAppAsks): Promise<SetupLine[]> {
+async function checkInstallations(
+  get: Get,
+  asks: GitHubAppAsks,
+  needed: readonly string[],
+): Promise<SetupLine[]> {
   let installations: InstallationJson[];
   try {
     const answer = await get("/app/installations?per_page=100");
@@ -182,7 +192,7 @@ async function checkInstallations(get: Get, asks: GitHubAppAsks): Promise<SetupL
         ),
       ];
     }
-    return compare(check, installation, asks, {
+    return compare(check, installation, asks, needed, {
       where: "this installation",
       fix: `have the account accept the app's new permissions (${installation.html_url ?? "its settings → Installed GitHub Apps"} → Review request); if none is pending, update the app's permissions and events first`,
       ok: "granted every permission and event app.yml asks for",
@@ -190,11 +200,15 @@ async function checkInstallations(get: Get, asks: GitHubAppAsks): Promise<SetupL
   });
 }
 
-/** What `granted` lacks of what app.yml asks for, as a line: fail for what commands need, warn for the doorbell's. */
+/**
+ * What `granted` lacks of what app.yml asks for, as a line: fail for what commands need (and `needed`:
+ * what GitHub's own merge queue needs, where it is served), warn for what only the doorbell needs.
+ */
 function compare(
   check: string,
   granted: Granted,
   asks: GitHubAppAsks,
+  needed: readonly string[],
   words: { where: string; fix: string; ok: string },
 ): SetupLine[] {
   const permissions = granted.permissions ?? {};
@@ -212,9 +226,12 @@ function compare(
     ...(missingEvents.length ? [`events ${listed(missingEvents)}`] : []),
   ];
   const optional =
-    missingPermissions.every((p) => OPTIONAL_PERMISSIONS.includes(p.name)) &&
+    missingPermissions.every((p) => OPTIONAL_PERMISSIONS.includes(p.name) && !needed.includes(p.name)) &&
     missingEvents.every((e) => OPTIONAL_EVENTS.includes(e));
-  const message = `${words.where} lacks ${parts.join(" and ")}`;
+  const gate = missingPermissions.some((p) => needed.includes(p.name))
+    ? ": GitHub's merge queue is held by the gate check, which needs checks: write (without it /mq pause holds nothing and /mq unpause releases nothing)"
+    : "";
+  const message = `${words.where} lacks ${parts.join(" and ")}${gate}`;
   return optional
     ? [
         warn(

@@ -4,11 +4,13 @@ import type { GraphQL } from "../backends/github/client.js";
 import type { FailedCheck } from "../backends/github/queue-events.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
+import { QueueError, QueueErrorCode } from "../core/queue-error.js";
 import type { Repo } from "../repo.js";
 import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
+import { repositoryError } from "./repository-error.js";
 
 /** Check-run conclusions that fail a merge group. */
 const FAILED_CONCLUSIONS = new Set([
@@ -60,9 +62,13 @@ export class Installations {
       installation = { id: data.id, events: data.events ?? [] };
     } catch (error) {
       if ((error as { status?: number }).status === 404) {
-        throw new Error(`the GitHub App is not installed on ${repo.fullName}`);
+        throw new QueueError(
+          QueueErrorCode.RepositoryNotFound,
+          `the GitHub App is not installed on ${repo.fullName}`,
+          { status: 404, cause: error },
+        );
       }
-      throw error;
+      throw repositoryError(repo, error);
     }
     this.cache.set(repo.key, installation);
     return installation;

@@ -10,7 +10,7 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
-import { formatDuration, formatTime, resumesText } from "../wording/words.js";
+import { clip, formatDuration, formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
 const MAX_CHECKS = 10;
@@ -186,18 +186,20 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
       const verb = event.update ? "pause updated" : "paused";
       const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
       const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
+      const branch = branchShown(event);
       return {
-        line: `⏸️ The merge queue of ${code(repoName)} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(event.reason)}${ends}`,
-        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}: ${event.reason}${ends}`,
+        line: `⏸️ The merge queue of ${code(repoName)}${branch ? ` (branch ${code(branch)})` : ""} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(event.reason)}${ends}`,
+        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}${branch ? `, branch ${branch} only` : ""}: ${event.reason}${ends}`,
         unpause: true,
       };
     }
     case "resumed": {
       const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
       const how = ctx.scheduled ? "resumed as scheduled" : "resumed";
+      const branch = branchShown(event);
       return {
-        line: `▶️ The merge queue of ${code(repoName)} was ${how}${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
-        plain: `merge queue ${how}${who ? ` by ${who}` : ""}`,
+        line: `▶️ The merge queue of ${code(repoName)}${branch ? ` (branch ${code(branch)})` : ""} was ${how}${who ? ` by ${escapeMrkdwn(who)}` : ""}`,
+        plain: `merge queue ${how}${who ? ` by ${who}` : ""}${branch ? `, branch ${branch}` : ""}`,
       };
     }
     case "other":
@@ -207,7 +209,19 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
 
 /** The branch a pause holds alone (its Unpause resumes that branch); undefined for a repository's pause. */
 function pausedBranch(event: QueueEvent): string | undefined {
-  return event.kind === "paused" && event.scope === "branch" && event.branch ? event.branch : undefined;
+  return event.kind === "paused" ? heldBranch(event) : undefined;
+}
+
+/** The branch a pause or resume is of, as a notice shows it. */
+function branchShown(event: QueueEvent): string | undefined {
+  const branch = heldBranch(event);
+  return branch === undefined ? undefined : clip(branch, 255);
+}
+
+/** The branch a pause or resume is of, where one pause holds one branch (the gate); else undefined. */
+function heldBranch(event: QueueEvent): string | undefined {
+  if (event.kind !== "paused" && event.kind !== "resumed") return undefined;
+  return event.scope === "branch" && event.branch ? event.branch : undefined;
 }
 
 export const notificationRenderer: NotificationRenderer = {

@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { type ColumnType, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { type ColumnType, type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
 
@@ -325,6 +325,10 @@ export interface Tables {
     claimed_at: NullableTime;
     /** Migration 20: when a held gate's completion was claimed (null: not being completed). */
     completing_at: NullableTime;
+    /** Migration 24: how often GitHub refused its check run or completion (the backoff's count). */
+    attempts: Generated<number>;
+    /** Migration 24: a refused check run or completion is made again no sooner than this. */
+    retry_at: NullableTime;
   };
   gate_holds: {
     repository_key: string;

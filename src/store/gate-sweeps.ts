@@ -21,16 +21,27 @@ export interface GateCheckRecord {
   /** claimed: being made; queued: held by a pause; success: done. */
   state: "claimed" | "queued" | "success";
   createdAt: Date;
+  /** How often GitHub refused its check run or completion (the backoff's count). */
+  attempts: number;
 }
 
 export interface GateSweepStore {
   /**
    * Takes over, for `owner`, every claim without a check run taken before `staleBefore` (its replica
-   * died, or could not record the check run): each to the one caller whose statement moved it.
+   * died, or could not record the check run), or whose check run GitHub refused and is due again
+   * (`retry_at` at or before `at`): each to the one caller whose statement moved it.
    */
   takeStaleGateClaims(owner: string, at: Date, staleBefore: Date): Promise<GateCheckRecord[]>;
-  /** Held gates whose branch has no pause any more, oldest first. */
-  unpausedHeldGates(limit: number): Promise<GateCheckRecord[]>;
+  /**
+   * Held gates whose branch has no pause any more, oldest first; with `at`, only those not waiting to be
+   * completed again later (a completion GitHub refused, `deferGateCheck`).
+   */
+  unpausedHeldGates(limit: number, at?: Date): Promise<GateCheckRecord[]>;
+  /**
+   * GitHub refused a gate's check run (a claim without one: kept) or its completion (a held gate: its
+   * completion claim given back): counted, and made again no sooner than `retryAt`.
+   */
+  deferGateCheck(repository: Repo, headSha: string, name: string, retryAt: Date): Promise<void>;
   /** Deletes completed gates and pull requests' gates made before `before`: how many. */
   deleteOldGateChecks(before: Date): Promise<number>;
 }
@@ -41,10 +52,18 @@ export function gateSweeps(ctx: StoreContext): GateSweepStore {
     async takeStaleGateClaims(owner, at, staleBefore) {
       const rows = await db
         .updateTable("gate_checks")
-        .set({ claimed_by: owner, claimed_at: time(at) })
+        .set({ claimed_by: owner, claimed_at: time(at), retry_at: null })
         .where("state", "=", "claimed")
         .where("check_run_id", "is", null)
-        .where(sql<string>`coalesce(claimed_at, created_at)`, "<", time(staleBefore))
+        .where((eb) =>
+          eb.or([
+            eb.and([
+              eb("retry_at", "is", null),
+              eb(sql<string>`coalesce(claimed_at, created_at)`, "<", time(staleBefore)),
+            ]),
+            eb("retry_at", "<=", time(at)),
+          ]),
+        )
         .returningAll()
         .execute();
       return rows
@@ -52,11 +71,14 @@ export function gateSweeps(ctx: StoreContext): GateSweepStore {
         .map(toCheck);
     },
 
-    async unpausedHeldGates(limit) {
+    async unpausedHeldGates(limit, at) {
       const rows = await db
         .selectFrom("gate_checks")
         .selectAll()
         .where("state", "=", "queued")
+        .$if(at !== undefined, (q) =>
+          q.where((eb) => eb.or([eb("retry_at", "is", null), eb("retry_at", "<=", time(at ?? new Date(0)))])),
+        )
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
@@ -73,6 +95,22 @@ export function gateSweeps(ctx: StoreContext): GateSweepStore {
         .limit(limit)
         .execute();
       return rows.map(toCheck);
+    },
+
+    async deferGateCheck(repository, headSha, name, retryAt) {
+      await db
+        .updateTable("gate_checks")
+        .set((eb) => ({ attempts: eb("attempts", "+", 1), retry_at: time(retryAt), completing_at: null }))
+        .where("repository_key", "=", repository.key)
+        .where("head_sha", "=", headSha.toLowerCase())
+        .where("check_name", "=", name)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("state", "=", "claimed"), eb("check_run_id", "is", null)]),
+            eb("state", "=", "queued"),
+          ]),
+        )
+        .execute();
     },
 
     async deleteOldGateChecks(before) {
@@ -97,5 +135,6 @@ export function toCheck(row: Selectable<Tables["gate_checks"]>): GateCheckRecord
     checkRunId: row.check_run_id === null ? null : int(row.check_run_id),
     state: row.state,
     createdAt: readTime(row.created_at),
+    attempts: Number(row.attempts ?? 0),
   };
 }

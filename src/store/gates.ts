@@ -48,7 +48,7 @@ export interface GateStore extends GateSweepStore {
    * claim has no check run and was taken before `staleBefore` (its replica died): then it is taken over.
    */
   claimGateCheck(
-    check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt"> & {
+    check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt" | "attempts"> & {
       owner: string;
       at: Date;
       /** Absent: a claim is never taken over. */
@@ -89,6 +89,11 @@ export interface GateStore extends GateSweepStore {
   holdGateEntry(hold: Omit<GateHold, "timedOut"> & { at: Date }): Promise<void>;
   /** GitHub removed a held pull request for its check timeout: false when the pause did not hold it. */
   markGateTimedOut(repository: Repo, branch: string, pauseId: string, pullNumber: number): Promise<boolean>;
+  /**
+   * GitHub removed a pull request for its check timeout during the pause: remembered as timed out at the
+   * head it had then, in its place if the pause held it already, else after the others.
+   */
+  holdTimedOutEntry(hold: Omit<GateHold, "timedOut"> & { at: Date }): Promise<void>;
   /** The entries a pause held, in their first order, removed from the store. */
   takeGateHolds(repository: Repo, branch: string, pauseId: string): Promise<GateHold[]>;
 }
@@ -294,7 +299,10 @@ function gateCompletions(ctx: StoreContext): CompletionQueries {
   };
 }
 
-type HoldQueries = Pick<GateStore, "holdGateEntry" | "markGateTimedOut" | "takeGateHolds">;
+type HoldQueries = Pick<
+  GateStore,
+  "holdGateEntry" | "markGateTimedOut" | "holdTimedOutEntry" | "takeGateHolds"
+>;
 
 function gateHolds(ctx: StoreContext): HoldQueries {
   const { db } = ctx;
@@ -326,6 +334,27 @@ function gateHolds(ctx: StoreContext): HoldQueries {
         .where("pull_number", "=", pullNumber)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    async holdTimedOutEntry(h) {
+      await db
+        .insertInto("gate_holds")
+        .values({
+          repository_key: h.repository.key,
+          branch: h.branch,
+          pause_id: h.pauseId,
+          pull_number: h.pullNumber,
+          pull_head_sha: h.pullHeadSha,
+          position: await nextPosition(ctx, "gate_holds", h.repository),
+          held_at: time(h.at),
+          timed_out: 1,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(["repository_key", "branch", "pause_id", "pull_number"])
+            .doUpdateSet({ timed_out: 1, pull_head_sha: h.pullHeadSha }),
+        )
+        .execute();
     },
 
     async takeGateHolds(repository, branch, pauseId) {

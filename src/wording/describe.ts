@@ -113,6 +113,10 @@ export function describeError(error: CommandError, f: TextFormat, surface: Surfa
       return `The merge queue sent an answer Yardmaster could not read${d.argument ? ` (at ${f.code(d.argument)})` : ""}.`;
     case CommandErrorCode.GitHubFailed:
       return `GitHub did not answer as expected${d.detail ? `: ${f.escape(d.detail)}` : ""}.`;
+    case CommandErrorCode.GitHubRepositoryNotFound:
+      return `GitHub does not know ${repo}, or Yardmaster's GitHub App is not installed on it (404): check the repository's name (was it renamed or deleted?), and install the app on it, or add it to the app's installation.`;
+    case CommandErrorCode.GitHubRepositoryForbidden:
+      return `GitHub refused Yardmaster's GitHub App access to ${repo} (403): install the app on it, or add it to the app's installation, and make sure the installation accepted the permissions the app asks for.`;
     case CommandErrorCode.NotAPullRequest:
       return `${pull} is not a pull request of ${repo}.`;
     case CommandErrorCode.NotPaused:

@@ -136,6 +136,26 @@ describe("the GitHub App check", () => {
     expect(github[2]?.message).toContain("contents: write");
   });
 
+  it("fails on a missing checks: write where GitHub's own merge queue is driven (the gate check needs it)", async () => {
+    const gateAsks = { ...asks, permissions: { ...asks.permissions, checks: "write" } };
+    const reply = (checks: string) =>
+      nock(API)
+        .get("/app")
+        .reply(200, { slug: "yardmaster", permissions: gateAsks.permissions, events: asks.events })
+        .get("/app/installations")
+        .query(true)
+        .reply(200, [installation("acme", { permissions: { ...asks.permissions, checks } })]);
+    reply("read");
+    const mergify = (await checkGitHubApp({ app, apiUrl: API, asks: gateAsks })).at(-1);
+    expect(mergify).toMatchObject({ check: "GitHub installation acme", status: "warn" });
+    reply("read");
+    const github = (await checkGitHubApp({ app, apiUrl: API, asks: gateAsks, githubQueue: true })).at(-1);
+    expect(github).toMatchObject({ check: "GitHub installation acme", status: "fail" });
+    expect(github?.message).toContain("lacks permissions checks: write (granted read)");
+    expect(github?.message).toContain("the gate check, which needs checks: write");
+    expect(github?.fix).toContain("Review request");
+  });
+
   it("skips when the GitHub App is not configured, without a call", async () => {
     expect(await checkGitHubApp({ app: null, apiUrl: API, asks })).toMatchObject([{ status: "skip" }]);
   });

@@ -89,7 +89,8 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
 
   it("/mq pause acme/ships deploy holds the next merge group until /mq unpause", async () => {
     const paused = await ask(`pause ${SHIPS} deploy`);
-    expect(paused).toContain("<@U0ALICE> paused the merge queue of `acme/ships`: deploy");
+    // The answer names the branch held: only main's queue waits, other branches keep merging.
+    expect(paused).toContain("<@U0ALICE> paused the merge queue of `acme/ships` (branch `main`): deploy");
     // main's ruleset requires the gate: nothing more to say.
     expect(paused).not.toContain("is not held");
     await comment(12, "@yardmaster queue");
@@ -264,6 +265,32 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     await world.yardmaster.scheduledUnpauser.tick();
     await until(() => gate()?.status === "completed");
     expect(gate()?.conclusion).toBe("success");
+    expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
+  });
+
+  it("answers with the repository and what to do when GitHub does not know it or refuses the app, pausing nothing", async () => {
+    // Until cleared: other readers of the repository (the timed pauses' runner) may ask meanwhile.
+    world.github.faults.fail({ method: "GET", path: "/repos/acme/ships", status: 404, count: 50 });
+    const gone = await ask(`pause ${SHIPS} deploy`);
+    world.github.faults.clear();
+    expect(gone).toContain(
+      "GitHub does not know `acme/ships`, or Yardmaster's GitHub App is not installed on it (404): check the repository's name (was it renamed or deleted?), and install the app on it",
+    );
+    expect(gone).not.toContain("Something went wrong");
+    world.github.faults.fail({
+      method: "GET",
+      path: "/repos/acme/ships",
+      status: 403,
+      count: 50,
+      message: "Resource not accessible by integration",
+    });
+    expect(commentsOf(13).some((b) => b.includes("(403)"))).toBe(false);
+    await comment(13, "@yardmaster pause deploy");
+    const refused = await until(() => commentsOf(13).find((b) => b.includes("(403)")));
+    world.github.faults.clear();
+    expect(refused).toContain(
+      "GitHub refused Yardmaster's GitHub App access to `acme/ships` (403): install the app on it",
+    );
     expect(await ask(`status ${SHIPS}`)).not.toContain("Paused");
   });
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
+import { fromMergeQueueError } from "../../commands/from-merge-queue-error.js";
 import type {
   EntryChecks,
   EntryState,
@@ -8,6 +9,8 @@ import type {
   QueueState,
 } from "../../core/merge-queue.js";
 import type { QueuePauses } from "../../core/pause.js";
+import { QueueError } from "../../core/queue-error.js";
+import { repositoryError } from "../../github/repository-error.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
 import {
@@ -34,6 +37,17 @@ function githubMessage(error: unknown): string {
   const errors = (error as { errors?: { message?: string }[] }).errors;
   const messages = Array.isArray(errors) ? errors.map((e) => e.message).filter(Boolean) : [];
   return messages.length ? messages.join("; ") : (error as Error).message;
+}
+
+/** GraphQL's answer for a repository it does not know (or the installation cannot see): its 404. */
+function unknownRepository(error: unknown): boolean {
+  const errors = (error as { errors?: { type?: unknown; message?: unknown }[] }).errors;
+  return (
+    Array.isArray(errors) &&
+    errors.some(
+      (e) => e?.type === "NOT_FOUND" && typeof e.message === "string" && /to a Repository/.test(e.message),
+    )
+  );
 }
 
 /** What a GraphQL call is, for its metrics: the client's name for it (GitHub's field for most). */
@@ -101,12 +115,16 @@ export class GitHubQueueClient {
   ): Promise<z.infer<S>> {
     const failed = (detail: string) =>
       new CommandError(CommandErrorCode.GitHubFailed, { ...details, repository: repo.fullName, detail });
+    const context = { ...details, repository: repo.fullName };
     let graphql: GraphQL;
     try {
       graphql = await this.graphqlFor(repo);
     } catch (error) {
       this.count(operation, "installation");
       if (error instanceof CommandError) throw error;
+      // The app's installation on a repository GitHub does not know (404), or refuses it (403).
+      const mapped = repositoryError(repo, error);
+      if (mapped instanceof QueueError) throw fromMergeQueueError(mapped, context);
       throw failed(githubMessage(error));
     }
     const startedAt = this.clock();
@@ -116,6 +134,9 @@ export class GitHubQueueClient {
     } catch (error) {
       this.count(operation, outcomeOf(error), startedAt);
       if (error instanceof CommandError) throw error;
+      if (unknownRepository(error)) {
+        throw fromMergeQueueError(repositoryError(repo, { status: 404 }), context);
+      }
       throw failed(githubMessage(error));
     }
     const parsed = schema.safeParse(data);

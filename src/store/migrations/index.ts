@@ -21,6 +21,7 @@ import { gateLeases } from "./020-gate-leases.js";
 import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
 import { queueEventsByPull } from "./022-queue-events-by-pull.js";
 import { notificationAttempts } from "./023-notification-attempts.js";
+import { gateRetries } from "./024-gate-retries.js";
 import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps.js";
 import type { Migration } from "./migration.js";
 
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   healthEpisodesClosed,
   queueEventsByPull,
   notificationAttempts,
+  gateRetries,
   slackEventsAndCommandSteps,
 ];
 

@@ -127,6 +127,7 @@ describe("the gate check", () => {
       reason: "deploy <now>",
       by: "alice",
       pausedAt: T0.toISOString(),
+      branch: "main",
     });
 
     const completed: number[] = [];
@@ -206,11 +207,26 @@ describe("the gate check", () => {
     ).toBe(true);
   });
 
-  it("gives its claim up when GitHub refuses the check run, so a redelivery reports it", async () => {
-    nock(API).post("/repos/acme/ships/check-runs").reply(500, { message: "boom" });
-    await expect(handleGateWebhook(gate(), "merge_group", groupPayload(11))).rejects.toThrow();
-    const again = nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 801 });
+  it("keeps its claim when GitHub refuses the check run, and the sweep makes it after a backoff", async () => {
+    nock(API).post("/repos/acme/ships/check-runs").reply(502, { message: "bad gateway" });
     await handleGateWebhook(gate(), "merge_group", groupPayload(11));
+    // Kept: a redelivery finds the claim, and the sweep waits for the backoff (nock refuses any call).
+    await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
+    await gate("replica-2").sweep();
+    now = new Date(T0.getTime() + 5_000);
+    nock(API).post("/repos/acme/ships/check-runs").reply(502, { message: "bad gateway" });
+    await gate("replica-2").sweep();
+    // Refused twice: the next try is 10 s later, not 5 s.
+    now = new Date(T0.getTime() + 10_000);
+    await gate("replica-2").sweep();
+    now = new Date(T0.getTime() + 15_000);
+    const again = nock(API)
+      .post(
+        "/repos/acme/ships/check-runs",
+        (body) => body.head_sha === GROUP_SHA && body.status === "completed",
+      )
+      .reply(201, { id: 801 });
+    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
     expect(again.isDone()).toBe(true);
   });
 
@@ -242,7 +258,7 @@ describe("the gate check", () => {
       .patch(/check-runs/)
       .times(3)
       .reply(200, {});
-    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toEqual({ branch: "main" });
     expect(enqueued).toEqual([
       { number: 14, jump: true },
       { number: 13, jump: true },
@@ -260,7 +276,13 @@ describe("the gate check", () => {
       [15, "e".repeat(40)],
     ] as const) {
       await handleGateWebhook(gate(), "merge_group", groupPayload(number, sha));
-      await gate().onDequeued(SHIPS, "main", number, "CI_TIMEOUT");
+      await gate().onDequeued({
+        repository: SHIPS,
+        baseRef: "main",
+        pullNumber: number,
+        headSha: PR_SHA,
+        reason: "CI_TIMEOUT",
+      });
       pulls.set(number, pull(number));
     }
     nock(API)
@@ -268,7 +290,7 @@ describe("the gate check", () => {
       .times(3)
       .reply(200, {});
     const refusing = gate("replica-1", undefined, 14);
-    expect(await refusing.resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    expect(await refusing.resume({ repo: SHIPS, branch: "main" }, "bob")).toEqual({ branch: "main" });
     expect(enqueued).toEqual([
       { number: 15, jump: true },
       { number: 13, jump: true },
@@ -281,7 +303,10 @@ describe("the gate check", () => {
     nock(API).post("/repos/acme/ships/check-runs").times(2).reply(201, { id: 902 });
     await handleGateWebhook(gate(), "merge_group", groupPayload(13, "c".repeat(40)));
     await handleGateWebhook(gate(), "merge_group", groupPayload(14, "d".repeat(40)));
-    for (const number of [13, 14]) await gate().onDequeued(SHIPS, "main", number, "CI_TIMEOUT");
+    for (const number of [13, 14]) {
+      const removed = { repository: SHIPS, baseRef: "main", headSha: PR_SHA, reason: "CI_TIMEOUT" };
+      await gate().onDequeued({ ...removed, pullNumber: number });
+    }
     pulls.set(13, { ...pull(13), headSha: "f".repeat(40) });
     pulls.set(14, { ...pull(14), state: "closed" });
     nock(API)
@@ -349,7 +374,7 @@ describe("the gate's sweep", () => {
       .reply(200, { default_branch: "main" })
       .patch("/repos/acme/ships/check-runs/1001")
       .reply(200, {});
-    expect(await gate().resume({ repo: SHIPS, branch: null }, "bob")).toBe(true);
+    expect(await gate().resume({ repo: SHIPS, branch: null }, "bob")).toEqual({ branch: "main" });
     expect(patched.isDone()).toBe(true);
   });
 
@@ -411,8 +436,15 @@ describe("the gate's sweep", () => {
     nock(API).post("/repos/acme/ships/check-runs").reply(201, { id: 1004 });
     await handleGateWebhook(gate(), "merge_group", groupPayload(11));
     nock(API).patch("/repos/acme/ships/check-runs/1004").reply(502, { message: "bad gateway" });
-    expect(await gate().resume({ repo: SHIPS, branch: "main" }, "bob")).toBe(true);
+    const resumed = await gate().resume({ repo: SHIPS, branch: "main" }, "bob");
+    expect(resumed).toMatchObject({ branch: "main" });
+    expect(typeof resumed === "object" && resumed.warning).toContain(
+      "Not running yet: GitHub refused to complete 1 merge group's gate check on main",
+    );
     expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1004]);
+    // Not before the backoff (nock refuses any call), then once.
+    await gate("replica-2").sweep();
+    now = new Date(T0.getTime() + 5_000);
     const retried = nock(API).patch("/repos/acme/ships/check-runs/1004").reply(200, {});
     await gate("replica-2").sweep();
     expect(retried.isDone()).toBe(true);

@@ -166,6 +166,36 @@ storeContract("gates", ({ h }) => {
       );
     });
 
+    it("a check run GitHub refused keeps its claim, counted, and is taken again once due", async () => {
+      await store.claimGateCheck(check(SHA_A, 1));
+      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(SECOND + 5 * SECOND));
+      // Kept: not claimable anew, and not taken before it is due (even once its lease lapsed).
+      expect(await store.claimGateCheck({ ...check(SHA_A, 1, "replica-2"), staleBefore: at(0) })).toBe(false);
+      expect(await store.takeStaleGateClaims("replica-2", at(2 * SECOND), at(0))).toEqual([]);
+      const [one, two] = await Promise.all([
+        store.takeStaleGateClaims("replica-2", at(6 * SECOND), at(0)),
+        store.takeStaleGateClaims("replica-3", at(6 * SECOND), at(0)),
+      ]);
+      expect([...one, ...two].map((c) => [c.headSha, c.attempts])).toEqual([[SHA_A, 1]]);
+      // Taken: its lease holds again while it is made.
+      expect(await store.takeStaleGateClaims("replica-3", at(7 * SECOND), at(0))).toEqual([]);
+      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(20 * SECOND));
+      const again = await store.takeStaleGateClaims("replica-3", at(20 * SECOND), at(0));
+      expect(again.map((c) => c.attempts)).toEqual([2]);
+    });
+
+    it("a completion GitHub refused is listed again for the sweep once due", async () => {
+      await store.claimGateCheck(check(SHA_A, 1));
+      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 61, "queued", at(SECOND));
+      expect(await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR))).toBe(61);
+      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(HOUR + 5 * SECOND));
+      expect(await store.unpausedHeldGates(10, at(HOUR + SECOND))).toEqual([]);
+      const due = await store.unpausedHeldGates(10, at(HOUR + 5 * SECOND));
+      expect(due.map((g) => [g.checkRunId, g.attempts])).toEqual([[61, 1]]);
+      // Its completion claim was given back with it.
+      expect(await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR + 5 * SECOND))).toBe(61);
+    });
+
     it("held gates of branches no longer paused are listed; old finished rows are deleted", async () => {
       const on = (branch: string, headSha: string, n: number) => ({ ...check(headSha, n), branch });
       await store.putGatePause({
@@ -194,6 +224,28 @@ storeContract("gates", ({ h }) => {
   });
 
   describe("entries a pause held", () => {
+    it("remember a pull request GitHub timed out during the pause, held or not, at the head it had", async () => {
+      const hold = (pullNumber: number, pullHeadSha: string) => ({
+        repository: r("acme/ships"),
+        branch: "main",
+        pauseId: "p1",
+        pullNumber,
+        pullHeadSha,
+        at: at(SECOND),
+      });
+      await store.holdGateEntry(hold(13, ""));
+      await store.holdGateEntry(hold(14, ""));
+      await store.holdTimedOutEntry(hold(15, SHA_B));
+      await store.holdTimedOutEntry(hold(14, SHA_A));
+      await store.holdTimedOutEntry(hold(14, SHA_A));
+      const holds = await store.takeGateHolds(r("acme/ships"), "main", "p1");
+      expect(holds.map((x) => [x.pullNumber, x.timedOut, x.pullHeadSha])).toEqual([
+        [13, false, ""],
+        [14, true, SHA_A],
+        [15, true, SHA_B],
+      ]);
+    });
+
     it("keep their first order, remember the ones GitHub timed out, and are taken once", async () => {
       const hold = (pullNumber: number, pauseId = "p1") => ({
         repository: r("acme/ships"),

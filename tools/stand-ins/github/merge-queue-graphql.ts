@@ -554,7 +554,14 @@ export class GitHubMergeQueues {
     return {
       ...(result.data !== undefined ? { data: result.data } : {}),
       ...(result.errors?.length
-        ? { errors: result.errors.map((e) => ({ message: e.message, ...(e.path ? { path: e.path } : {}) })) }
+        ? {
+            errors: result.errors.map((e) => ({
+              // GitHub types an object it cannot find (a repository, a pull request): NOT_FOUND.
+              ...(/^Could not resolve to an? /.test(e.message) ? { type: "NOT_FOUND" } : {}),
+              message: e.message,
+              ...(e.path ? { path: e.path } : {}),
+            })),
+          }
         : {}),
     };
   }

@@ -1,4 +1,4 @@
-import type { HeldPause, PauseTarget, QueuePause, QueuePauses } from "../../../core/pause.js";
+import type { HeldPause, PauseTarget, QueuePause, QueuePauses, QueueResume } from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
@@ -18,6 +18,11 @@ const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** How many held gates one sweep completes at most. */
 const SWEEP_BATCH = 100;
+
+/** After GitHub refused a gate's check run or completion `attempts` times before: when to try again. */
+export function gateRetryDelayMs(attempts: number): number {
+  return Math.min(5 * 60_000, 5_000 * 2 ** Math.min(attempts, 10));
+}
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
@@ -40,6 +45,11 @@ export interface GateDeps {
   onGitHubQueue?: (repo: Repo, branch: string) => Promise<boolean>;
   /** Tells the channels (the notifier's pushed notices) that a branch paused or resumed; absent: nobody. */
   announce?: (repository: Repo, event: QueueEvent) => Promise<unknown>;
+  /**
+   * The pull requests in the branch's queue, in its order (GitHub's `mergeQueue`): a new pause holds them
+   * in that order, so what GitHub times out is put back in it; absent: only the groups made while paused.
+   */
+  queued?: (repo: Repo, branch: string) => Promise<number[]>;
 }
 
 /** A merge group GitHub asks checks of (`merge_group` `checks_requested`). */
@@ -78,7 +88,8 @@ export class GitHubGate implements QueuePauses {
   }
 
   async current(target: PauseTarget): Promise<QueuePause | null> {
-    const pause = await this.deps.store.getGatePause(target.repo, await this.branchOf(target));
+    const branch = await this.branchOf(target);
+    const pause = await this.deps.store.getGatePause(target.repo, branch);
     return pause ? toQueuePause(pause) : null;
   }
 
@@ -99,6 +110,7 @@ export class GitHubGate implements QueuePauses {
       by: pause.by,
       pausedAt: this.deps.now(),
     });
+    if (!updated) await this.holdQueued(target.repo, branch, record.pauseId);
     await this.announce(target.repo, branch, `gate-pause:${record.pauseId}:${pause.reason}`, {
       kind: "paused",
       reason: pause.reason,
@@ -108,6 +120,32 @@ export class GitHubGate implements QueuePauses {
       scope: "branch",
     });
     return { ...toQueuePause(record), ...(warning ? { warning } : {}) };
+  }
+
+  /**
+   * Best effort: the entries queued when the pause begins, held in the queue's order (their merge groups
+   * may have passed the gate already, and still time out on other checks while the queue waits).
+   */
+  private async holdQueued(repo: Repo, branch: string, pauseId: string): Promise<void> {
+    const { queued, store, now, logger } = this.deps;
+    if (!queued) return;
+    try {
+      for (const pullNumber of await queued(repo, branch)) {
+        await store.holdGateEntry({
+          repository: repo,
+          branch,
+          pauseId,
+          pullNumber,
+          pullHeadSha: "",
+          at: now(),
+        });
+      }
+    } catch (error) {
+      logger.warn(
+        { err: error, repository: repo.fullName, branch },
+        "could not read the merge queue when pausing it: what GitHub times out is put back in the order it is heard",
+      );
+    }
   }
 
   /** Best effort: the pause or resume happened whether or not the channels hear of it. */
@@ -139,15 +177,21 @@ export class GitHubGate implements QueuePauses {
 
   /**
    * Resumes the branch: the replica that ends the pause completes every held gate (oldest group first)
-   * and puts back what GitHub removed for its check timeout meanwhile.
+   * and puts back what GitHub removed for its check timeout meanwhile. Held gates GitHub would not
+   * complete stay held for the sweep, and the answer's warning says so.
    */
-  async resume(target: PauseTarget, by: string): Promise<boolean> {
+  async resume(target: PauseTarget, by: string): Promise<false | QueueResume> {
     const branch = await this.branchOf(target);
     const pause = await this.deps.store.takeGatePause(target.repo, branch);
     if (!pause) return false;
-    await this.announce(target.repo, branch, `gate-resume:${pause.pauseId}`, { kind: "resumed", by });
+    await this.announce(target.repo, branch, `gate-resume:${pause.pauseId}`, {
+      kind: "resumed",
+      by,
+      scope: "branch",
+    });
+    let refused = 0;
     for (const gate of await this.deps.store.pendingGateChecks(target.repo, branch)) {
-      await this.complete(gate, `Resumed by ${by}`);
+      if (!(await this.complete(gate, `Resumed by ${by}`))) refused += 1;
     }
     if (this.deps.putBack) {
       const holds = await this.deps.store.takeGateHolds(target.repo, branch, pause.pauseId);
@@ -159,7 +203,7 @@ export class GitHubGate implements QueuePauses {
         ),
       );
     }
-    return true;
+    return refused === 0 ? { branch } : { branch, warning: stillHeldWarning(branch, refused) };
   }
 
   /** A merge group to test: its gate, held while its base branch is paused. */
@@ -199,17 +243,35 @@ export class GitHubGate implements QueuePauses {
     );
   }
 
-  /** GitHub removed a pull request from its queue: remembered when its check timeout removed a held one. */
-  async onDequeued(repository: Repo, baseRef: string, pullNumber: number, reason: string): Promise<void> {
-    if (reason !== "CI_TIMEOUT") return;
-    const pause = await this.deps.store.getGatePause(repository, baseRef);
+  /**
+   * GitHub removed a pull request from its queue: remembered, at the head it had, when its check timeout
+   * removed it while the branch is paused (whether or not its merge group was made during the pause).
+   */
+  async onDequeued(removed: {
+    repository: Repo;
+    baseRef: string;
+    pullNumber: number;
+    headSha: string;
+    reason: string;
+  }): Promise<void> {
+    if (removed.reason !== "CI_TIMEOUT") return;
+    const { store, now } = this.deps;
+    const pause = await store.getGatePause(removed.repository, removed.baseRef);
     if (!pause) return;
-    await this.deps.store.markGateTimedOut(repository, baseRef, pause.pauseId, pullNumber);
+    await store.holdTimedOutEntry({
+      repository: removed.repository,
+      branch: removed.baseRef,
+      pauseId: pause.pauseId,
+      pullNumber: removed.pullNumber,
+      pullHeadSha: removed.headSha,
+      at: now(),
+    });
   }
 
   /**
    * Claims the gate of a commit, then makes its check run; null when another replica or an earlier
-   * delivery claimed it. A check run that could not be made gives the claim up (a redelivery retries).
+   * delivery claimed it, or when GitHub refused the check run: the claim is kept then, and the sweep
+   * makes it again later (GitHub never redelivers a webhook by itself).
    */
   private async report(
     head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
@@ -227,7 +289,13 @@ export class GitHubGate implements QueuePauses {
       staleBefore: this.staleBefore(),
     });
     if (!claimed) return null;
-    return this.makeRun(head, run);
+    return this.makeRun(head, run, 0).catch((error: unknown) => {
+      this.deps.logger.warn(
+        { err: error, repository: head.repository.fullName, sha: head.headSha },
+        "GitHub refused the gate check: Yardmaster makes it again shortly",
+      );
+      return null;
+    });
   }
 
   private staleBefore(): Date {
@@ -235,13 +303,13 @@ export class GitHubGate implements QueuePauses {
   }
 
   /**
-   * Makes the check run of a gate this replica claimed; a failure throws, giving the claim up when
-   * `release` (a redelivery retries; else the sweep takes it over once its lease lapses).
+   * Makes the check run of a gate this replica claimed; a failure keeps the claim, to be made again by the
+   * sweep after a backoff (`attempts`: GitHub's refusals so far), and throws.
    */
   private async makeRun(
     head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
     run: GateRun,
-    release = true,
+    attempts: number,
   ): Promise<GateCheckRecord> {
     const { store, github, now } = this.deps;
     const key = { repository: head.repository, headSha: head.headSha, name: run.name };
@@ -249,8 +317,7 @@ export class GitHubGate implements QueuePauses {
     try {
       id = await github.createCheckRun(head.repository, { ...run, headSha: head.headSha });
     } catch (error) {
-      if (release)
-        await store.releaseGateCheck(head.repository, head.headSha, run.name).catch(() => undefined);
+      await this.defer(head.repository, head.headSha, run.name, attempts);
       throw error;
     }
     const state = run.status === "queued" ? "queued" : "success";
@@ -263,7 +330,14 @@ export class GitHubGate implements QueuePauses {
       checkRunId: id,
       state,
       createdAt: now(),
+      attempts: 0,
     };
+  }
+
+  /** GitHub refused a gate's check run or completion: tried again after the backoff. */
+  private async defer(repository: Repo, headSha: string, name: string, attempts: number): Promise<void> {
+    const retryAt = new Date(this.deps.now().getTime() + gateRetryDelayMs(attempts));
+    await this.deps.store.deferGateCheck(repository, headSha, name, retryAt).catch(() => undefined);
   }
 
   /**
@@ -283,7 +357,7 @@ export class GitHubGate implements QueuePauses {
         ),
       );
     }
-    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
+    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH, now())) {
       await this.complete(gate, "Resumed");
     }
     await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
@@ -299,36 +373,45 @@ export class GitHubGate implements QueuePauses {
     const reported = await this.makeRun(
       head,
       pause ? heldRun(gate.name, pause) : passedRun(gate.name, open),
-      false,
+      gate.attempts,
     );
     if (pause && !(await store.getGatePause(gate.repository, gate.branch))) {
       await this.complete(reported, "Resumed");
     }
   }
 
-  /** Completes a held gate, once across replicas (a completion GitHub did not hear stays to retry). */
-  private async complete(gate: GateCheckRecord, title: string): Promise<void> {
+  /**
+   * Completes a held gate, once across replicas: false when GitHub refused (it stays held, and the sweep
+   * completes it again after a backoff).
+   */
+  private async complete(gate: GateCheckRecord, title: string): Promise<boolean> {
     const { store, github, now, checkName } = this.deps;
     const { repository, headSha, name } = gate;
     const id = await store.claimGateCompletion(repository, headSha, name, now(), this.staleBefore());
-    if (id === null) return;
+    if (id === null) return true;
     try {
       await github.updateCheckRun(repository, id, passedRun(checkName, title));
     } catch (error) {
-      // Still held: the gate's sweep completes it again shortly.
-      await store.releaseGateCompletion(repository, headSha, name).catch(() => undefined);
+      await this.defer(repository, headSha, name, gate.attempts);
       this.deps.logger.error(
         { err: error, repository: repository.fullName, sha: headSha },
         "could not complete a held gate check: Yardmaster tries again shortly",
       );
-      return;
+      return false;
     }
     await store.gateCompleted(repository, headSha, name, now());
+    return true;
   }
 }
 
 function toQueuePause(pause: GatePauseRecord): QueuePause {
-  return { reason: pause.reason, pausedAt: pause.pausedAt.toISOString(), by: pause.by };
+  return { reason: pause.reason, pausedAt: pause.pausedAt.toISOString(), by: pause.by, branch: pause.branch };
+}
+
+/** What a resume says when GitHub would not complete some of the branch's held gates. */
+export function stillHeldWarning(branch: string, refused: number): string {
+  const gates = refused === 1 ? "1 merge group's gate check" : `${refused} merge groups' gate checks`;
+  return `Not running yet: GitHub refused to complete ${gates} on ${branch}, so GitHub's merge queue still holds them. Yardmaster tries again by itself, each time a little later; if it keeps failing, check that the GitHub App has the checks: write permission (/mq doctor says).`;
 }
 
 /** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */

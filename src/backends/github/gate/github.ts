@@ -1,4 +1,5 @@
 import type { Write, WriteRequestOptions } from "../../../github/github-writes.js";
+import { repositoryError } from "../../../github/repository-error.js";
 import type { Repo } from "../../../repo.js";
 
 /**
@@ -92,9 +93,14 @@ export function octokitGateGitHub(
       );
     },
     async defaultBranch(repo) {
-      const octokit = await octokitFor(repo);
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}", where(repo));
-      return (data as { default_branch: string }).default_branch;
+      try {
+        const octokit = await octokitFor(repo);
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}", where(repo));
+        return (data as { default_branch: string }).default_branch;
+      } catch (error) {
+        // A repository GitHub does not know, or refuses the app: an answer that says what to do.
+        throw repositoryError(repo, error);
+      }
     },
     async branchRules(repo, branch) {
       const octokit = await octokitFor(repo);

@@ -33,6 +33,8 @@ export function createGitHubGate(options: {
     pull: { number: number; headSha: string },
     options: { jump: boolean },
   ) => Promise<unknown>;
+  /** The pull requests in a branch's queue, in its order (absent: not read when pausing). */
+  queued?: (repo: Repo, branch: string) => Promise<number[]>;
 }): GitHubGate {
   return new GitHubGate({
     store: options.store,
@@ -43,6 +45,7 @@ export function createGitHubGate(options: {
     logger: options.logger,
     ...(options.announce ? { announce: options.announce } : {}),
     ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
+    ...(options.queued ? { queued: options.queued } : {}),
     putBack: {
       pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
       enqueue: options.enqueue,

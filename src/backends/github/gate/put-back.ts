@@ -14,8 +14,8 @@ export interface PutBack {
 }
 
 /**
- * On resume: the pull requests GitHub removed for its check timeout while the pause held them, still open
- * at the same head, go back in their original order ahead of what was queued since (each jumps to the
+ * On resume: the pull requests GitHub removed for its check timeout during the pause, still open at the
+ * head they had then, go back in their original order ahead of what was queued since (each jumps to the
  * head, the last first). Other removals are left alone; one GitHub refuses is logged and skipped. The
  * numbers put back, in order.
  */
@@ -31,7 +31,13 @@ export async function putBackTimedOut(
   const back: number[] = [];
   for (const hold of [...timedOut].reverse()) {
     const pull = await deps.pullRequest(repo, hold.pullNumber).catch(() => null);
-    if (pull?.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) continue;
+    if (pull?.state !== "open" || pull.merged || pull.headSha !== hold.pullHeadSha) {
+      logger.info(
+        { repository: repo.fullName, branch, pull: hold.pullNumber },
+        "not putting back a pull request GitHub removed while the queue was paused: it was closed, pushed to, or could not be read",
+      );
+      continue;
+    }
     // The holds are taken already: one pull request GitHub refuses does not keep the others out.
     try {
       await deps.enqueue(repo, { number: hold.pullNumber, headSha: hold.pullHeadSha }, { jump: true });

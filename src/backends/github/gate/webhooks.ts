@@ -66,7 +66,13 @@ export async function handleGateWebhook(gate: GitHubGate, name: string, payload:
   const p = pullRequestSchema.parse(payload);
   const repository = Repo.of(p.repository.owner.login, p.repository.name);
   if (p.action === "dequeued") {
-    await gate.onDequeued(repository, p.pull_request.base.ref, p.number, p.reason ?? "");
+    await gate.onDequeued({
+      repository,
+      baseRef: p.pull_request.base.ref,
+      pullNumber: p.number,
+      headSha: p.pull_request.head.sha,
+      reason: p.reason ?? "",
+    });
     return;
   }
   await gate.onPullHead({
