@@ -84,5 +84,6 @@ function registerListeners(app: App, kit: SurfaceKit, home: HomeTab | null): voi
   registerSlashCommand(app, kit, forms);
   registerEvents(app, kit, home);
   registerActions(app, kit, home);
-  registerUnfurls(app, { ...shared, store: options.store, now });
+  const readPermission = options.readPermission ? { readPermission: options.readPermission } : {};
+  registerUnfurls(app, { ...shared, store: options.store, now, ...readPermission });
 }

@@ -42,6 +42,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
     githubWebUrl: urls.webUrl,
     logger,
     track: (work) => infra.inFlight.track(work),
+    ...(config.github ? { readPermission: deps.github.readPermission } : {}),
     ...(deps.follower ? { relays: deps.follower } : {}),
     run: {
       ...commands,

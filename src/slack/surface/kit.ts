@@ -1,6 +1,7 @@
 import type { RespondFn } from "@slack/bolt";
 import { COMMANDS, type Command } from "../../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../../commands/command.js";
+import type { PermissionLookup } from "../../commands/ports.js";
 import type { CommandOutcome, RunDeps } from "../../commands/run.js";
 import type { Logger } from "../../logger.js";
 import type { RelayFollower } from "../../relays/follower.js";
@@ -35,6 +36,11 @@ export interface SlackSurfaceOptions {
   run: RunDeps;
   githubWebUrl: string;
   logger: Logger;
+  /**
+   * What a linked login may read (the commands' permission lookup, cached briefly): previews while
+   * composing and the pause form's repositories (docs/security.md). Absent (no GitHub App): neither.
+   */
+  readPermission?: PermissionLookup;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayFollower;
   /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */
