@@ -20,6 +20,7 @@ import { queueRequests } from "./019-queue-requests.js";
 import { gateLeases } from "./020-gate-leases.js";
 import { healthEpisodesClosed } from "./021-health-episodes-closed.js";
 import { queueEventsByPull } from "./022-queue-events-by-pull.js";
+import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   gateLeases,
   healthEpisodesClosed,
   queueEventsByPull,
+  signInConfirmations,
 ];
 
 /** The highest migration version this build knows. */
