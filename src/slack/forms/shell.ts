@@ -13,7 +13,7 @@ import {
   textOf,
   type View,
 } from "./kit.js";
-import { respondByWebApi, respondOn } from "./respond.js";
+import { orToThePerson, respondByWebApi, respondOn } from "./respond.js";
 
 /**
  * The shell every form (modal) shares: the view with its place in private_metadata, opened with a
@@ -85,7 +85,7 @@ export function registerSubmission<C extends Command>(
   const { logger } = deps;
   const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
   app.view(callbackId, async ({ ack, body, view }) => {
-    const place = readPlace(view?.private_metadata);
+    const place = readPlace(view?.private_metadata, deps.isSlackResponseUrl);
     const userId = typeof body.user?.id === "string" ? body.user.id : "";
     const teamId = body.team?.id ?? body.user?.team_id ?? "";
     const values = (view?.state?.values ?? {}) as SubmittedValues;
@@ -108,9 +108,10 @@ export function registerSubmission<C extends Command>(
       const channelId = place.channelId || textOf(values, "channel");
       const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
       const outcome = await runCommand(form.command, actor, deps.run);
-      const respond = place.responseUrl
+      const where = place.responseUrl
         ? respondOn(place.responseUrl)
         : respondByWebApi(app, channelId, userId);
+      const respond = orToThePerson(app, where, { userId, channelId }, logger);
       await deps.answer(respond, form.command, outcome, actor);
     };
     await tracked(work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")));

@@ -13,6 +13,7 @@ import type {
 } from "../../store/index.js";
 import type { HomeTabDeps } from "../home/home-tab.js";
 import type { SlackPresentation } from "../relay-answers.js";
+import { slackResponseUrlCheck } from "../response-url.js";
 import {
   type RenderContext,
   renderErrorMessage,
@@ -62,6 +63,8 @@ export interface SurfaceKit {
   /** Work counted for a graceful stop (options.track), or the work itself. */
   tracked<T>(work: Promise<T>): Promise<T>;
   actorFor(teamId: string, userId: string, channelId: string, responseUrl: string): Promise<Actor>;
+  /** Whether a response_url is on Slack's own host (SLACK_API_URL's, or one under it). */
+  isSlackResponseUrl(url: string): boolean;
   /** The repository a channel subscribed to exactly one repository may leave out. */
   placeOf(channelId: string): Promise<SlackPlace>;
   answer(
@@ -99,6 +102,7 @@ export function surfaceKit(options: SlackSurfaceOptions): SurfaceKit {
     logger,
     now,
     tracked: (work) => (options.track ? options.track(work) : work),
+    isSlackResponseUrl: slackResponseUrlCheck(options.apiUrl),
     async actorFor(teamId, userId, channelId, responseUrl) {
       const link = await store.getLink(teamId, userId);
       return {
