@@ -106,7 +106,12 @@ async function signedInOnGitHub(
     );
   }
   if (!code || !stateValue) {
-    return notice(res, 400, "Not linked", "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.");
+    return notice(
+      res,
+      400,
+      "Not linked",
+      "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.",
+    );
   }
   const now = options.now?.() ?? new Date();
   const state = await options.store.consumeOAuthState(stateValue, now);
@@ -151,14 +156,22 @@ async function confirmed(
   const stateValue = form?.get("state");
   const decision = form?.get("decision");
   if (!form || !stateValue || (decision !== "link" && decision !== "cancel")) {
-    return notice(res, 400, "Not linked", "This form is incomplete. Run <code>/mq login</code> in Slack for a new link.");
+    return notice(
+      res,
+      400,
+      "Not linked",
+      "This form is incomplete. Run <code>/mq login</code> in Slack for a new link.",
+    );
   }
   const now = options.now?.() ?? new Date();
   const state = await options.store.consumeOAuthState(stateValue, now);
   // Only a confirmation's state, which names who signed in: a sign-in link's would link nobody known.
   if (!state?.signedIn) return notice(res, 400, "Link expired", EXPIRED);
   if (decision === "cancel") {
-    options.logger.info({ slackUser: state.slackUserId }, "identity linking declined on its confirmation page");
+    options.logger.info(
+      { slackUser: state.slackUserId },
+      "identity linking declined on its confirmation page",
+    );
     return notice(res, 200, "Not linked", "Nothing was linked. You can close this tab.");
   }
   return link(options, res, state, state.signedIn, now);

@@ -33,9 +33,9 @@ const formFor = (userId: string, callbackId: string) =>
   );
 /** The repositories a pause form offers to choose from; null when the repository is typed instead. */
 const offered = (view: Record<string, unknown>) => {
-  const repo = (view.blocks as { block_id: string; element: { type: string; options?: { value: string }[] } }[]).find(
-    (b) => b.block_id === "repo",
-  );
+  const repo = (
+    view.blocks as { block_id: string; element: { type: string; options?: { value: string }[] } }[]
+  ).find((b) => b.block_id === "repo");
   return repo?.element.type === "static_select" ? (repo.element.options ?? []).map((o) => o.value) : null;
 };
 const blockIds = (view: Record<string, unknown>) =>

@@ -92,7 +92,9 @@ describe("shortcuts", () => {
         world.slack.state.channelMessages(channel.id).find((m) => m.text.includes("outside freeze"))
       );
     }, 10_000);
-    expect(dm.text).toContain(`Yardmaster could not post this in <#${OUTSIDE}>: it is not a member of that channel`);
+    expect(dm.text).toContain(
+      `Yardmaster could not post this in <#${OUTSIDE}>: it is not a member of that channel`,
+    );
     expect(dm.text).toContain("/invite @Yardmaster");
     expect(JSON.stringify(dm.blocks)).toContain("it is not a member of that channel");
     expect(JSON.stringify(dm.blocks)).toContain("paused the merge queue");

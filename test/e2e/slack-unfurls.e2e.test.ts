@@ -28,7 +28,13 @@ beforeAll(async () => {
   const { state } = world.github;
   state.addRepository(SECRET);
   state.setPermission(SECRET, "alice", "read");
-  state.addPullRequest({ repository: SECRET, number: 1, author: "alice", title: "Secret plan", base: "main" });
+  state.addPullRequest({
+    repository: SECRET,
+    number: 1,
+    author: "alice",
+    title: "Secret plan",
+    base: "main",
+  });
   await subscribeChannel(world, PRIVATE, [SECRET]);
 });
 afterAll(() => world.close());

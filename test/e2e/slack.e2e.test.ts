@@ -48,7 +48,9 @@ const textOf = (message: { text?: string; blocks?: unknown }) =>
 async function signInAs(answer: { text?: string; blocks?: unknown }, githubLogin: string) {
   const url = /https?:\/\/[^\s|>"]+\/login\/oauth\/authorize\?[^\s|>"]+/.exec(textOf(answer))?.[0];
   expect(url).toBeDefined();
-  const authorize = await fetch(`${url!.replace(/&amp;/g, "&")}&login=${githubLogin}`, { redirect: "manual" });
+  const authorize = await fetch(`${url!.replace(/&amp;/g, "&")}&login=${githubLogin}`, {
+    redirect: "manual",
+  });
   expect(authorize.status).toBe(302);
   const callback = new URL(authorize.headers.get("location") ?? "");
   return fetch(`${world.url}${callback.pathname}${callback.search}`);
@@ -98,7 +100,8 @@ describe("Slack /mq, end to end", () => {
     await world.slack.waitFor(
       () =>
         world.slack.state.responses.find(
-          (r) => r.responseUrl === login.responseUrl && `${r.text}`.includes("You are linked to GitHub as alice"),
+          (r) =>
+            r.responseUrl === login.responseUrl && `${r.text}`.includes("You are linked to GitHub as alice"),
         ),
       10_000,
     );

@@ -58,7 +58,13 @@ export function registerForms(app: App, deps: FormDeps): Forms {
       if (!target?.repo || target.pull !== undefined) return false; // a one-word reason
       preset = target.repo;
     }
-    await openPause(slash.trigger_id, place, respond, { teamId: slash.team_id, userId: slash.user_id }, preset);
+    await openPause(
+      slash.trigger_id,
+      place,
+      respond,
+      { teamId: slash.team_id, userId: slash.user_id },
+      preset,
+    );
     return true;
   };
 

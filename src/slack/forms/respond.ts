@@ -55,7 +55,8 @@ function whyNotPosted(error: unknown, channelId: string): string {
   if (code === "not_in_channel" || code === "channel_not_found") {
     return `Yardmaster could not post this ${where}: it is not a member of that channel. Invite it there with \`/invite @Yardmaster\`, or choose another channel next time. Here is the result:`;
   }
-  if (code === "is_archived") return `Yardmaster could not post this ${where}: the channel is archived. Here is the result:`;
+  if (code === "is_archived")
+    return `Yardmaster could not post this ${where}: the channel is archived. Here is the result:`;
   return `Yardmaster could not post this ${where} (Slack refused it${typeof code === "string" ? `: ${code}` : ""}). Here is the result:`;
 }
 
@@ -76,7 +77,8 @@ export function orToThePerson(
     } catch (error) {
       logger.warn({ err: error }, "could not post a form's result where it was asked: sent to the person");
       const why = whyNotPosted(error, to.channelId);
-      const body = typeof message === "string" ? { text: message } : (message as RespondArguments & { text?: string });
+      const body =
+        typeof message === "string" ? { text: message } : (message as RespondArguments & { text?: string });
       const blocks = (body as { blocks?: unknown[] }).blocks;
       const text = typeof body.text === "string" ? body.text : "";
       const direct = respondByWebApi(app, "", to.userId);

@@ -13,7 +13,6 @@ import type {
 } from "../../store/index.js";
 import type { HomeTabDeps } from "../home/home-tab.js";
 import type { SlackPresentation } from "../relay-answers.js";
-import { slackResponseUrlCheck } from "../response-url.js";
 import {
   type RenderContext,
   renderErrorMessage,
@@ -21,6 +20,7 @@ import {
   renderUnexpectedMessage,
   type SlackMessage,
 } from "../render-blocks.js";
+import { slackResponseUrlCheck } from "../response-url.js";
 
 export interface SlackSurfaceOptions {
   botToken: string;

@@ -117,7 +117,9 @@ async function linkShared(app: App, deps: UnfurlDeps, data: z.infer<typeof LINK_
     ? await readableWhileComposing(deps, event.links, actor)
     : pullRequestLinks(
         event.links,
-        new Set((await deps.store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key)),
+        new Set(
+          (await deps.store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key),
+        ),
         deps.githubWebUrl,
       );
   if (targets.length === 0) return;
