@@ -31,7 +31,11 @@ export interface Forms {
   /** Opens the form a slash command stands for; false (nothing done) when it stands for none. */
   openFor(slash: SlashCommand, respond: RespondFn): Promise<boolean>;
   /** Opens a view with a trigger_id; says so on `respond` when Slack refuses (an expired trigger). */
-  open(triggerId: string, view: View, respond: RespondFn | null): Promise<void>;
+  open(
+    triggerId: string,
+    view: View,
+    respond: RespondFn | null,
+  ): Promise<{ id: string; hash: string } | null>;
 }
 
 export function registerForms(app: App, deps: FormDeps): Forms {
@@ -75,15 +79,25 @@ export function registerForms(app: App, deps: FormDeps): Forms {
     person: { teamId: string; userId: string },
     preset?: Repo,
   ) => {
-    // The trigger is good for 3 seconds: the permission lookups have a budget (visible-repositories.ts).
+    // The trigger is good for 3 seconds: the form opens with what the store says, then the
+    // repositories the person's GitHub login reads are added in place (views.update).
     const [visible, channel] = await Promise.all([
       visibleRepositories(deps, { ...person, channelId: place.channelId }),
       preset || place.channelId === "" ? Promise.resolve(undefined) : deps.placeOf(place.channelId),
     ]);
     const extra = place.channelId === "" ? [channelInput()] : [];
-    // A list cut short by a slow lookup is not shown: the repository is typed instead.
-    const listed = visible.complete ? visible.repositories : [];
-    await open(triggerId, pauseForm(place, listed, preset ?? channel?.defaultRepo, extra), respond);
+    const formOf = (repositories: readonly Repo[]) =>
+      pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra);
+    const opened = await open(triggerId, formOf(visible.inChannel), respond);
+    if (!opened || !visible.readable) return;
+    const repositories = await visible.readable();
+    if (repositories.length === visible.inChannel.length) return;
+    await app.client.views
+      .update({ view_id: opened.id, hash: opened.hash, view: formOf(repositories) })
+      .catch((error: unknown) =>
+        // Submitted or closed meanwhile (or changed: hash_conflict): the form stays as it was.
+        deps.logger.info({ err: error }, "the pause form was not updated with the person's repositories"),
+      );
   };
 
   registerSubmission(app, deps, PAUSE_FORM, (values) => readPauseForm(values, deps.now()));

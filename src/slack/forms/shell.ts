@@ -56,19 +56,25 @@ export function fieldErrorsOr<T, C>(
 const COULD_NOT_OPEN =
   "The form could not open (Slack allows 3 seconds to open it), so nothing was run. Type the command in full instead, e.g. `/mq pause owner/repo release freeze` or `/mq subscribe owner/repo`.";
 
-/** Opens a view with a trigger_id; says so on `respond` when Slack refuses (an expired trigger). */
+/**
+ * Opens a view with a trigger_id: its id and hash (to update it), or null when Slack refused (an expired
+ * trigger), said on `respond`.
+ */
 export async function openForm(
   app: App,
   logger: Logger,
   triggerId: string,
   view: View,
   respond: RespondFn | null,
-): Promise<void> {
+): Promise<{ id: string; hash: string } | null> {
   try {
-    await app.client.views.open({ trigger_id: triggerId, view });
+    const opened = await app.client.views.open({ trigger_id: triggerId, view });
+    const { id, hash } = opened.view ?? {};
+    return typeof id === "string" && typeof hash === "string" ? { id, hash } : null;
   } catch (error) {
     logger.warn({ err: error }, "could not open a form");
     await respond?.({ response_type: "ephemeral", text: COULD_NOT_OPEN }).catch(() => undefined);
+    return null;
   }
 }
 
