@@ -90,8 +90,11 @@ export function registerForms(app: App, deps: FormDeps): Forms {
       pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra);
     const opened = await open(triggerId, formOf(visible.inChannel), respond);
     if (!opened || !visible.readable) return;
-    const repositories = await visible.readable();
-    if (repositories.length === visible.inChannel.length) return;
+    const repositories = await visible.readable().catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "could not read which repositories the person may see");
+      return null;
+    });
+    if (!repositories || repositories.length === visible.inChannel.length) return;
     await app.client.views
       .update({ view_id: opened.id, hash: opened.hash, view: formOf(repositories) })
       .catch((error: unknown) =>
