@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { WEBHOOKS_PATH } from "../github/probot.js";
-import { OAUTH_CALLBACK_PATH } from "../identity/linking.js";
+import { CONFIRMATION_MAX_BODY_BYTES, OAUTH_CALLBACK_PATH } from "../identity/linking.js";
 import { healthHandler, metricsHandler } from "../server/health.js";
 import { createHttpServer, type Handler } from "../server/http-server.js";
 import { describeSurfaces } from "../settings/start-log.js";
@@ -18,7 +18,8 @@ export const BODY_LIMITS: Readonly<Record<string, number>> = {
   /** GitHub caps webhook payloads at 25 MB. */
   [WEBHOOKS_PATH]: 25 * 1024 * 1024,
   [SLACK_EVENTS_PATH]: SLACK_MAX_BODY_BYTES,
-  [OAUTH_CALLBACK_PATH]: 0,
+  /** The confirmation form after GitHub's sign-in: its one-time state and the button pressed. */
+  [OAUTH_CALLBACK_PATH]: CONFIRMATION_MAX_BODY_BYTES,
 };
 
 export interface Parts {

@@ -45,6 +45,11 @@ export interface OAuthState {
   channelId: string | null;
   responseUrl: string | null;
   expiresAt: Date;
+  /**
+   * Who signed in on GitHub: set on the state of the confirmation form the page after GitHub's sign-in
+   * shows (src/identity/linking.ts), absent on a `/mq login` link's. The link is made only once confirmed.
+   */
+  signedIn?: { githubLogin: string; githubId: number };
 }
 
 // Pauses (src/store/pauses.ts).

@@ -1,9 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { exchangeWebFlowCode } from "@octokit/oauth-methods";
 import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
-import { type Handler, pathOf, sendText } from "../server/http-server.js";
+import { type Handler, pathOf } from "../server/http-server.js";
 import type { SlackNames, SlackNamesLookup } from "../slack/names.js";
 import type { IdentityLinkStore, OAuthStateStore } from "../store/index.js";
+import { confirmationPage, escapeHtml, linkedPage, notice } from "./pages.js";
 
 /** The linking confirmation says once that personal notices are on (docs/notifications.md). */
 const PERSONAL_NOTICES_ON =
@@ -20,7 +22,9 @@ export interface IdentityLinkingOptions {
   apiUrl: string;
   /** Yardmaster's PUBLIC_URL: the callback is PUBLIC_URL/github/oauth/callback. */
   publicUrl: string;
-  store: Pick<OAuthStateStore, "consumeOAuthState"> & Pick<IdentityLinkStore, "putLink">;
+  store: Pick<OAuthStateStore, "consumeOAuthState" | "createOAuthState"> & Pick<IdentityLinkStore, "putLink">;
+  /** Whether a `/mq login`'s response_url is Slack's own (slack/response-url.ts): only then is it told. */
+  isSlackResponseUrl: (url: string) => boolean;
   logger: Logger;
   /** What the linked Slack user and workspace are called (Slack's Web API); their ids without it. */
   slackNames?: SlackNamesLookup;
@@ -49,23 +53,23 @@ export function loginUrl(
   return `${options.webUrl}/login/oauth/authorize?${query}`;
 }
 
-// Hand-written: five characters, and no HTML-escaping package is a dependency.
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
+/** How long the confirmation after GitHub's sign-in waits for the person (its state is good once). */
+const CONFIRMATION_TTL_MINUTES = 10;
+/** The most a confirmation form's body may be (its state and the button pressed). */
+export const CONFIRMATION_MAX_BODY_BYTES = 2048;
 
-function page(res: Parameters<Handler>[1], status: number, title: string, message: string): true {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Yardmaster</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2328}</style></head>
-<body><h1>${escapeHtml(title)}</h1><p>${message}</p></body></html>`;
-  return sendText(res, status, html, "text/html; charset=utf-8");
-}
+type Response = Parameters<Handler>[1];
+type OAuthState = NonNullable<Awaited<ReturnType<OAuthStateStore["consumeOAuthState"]>>>;
+type SignedIn = NonNullable<OAuthState["signedIn"]>;
+
+const EXPIRED =
+  "This sign-in link was already used or has expired (links last 10 minutes). Run <code>/mq login</code> in Slack for a new one.";
 
 /**
- * GET /github/oauth/callback: checks the single-use `state`, exchanges the code for a user token,
- * reads the GitHub login, stores the Slack user → GitHub login link, and says what happened.
+ * GitHub's OAuth callback (docs/security.md, "Signing in"). GET, after GitHub's sign-in: checks the
+ * single-use `state` of `/mq login`, exchanges the code, asks GitHub who signed in, and shows a page that
+ * names the Slack user and workspace it would link, with a form holding a new one-time state. POST, that
+ * form: links them only when the person confirmed, once, within 10 minutes. Nothing is linked before.
  */
 export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
   // Octokit's request, pointed at the API: exchangeWebFlowCode finds the web host (/login/oauth) from it.
@@ -75,52 +79,123 @@ export function oauthCallbackHandler(options: IdentityLinkingOptions): Handler {
     throttle: { enabled: false },
   });
   return async (req, res) => {
-    if (req.method !== "GET" || pathOf(req) !== OAUTH_CALLBACK_PATH) return false;
-    const query = new URL(req.url ?? "/", "http://localhost").searchParams;
-    const code = query.get("code");
-    const stateValue = query.get("state");
-    if (query.get("error")) {
-      return page(
-        res,
-        400,
-        "Not linked",
-        "GitHub sign-in was cancelled. Run <code>/mq login</code> in Slack to try again.",
-      );
-    }
-    if (!code || !stateValue) {
-      return page(
-        res,
-        400,
-        "Not linked",
-        "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.",
-      );
-    }
-    const now = options.now?.() ?? new Date();
-    const state = await options.store.consumeOAuthState(stateValue, now);
-    if (!state) {
-      return page(
-        res,
-        400,
-        "Link expired",
-        "This sign-in link was already used or has expired (links last 10 minutes). Run <code>/mq login</code> in Slack for a new one.",
-      );
-    }
-    try {
-      const user = await signedInUser(options, request, code);
-      return await link(options, res, state, user, now);
-    } catch (error) {
-      options.logger.warn({ err: error }, "identity linking failed");
-      return page(
-        res,
-        502,
-        "Not linked",
-        `${escapeHtml((error as Error).message)}. Run <code>/mq login</code> in Slack to try again.`,
-      );
-    }
+    if (pathOf(req) !== OAUTH_CALLBACK_PATH) return false;
+    if (req.method === "GET") return signedInOnGitHub(options, request, req, res);
+    if (req.method === "POST") return confirmed(options, req, res);
+    res.setHeader("allow", "GET, POST");
+    return notice(res, 405, "Not linked", "Open the sign-in link from <code>/mq login</code> in Slack.");
   };
 }
 
-type OAuthState = NonNullable<Awaited<ReturnType<OAuthStateStore["consumeOAuthState"]>>>;
+/** GET: GitHub's sign-in came back; the confirmation page, or why not. */
+async function signedInOnGitHub(
+  options: IdentityLinkingOptions,
+  request: InstanceType<typeof ProbotOctokit>["request"],
+  req: Parameters<Handler>[0],
+  res: Response,
+): Promise<true> {
+  const query = new URL(req.url ?? "/", "http://localhost").searchParams;
+  const code = query.get("code");
+  const stateValue = query.get("state");
+  if (query.get("error")) {
+    return notice(
+      res,
+      400,
+      "Not linked",
+      "GitHub sign-in was cancelled. Run <code>/mq login</code> in Slack to try again.",
+    );
+  }
+  if (!code || !stateValue) {
+    return notice(
+      res,
+      400,
+      "Not linked",
+      "This link is incomplete. Run <code>/mq login</code> in Slack for a new one.",
+    );
+  }
+  const now = options.now?.() ?? new Date();
+  const state = await options.store.consumeOAuthState(stateValue, now);
+  // A confirmation's state is no sign-in link's.
+  if (!state || state.signedIn) return notice(res, 400, "Link expired", EXPIRED);
+  let user: { login: string; id: number };
+  try {
+    user = await signedInUser(options, request, code);
+  } catch (error) {
+    options.logger.warn({ err: error }, "identity linking failed");
+    return notice(
+      res,
+      502,
+      "Not linked",
+      `${escapeHtml((error as Error).message)}. Run <code>/mq login</code> in Slack to try again.`,
+    );
+  }
+  // A new state, known only to the browser that signed in (the sender of a forwarded link knows the first).
+  const confirmation = randomBytes(24).toString("base64url");
+  await options.store.createOAuthState({
+    ...state,
+    state: confirmation,
+    expiresAt: new Date(now.getTime() + CONFIRMATION_TTL_MINUTES * 60_000),
+    signedIn: { githubLogin: user.login, githubId: user.id },
+  });
+  return confirmationPage(res, {
+    names: await namesOf(options, state),
+    githubLogin: user.login,
+    state: confirmation,
+    action: OAUTH_CALLBACK_PATH,
+    expiresInMinutes: CONFIRMATION_TTL_MINUTES,
+  });
+}
+
+/** POST: the confirmation form; links when the person chose to, once. */
+async function confirmed(
+  options: IdentityLinkingOptions,
+  req: Parameters<Handler>[0],
+  res: Response,
+): Promise<true> {
+  const form = await readForm(req);
+  const stateValue = form?.get("state");
+  const decision = form?.get("decision");
+  if (!form || !stateValue || (decision !== "link" && decision !== "cancel")) {
+    return notice(
+      res,
+      400,
+      "Not linked",
+      "This form is incomplete. Run <code>/mq login</code> in Slack for a new link.",
+    );
+  }
+  const now = options.now?.() ?? new Date();
+  const state = await options.store.consumeOAuthState(stateValue, now);
+  // Only a confirmation's state, which names who signed in: a sign-in link's would link nobody known.
+  if (!state?.signedIn) return notice(res, 400, "Link expired", EXPIRED);
+  if (decision === "cancel") {
+    options.logger.info(
+      { slackUser: state.slackUserId },
+      "identity linking declined on its confirmation page",
+    );
+    return notice(res, 200, "Not linked", "Nothing was linked. You can close this tab.");
+  }
+  return link(options, res, state, state.signedIn, now);
+}
+
+/** The urlencoded body of a form (the server refused a larger one before it was read), or null. */
+async function readForm(req: Parameters<Handler>[0]): Promise<URLSearchParams | null> {
+  const type = req.headers["content-type"] ?? "";
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > CONFIRMATION_MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
+async function namesOf(options: IdentityLinkingOptions, state: OAuthState): Promise<SlackNames> {
+  return options.slackNames
+    ? await options.slackNames(state.teamId, state.slackUserId)
+    : { user: state.slackUserId, team: state.teamId };
+}
 
 /** Exchanges the code for a user token and asks GitHub who that is. */
 async function signedInUser(
@@ -151,42 +226,33 @@ async function signedInUser(
 /** Stores the link, tells Slack, and says so on the page. */
 async function link(
   options: IdentityLinkingOptions,
-  res: Parameters<Handler>[1],
+  res: Response,
   state: OAuthState,
-  user: { login: string; id: number },
+  user: SignedIn,
   now: Date,
 ): Promise<true> {
   await options.store.putLink({
     teamId: state.teamId,
     slackUserId: state.slackUserId,
-    githubLogin: user.login,
-    githubId: user.id,
+    githubLogin: user.githubLogin,
+    githubId: user.githubId,
     linkedAt: now,
   });
-  options.logger.info({ slackUser: state.slackUserId, githubLogin: user.login }, "identity linked");
+  options.logger.info({ slackUser: state.slackUserId, githubLogin: user.githubLogin }, "identity linked");
   options.onLinked?.({ teamId: state.teamId, slackUserId: state.slackUserId });
-  if (state.responseUrl) {
+  if (state.responseUrl && options.isSlackResponseUrl(state.responseUrl)) {
     await fetch(state.responseUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         response_type: "ephemeral",
         replace_original: false,
-        text: `You are linked to GitHub as ${user.login.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
+        text: `You are linked to GitHub as ${user.githubLogin.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
       }),
       signal: AbortSignal.timeout(5_000),
     }).catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
   }
-  const names: SlackNames = options.slackNames
-    ? await options.slackNames(state.teamId, state.slackUserId)
-    : { user: state.slackUserId, team: state.teamId };
-  return page(
-    res,
-    200,
-    "Linked",
-    `Slack user <strong>${escapeHtml(names.user)}</strong> in workspace <strong>${escapeHtml(names.team)}</strong> is now linked to GitHub account <strong>${escapeHtml(user.login)}</strong>. You can close this tab and go back to Slack.</p>
-<p>Not your Slack account? Then someone sent you their own sign-in link, and that account can now act with your GitHub permissions in Yardmaster: tell your Slack workspace's administrators.`,
-  );
+  return linkedPage(res, await namesOf(options, state), user.githubLogin);
 }
 
 /** An answer GitHub refused, named by its OAuth error code or else its HTTP status; other errors as they are. */

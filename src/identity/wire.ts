@@ -2,6 +2,7 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Wired } from "../app/service.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
 import { slackNamesFromWebApi } from "../slack/names.js";
+import { slackResponseUrlCheck } from "../slack/response-url.js";
 import { oauthCallbackHandler } from "./linking.js";
 
 /** Identity linking (`/mq login`): GitHub's OAuth callback, which links a Slack user to their login. */
@@ -18,6 +19,8 @@ export function wireIdentity(
     publicUrl: config.publicUrl,
     store: infra.store,
     logger,
+    // Without Slack there is no response_url to tell.
+    isSlackResponseUrl: slack ? slackResponseUrlCheck(slack.apiUrl) : () => false,
     onLinked: (person) => home?.refreshSoon(person),
     // A login's link expires on the clock `/mq login` started it on.
     now: infra.now,

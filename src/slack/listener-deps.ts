@@ -14,6 +14,8 @@ export interface ListenerDeps {
   logger: Logger;
   /** Counts the work done after an acknowledgement (a graceful stop waits for it). */
   track?: <T>(work: Promise<T>) => Promise<T>;
+  /** Whether a response_url is on Slack's own host (response-url.ts): a result is posted nowhere else. */
+  isSlackResponseUrl(url: string): boolean;
   actorFor(teamId: string, userId: string, channelId: string, responseUrl: string): Promise<Actor>;
   /** Answers a command's outcome as the typed command's would be (slack-surface.ts). */
   answer(

@@ -52,6 +52,7 @@ const MESSAGE_SHORTCUT = z.looseObject({
 
 const GLOBAL_SHORTCUT = z.looseObject({
   trigger_id: z.string().min(1).max(300),
+  team: z.looseObject({ id: z.string().min(1).max(40) }),
   user: z.looseObject({ id: z.string().min(1).max(40) }),
 });
 
@@ -82,7 +83,7 @@ export function registerShortcuts(app: App, deps: ShortcutDeps): void {
   app.shortcut<MessageShortcut>(SHORTCUT_IDS.queue, async ({ ack, body }) => {
     await ack();
     const read = MESSAGE_SHORTCUT.safeParse(body);
-    if (!read.success) {
+    if (!read.success || !deps.isSlackResponseUrl(read.data.response_url)) {
       logger.warn(
         { kind: "message_action" },
         "Slack request refused: a message shortcut without its usual fields",
@@ -115,7 +116,7 @@ export function registerShortcuts(app: App, deps: ShortcutDeps): void {
   });
 
   app.view(SHORTCUT_IDS.queueWhich, async ({ ack, body, view }) => {
-    const place = readPlace(view?.private_metadata);
+    const place = readPlace(view?.private_metadata, deps.isSlackResponseUrl);
     const chosen = textOf((view?.state?.values ?? {}) as SubmittedValues, "pull");
     const match = /^([^#\s]+)#(\d{1,15})$/.exec(chosen);
     const repo = match ? Repo.parse(match[1] ?? "") : null;
@@ -141,7 +142,13 @@ export function registerShortcuts(app: App, deps: ShortcutDeps): void {
       logger.warn({ kind: "shortcut" }, "Slack request refused: a global shortcut without its usual fields");
       return;
     }
-    await tracked(deps.forms.openPause(read.data.trigger_id, { channelId: "", responseUrl: "" }, null));
+    const { trigger_id: triggerId, team, user } = read.data;
+    await tracked(
+      deps.forms.openPause(triggerId, { channelId: "", responseUrl: "" }, null, {
+        teamId: team.id,
+        userId: user.id,
+      }),
+    );
   });
 }
 

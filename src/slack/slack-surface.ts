@@ -78,13 +78,22 @@ export function createSlackSurface(options: SlackSurfaceOptions): {
 
 /** Every listener, in the order Bolt matches them: forms, shortcuts, slash command, events, buttons, unfurls. */
 function registerListeners(app: App, kit: SurfaceKit, home: HomeTab | null): void {
-  const { options, logger, now, actorFor, placeOf, answer } = kit;
+  const { options, logger, now, actorFor, placeOf, answer, isSlackResponseUrl } = kit;
   const track = options.track ? { track: options.track } : {};
-  const shared = { run: options.run, githubWebUrl: options.githubWebUrl, logger, actorFor, answer, ...track };
-  const forms = registerForms(app, { ...shared, store: options.store, now, placeOf });
+  const shared = {
+    run: options.run,
+    githubWebUrl: options.githubWebUrl,
+    logger,
+    actorFor,
+    answer,
+    isSlackResponseUrl,
+    ...track,
+  };
+  const readPermission = options.readPermission ? { readPermission: options.readPermission } : {};
+  const forms = registerForms(app, { ...shared, store: options.store, now, placeOf, ...readPermission });
   registerShortcuts(app, { ...shared, forms });
   registerSlashCommand(app, kit, forms);
   registerEvents(app, kit, home);
   registerActions(app, kit, home);
-  registerUnfurls(app, { ...shared, store: options.store, now });
+  registerUnfurls(app, { ...shared, store: options.store, now, ...readPermission });
 }

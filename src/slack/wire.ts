@@ -46,6 +46,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
     logger,
     owner: infra.owner,
     track: (work) => infra.inFlight.track(work),
+    ...(config.github ? { readPermission: deps.github.readPermission } : {}),
     ...(deps.follower ? { relays: deps.follower } : {}),
     run: {
       ...commands,

@@ -68,6 +68,9 @@ export interface Tables {
     channel_id: string | null;
     response_url: string | null;
     expires_at: Time;
+    /** Who signed in on GitHub, on a confirmation's state (migration 27); null on a sign-in link's. */
+    github_login: string | null;
+    github_id: NullableInt8;
   };
   subscriptions: {
     channel_id: string;

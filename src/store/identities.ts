@@ -173,6 +173,8 @@ function createOAuthState(ctx: StoreContext): IdentityStore["createOAuthState"] 
         channel_id: state.channelId,
         response_url: state.responseUrl,
         expires_at: time(state.expiresAt),
+        github_login: state.signedIn?.githubLogin ?? null,
+        github_id: state.signedIn?.githubId ?? null,
       })
       .execute();
   };
@@ -233,5 +235,8 @@ function toOAuthState(row: Selectable<Tables["oauth_states"]>): OAuthState {
     channelId: row.channel_id,
     responseUrl: row.response_url,
     expiresAt: readTime(row.expires_at),
+    ...(row.github_login !== null && row.github_id !== null
+      ? { signedIn: { githubLogin: row.github_login, githubId: int(row.github_id) } }
+      : {}),
   };
 }

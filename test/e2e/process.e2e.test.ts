@@ -304,7 +304,7 @@ describe("request bodies", () => {
     );
   });
 
-  it("a body endpoint wants a Content-Length; the OAuth callback and the rest take no body", async () => {
+  it("a body endpoint wants a Content-Length; the OAuth callback takes its confirmation form's 2 KB, the rest no body", async () => {
     for (const path of ["/api/github/webhooks", "/slack/events"]) {
       const chunked = await rawRequest(`${child.url}${path}`, {
         method: "POST",
@@ -313,12 +313,13 @@ describe("request bodies", () => {
       });
       expect(chunked, path).toMatchObject({ status: 411, headers: { connection: "close" } });
     }
-    const callback = await rawRequest(`${child.url}/github/oauth/callback?code=c&state=s`, {
-      method: "GET",
-      headers: { "content-length": 10 },
-      body: "0123456789",
+    const callback = await rawRequest(`${child.url}/github/oauth/callback`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "content-length": 4096 },
+      body: "x".repeat(4096),
     });
     expect(callback).toMatchObject({ status: 413 });
+    expect(await postLarge("/github/oauth/callback", 2 * MB)).toBe(413);
     expect(await postLarge("/healthz", 2 * MB)).toBe(413);
   });
 });

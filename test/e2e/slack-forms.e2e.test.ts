@@ -1,14 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { World } from "../helpers/e2e.js";
+import { subscribeChannel, type World } from "../helpers/e2e.js";
 import { ALICE, answerTo as answerIn, CHANNEL, REPO, RITA, startSlackWorld } from "../helpers/slack-world.js";
 
 /** Forms, end to end: `/mq pause` and `/mq subscribe` alone open a modal; its submission runs the command. */
 let world: World;
 const NEW_CHANNEL = "C0NEW"; // subscribed to nothing
+const QUIET = "C0QUIET"; // subscribed to nothing, ever
+const SECRET = "acme/secret"; // subscribed only in a private channel; alice reads it, rita does not
+const NOBODY = "U0NOBODY"; // not linked to GitHub
 
 beforeAll(async () => {
   world = await startSlackWorld([]);
   world.slack.state.addChannel({ id: NEW_CHANNEL, name: "new", botIsMember: true });
+  world.slack.state.addChannel({ id: QUIET, name: "quiet", botIsMember: true });
+  world.slack.state.addUser({ id: NOBODY, name: "nobody" });
+  world.github.state.addRepository(SECRET);
+  world.github.state.setPermission(SECRET, "alice", "read");
+  await subscribeChannel(world, "C0PRIVATE", [SECRET]);
 });
 afterAll(() => world.close());
 
@@ -23,6 +31,13 @@ const formFor = (userId: string, callbackId: string) =>
       world.slack.state.views.current(userId),
     10_000,
   );
+/** The repositories a pause form offers to choose from; null when the repository is typed instead. */
+const offered = (view: Record<string, unknown>) => {
+  const repo = (
+    view.blocks as { block_id: string; element: { type: string; options?: { value: string }[] } }[]
+  ).find((b) => b.block_id === "repo");
+  return repo?.element.type === "static_select" ? (repo.element.options ?? []).map((o) => o.value) : null;
+};
 const blockIds = (view: Record<string, unknown>) =>
   (view.blocks as { block_id: string }[]).map((b) => b.block_id);
 
@@ -116,6 +131,29 @@ describe("forms instead of grammar", () => {
     const answer = await answerTo(sent.responseUrl);
     expect(answer.response_type).toBe("ephemeral");
     expect(answer.text).toContain("The form could not open");
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
+  });
+
+  it("lists in the pause form only the repositories the person may see: the channel's, and those their GitHub login reads", async () => {
+    // rita reads acme/widgets, the channel's, but not acme/secret (subscribed in a private channel only).
+    const byRita = await slash("pause", RITA);
+    expect(offered((await formFor(RITA, "mq.form.pause")).view)).toEqual([REPO]);
+    // alice reads both, from a channel subscribed to nothing: the form opens at once with the channel's
+    // (none: typed), then lists what her GitHub login reads, in place.
+    await slash("pause", ALICE, QUIET);
+    const alices = await formFor(ALICE, "mq.form.pause");
+    await world.slack.waitFor(() => {
+      const view = world.slack.state.views.current(ALICE, alices.id)?.view;
+      return view && JSON.stringify(offered(view)) === JSON.stringify([SECRET, REPO]);
+    }, 10_000);
+    // Unlinked, from a channel subscribed to nothing: no list at all, the repository is typed.
+    await slash("pause", NOBODY, QUIET);
+    const nobodys = await formFor(NOBODY, "mq.form.pause");
+    expect(offered(nobodys.view)).toBeNull();
+    expect(JSON.stringify(nobodys.view)).not.toContain("acme/");
+    // The person's choice still goes through the command's checks.
+    await world.slack.submitView({ userId: RITA, values: { repo: REPO, reason: "nope" } });
+    expect((await answerTo(byRita.responseUrl)).text).toContain("needs write permission");
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
   });
 });

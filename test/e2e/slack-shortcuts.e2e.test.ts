@@ -75,4 +75,30 @@ describe("shortcuts", () => {
     expect(dm.text).toContain("needs write permission");
     expect(world.sim.state.pauseData(REPO).reason).toBe("freeze");
   });
+
+  it("sends the result to the person, saying why, when the channel chosen in the form does not have the app", async () => {
+    const OUTSIDE = "C0OUTSIDE";
+    world.slack.state.addChannel({ id: OUTSIDE, name: "outside", botIsMember: false });
+    await world.slack.sendGlobalShortcut({ callbackId: "mq.shortcut.pause", userId: ALICE });
+    await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
+    await world.slack.submitView({
+      userId: ALICE,
+      values: { repo: REPO, reason: "outside freeze", channel: OUTSIDE },
+    });
+    const dm = await world.slack.waitFor(() => {
+      const channel = world.slack.state.directChannel(ALICE);
+      return (
+        channel &&
+        world.slack.state.channelMessages(channel.id).find((m) => m.text.includes("outside freeze"))
+      );
+    }, 10_000);
+    expect(dm.text).toContain(
+      `Yardmaster could not post this in <#${OUTSIDE}>: it is not a member of that channel`,
+    );
+    expect(dm.text).toContain("/invite @Yardmaster");
+    expect(JSON.stringify(dm.blocks)).toContain("it is not a member of that channel");
+    expect(JSON.stringify(dm.blocks)).toContain("paused the merge queue");
+    expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "outside freeze" });
+    expect(world.slack.state.channelMessages(OUTSIDE)).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNFURL_ACTION_IDS } from "../../src/slack/unfurls/values.js";
-import type { World } from "../helpers/e2e.js";
+import { subscribeChannel, type World } from "../helpers/e2e.js";
 import {
   ALICE,
   answerTo,
@@ -15,15 +15,36 @@ import {
 /** Pasted pull-request links, end to end: signed `link_shared` → chat.unfurl with the queue state and buttons. */
 let world: World;
 const OTHER = "C0RANDOM"; // subscribed to nothing
+const SECRET = "acme/secret"; // subscribed only in a private channel; alice reads it, rita does not
+const PRIVATE = "C0PRIVATE";
+const NOBODY = "U0NOBODY"; // not linked to GitHub
 const link = (pull: number) => pullLink(world, pull);
+const secretLink = (pull: number) => `http://${world.settings.GHE_HOST}/${SECRET}/pull/${pull}`;
 
 beforeAll(async () => {
   world = await startSlackWorld([103, 104, 105]);
   world.slack.state.addChannel({ id: OTHER, name: "random", botIsMember: true });
+  world.slack.state.addUser({ id: NOBODY, name: "nobody" });
+  const { state } = world.github;
+  state.addRepository(SECRET);
+  state.setPermission(SECRET, "alice", "read");
+  state.addPullRequest({
+    repository: SECRET,
+    number: 1,
+    author: "alice",
+    title: "Secret plan",
+    base: "main",
+  });
+  await subscribeChannel(world, PRIVATE, [SECRET]);
 });
 afterAll(() => world.close());
 
 const unfurlsOf = (channel: string, ts: string) => world.slack.state.unfurls.of(`${channel}:${ts}`);
+/** The composer's preview of a link being written, once it is there. */
+const previewOf = (unfurlId: string | null) =>
+  world.slack.waitFor(() => world.slack.state.unfurls.of(`composer:${unfurlId}`)[0], 10_000);
+const composerCallsFor = (...unfurlIds: (string | null)[]) =>
+  unfurlCalls().filter((c) => unfurlIds.includes(String(c.args.unfurl_id)));
 const textOf = (blocks: unknown) => JSON.stringify(blocks);
 const unfurlCalls = () => world.slack.calls.filter((c) => c.method === "chat.unfurl");
 /**
@@ -232,5 +253,41 @@ describe("pull-request links unfurled with their queue state", () => {
     expect(unfurlCallsFor(otherHost.ts, otherChannel.ts, later.ts)).toHaveLength(1);
     expect(unfurlsOf(CHANNEL, otherHost.ts)).toEqual([]);
     expect(unfurlsOf(OTHER, otherChannel.ts)).toEqual([]);
+  });
+
+  it("previews a link being written only for a writer whose linked GitHub login can read the repository", async () => {
+    // Written in a conversation subscribed to nothing (a direct message would be the same): no channel rule applies.
+    const write = (userId: string, url: string) =>
+      world.slack.shareLink({ userId, channelId: OTHER, text: `look <${url}>` });
+    const byNobody = await write(NOBODY, secretLink(1));
+    const byNobodyOwn = await write(NOBODY, link(103));
+    const byRita = await write(RITA, secretLink(1));
+    expect(byNobody.composer?.status).toBe(200);
+    expect(byRita.composer?.status).toBe(200);
+    // A linked reader of the repository gets the preview, with its title and state; once it is there,
+    // the events sent before it have been handled.
+    const byAlice = await write(ALICE, secretLink(1));
+    const preview = await previewOf(byAlice.unfurlId);
+    expect(textOf(preview.blocks)).toContain("Secret plan");
+    const byRitaOwn = await write(RITA, link(103));
+    const readerPreview = await previewOf(byRitaOwn.unfurlId);
+    expect(textOf(readerPreview.blocks)).toContain("Change 103");
+    // Its state (queued by the first test).
+    expect(textOf(readerPreview.blocks)).toMatch(/osition \d+ in the merge queue/);
+
+    // Unlinked, or linked to a login that cannot read it: nothing at all, not even a title.
+    for (const shared of [byNobody, byNobodyOwn, byRita]) {
+      expect(world.slack.state.unfurls.of(`composer:${shared.unfurlId}`)).toEqual([]);
+    }
+    expect(composerCallsFor(byNobody.unfurlId, byNobodyOwn.unfurlId, byRita.unfurlId)).toEqual([]);
+    // Posted in a conversation subscribed to nothing: no unfurl either, whoever wrote it.
+    expect(unfurlsOf(OTHER, byAlice.ts)).toEqual([]);
+  });
+
+  it("still unfurls a posted link for everyone in a channel subscribed to its repository, linked or not", async () => {
+    const shared = await world.slack.shareLink({ userId: NOBODY, channelId: CHANNEL, text: link(104) });
+    const posted = await unfurlWhen(CHANNEL, shared.ts, link(104), () => true);
+    expect(textOf(posted.blocks)).toContain("Change 104");
+    expect(world.slack.state.unfurls.of(`composer:${shared.unfurlId}`)).toEqual([]);
   });
 });

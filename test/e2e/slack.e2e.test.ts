@@ -44,6 +44,32 @@ function answerTo(responseUrl: string) {
 const textOf = (message: { text?: string; blocks?: unknown }) =>
   `${message.text ?? ""}\n${JSON.stringify(message.blocks ?? [])}`;
 
+/** The sign-in link of a `/mq login` answer, followed on GitHub's stand-in as `githubLogin`: the callback's page. */
+async function signInAs(answer: { text?: string; blocks?: unknown }, githubLogin: string) {
+  const url = /https?:\/\/[^\s|>"]+\/login\/oauth\/authorize\?[^\s|>"]+/.exec(textOf(answer))?.[0];
+  expect(url).toBeDefined();
+  const authorize = await fetch(`${url!.replace(/&amp;/g, "&")}&login=${githubLogin}`, {
+    redirect: "manual",
+  });
+  expect(authorize.status).toBe(302);
+  const callback = new URL(authorize.headers.get("location") ?? "");
+  return fetch(`${world.url}${callback.pathname}${callback.search}`);
+}
+
+/** Presses a button of a page's form as a browser would: its action, its hidden fields, urlencoded. */
+function submitForm(html: string, decision: string): Promise<Response> {
+  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+  expect(action).toBeDefined();
+  const fields = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(
+    (m) => [m[1] ?? "", m[2] ?? ""] as [string, string],
+  );
+  return fetch(`${world.url}${action}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams([...fields, ["decision", decision]]).toString(),
+  });
+}
+
 describe("Slack /mq, end to end", () => {
   it("links a Slack user to a GitHub login through the OAuth round trip", async () => {
     const login = await slash("login");
@@ -58,16 +84,60 @@ describe("Slack /mq, end to end", () => {
     const callback = new URL(authorize.headers.get("location") ?? "");
     const page = await fetch(`${world.url}${callback.pathname}${callback.search}`);
     expect(page.status).toBe(200);
-    // Both sides, by the names Slack gives them, so that a person who completes someone else's link can tell.
-    expect(await page.text()).toContain(
+    // Both sides, by the names Slack gives them, before anything is linked.
+    const asked = await page.text();
+    expect(asked).toContain(
+      "Confirm to link Slack user <strong>@alice</strong> in workspace <strong>Yardmaster Sandbox</strong> to this GitHub account",
+    );
+    expect(await world.yardmaster.store.getLink("T0001", ALICE)).toBeNull();
+    const linked = await submitForm(asked, "link");
+    expect(linked.status).toBe(200);
+    expect(await linked.text()).toContain(
       "Slack user <strong>@alice</strong> in workspace <strong>Yardmaster Sandbox</strong> is now linked to GitHub account <strong>alice</strong>",
     );
     expect(await world.yardmaster.store.getLink("T0001", ALICE)).toMatchObject({ githubLogin: "alice" });
+    // Told in Slack too, on the /mq login's response_url (Slack's own host).
+    await world.slack.waitFor(
+      () =>
+        world.slack.state.responses.find(
+          (r) =>
+            r.responseUrl === login.responseUrl && `${r.text}`.includes("You are linked to GitHub as alice"),
+        ),
+      10_000,
+    );
     const again = await fetch(`${world.url}${callback.pathname}${callback.search}`);
     expect(again.status).toBe(400);
+    expect((await submitForm(asked, "link")).status).toBe(400);
 
     const whoami = await slash("whoami");
     expect(textOf(await answerTo(whoami.responseUrl))).toContain("alice");
+  });
+
+  it("links nobody when another GitHub account completes someone's /mq login link, until the page naming the Slack user is confirmed", async () => {
+    const login = await slash("login", NOBODY);
+    const answer = await answerTo(login.responseUrl);
+    // Forwarded to rita, who signs in on GitHub with her own account.
+    const page = await signInAs(answer, "rita");
+    expect(page.status).toBe(200);
+    const asked = await page.text();
+    expect(asked).toContain("You signed in on GitHub as <strong>rita</strong>");
+    expect(asked).toContain(
+      "Confirm to link Slack user <strong>@nobody</strong> in workspace <strong>Yardmaster Sandbox</strong>",
+    );
+    expect(asked).toContain("<strong>Is @nobody your own Slack account?</strong>");
+    expect(await world.yardmaster.store.getLink("T0001", NOBODY)).toBeNull();
+    // Nobody linked yet: a button pressed by nobody is still refused as unlinked.
+    const before = await slash(`pause ${REPO} nope`, NOBODY);
+    expect(textOf(await answerTo(before.responseUrl))).toContain("/mq login");
+
+    const declined = await submitForm(asked, "cancel");
+    expect(declined.status).toBe(200);
+    expect(await declined.text()).toContain("Nothing was linked");
+    expect(await world.yardmaster.store.getLink("T0001", NOBODY)).toBeNull();
+    // The form is spent: pressing Link afterwards links nobody either.
+    expect((await submitForm(asked, "link")).status).toBe(400);
+    expect(await world.yardmaster.store.getLink("T0001", NOBODY)).toBeNull();
+    expect(world.sim.state.pauseData(REPO).paused).toBe(false);
   });
 
   it("answers /mq status for anyone", async () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { readPlace } from "../../src/slack/forms/kit.js";
+import { placeMetadata, readPlace } from "../../src/slack/forms/kit.js";
 import { PAUSE_FORM, pauseForm, readPauseForm } from "../../src/slack/forms/pause-form.js";
 import { readSubscribeForm, SUBSCRIBE_FORM, subscribeForm } from "../../src/slack/forms/subscribe-form.js";
+import { slackResponseUrlCheck } from "../../src/slack/response-url.js";
 
-const PLACE = { channelId: "C0ENG", responseUrl: "https://hooks.slack.example/commands/1" };
+const PLACE = { channelId: "C0ENG", responseUrl: "https://hooks.slack.com/commands/T1/1/abc" };
+const slacks = slackResponseUrlCheck("https://slack.com/api/");
 const NOW = new Date("2026-03-02T10:00:00Z");
 const text = (value: string) => ({ value: { type: "plain_text_input", value } });
 const choice = (value: string) => ({ value: { type: "static_select", selected_option: { value } } });
@@ -21,8 +23,31 @@ describe("the forms' shared shell", () => {
       [PAUSE_FORM, "Pause a merge queue", "Pause", "Cancel"],
       [SUBSCRIBE_FORM, "Subscribe this channel", "Subscribe", "Cancel"],
     ]);
-    expect(readPlace(pause.private_metadata)).toEqual(PLACE);
-    expect(readPlace(subscribe.private_metadata)).toEqual(PLACE);
+    expect(readPlace(pause.private_metadata, slacks)).toEqual(PLACE);
+    expect(readPlace(subscribe.private_metadata, slacks)).toEqual(PLACE);
+  });
+
+  it("takes a response_url only on Slack's own host, or the host of SLACK_API_URL", () => {
+    const at = (responseUrl: string, check = slacks) =>
+      readPlace(placeMetadata({ channelId: "C1", responseUrl }), check);
+    expect(at("")).toEqual({ channelId: "C1", responseUrl: "" });
+    for (const refused of [
+      "https://evil.example/commands/1",
+      "https://hooks.slack.com.evil.example/commands/1",
+      "https://evilslack.com/commands/1",
+      "http://hooks.slack.com/commands/1",
+      "https://hooks.slack.com:8443/commands/1",
+      "https://user:pw@hooks.slack.com/commands/1",
+      "javascript:alert(1)",
+      "not a url",
+    ]) {
+      expect(at(refused), refused).toBeNull();
+    }
+    expect(at("https://slack.com/commands/1")).not.toBeNull();
+    const standIn = slackResponseUrlCheck("http://127.0.0.1:4100/api/");
+    expect(at("http://127.0.0.1:4100/response/abc", standIn)).not.toBeNull();
+    expect(at("http://127.0.0.1:4101/response/abc", standIn)).toBeNull();
+    expect(at("https://hooks.slack.com/commands/1", standIn)).toBeNull();
   });
 
   it("shows the errors on their fields and no command, else the command", () => {

@@ -6,6 +6,7 @@ import { type FormPlace, input, plain, type View } from "./kit.js";
 import { PAUSE_FORM, pauseForm, readPauseForm } from "./pause-form.js";
 import { openForm, registerSubmission } from "./shell.js";
 import { readSubscribeForm, SUBSCRIBE_FORM, subscribeForm } from "./subscribe-form.js";
+import { visibleRepositories } from "./visible-repositories.js";
 
 /**
  * Forms instead of grammar (docs/commands.md, "Forms"): `/mq pause` without a reason and `/mq subscribe`
@@ -17,12 +18,24 @@ export type { FormDeps } from "./deps.js";
 export { respondOn } from "./respond.js";
 
 export interface Forms {
-  /** The pause form, preset to the channel's repository; from a global shortcut, with a channel to post in. */
-  openPause(triggerId: string, place: FormPlace, respond: RespondFn | null): Promise<void>;
+  /**
+   * The pause form, preset to the channel's repository, listing the repositories the person may see;
+   * from a global shortcut, with a channel to post in.
+   */
+  openPause(
+    triggerId: string,
+    place: FormPlace,
+    respond: RespondFn | null,
+    person: { teamId: string; userId: string },
+  ): Promise<void>;
   /** Opens the form a slash command stands for; false (nothing done) when it stands for none. */
   openFor(slash: SlashCommand, respond: RespondFn): Promise<boolean>;
   /** Opens a view with a trigger_id; says so on `respond` when Slack refuses (an expired trigger). */
-  open(triggerId: string, view: View, respond: RespondFn | null): Promise<void>;
+  open(
+    triggerId: string,
+    view: View,
+    respond: RespondFn | null,
+  ): Promise<{ id: string; hash: string } | null>;
 }
 
 export function registerForms(app: App, deps: FormDeps): Forms {
@@ -49,18 +62,45 @@ export function registerForms(app: App, deps: FormDeps): Forms {
       if (!target?.repo || target.pull !== undefined) return false; // a one-word reason
       preset = target.repo;
     }
-    await openPause(slash.trigger_id, place, respond, preset);
+    await openPause(
+      slash.trigger_id,
+      place,
+      respond,
+      { teamId: slash.team_id, userId: slash.user_id },
+      preset,
+    );
     return true;
   };
 
-  const openPause = async (triggerId: string, place: FormPlace, respond: RespondFn | null, preset?: Repo) => {
-    // What is read before opening is local and quick: the trigger is good for 3 seconds.
-    const [repositories, channel] = await Promise.all([
-      deps.store.listSubscribedRepositories(),
+  const openPause = async (
+    triggerId: string,
+    place: FormPlace,
+    respond: RespondFn | null,
+    person: { teamId: string; userId: string },
+    preset?: Repo,
+  ) => {
+    // The trigger is good for 3 seconds: the form opens with what the store says, then the
+    // repositories the person's GitHub login reads are added in place (views.update).
+    const [visible, channel] = await Promise.all([
+      visibleRepositories(deps, { ...person, channelId: place.channelId }),
       preset || place.channelId === "" ? Promise.resolve(undefined) : deps.placeOf(place.channelId),
     ]);
     const extra = place.channelId === "" ? [channelInput()] : [];
-    await open(triggerId, pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra), respond);
+    const formOf = (repositories: readonly Repo[]) =>
+      pauseForm(place, repositories, preset ?? channel?.defaultRepo, extra);
+    const opened = await open(triggerId, formOf(visible.inChannel), respond);
+    if (!opened || !visible.readable) return;
+    const repositories = await visible.readable().catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "could not read which repositories the person may see");
+      return null;
+    });
+    if (!repositories || repositories.length === visible.inChannel.length) return;
+    await app.client.views
+      .update({ view_id: opened.id, hash: opened.hash, view: formOf(repositories) })
+      .catch((error: unknown) =>
+        // Submitted or closed meanwhile (or changed: hash_conflict): the form stays as it was.
+        deps.logger.info({ err: error }, "the pause form was not updated with the person's repositories"),
+      );
   };
 
   registerSubmission(app, deps, PAUSE_FORM, (values) => readPauseForm(values, deps.now()));

@@ -85,13 +85,16 @@ export function placeMetadata(place: FormPlace): string {
   return JSON.stringify({ c: place.channelId, u: place.responseUrl });
 }
 
-/** The place a view's private_metadata holds (this app wrote it when it opened the view), or null. */
-export function readPlace(metadata: unknown): FormPlace | null {
+/**
+ * The place a view's private_metadata holds (this app wrote it when it opened the view), or null; a
+ * response_url must be on Slack's own host (`isSlackResponseUrl`, response-url.ts).
+ */
+export function readPlace(metadata: unknown, isSlackResponseUrl: (url: string) => boolean): FormPlace | null {
   if (typeof metadata !== "string" || metadata.length > 3000) return null;
   try {
     const parsed = JSON.parse(metadata) as { c?: unknown; u?: unknown };
     if (typeof parsed.c !== "string" || typeof parsed.u !== "string") return null;
-    if (parsed.u !== "" && !/^https?:\/\/[^\s]+$/.test(parsed.u)) return null;
+    if (parsed.u !== "" && !isSlackResponseUrl(parsed.u)) return null;
     return { channelId: parsed.c.slice(0, 40), responseUrl: parsed.u };
   } catch {
     return null;

@@ -1,4 +1,5 @@
 import type { App, RespondArguments, RespondFn } from "@slack/bolt";
+import type { Logger } from "../../logger.js";
 
 /** Where a form's result is answered: the response_url of the command that opened it, else the Web API. */
 
@@ -44,5 +45,49 @@ export function respondByWebApi(app: App, channelId: string, userId: string): Re
       channel: channelId,
       user: userId,
     })) as never;
+  };
+}
+
+/** Why a result could not be posted where it was asked, in words for the person (a Slack API error, else). */
+function whyNotPosted(error: unknown, channelId: string): string {
+  const code = (error as { data?: { error?: unknown } }).data?.error;
+  const where = channelId === "" ? "where you asked" : `in <#${channelId}>`;
+  if (code === "not_in_channel" || code === "channel_not_found") {
+    return `Yardmaster could not post this ${where}: it is not a member of that channel. Invite it there with \`/invite @Yardmaster\`, or choose another channel next time. Here is the result:`;
+  }
+  if (code === "is_archived")
+    return `Yardmaster could not post this ${where}: the channel is archived. Here is the result:`;
+  return `Yardmaster could not post this ${where} (Slack refused it${typeof code === "string" ? `: ${code}` : ""}). Here is the result:`;
+}
+
+/**
+ * `respond`, or when it fails (a channel the app is not in, an expired response_url) the same message
+ * to the person in a direct message from the app, saying why: a result is never lost silently after
+ * its command ran (docs/security.md, "Forms").
+ */
+export function orToThePerson(
+  app: App,
+  respond: RespondFn,
+  to: { userId: string; channelId: string },
+  logger: Logger,
+): RespondFn {
+  return async (message: string | RespondArguments) => {
+    try {
+      return await respond(message);
+    } catch (error) {
+      logger.warn({ err: error }, "could not post a form's result where it was asked: sent to the person");
+      const why = whyNotPosted(error, to.channelId);
+      const body =
+        typeof message === "string" ? { text: message } : (message as RespondArguments & { text?: string });
+      const blocks = (body as { blocks?: unknown[] }).blocks;
+      const text = typeof body.text === "string" ? body.text : "";
+      const direct = respondByWebApi(app, "", to.userId);
+      return direct({
+        text: `${why}\n${text}`,
+        ...(Array.isArray(blocks)
+          ? { blocks: [{ type: "section", text: { type: "mrkdwn", text: why } }, ...blocks] as never }
+          : {}),
+      });
+    }
   };
 }

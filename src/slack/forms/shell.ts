@@ -13,7 +13,7 @@ import {
   textOf,
   type View,
 } from "./kit.js";
-import { respondByWebApi, respondOn } from "./respond.js";
+import { orToThePerson, respondByWebApi, respondOn } from "./respond.js";
 
 /**
  * The shell every form (modal) shares: the view with its place in private_metadata, opened with a
@@ -56,19 +56,25 @@ export function fieldErrorsOr<T, C>(
 const COULD_NOT_OPEN =
   "The form could not open (Slack allows 3 seconds to open it), so nothing was run. Type the command in full instead, e.g. `/mq pause owner/repo release freeze` or `/mq subscribe owner/repo`.";
 
-/** Opens a view with a trigger_id; says so on `respond` when Slack refuses (an expired trigger). */
+/**
+ * Opens a view with a trigger_id: its id and hash (to update it), or null when Slack refused (an expired
+ * trigger), said on `respond`.
+ */
 export async function openForm(
   app: App,
   logger: Logger,
   triggerId: string,
   view: View,
   respond: RespondFn | null,
-): Promise<void> {
+): Promise<{ id: string; hash: string } | null> {
   try {
-    await app.client.views.open({ trigger_id: triggerId, view });
+    const opened = await app.client.views.open({ trigger_id: triggerId, view });
+    const { id, hash } = opened.view ?? {};
+    return typeof id === "string" && typeof hash === "string" ? { id, hash } : null;
   } catch (error) {
     logger.warn({ err: error }, "could not open a form");
     await respond?.({ response_type: "ephemeral", text: COULD_NOT_OPEN }).catch(() => undefined);
+    return null;
   }
 }
 
@@ -85,7 +91,7 @@ export function registerSubmission<C extends Command>(
   const { logger } = deps;
   const tracked = (work: Promise<void>) => (deps.track ? deps.track(work) : work);
   app.view(callbackId, async ({ ack, body, view }) => {
-    const place = readPlace(view?.private_metadata);
+    const place = readPlace(view?.private_metadata, deps.isSlackResponseUrl);
     const userId = typeof body.user?.id === "string" ? body.user.id : "";
     const teamId = body.team?.id ?? body.user?.team_id ?? "";
     const values = (view?.state?.values ?? {}) as SubmittedValues;
@@ -108,9 +114,10 @@ export function registerSubmission<C extends Command>(
       const channelId = place.channelId || textOf(values, "channel");
       const actor = await deps.actorFor(teamId, userId, channelId, place.responseUrl);
       const outcome = await runCommand(form.command, actor, deps.run);
-      const respond = place.responseUrl
+      const where = place.responseUrl
         ? respondOn(place.responseUrl)
         : respondByWebApi(app, channelId, userId);
+      const respond = orToThePerson(app, where, { userId, channelId }, logger);
       await deps.answer(respond, form.command, outcome, actor);
     };
     await tracked(work().catch((error: unknown) => logger.error({ err: error }, "form failed unexpectedly")));

@@ -1,6 +1,7 @@
 import type { RespondFn } from "@slack/bolt";
 import { COMMANDS, type Command } from "../../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../../commands/command.js";
+import type { PermissionLookup } from "../../commands/ports.js";
 import type { CommandOutcome, RunDeps } from "../../commands/run.js";
 import type { Logger } from "../../logger.js";
 import type { RelayFollower } from "../../relays/follower.js";
@@ -19,6 +20,7 @@ import {
   renderUnexpectedMessage,
   type SlackMessage,
 } from "../render-blocks.js";
+import { slackResponseUrlCheck } from "../response-url.js";
 
 export interface SlackSurfaceOptions {
   botToken: string;
@@ -37,6 +39,11 @@ export interface SlackSurfaceOptions {
   logger: Logger;
   /** This replica, as the holder of Slack events' claims (events-once.ts). */
   owner: string;
+  /**
+   * What a linked login may read (the commands' permission lookup, cached briefly): previews while
+   * composing and the pause form's repositories (docs/security.md). Absent (no GitHub App): neither.
+   */
+  readPermission?: PermissionLookup;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayFollower;
   /** Counts the work a command does after its acknowledgement (a graceful stop waits for it). */
@@ -58,6 +65,8 @@ export interface SurfaceKit {
   /** Work counted for a graceful stop (options.track), or the work itself. */
   tracked<T>(work: Promise<T>): Promise<T>;
   actorFor(teamId: string, userId: string, channelId: string, responseUrl: string): Promise<Actor>;
+  /** Whether a response_url is on Slack's own host (SLACK_API_URL's, or one under it). */
+  isSlackResponseUrl(url: string): boolean;
   /** The repository a channel subscribed to exactly one repository may leave out. */
   placeOf(channelId: string): Promise<SlackPlace>;
   answer(
@@ -95,6 +104,7 @@ export function surfaceKit(options: SlackSurfaceOptions): SurfaceKit {
     logger,
     now,
     tracked: (work) => (options.track ? options.track(work) : work),
+    isSlackResponseUrl: slackResponseUrlCheck(options.apiUrl),
     async actorFor(teamId, userId, channelId, responseUrl) {
       const link = await store.getLink(teamId, userId);
       return {

@@ -4,6 +4,7 @@ import type { Actor } from "../../commands/command.js";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
 import { parseSlackCommand } from "../../commands/grammar/parse.js";
 import { parseTarget } from "../../commands/grammar/targets.js";
+import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import { refuse, runCommand } from "../../commands/run.js";
 import { pullUrl } from "../../wording/words.js";
 import type { UnfurlDeps } from "./deps.js";
@@ -104,26 +105,53 @@ export function registerUnfurls(app: App, deps: UnfurlDeps): void {
   );
 }
 
-/** Unfurls the pull-request links of one `link_shared` event that its channel may see. */
+/** Unfurls the pull-request links of one `link_shared` event that its channel, or its writer, may see. */
 async function linkShared(app: App, deps: UnfurlDeps, data: z.infer<typeof LINK_SHARED>): Promise<void> {
   const { event, team_id: teamId } = data;
-  const { store } = deps;
   const composing = event.source === "composer" && event.unfurl_id !== undefined;
-  const subscribed = new Set(
-    composing
-      ? // The preview while composing is shown to its writer alone, before any channel is known.
-        (await store.listSubscribedRepositories()).map((r) => r.key)
-      : (await store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key),
-  );
-  const targets = pullRequestLinks(event.links, subscribed, deps.githubWebUrl);
+  const actor = await deps.actorFor(teamId, event.user, composing ? "" : event.channel, "");
+  const targets = composing
+    ? await readableWhileComposing(deps, event.links, actor)
+    : pullRequestLinks(
+        event.links,
+        new Set(
+          (await deps.store.listSubscriptions({ channelId: event.channel })).map((s) => s.repository.key),
+        ),
+        deps.githubWebUrl,
+      );
   if (targets.length === 0) return;
-  const actor = await deps.actorFor(teamId, event.user, event.channel, "");
   const unfurls = await unfurlsOf(deps, targets, actor);
   const where =
     composing && event.unfurl_id
       ? { source: "composer" as const, unfurl_id: event.unfurl_id }
       : { channel: event.channel, ts: event.message_ts };
   await app.client.chat.unfurl({ ...where, unfurls });
+}
+
+/**
+ * The links previewed while a message is written (docs/security.md, "Previews of pull-request links"):
+ * no channel is known yet, and the conversation may be a direct message with anyone, so the preview is
+ * made only for a writer whose linked GitHub login can read the repository (as GitHub's own Slack app
+ * previews private content with the sharer's own access), of repositories some channel subscribed to.
+ * An unlinked writer, or one who cannot read it, gets no preview.
+ */
+async function readableWhileComposing(
+  deps: UnfurlDeps,
+  links: readonly { url: string }[],
+  actor: Actor,
+): Promise<(UnfurlTarget & { url: string })[]> {
+  const login = actor.githubLogin;
+  const permission = deps.readPermission;
+  if (!login || !permission) return [];
+  const subscribed = new Set((await deps.store.listSubscribedRepositories()).map((r) => r.key));
+  const candidates = pullRequestLinks(links, subscribed, deps.githubWebUrl);
+  const readable = await Promise.all(
+    candidates.map(async (target) => {
+      const level = await permission(target.repo, login).catch((): PermissionLevel => "none");
+      return satisfies(level, "read");
+    }),
+  );
+  return candidates.filter((_, i) => readable[i]);
 }
 
 const CLICK = z.looseObject({

@@ -23,6 +23,7 @@ import { queueEventsByPull } from "./022-queue-events-by-pull.js";
 import { notificationAttempts } from "./023-notification-attempts.js";
 import { gateRetries } from "./024-gate-retries.js";
 import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps.js";
+import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   notificationAttempts,
   gateRetries,
   slackEventsAndCommandSteps,
+  signInConfirmations,
 ];
 
 /** The highest migration version this build knows. */

@@ -112,6 +112,20 @@ storeContract("identities", ({ h }) => {
       expect(await store.consumeOAuthState("s-2", at(0))).toEqual(bare);
     });
 
+    it("keeps who signed in on a confirmation's state, and it too is consumed once", async () => {
+      const confirmation: OAuthState = {
+        ...state,
+        state: "confirm-1",
+        signedIn: { githubLogin: "octocat", githubId: 9_007_199_254 },
+      };
+      await store.createOAuthState(confirmation);
+      expect(await store.consumeOAuthState("confirm-1", at(SECOND))).toEqual(confirmation);
+      expect(await store.consumeOAuthState("confirm-1", at(SECOND))).toBeNull();
+      // A sign-in link's state has nobody signed in yet.
+      await store.createOAuthState(state);
+      expect((await store.consumeOAuthState("s-1", at(SECOND)))?.signedIn).toBeUndefined();
+    });
+
     it("returns null for an unknown state", async () => {
       expect(await store.consumeOAuthState("nope", at(0))).toBeNull();
     });

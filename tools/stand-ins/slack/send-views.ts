@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { postSigned, type SenderContext } from "./sender.js";
 import { type Entered, type OpenView, stateValues } from "./views.js";
 
@@ -38,7 +37,7 @@ export async function submitView(ctx: SenderContext, args: SubmitViewArgs): Prom
       id: open.id,
       team_id: teamId,
       app_id: state.identity.appId,
-      hash: randomBytes(8).toString("hex"),
+      hash: open.hash,
       state: { values: stateValues(open.view, args.values) },
     },
     response_urls: [],

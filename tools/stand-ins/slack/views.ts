@@ -20,6 +20,8 @@ export interface OpenView {
   id: string;
   userId: string;
   view: Record<string, unknown>;
+  /** Changes at every update: views.update with an older hash is refused (`hash_conflict`). */
+  hash: string;
   /** Closed once a submission was accepted without errors. */
   closed: boolean;
   /** The errors of the last submission, by block_id. */
@@ -56,11 +58,27 @@ export class ViewStore {
       id: `V${randomBytes(5).toString("hex").toUpperCase()}`,
       userId: trigger.userId,
       view: structuredClone(view as Record<string, unknown>),
+      hash: randomBytes(8).toString("hex"),
       closed: false,
       errors: null,
     };
     this.#views.push(opened);
     return opened;
+  }
+
+  /**
+   * views.update: replaces an open view by its id (what the person entered in inputs of the same
+   * block_id and action_id is kept, as Slack keeps it); with `hash`, only if nothing updated it since.
+   */
+  update(viewId: unknown, hash: unknown, view: unknown): OpenView {
+    const open = this.#views.find((v) => v.id === viewId);
+    if (!open || open.closed) throw new ViewError("not_found");
+    if (hash !== undefined && hash !== open.hash) throw new ViewError("hash_conflict");
+    const problems = checkModal(view);
+    if (problems.length > 0) throw new ViewError("invalid_arguments", problems);
+    open.view = structuredClone(view as Record<string, unknown>);
+    open.hash = randomBytes(8).toString("hex");
+    return open;
   }
 
   /** The person's newest open view (or the one with this id). */

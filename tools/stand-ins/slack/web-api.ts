@@ -497,7 +497,20 @@ const unfurl: Handler = (args, ctx) => {
 const viewsOpen: Handler = (args, ctx) => {
   try {
     const opened = ctx.state.views.open(args.trigger_id, args.view);
-    return { view: { id: opened.id, ...opened.view } };
+    return { view: { id: opened.id, hash: opened.hash, ...opened.view } };
+  } catch (error) {
+    if (!(error instanceof ViewError)) throw error;
+    const extra = error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {};
+    throw new SlackApiError(error.error, extra);
+  }
+};
+
+/** A modal replaced by its view_id (no trigger needed), only if `hash`, when given, is still current. */
+const viewsUpdate: Handler = (args, ctx) => {
+  try {
+    const hash = typeof args.hash === "string" ? args.hash : undefined;
+    const updated = ctx.state.views.update(args.view_id, hash, args.view);
+    return { view: { id: updated.id, hash: updated.hash, ...updated.view } };
   } catch (error) {
     if (!(error instanceof ViewError)) throw error;
     const extra = error.messages.length > 0 ? { response_metadata: { messages: error.messages } } : {};
@@ -507,6 +520,7 @@ const viewsOpen: Handler = (args, ctx) => {
 
 const HANDLERS: Record<string, Handler | undefined> = {
   "views.open": viewsOpen,
+  "views.update": viewsUpdate,
   "chat.unfurl": unfurl,
   "auth.test": authTest,
   "chat.postMessage": postMessage,
