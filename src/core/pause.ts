@@ -38,7 +38,7 @@ export interface QueueResume {
 }
 
 /** A pause in force and what it holds: `branch` null where it holds every branch of the repository. */
-export interface HeldPause extends QueuePause {
+export interface HeldPause extends Omit<QueuePause, "branch"> {
   branch: string | null;
 }
 
