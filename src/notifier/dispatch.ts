@@ -62,13 +62,13 @@ export async function dispatchEvent(
  * halfway queues only what is missing.
  */
 export async function dispatchEvents(
-  deps: DispatchDeps & { onChannelsQueued?: () => void },
+  deps: DispatchDeps & { onChannelsQueued?: () => void; turns?: Turns },
   repository: Repo,
   events: readonly QueueEvent[],
   subscriptions: readonly Subscription[],
 ): Promise<void> {
   const shown: QueueEvent[] = [];
-  const turns = new Turns();
+  const turns = deps.turns ?? new Turns();
   for (const [i, event] of events.entries()) {
     await turns.next();
     const annotatedEvent = await annotated(deps, repository, event);
