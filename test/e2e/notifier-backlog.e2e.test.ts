@@ -32,7 +32,7 @@ beforeEach(async () => {
   world.sim.clock.advance(5_000);
 });
 afterEach(async () => {
-  await world.close();
+  await world?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
