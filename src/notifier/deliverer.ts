@@ -1,5 +1,6 @@
 import pLimit from "p-limit";
 import type { QueueEvent } from "../core/queue.js";
+import { Turns } from "../event-loop.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification } from "../store/index.js";
 import { ChannelLease } from "./channel-lease.js";
@@ -97,7 +98,11 @@ export class Deliverer {
       this.own.set(rowKey(channel, event.id), { posted: "no", claimedAt: claimedAt.getTime() });
   }
 
-  /** Posts every pending notification, channel by channel, oldest first; edits stale thread parents. */
+  /**
+   * Posts every pending notification, channel by channel, oldest first; edits stale thread parents. The
+   * event loop runs between two channels' reads once a turn has run its budget (event-loop.ts): on
+   * SQLite, whose driver is synchronous, many channels' reads would otherwise be one long task.
+   */
   async deliverPending(): Promise<DeliveryReport> {
     const { store, logger } = this.deps;
     let sent = 0;
@@ -105,21 +110,25 @@ export class Deliverer {
     let nextAt: number = Number.POSITIVE_INFINITY;
     const listedAt = this.now();
     const cutoff = new Date(listedAt.getTime() + 1);
+    const turns = new Turns();
     const rows = await store.listPendingNotifications(cutoff, BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
     for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
     if (rows.length >= BATCH) {
       // One channel's backlog (drained at Slack's pace) fills the list: the other channels' rows are
       // listed each on their own, so that they are not held up behind it.
-      for (const { channelId } of await store.pendingNotificationStats())
-        if (!byChannel.has(channelId))
-          byChannel.set(channelId, await store.listPendingNotifications(cutoff, BATCH, channelId));
+      for (const { channelId } of await store.pendingNotificationStats()) {
+        if (byChannel.has(channelId)) continue;
+        await turns.next();
+        byChannel.set(channelId, await store.listPendingNotifications(cutoff, BATCH, channelId));
+      }
     }
     for (const thread of await store.listStaleThreads()) {
       if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
     }
     if (rows.length < BATCH) this.forgetSettled(rows, listedAt);
     await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
+      await turns.next();
       const result = await this.deliverChannel(channel, pending).catch((error: unknown): ChannelReport => {
         // Slack errors are handled inside; this is the store failing around them (backoff, lease).
         logger.warn({ channel, err: error }, "could not deliver a channel's notifications");

@@ -1,5 +1,6 @@
 import type { QueueEvent } from "../core/queue.js";
 import type { Subscription } from "../core/records.js";
+import { Turns } from "../event-loop.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder } from "../store/index.js";
 import type { Deliverer } from "./deliverer.js";
@@ -54,16 +55,22 @@ export async function dispatchEvent(
  * Hands a read's new events to the outbox, channels before people: every channel notice is queued
  * (delivery asked for after the first ones, `onChannelsQueued`) before any GitHub lookup a direct
  * message needs, so a backlog's channel notices never wait for them. Then the authors are looked up,
- * once per pull request and a few at a time, and people's notices queued in the events' order.
+ * once per pull request and a few at a time, and people's notices queued in the events' order. The
+ * event loop runs between two events once a turn has run its budget (event-loop.ts): a backlog's
+ * thousands of rows are queued in many short tasks, not one long one. Each row is queued on its own
+ * (once per address and event whatever happens), so handing the events over again after a failure
+ * halfway queues only what is missing.
  */
 export async function dispatchEvents(
-  deps: DispatchDeps & { onChannelsQueued?: () => void },
+  deps: DispatchDeps & { onChannelsQueued?: () => void; turns?: Turns },
   repository: Repo,
   events: readonly QueueEvent[],
   subscriptions: readonly Subscription[],
 ): Promise<void> {
   const shown: QueueEvent[] = [];
+  const turns = deps.turns ?? new Turns();
   for (const [i, event] of events.entries()) {
+    await turns.next();
     const annotatedEvent = await annotated(deps, repository, event);
     shown.push(annotatedEvent);
     for (const channel of route(annotatedEvent, subscriptions))
@@ -74,5 +81,8 @@ export async function dispatchEvents(
   const { personal } = deps;
   if (!personal) return;
   await personal.lookUpAuthors(repository, events);
-  for (const event of shown) await enqueuePeople(deps, repository, event);
+  for (const event of shown) {
+    await turns.next();
+    await enqueuePeople(deps, repository, event);
+  }
 }

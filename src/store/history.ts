@@ -1,4 +1,5 @@
 import type { QueueEvent } from "../core/queue.js";
+import { yieldToEventLoop } from "../event-loop.js";
 import type { Repo } from "../repo.js";
 import { type StoreContext, time } from "./query-helpers.js";
 
@@ -8,7 +9,13 @@ import { type StoreContext, time } from "./query-helpers.js";
  * QUEUE_EVENT_RETENTION_MS. `stats` and the weekly digest read it for GitHub's merge queue.
  */
 export interface QueueHistory {
-  /** Records the events of a repository; an event recorded before (same id) is left as it was. */
+  /**
+   * Records the events of a repository; an event recorded before (same id) is left as it was. Many events
+   * are written in statements of at most HISTORY_ROWS_PER_STATEMENT rows, the event loop running between
+   * two (a backlog's thousands of rows are not one long task on SQLite's synchronous driver); each
+   * statement stands on its own, so after a failure part may be recorded, and recording them all again
+   * completes it without writing any twice.
+   */
   recordQueueEvents(repository: Repo, events: readonly QueueEvent[], now: Date): Promise<void>;
   /** The repository's events from `from` (included) to `to` (excluded), oldest first; of `kinds` only when given. */
   readQueueEvents(
@@ -35,6 +42,9 @@ export interface QueueHistory {
   ): Promise<QueueEvent[]>;
 }
 
+/** The most rows one statement of recordQueueEvents inserts. */
+export const HISTORY_ROWS_PER_STATEMENT = 200;
+
 /** How long the history keeps an event: the 30-day stats and their previous period, and some. */
 export const QUEUE_EVENT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -52,7 +62,7 @@ export function kyselyHistory(ctx: StoreContext): QueueHistory {
     async recordQueueEvents(repository, events, now) {
       await prune(now);
       if (events.length === 0) return;
-      const rows = events.map((event) => ({
+      const row = (event: QueueEvent) => ({
         event_key: `${repository.key}#${event.id}`,
         repository_key: repository.key,
         repository: repository.fullName,
@@ -62,12 +72,15 @@ export function kyselyHistory(ctx: StoreContext): QueueHistory {
         at: time(new Date(event.at)),
         event: JSON.stringify(event),
         recorded_at: time(now),
-      }));
-      await db
-        .insertInto("queue_events")
-        .values(rows)
-        .onConflict((oc) => oc.column("event_key").doNothing())
-        .execute();
+      });
+      for (let from = 0; from < events.length; from += HISTORY_ROWS_PER_STATEMENT) {
+        if (from > 0) await yieldToEventLoop();
+        await db
+          .insertInto("queue_events")
+          .values(events.slice(from, from + HISTORY_ROWS_PER_STATEMENT).map(row))
+          .onConflict((oc) => oc.column("event_key").doNothing())
+          .execute();
+      }
     },
 
     async readQueueEvents(repository, range, kinds) {

@@ -17,7 +17,7 @@ export type {
   HealthEpisodePost,
   HealthEpisodeStore,
 } from "./health-episodes.js";
-export { QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";
+export { HISTORY_ROWS_PER_STATEMENT, QUEUE_EVENT_RETENTION_MS, type QueueHistory } from "./history.js";
 export type {
   IdentityLink,
   IdentityLinkStore,

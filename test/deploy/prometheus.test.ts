@@ -109,6 +109,7 @@ describe("the dashboard", () => {
       ["Replicas polling", "yardmaster_poller_running"],
       ["Process memory", "process_resident_memory_bytes"],
       ["Event-loop lag", "nodejs_eventloop_lag_p99_seconds"],
+      ["Event-loop lag", "nodejs_eventloop_lag_max_seconds"],
     ];
     for (const [title, metric] of wanted) expect(byTitle.get(title), title).toContain(metric);
     const ids = board.panels.map((p) => (p as { id?: number }).id);

@@ -73,6 +73,8 @@ describe("the alerts' and the dashboard's metrics", () => {
       /^yardmaster_store_up 1$/m,
       /^yardmaster_poller_last_success_timestamp_seconds [1-9]/m,
       /^process_resident_memory_bytes [1-9]/m,
+      // The longest the event loop waited since the last scrape (docs/operations.md).
+      /^nodejs_eventloop_lag_max_seconds \d/m,
     ])
       expect(text).toMatch(sample);
 

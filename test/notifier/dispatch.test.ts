@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { QueueEvent } from "../../src/core/queue.js";
 import type { Subscription } from "../../src/core/records.js";
+import { Turns } from "../../src/event-loop.js";
 import { dispatchEvents } from "../../src/notifier/dispatch.js";
 import { Repo } from "../../src/repo.js";
 
@@ -96,5 +97,40 @@ describe("a read's events handed to the outbox", () => {
       `dm:T1:U1 1 ${also}`,
       `dm:T1:U1 2 ${JSON.stringify({ next: { estimatedMergeAt: null } })}`,
     ]);
+  });
+
+  it("lets the event loop run between two turns, and still queues every notice once, in order", async () => {
+    const log: string[] = [];
+    const backlog = Array.from({ length: 30 }, (_, i) => event(i + 1, 100 + (i % 4)));
+    // A turn of no time at all: the event loop runs before each event.
+    let running = true;
+    const other = () => {
+      log.push("other");
+      if (running) setImmediate(other);
+    };
+    setImmediate(other);
+    await dispatchEvents(
+      {
+        deliverer: {
+          enqueue: async (address, _repo, e) => {
+            log.push(`${address} ${e.id}`);
+          },
+        },
+        personal: { lookUpAuthors: async () => {}, route: async () => ["dm:T1:U1"] },
+        turns: new Turns(0),
+      },
+      widgets,
+      backlog,
+      [subscription],
+    );
+    running = false;
+    const queued = log.filter((l) => l !== "other");
+    expect(queued).toEqual([...backlog.map((e) => `C1 ${e.id}`), ...backlog.map((e) => `dm:T1:U1 ${e.id}`)]);
+    // Other work ran between the notices, not only before or after them all.
+    const first = log.indexOf("C1 1");
+    const last = log.lastIndexOf(`dm:T1:U1 ${backlog.length}`);
+    expect(log.slice(first, last).filter((l) => l === "other").length).toBeGreaterThanOrEqual(
+      2 * backlog.length - 1,
+    );
   });
 });

@@ -10,11 +10,12 @@ import {
   type QueueEventLog,
 } from "../../core/queue.js";
 import { removalWords } from "../../core/removal-reasons.js";
+import { Turns } from "../../event-loop.js";
 import type { Repo } from "../../repo.js";
 import { MergeQueueError } from "./errors.js";
 import { isKnownEventType } from "./event-types.js";
 import { type LogEvent, parseEventMetadata, type TypedLogEvent } from "./events.schema.js";
-import { type AskedOf, withAskers, withQueueCommands, withQueuers } from "./queuers.js";
+import { type AskedOf, isQueueCommand, withAskers, withQueueCommands, withQueuers } from "./queuers.js";
 import type { EventQuery } from "./types.js";
 
 /**
@@ -259,14 +260,22 @@ export function mergifyEventLog(
   return {
     async *events(repo, query) {
       const read: LogEvent[] = [];
+      // Mapped as they come, the event loop running between turns (a backlog's thousands of events are
+      // not mapped in one long task once read).
+      const mapped = new Map<LogEvent, QueueEvent>();
+      const turns = new Turns();
       for await (const event of client.iterateEvents(repo, {
         receivedFrom: query.since,
         ...(query.until ? { receivedTo: query.until } : {}),
         eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
         perPage: 100,
-      }))
+      })) {
         read.push(event);
-      const events = withQueuers(read, fromMergifyLog);
+        if (isQueueCommand(event)) continue;
+        await turns.next();
+        mapped.set(event, fromMergifyLog(event));
+      }
+      const events = withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event));
       // Relayed by Yardmaster: the person who asked it, rather than its bot.
       if (options.askedOf) await withAskers(repo, events, options.askedOf);
       yield* events;

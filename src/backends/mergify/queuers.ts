@@ -23,6 +23,9 @@ function commandAuthor(event: LogEvent): string | null {
   return typeof author?.login === "string" && author.login ? author.login : null;
 }
 
+/** Whether the event is a `queue` command: read for who queued an entry, not a queue event itself. */
+export const isQueueCommand = (event: LogEvent): boolean => event.type === QUEUE_COMMAND_TYPE;
+
 /** Whether the log is asked for entries: then for the `queue` commands too. */
 export function withQueueCommands(types: readonly string[]): string[] {
   return types.includes(ENTER_TYPE) ? [...new Set([...types, QUEUE_COMMAND_TYPE])].sort() : [...types];

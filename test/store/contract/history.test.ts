@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { QueueEvent } from "../../../src/core/queue.js";
-import type { Store } from "../../../src/store/index.js";
+import { HISTORY_ROWS_PER_STATEMENT, type Store } from "../../../src/store/index.js";
 import { at, HOUR, MINUTE_MS, r, storeContract } from "./harness.js";
 
 // One pull request's part of the queue's history (src/store/history.ts): what personal notices read
@@ -80,6 +80,41 @@ storeContract("history", ({ h }) => {
           "checks-started",
         ]),
       ).toEqual([started(2, 12, at(2 * HOUR))]);
+    });
+  });
+
+  describe("a backlog larger than one statement", () => {
+    const ships = r("acme/ships");
+    // Two and a half statements' worth, each pull request entering then starting its checks.
+    const count = Math.floor(HISTORY_ROWS_PER_STATEMENT * 2.5);
+    const backlog = Array.from({ length: count }, (_, i) =>
+      i % 2 === 0 ? entered(i + 1, 100 + i, at(i * 1000), null) : started(i + 1, 100 + i - 1, at(i * 1000)),
+    );
+    const all = () =>
+      store.readQueueEvents(ships, { from: at(0), to: at(count * 1000) }, ["entered", "checks-started"]);
+
+    it("records every event once, in order", async () => {
+      await store.recordQueueEvents(ships, backlog, at(HOUR));
+      expect((await all()).map((e) => e.id)).toEqual(backlog.map((e) => e.id));
+      expect(await all()).toEqual(backlog);
+    });
+
+    it("completes a backlog recorded in part before (a failure between statements), writing none twice", async () => {
+      // The first statement and a half of it went in; then the whole backlog is recorded again.
+      const part = backlog.slice(0, Math.floor(HISTORY_ROWS_PER_STATEMENT * 1.5));
+      await store.recordQueueEvents(ships, part, at(HOUR));
+      expect((await all()).map((e) => e.id)).toEqual(part.map((e) => e.id));
+      await store.recordQueueEvents(ships, backlog, at(2 * HOUR));
+      const ids = (await all()).map((e) => e.id);
+      expect(ids).toEqual(backlog.map((e) => e.id));
+      expect(new Set(ids).size).toBe(count);
+      // What was recorded first stays as it was: recorded at the first time, not again since.
+      const recent = await store.readRecentQueueEvents(
+        ships,
+        { from: at(0), to: at(count * 1000), since: at(HOUR + 1) },
+        ["entered", "checks-started"],
+      );
+      expect(recent.map((e) => e.id)).toEqual(backlog.slice(part.length).map((e) => e.id));
     });
   });
 });

@@ -38,6 +38,12 @@ describe("npm run bench", () => {
       "3",
       "--latency",
       "0",
+      "--backlog",
+      "40",
+      "--backlog-window",
+      "2",
+      "--backlog-probe",
+      "100",
     ]);
     expect(result.code, result.stderr).toBe(0);
     for (const section of [
@@ -47,6 +53,10 @@ describe("npm run bench", () => {
       "per idle repository",
       "event-to-post lag",
       "Notes",
+      "Backlog phase: 40 events at once",
+      "longest event-loop block",
+      "/healthz latency",
+      "backlog notices",
     ]) {
       expect(result.stdout).toContain(section);
     }

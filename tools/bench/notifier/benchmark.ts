@@ -38,6 +38,7 @@ import {
   slope,
   table,
 } from "../lib/report.js";
+import { type BacklogRun, backlogFigures, backlogPhase, backlogSetup } from "./backlog.js";
 import { type Relay, ServersClient, type Usage, type Verification } from "./protocol.js";
 
 const OWNER = "bench";
@@ -60,6 +61,9 @@ const OPTIONS = {
   concurrency: { type: "string", default: String(POLLER_DEFAULT_CONCURRENCY) },
   pulls: { type: "string", default: "2" },
   seed: { type: "string", default: "1" },
+  backlog: { type: "string", default: "3000" },
+  "backlog-window": { type: "string", default: "30" },
+  "backlog-probe": { type: "string", default: "50" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -70,7 +74,11 @@ const USAGE = `  --repos N        subscribed repositories (default 1000)
   --interval S     poll interval assumed, seconds: simulated time between cycles (default 15)
   --concurrency N  repositories polled at once (default ${POLLER_DEFAULT_CONCURRENCY}, the Poller's default)
   --pulls N        pull requests queued per busy repository per cycle (default 2)
-  --seed N         seed of the random moments pull requests are queued at (default 1)`;
+  --seed N         seed of the random moments pull requests are queued at (default 1)
+  --backlog N      after the cycles, events at once in one more repository's log, for the longest
+                   event-loop block and /healthz's latency meanwhile (default 3000; 0: no backlog phase)
+  --backlog-window S  how long the poller runs by itself over the backlog (default 30)
+  --backlog-probe MS  /healthz asked this often during it (default 50)`;
 
 interface Settings {
   repos: number;
@@ -81,6 +89,9 @@ interface Settings {
   concurrency: number;
   pulls: number;
   seed: number;
+  backlog: number;
+  backlogWindowMs: number;
+  backlogProbeMs: number;
 }
 
 function parseSettings(args: string[]): Settings | "help" {
@@ -108,6 +119,9 @@ function parseSettings(args: string[]): Settings | "help" {
     concurrency: integer("concurrency", 1),
     pulls: integer("pulls", 0),
     seed: integer("seed", 0),
+    backlog: integer("backlog", 0),
+    backlogWindowMs: integer("backlog-window", 1) * 1000,
+    backlogProbeMs: integer("backlog-probe", 1),
   };
   if (settings.repos > 9999) throw new UsageError("--repos must be at most 9999");
   if (settings.busy > settings.repos) throw new UsageError("--busy must not exceed --repos");
@@ -277,6 +291,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   process.once("SIGINT", interrupted);
   process.once("SIGTERM", interrupted);
   let yardmaster: Yardmaster | undefined;
+  let yardmasterUrl = "";
   try {
     const started = performance.now();
     const world = await servers.call("setup", {
@@ -304,26 +319,24 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     // Yardmaster as an operator runs it, on the simulator's clock, its poller ticked here. Loaded only
     // now, so that --help and a bad flag answer without loading the whole product.
     const { startYardmaster } = await import("../../world.js");
-    yardmaster = (
-      await startYardmaster(
-        {
-          ...world.settings,
-          DATABASE_URL: `sqlite:${dbPath}`,
-          POLL_INTERVAL_SECONDS: String(s.intervalMs / 1000),
+    ({ app: yardmaster, url: yardmasterUrl } = await startYardmaster(
+      {
+        ...world.settings,
+        DATABASE_URL: `sqlite:${dbPath}`,
+        POLL_INTERVAL_SECONDS: String(s.intervalMs / 1000),
+      },
+      {
+        autoPoll: false,
+        now: simNow,
+        pollConcurrency: s.concurrency,
+        onMergeQueueCall: (call) => {
+          attempts += 1;
+          if (warm) spread.attempt.record(call.durationMs);
+          if (typeof call.status !== "number" || call.status < 200 || call.status >= 300)
+            attemptFailures += 1;
         },
-        {
-          autoPoll: false,
-          now: simNow,
-          pollConcurrency: s.concurrency,
-          onMergeQueueCall: (call) => {
-            attempts += 1;
-            if (warm) spread.attempt.record(call.durationMs);
-            if (typeof call.status !== "number" || call.status < 200 || call.status >= 300)
-              attemptFailures += 1;
-          },
-        },
-      )
-    ).app;
+      },
+    ));
     const { store, metrics } = yardmaster;
     const poller = yardmaster.poller!;
     const deliverer = yardmaster.deliverer!;
@@ -392,6 +405,17 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
           "GitHub",
           "not involved: Yardmaster's GitHub surface is off, so thread parents carry no pull-request title",
         ],
+        ...(s.backlog > 0
+          ? [
+              backlogSetup({
+                events: s.backlog,
+                windowMs: s.backlogWindowMs,
+                probeMs: s.backlogProbeMs,
+                latencyMs: s.latencyMs,
+                groups: GROUPS,
+              }),
+            ]
+          : []),
         ["setup time", ms(setupMs)],
       ]),
     );
@@ -495,6 +519,22 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     }
     if (progress) process.stderr.write("\r\x1b[K");
     const verification = await servers.call("verify", { before: lastCycleStart });
+    const pollerLagObservations = await observations(metrics, "yardmaster_notification_lag_seconds");
+    let backlog: BacklogRun | undefined;
+    if (s.backlog > 0) {
+      if (progress) process.stderr.write(`\r  backlog of ${s.backlog} events ... `);
+      backlog = await backlogPhase(
+        {
+          events: s.backlog,
+          windowMs: s.backlogWindowMs,
+          probeMs: s.backlogProbeMs,
+          latencyMs: s.latencyMs,
+          groups: GROUPS,
+        },
+        { servers, app: yardmaster, url: yardmasterUrl },
+      );
+      if (progress) process.stderr.write("\r\x1b[K");
+    }
 
     printCycles(out, cycles);
     out("");
@@ -510,8 +550,13 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       rejectedRelays,
       dbBytes: fileSize(dbPath) + fileSize(`${dbPath}-wal`),
       gc: gc !== undefined,
-      pollerLagObservations: await observations(metrics, "yardmaster_notification_lag_seconds"),
+      pollerLagObservations,
     });
+    if (backlog) {
+      out("");
+      out(`Backlog phase: ${backlog.events} events at once, the poller running by itself`);
+      out(figures(backlogFigures(backlog)));
+    }
   } finally {
     await yardmaster?.close();
     await servers.close();

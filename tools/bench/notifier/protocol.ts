@@ -85,12 +85,43 @@ export interface Verification {
   received: number;
 }
 
+export interface BacklogParams {
+  repository: string;
+  channel: string;
+  /** Events appended at once, at the simulator's now. */
+  events: number;
+  latencyMs: number;
+}
+
+export interface BacklogResult {
+  events: number;
+  pulls: number;
+  /** The events' received_at: the simulator's now (epoch ms). */
+  at: number;
+}
+
+export interface ProbeParams {
+  /** GET this (Yardmaster's /healthz) every `everyMs`, each request timed on its own. */
+  url: string;
+  everyMs: number;
+}
+
+export interface ProbeResult {
+  /** Each answered request's latency, ms, in the order they were sent. */
+  latenciesMs: number[];
+  /** Requests that failed or answered other than 200. */
+  failures: number;
+}
+
 export interface Commands {
   setup: { params: SetupParams; result: SetupResult };
   advance: { params: AdvanceParams; result: AdvanceResult };
   collect: { params: Record<string, never>; result: Collected };
   usage: { params: { gc: boolean }; result: Usage };
   verify: { params: { before: number }; result: Verification };
+  backlog: { params: BacklogParams; result: BacklogResult };
+  probeStart: { params: ProbeParams; result: null };
+  probeStop: { params: Record<string, never>; result: ProbeResult };
   close: { params: Record<string, never>; result: null };
 }
 

@@ -2,14 +2,20 @@
 // tools/world.ts without GitHub and without Yardmaster (the merge-queue simulator on a real-time clock and
 // the Slack stand-in), driven over the IPC channel. Nothing here is measured as the notifier's.
 
+import { get } from "node:http";
 import type { LogEvent } from "../../simulator/index.js";
 import { type Servers, startServers } from "../../world.js";
+import { appendBacklog } from "../lib/backlog-events.js";
 import type {
   AdvanceParams,
   AdvanceResult,
+  BacklogParams,
+  BacklogResult,
   Collected,
   Commands,
   Post,
+  ProbeParams,
+  ProbeResult,
   Request,
   Response,
   SetupParams,
@@ -158,7 +164,70 @@ function verify(params: { before: number }): Verification {
   return { expected, missing, duplicated, posted: postCounts.size, received: tracked.size };
 }
 
+/** A repository whose log receives `events` at once (an outage's backlog), and its channel. */
+function backlog(params: BacklogParams): BacklogResult {
+  const { sim, slack } = servers();
+  sim.state.addRepository(params.repository, { branches: ["main"] });
+  if (params.latencyMs > 0) sim.faults.set(params.repository, { latencyMs: params.latencyMs });
+  slack.state.addChannel({ id: params.channel, name: params.channel.toLowerCase(), botIsMember: true });
+  const at = sim.clock.now();
+  const key = sim.state.requireRepository(params.repository).key;
+  const appended = appendBacklog(
+    sim.state.log,
+    { repository: params.repository, key },
+    { count: params.events, at, authors: 10 },
+  );
+  return { ...appended, at };
+}
+
+/**
+ * Yardmaster's /healthz, asked from this process (whose event loop is not Yardmaster's): one request
+ * every `everyMs` whether the last one answered or not, each on a new connection, as a liveness probe.
+ */
+let probe: { timer: NodeJS.Timeout; result: ProbeResult; inFlight: Set<Promise<void>> } | undefined;
+
+function probeOnce(url: string, result: ProbeResult): Promise<void> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const request = get(url, { agent: false, timeout: 10_000 }, (response) => {
+      response.resume();
+      response.on("end", () => {
+        if (response.statusCode === 200) result.latenciesMs.push(performance.now() - started);
+        else result.failures += 1;
+        resolve();
+      });
+    });
+    request.on("timeout", () => request.destroy(new Error("timeout")));
+    request.on("error", () => {
+      result.failures += 1;
+      resolve();
+    });
+  });
+}
+
+function probeStart(params: ProbeParams): null {
+  if (probe) throw new Error("already probing");
+  const result: ProbeResult = { latenciesMs: [], failures: 0 };
+  const inFlight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const once = probeOnce(params.url, result).finally(() => inFlight.delete(once));
+    inFlight.add(once);
+  }, params.everyMs);
+  probe = { timer, result, inFlight };
+  return null;
+}
+
+async function probeStop(): Promise<ProbeResult> {
+  if (!probe) throw new Error("not probing");
+  const { timer, result, inFlight } = probe;
+  probe = undefined;
+  clearInterval(timer);
+  await Promise.all(inFlight);
+  return result;
+}
+
 async function close(): Promise<null> {
+  if (probe) clearInterval(probe.timer);
   await world?.close();
   world = undefined;
   return null;
@@ -176,6 +245,12 @@ async function handle(request: Request): Promise<Commands[Request["cmd"]]["resul
       return usage(request.params);
     case "verify":
       return verify(request.params);
+    case "backlog":
+      return backlog(request.params);
+    case "probeStart":
+      return probeStart(request.params);
+    case "probeStop":
+      return probeStop();
     case "close":
       return close();
   }

@@ -7,17 +7,13 @@
 // edits, the GitHub requests (pull requests read: authors and thread titles).
 
 import { Repo } from "../../../src/repo.js";
-import * as events from "../../simulator/event-factory.js";
-import type { QueueEntry } from "../../simulator/model.js";
 import { startWorld } from "../../world.js";
+import { appendBacklog } from "../lib/backlog-events.js";
 import { notices, sleep, subscribe, until } from "./common.js";
 
 const REPO = "bench/backlog";
 const CHANNEL = "C0BACKLOG";
 const AUTHORS = 10;
-const TYPES = ["enter", "checks_start", "checks_end", "merged"] as const;
-/** Pull requests moving through the queue together. */
-const TRAIN = 4;
 
 export interface BacklogRun {
   events: number;
@@ -77,28 +73,16 @@ export async function backlog(options: {
     if (!firstRead) throw new Error("the notifier did not read the new repository within 10 s");
 
     // The outage's events, all at once.
-    const pulls = Math.ceil(options.events / TYPES.length);
-    const key = sim.state.requireRepository(REPO).key;
-    const at = sim.clock.now();
-    let appended = 0;
-    for (let first = 1; first <= pulls && appended < options.events; first += TRAIN) {
-      const train = Array.from({ length: Math.min(TRAIN, pulls - first + 1) }, (_, i) =>
-        entry(first + i, at),
-      );
-      for (const type of TYPES)
-        for (const e of train) {
-          if (appended >= options.events) break;
-          if (type === "enter")
-            github.state.addPullRequest({
-              repository: REPO,
-              number: e.pull.number,
-              author: e.pull.author.login,
-              title: e.pull.title,
-            });
-          sim.state.log.append(key, logEvent(type, e, at));
-          appended += 1;
-        }
-    }
+    const { events: appended, pulls } = appendBacklog(
+      sim.state.log,
+      { repository: REPO, key: sim.state.requireRepository(REPO).key },
+      {
+        count: options.events,
+        at: sim.clock.now(),
+        authors: AUTHORS,
+        onPull: (pull) => github.state.addPullRequest({ repository: REPO, ...pull }),
+      },
+    );
     const start = Date.now();
     const readsBefore = github.requests.length;
     void github.sendCheckRun(REPO, 1).catch(() => undefined);
@@ -137,64 +121,5 @@ export async function backlog(options: {
     };
   } finally {
     await world.close();
-  }
-}
-
-function entry(number: number, at: number): QueueEntry {
-  const login = `author-${number % AUTHORS}`;
-  return {
-    pull: {
-      number,
-      title: `Backlog change #${number}`,
-      url: `https://github.com/${REPO}/pull/${number}`,
-      author: { id: 1000 + (number % AUTHORS), login },
-      baseRef: "main",
-      headSha: `${number}`.padStart(40, "0"),
-      labels: [],
-      githubLabels: null,
-      scopes: [],
-      checks: "success",
-      failingCheck: null,
-      unmetConditions: [],
-    },
-    queueName: "default",
-    queuedAt: at,
-    sessionId: `session-${number}`,
-    seq: number,
-    priorityRuleName: "default",
-    priorityAlias: "medium",
-  } as QueueEntry;
-}
-
-function logEvent(type: (typeof TYPES)[number], e: QueueEntry, at: number) {
-  const base = { repository: REPO, at, trigger: events.TRIGGER_ENGINE };
-  const batch = {
-    batchId: `batch-${e.pull.number}`,
-    batchName: `batch ${e.pull.number}`,
-    scopes: [],
-    parentBatchIds: [],
-  };
-  const run = { queuePullNumber: null, inPlace: true, startedAt: at, ciFinishedAt: at };
-  switch (type) {
-    case "enter":
-      return events.queueEnter(base, e);
-    case "checks_start":
-      return events.checksStart(
-        base,
-        e,
-        batch,
-        events.speculativeCheck(run, [e], "pending"),
-        "First time checking",
-        null,
-      );
-    case "checks_end":
-      return events.checksEnd(base, e, batch, events.speculativeCheck(run, [e], "success"), {
-        aborted: false,
-        abortCode: null,
-        abortReason: null,
-        abortStatus: "DEFINITIVE",
-      });
-    case "merged":
-      return events.queueMerged(base, e, `${e.pull.number}`.padStart(40, "f"));
   }
 }
