@@ -188,11 +188,14 @@ describe("pull-request links unfurled with their queue state", () => {
       compose: false,
     });
     await unfurlWhen(CHANNEL, shared.ts, link(103), () => true);
-    // Signed anew (a second earlier, so not a replay of the same signature), as a retry to another replica.
-    const again = await world.slack.sendEventAgain(
-      shared.posted.eventBody,
-      Math.floor(Date.now() / 1000) - 1,
-    );
+    // Slack's retry: a request of its own, signed at a later second than the original (never the
+    // original's signature, which would rightly be refused as a replay), with X-Slack-Retry-Num.
+    const retried = await world.slack.retryEvent(shared.posted);
+    expect(retried.status).toBe(200);
+    // The same event_id signed anew without the retry header (a second before the original's timestamp,
+    // so neither the original's signature nor the retry's), as it would reach another replica.
+    const sentAt = Number(shared.posted.sentHeaders["x-slack-request-timestamp"]);
+    const again = await world.slack.sendEventAgain(shared.posted.eventBody, sentAt - 1);
     expect(again.status).toBe(200);
     // A later event is answered after it: once it is, the repeated one has been passed over.
     const later = await laterEvent();

@@ -107,6 +107,36 @@ export async function sendEventAgain(
   return postSigned(ctx, eventBody, "application/json", timestamp === undefined ? {} : { timestamp });
 }
 
+export interface EventRetryArgs {
+  /** Slack's `X-Slack-Retry-Num`: 1, 2 or 3. Default 1. */
+  retryNum?: number;
+  /** Slack's `X-Slack-Retry-Reason`. Default `http_timeout`. */
+  reason?: string;
+}
+
+/**
+ * Slack's retry of an Events API delivery (https://api.slack.com/apis/events-api#retries): the same
+ * body, a new request signed at its own later timestamp (the original's plus `retryNum` seconds, so never
+ * the original's signature, however long the original took), with `X-Slack-Retry-Num` and
+ * `X-Slack-Retry-Reason`.
+ */
+export async function retryEvent(
+  ctx: SenderContext,
+  original: { sentBody: string; sentHeaders: Record<string, string> },
+  args: EventRetryArgs = {},
+): Promise<EventDelivery> {
+  const retryNum = args.retryNum ?? 1;
+  const sentAt = Number(original.sentHeaders["x-slack-request-timestamp"]);
+  if (!Number.isInteger(sentAt)) throw new Error("Slack stand-in: the original was not sent over HTTP");
+  return postSigned(ctx, original.sentBody, "application/json", {
+    timestamp: sentAt + retryNum,
+    headers: {
+      "x-slack-retry-num": String(retryNum),
+      "x-slack-retry-reason": args.reason ?? "http_timeout",
+    },
+  });
+}
+
 export interface UnfurlClickArgs {
   actionId: string;
   userId: string;

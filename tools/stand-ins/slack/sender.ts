@@ -272,7 +272,7 @@ export async function postSigned(
   ctx: SenderContext,
   body: string,
   contentType: string,
-  overrides: { timestamp?: number; signature?: string },
+  overrides: { timestamp?: number; signature?: string; headers?: Record<string, string> },
 ): Promise<EventDelivery> {
   if (ctx.socket && ctx.socket.connections > 0) {
     const answer = await overSocket(ctx, body, contentType);
@@ -286,7 +286,7 @@ export async function postSigned(
   const answer = await postForm(
     eventsUrl,
     body,
-    { ...sentHeaders, "content-type": contentType },
+    { ...sentHeaders, ...overrides.headers, "content-type": contentType },
     ctx.timeoutMs,
   );
   return { status: answer.status, body: answer.body, sentBody: body, sentHeaders };

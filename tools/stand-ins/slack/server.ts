@@ -8,6 +8,8 @@ import { type SlackRateLimitOptions, SlackRateLimits } from "./rate-limits.js";
 import { handleResponseUrlPost, ResponseUrls } from "./response-urls.js";
 import {
   clickUnfurlButton,
+  type EventRetryArgs,
+  retryEvent,
   type SharedLink,
   type ShareLinkArgs,
   sendEventAgain,
@@ -104,6 +106,8 @@ export interface SlackStandIn {
   shareLink(args: ShareLinkArgs): Promise<SharedLink>;
   /** An event body sent again, newly signed (a retry that reached another replica). */
   sendEventAgain(eventBody: string, timestamp?: number): Promise<EventDelivery>;
+  /** Slack's retry of an event delivered before: signed anew at a later second, with `X-Slack-Retry-Num`. */
+  retryEvent(original: EventDelivery, args?: EventRetryArgs): Promise<EventDelivery>;
   /** The person uses a message shortcut on a message (send-shortcuts.ts). */
   sendMessageShortcut(args: MessageShortcutArgs): Promise<DeliveryResult>;
   /** The person uses a global shortcut (no channel, no response_url). */
@@ -256,6 +260,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     resend: (delivery, args) => resend(sender, delivery, args),
     shareLink: (args) => shareLink(sender, args),
     sendEventAgain: (body, timestamp) => sendEventAgain(sender, body, timestamp),
+    retryEvent: (original, args) => retryEvent(sender, original, args),
     clickUnfurlButton: (args) => clickUnfurlButton(sender, args),
     submitView: (args) => submitView(sender, args),
     sendMessageShortcut: (args) => sendMessageShortcut(sender, args),
