@@ -124,6 +124,8 @@ export class GitHubMergeQueues {
   /** Gives the branch (the default branch) a merge queue, as a ruleset requiring one would. */
   enable(fullName: string, branch?: string, configuration: Partial<QueueConfiguration> = {}): void {
     const repository = this.ctx.state.requireRepository(fullName);
+    // Built now, as the queue is set up, rather than within the first query's answer (a second's work).
+    githubSchema();
     const name = branch ?? repository.defaultBranch;
     this.queues.set(this.key(fullName, name), {
       repository,
