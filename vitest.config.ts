@@ -26,6 +26,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
+          isolate: false,
           // Under TEST_NOW, the system clock says TEST_NOW (test/setup-clock.ts).
           setupFiles: ["test/setup-clock.ts"],
           include: ["test/**/*.test.ts"],
@@ -35,7 +36,12 @@ export default defineConfig({
       {
         extends: true,
         // TEST_DATABASE_URL for the PostgreSQL tests: given, on 127.0.0.1:5432, or embedded.
-        test: { name: "integration", include: INTEGRATION, globalSetup: ["test/global-setup/postgres.ts"] },
+        test: {
+          name: "integration",
+          isolate: false,
+          include: INTEGRATION,
+          globalSetup: ["test/global-setup/postgres.ts"],
+        },
       },
       { extends: true, test: { name: "browser", include: BROWSER } },
     ],

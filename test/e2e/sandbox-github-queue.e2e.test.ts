@@ -6,9 +6,11 @@ import { eventually as until } from "../helpers/e2e.js";
 
 /** The sandbox offers acme/ships on GitHub's own merge queue next to acme/widgets on the simulator. */
 let sandbox: Sandbox;
+// The sandbox's whole world and its seed, and GitHub's schema for acme/ships' merge queue: a minute, not
+// the default 20 s, for a machine under load.
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, pollIntervalSeconds: 60 });
-});
+}, 60_000);
 afterAll(() => sandbox?.close());
 
 const slash = async (text: string) => {

@@ -1,4 +1,4 @@
-import { schema as published } from "@octokit/graphql-schema";
+import { readFileSync } from "node:fs";
 import { buildSchema, type GraphQLSchema, graphql } from "graphql";
 import { AppCheckRuns } from "./app-checks.js";
 import type { Caller, StandInContext } from "./context.js";
@@ -87,10 +87,18 @@ const DEFAULT_CONFIGURATION: QueueConfiguration = {
 };
 
 let schema: GraphQLSchema | undefined;
-/** GitHub's published schema, built once per process (it is large). */
+/**
+ * GitHub's published schema (@octokit/graphql-schema's schema.graphql), built once per process (it is
+ * large). Read from its file: the package's entry also parses its 5 MB JSON form as it loads, which
+ * every world would pay for.
+ */
 function githubSchema(): GraphQLSchema {
   if (!schema) {
-    schema = buildSchema(published.idl, { assumeValidSDL: true });
+    const sdl = readFileSync(
+      new URL("schema.graphql", import.meta.resolve("@octokit/graphql-schema")),
+      "utf8",
+    );
+    schema = buildSchema(sdl, { assumeValidSDL: true });
   }
   return schema;
 }
@@ -116,6 +124,8 @@ export class GitHubMergeQueues {
   /** Gives the branch (the default branch) a merge queue, as a ruleset requiring one would. */
   enable(fullName: string, branch?: string, configuration: Partial<QueueConfiguration> = {}): void {
     const repository = this.ctx.state.requireRepository(fullName);
+    // Built now, as the queue is set up, rather than within the first query's answer (a second's work).
+    githubSchema();
     const name = branch ?? repository.defaultBranch;
     this.queues.set(this.key(fullName, name), {
       repository,
