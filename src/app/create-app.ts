@@ -1,6 +1,6 @@
 import { wireBackends } from "../backends/wire.js";
-import type { QueueEvent } from "../core/queue.js";
 import { satisfies } from "../commands/permission-level.js";
+import type { QueueEvent } from "../core/queue.js";
 import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";

@@ -28,7 +28,9 @@ export function checkMetricsPort(publicUrl: string, metricsPort: number | undefi
   if (metricsPort !== undefined)
     return [pass(check, `/metrics is served on METRICS_PORT ${metricsPort} only, not on the public port`)];
   if (LOOPBACK.has(new URL(publicUrl).hostname))
-    return [pass(check, `/metrics is on the main port, which PUBLIC_URL (${publicUrl}) keeps on this machine`)];
+    return [
+      pass(check, `/metrics is on the main port, which PUBLIC_URL (${publicUrl}) keeps on this machine`),
+    ];
   return [
     warn(
       check,

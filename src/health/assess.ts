@@ -228,10 +228,7 @@ export function failingChecksOf(facts: Record<string, unknown>): FailingCheck[] 
 }
 
 /** Each check failing for everyone, and when its recent failures began. */
-function failingEach(
-  events: readonly QueueEvent[],
-  now: Date,
-): { since: number; facts: FailingCheck }[] {
+function failingEach(events: readonly QueueEvent[], now: Date): { since: number; facts: FailingCheck }[] {
   const byCheck = new Map<string, CheckFailure[]>();
   for (const f of checkFailures(events)) byCheck.set(f.check.name, [...(byCheck.get(f.check.name) ?? []), f]);
   const found: { since: number; facts: FailingCheck }[] = [];

@@ -121,8 +121,7 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
 /** At most this many checks failing for everyone are named in the alert; the rest are counted. */
 export const FAILING_CHECKS_NAMED = 5;
 
-const checkLink = (c: FailingCheck) =>
-  c.url ? linkMrkdwn(c.url, c.check) : `\`${escapeMrkdwn(c.check)}\``;
+const checkLink = (c: FailingCheck) => (c.url ? linkMrkdwn(c.url, c.check) : `\`${escapeMrkdwn(c.check)}\``);
 
 /** "`a`, `b` and 12 more": the first FAILING_CHECKS_NAMED checks, linked, and how many others. */
 function checkNames(checks: readonly FailingCheck[], link: (c: FailingCheck) => string): string {

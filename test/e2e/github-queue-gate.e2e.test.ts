@@ -261,7 +261,11 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     // What the warning is about: CI's job of the gate's name passes it, and GitHub merges during the pause.
     await comment(40, "@yardmaster queue");
     await until(() => queues().entries(SHIPS, "release/4.0").length === 1);
-    await until(() => queues().appChecks.all(SHIPS).some((r) => r.headSha === queues().entries(SHIPS, "release/4.0")[0]?.group.headSha));
+    await until(() =>
+      queues()
+        .appChecks.all(SHIPS)
+        .some((r) => r.headSha === queues().entries(SHIPS, "release/4.0")[0]?.group.headSha),
+    );
     expect(() => queues().merge(SHIPS, "release/4.0")).toThrow(/waits for yardmaster\/gate/);
     queues().completeChecks(SHIPS, 40, { [GATE]: "success" });
     expect(queues().merge(SHIPS, "release/4.0")?.number).toBe(40);

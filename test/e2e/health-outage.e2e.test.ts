@@ -30,7 +30,13 @@ beforeAll(async () => {
   state.setPermission(REPO, "alice", "write");
   world.github.mergeQueues.enable(REPO, "main", { requiredChecks: [...CHECKS, LATE] });
   for (let number = 31; number <= 36; number++)
-    state.addPullRequest({ repository: REPO, number, author: "alice", title: `Change ${number}`, base: "main" });
+    state.addPullRequest({
+      repository: REPO,
+      number,
+      author: "alice",
+      title: `Change ${number}`,
+      base: "main",
+    });
   await subscribeChannel(world, CHANNEL, [REPO], ["health"]);
   world.sim.clock.advance(MINUTE);
 });
@@ -50,7 +56,12 @@ async function judge(): Promise<void> {
 
 /** Queues the pull request and fails the named checks of its merge group (the others pass). */
 async function failIn(number: number, failing: readonly string[]): Promise<void> {
-  await world.github.deliverIssueComment({ repository: REPO, number, body: "@yardmaster queue", author: "alice" });
+  await world.github.deliverIssueComment({
+    repository: REPO,
+    number,
+    body: "@yardmaster queue",
+    author: "alice",
+  });
   await world.github.settle();
   await world.slack.waitFor(
     () => world.github.mergeQueues.entries(REPO, "main").some((e) => e.pull.number === number),
@@ -81,7 +92,9 @@ describe("checks failing for everyone in a CI outage", () => {
     await judge();
     expect(edits(calls)).toHaveLength(1);
     expect(alerts()).toEqual([
-      expect.stringMatching(/^🔥 13 checks failed for everyone in the merge queue of .* and 8 more\. .*\(6 pull requests\)\./),
+      expect.stringMatching(
+        /^🔥 13 checks failed for everyone in the merge queue of .* and 8 more\. .*\(6 pull requests\)\./,
+      ),
     ]);
     expect(await world.yardmaster.store.listHealthEpisodes()).toHaveLength(1);
     // Six pull requests queued, checked and removed one after another on a busy machine: more than the default.

@@ -118,9 +118,7 @@ describe("failing for everyone", () => {
       key: "",
       since: at(10),
       facts: {
-        checks: [
-          { check: "ci/test", url: "https://ci.example/ci/test", pulls: [1, 2, 3], minutes: 30 },
-        ],
+        checks: [{ check: "ci/test", url: "https://ci.example/ci/test", pulls: [1, 2, 3], minutes: 30 }],
       },
     });
     // A pass ends it.
@@ -133,11 +131,24 @@ describe("failing for everyone", () => {
       started(pull * 10, pull, `batch-${pull}`),
       ended(pull * 10 + 5, pull, names),
     ]);
-    const conditions = failingChecks([...outage, started(36, 4, "d"), ended(38, 4, ["late"]), started(39, 5, "e"), ended(40, 5, ["late"]), started(41, 6, "f"), ended(42, 6, ["late"])], at(45));
+    const conditions = failingChecks(
+      [
+        ...outage,
+        started(36, 4, "d"),
+        ended(38, 4, ["late"]),
+        started(39, 5, "e"),
+        ended(40, 5, ["late"]),
+        started(41, 6, "f"),
+        ended(42, 6, ["late"]),
+      ],
+      at(45),
+    );
     expect(conditions).toHaveLength(1);
-    const checks = (conditions[0]?.facts.checks as { check: string }[]).map((c) => c.check);
+    const [condition] = conditions;
+    if (!condition) throw new Error("no condition");
+    const checks = (condition.facts.checks as { check: string }[]).map((c) => c.check);
     expect(checks).toEqual([...[...names].sort(), "late"]);
-    expect(conditions[0]?.since).toEqual(at(15));
+    expect(condition.since).toEqual(at(15));
   });
 
   it("does not hold for one batch's pull requests, nor for failures over more than an hour", () => {

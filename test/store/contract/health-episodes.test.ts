@@ -56,7 +56,10 @@ storeContract("health episodes", ({ h }) => {
       ]);
       const won = revised.filter((e) => e !== null);
       expect(won).toHaveLength(1);
-      expect(won[0]).toMatchObject({ posts: [{ channel: "C1", ts: "1.000100" }], lastPostedAt: at(2 * HOUR) });
+      expect(won[0]).toMatchObject({
+        posts: [{ channel: "C1", ts: "1.000100" }],
+        lastPostedAt: at(2 * HOUR),
+      });
       const [kept] = await store.listHealthEpisodes(r("acme/widgets"));
       expect(kept?.facts).toEqual(won[0]?.facts);
       // Stale: another replica revised it since.

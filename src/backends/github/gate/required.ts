@@ -25,7 +25,11 @@ export function gateSource(rules: readonly BranchRule[], checkName: string, appI
     .filter((c) => c.context === checkName);
   if (required.length === 0) return "absent";
   // Two rulesets may both require it: GitHub waits for every rule, so one naming the app holds the queue.
-  if (required.some((c) => c.integration_id !== undefined && (appId === undefined || c.integration_id === appId)))
+  if (
+    required.some(
+      (c) => c.integration_id !== undefined && (appId === undefined || c.integration_id === appId),
+    )
+  )
     return "app";
   return required.some((c) => c.integration_id === undefined) ? "any" : "other";
 }
