@@ -84,10 +84,12 @@ export interface World {
   settings: Settings;
   yardmaster: Yardmaster;
   url: string;
+  /** Where /metrics is served: on METRICS_PORT when set, else `${url}/metrics`. */
+  metricsUrl: string;
   /** Stops Yardmaster and starts it again on the same settings, port and database. */
   restart(): Promise<void>;
   /** Another Yardmaster on the same settings and database, on a port of its own (closed with the world). */
-  replica(): Promise<{ app: Yardmaster; url: string }>;
+  replica(): Promise<{ app: Yardmaster; url: string; metricsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -150,12 +152,14 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       settings,
       yardmaster: first.app,
       url: first.url,
+      metricsUrl: first.metricsUrl,
       async restart() {
         apps.splice(apps.indexOf(world.yardmaster), 1);
         await world.yardmaster.close();
         const next = await start();
         world.yardmaster = next.app;
         world.url = next.url;
+        world.metricsUrl = next.metricsUrl;
         connect(next.url);
       },
       replica: () => start({ PORT: "0" }),
@@ -257,7 +261,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
 export async function startYardmaster(
   settings: Settings,
   options: Partial<YardmasterOptions> = {},
-): Promise<{ app: Yardmaster; url: string }> {
+): Promise<{ app: Yardmaster; url: string; metricsUrl: string }> {
   const config = loadConfig({
     DATABASE_URL: "sqlite::memory:",
     HOST: "127.0.0.1",
@@ -269,7 +273,8 @@ export async function startYardmaster(
   });
   const app = await createYardmaster(config, { logger: createLogger({ level: "silent" }), ...options });
   try {
-    return { app, url: (await app.listen()).url };
+    const { url, metricsUrl } = await app.listen();
+    return { app, url, metricsUrl };
   } catch (error) {
     await app.close();
     throw error;

@@ -1,4 +1,5 @@
 import { wireBackends } from "../backends/wire.js";
+import { satisfies } from "../commands/permission-level.js";
 import type { QueueEvent } from "../core/queue.js";
 import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
@@ -85,7 +86,18 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const pausing = { store, queues, attributePause, ring, owner, logger, now, intervalMs };
   const timedPauses = wireTimedPauses({ ...pausing, claims: store, counter: metrics.scheduledUnpauses });
   const subscriptions = (repository: Repo) => store.listSubscriptions({ repository });
-  const freezes = wireFreezes({ ...pausing, subscriptions, slack });
+  // A freeze's steps ask GitHub whether its creator may still set it (the freeze command's permission).
+  const freezeLevel = config.permissions.freeze;
+  const creatorMayFreeze = app
+    ? async (repository: Repo, login: string) =>
+        satisfies(await github.gateway.permission(repository, login), freezeLevel)
+    : undefined;
+  const freezes = wireFreezes({
+    ...pausing,
+    subscriptions,
+    slack,
+    ...(creatorMayFreeze ? { creatorMayFreeze } : {}),
+  });
   const running = serve(infra, {
     handlers: [github, identity, slackSurface].flatMap((feature) => feature.handlers ?? []),
     connections: slackSurface.connections,

@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WEBHOOKS_PATH } from "../github/probot.js";
 import { CONFIRMATION_MAX_BODY_BYTES, OAUTH_CALLBACK_PATH } from "../identity/linking.js";
@@ -35,7 +36,11 @@ export interface Parts {
   pollerLastTick?: () => Date | null;
 }
 
-/** One HTTP server for /healthz, /metrics and every feature's endpoints; starting and stopping the app. */
+/**
+ * One HTTP server for /healthz, /metrics and every feature's endpoints; starting and stopping the app.
+ * With METRICS_PORT, /metrics is served by a second server on that port alone (the main one answers it
+ * 404): the port GitHub and Slack reach does not show the repositories, channels and version it names.
+ */
 export function serve(
   infra: Infrastructure,
   parts: Parts,
@@ -45,37 +50,41 @@ export function serve(
     storeReachable: () => store.ping(),
     ...(parts.pollerLastTick ? { pollerLastTick: parts.pollerLastTick } : {}),
   });
-  const handlers = [health, metricsHandler(infra.metrics), ...parts.handlers];
-  const server = createHttpServer(handlers, logger, {
-    bodyLimits: BODY_LIMITS,
-    inFlight,
-    stopping: () => infra.stopping.signal.aborted,
-  });
+  const metrics = metricsHandler(infra.metrics);
+  const apart = config.metricsPort !== undefined;
+  const handlers = [health, ...(apart ? [] : [metrics]), ...parts.handlers];
+  const stopping = () => infra.stopping.signal.aborted;
+  const server = createHttpServer(handlers, logger, { bodyLimits: BODY_LIMITS, inFlight, stopping });
+  const metricsServer = apart ? createHttpServer([metrics], logger, { stopping }) : null;
   let closing: Promise<CloseReport> | undefined;
   return {
     async webhookWorkDone() {
       await infra.webhookWork.idle();
     },
     async listen() {
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
-      const { port } = server.address() as AddressInfo;
       const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+      const port = await listenOn(server, config.port, config.host);
       const url = `http://${host}:${port}`;
+      const metricsUrl = metricsServer
+        ? `http://${host}:${await listenOn(metricsServer, config.metricsPort ?? 0, config.host)}/metrics`
+        : `${url}/metrics`;
       for (const line of describeSurfaces(config)) logger.info(line);
       if (parts.appSlug) logger.info(`GitHub commands: comment "@${parts.appSlug} help" on a pull request`);
-      logger.info({ url, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
+      logger.info({ url, metricsUrl, version: VERSION }, `Yardmaster ${VERSION} listening on ${url}`);
       for (const service of [...parts.connections, ...parts.services]) await service.start();
-      return { url, port };
+      return { url, port, metricsUrl };
     },
     close({ timeoutMs = 0 } = {}) {
       closing ??= (async () => {
         infra.stopping.abort();
         for (const connection of parts.connections) await connection.stop();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = Promise.all(
+          [server, ...(metricsServer ? [metricsServer] : [])].map(
+            (s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve())),
+          ),
+        );
         server.closeIdleConnections();
+        metricsServer?.closeIdleConnections();
         // Requests in flight, work left after answers, and each service's work get until the deadline.
         const deadline = AbortSignal.timeout(timeoutMs);
         const [finished, ...stopped] = await Promise.all([
@@ -84,6 +93,7 @@ export function serve(
         ]);
         const abandoned = (finished ? 0 : inFlight.size) + stopped.filter((done) => !done).length;
         server.closeAllConnections();
+        metricsServer?.closeAllConnections();
         await closed;
         await store.close();
         return { abandoned };
@@ -91,6 +101,15 @@ export function serve(
       return closing;
     },
   };
+}
+
+/** Listens on `port` (0: any free one); the port taken. */
+async function listenOn(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
 }
 
 /** True once `work` is done, false if `signal` aborts first. */

@@ -37,7 +37,8 @@ export interface Yardmaster {
    * (run after their webhook's answer) and pushed notices' deliveries.
    */
   webhookWorkDone(): Promise<void>;
-  listen(): Promise<{ url: string; port: number }>;
+  /** `metricsUrl`: where /metrics is served (on METRICS_PORT when set, else on the main port). */
+  listen(): Promise<{ url: string; port: number; metricsUrl: string }>;
   /**
    * Stops: no new connection or request is accepted; requests in flight, commands still running after
    * their answer and the poller's tick get `timeoutMs` (default 0) to finish, then are abandoned; the

@@ -166,6 +166,7 @@ function gateOf(
   return createGitHubGate({
     store: wiring.store,
     checkName: config.mergeQueue.gateCheckName,
+    ...(config.github ? { appId: Number(config.github.appId) } : {}),
     owner: wiring.owner,
     now: wiring.now,
     logger: wiring.logger.child({ name: "gate" }),

@@ -1,7 +1,7 @@
 import { type FreezeSpec, MAX_FREEZE_NAME, parseFreeze, refuseFreeze } from "../freezes/parse.js";
 import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from "../freezes/present.js";
 import { windowAt } from "../freezes/schedule.js";
-import type { FreezePorts } from "../freezes/types.js";
+import type { Freeze, FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import { type Part, sentence } from "../wording/description.js";
 import { type Actor, defineCommand } from "./command.js";
@@ -72,6 +72,7 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
     const now = freezes.now();
     if (!windowAt(command.schedule, zone, now))
       refuseFreeze("freeze", `the window ends in the past (${zone})`);
+    if ((await freezes.store.listFreezes(command.repo)).length >= MAX_FREEZES) tooMany(command.repo);
     const added = await freezes.store.addFreeze({
       id: "",
       repository: command.repo,
@@ -84,6 +85,7 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
     });
     if (added === "name-taken")
       refuseFreeze("freeze", `${command.repo.fullName} already has a freeze named "${command.freezeName}"`);
+    await keepWithinLimit(freezes, added);
     return { name: "freeze", repo: command.repo, freeze: listed(added, now) };
   },
   describe(result, { by }) {
@@ -95,6 +97,28 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
     });
   },
 });
+
+/** At most this many freeze windows per repository (docs/security.md, "Limits"). */
+export const MAX_FREEZES = 20;
+
+function tooMany(repo: Repo): never {
+  throw new CommandError(CommandErrorCode.InvalidArgument, {
+    command: "freeze",
+    argument: "freeze window",
+    detail: `${repo.fullName} already has ${MAX_FREEZES} freeze windows, the most a repository may have: remove one first (freezes lists them, unfreeze <number> removes one)`,
+  });
+}
+
+/**
+ * Two people adding windows at once on two replicas may both have seen fewer than MAX_FREEZES: the ones
+ * numbered past the limit are taken out again and refused (the first MAX_FREEZES by number stay).
+ */
+async function keepWithinLimit(freezes: FreezePorts, added: Freeze): Promise<void> {
+  const all = await freezes.store.listFreezes(added.repository);
+  if (all.findIndex((f) => f.id === added.id) < MAX_FREEZES) return;
+  await freezes.store.deleteFreeze(added.repository, { number: added.number });
+  tooMany(added.repository);
+}
 
 /** The zone typed, else the Slack user's (as Slack knows it), else UTC (always on GitHub). */
 async function zoneOf(command: FreezeCommand, actor: Actor, ports: Ports): Promise<string> {

@@ -1,4 +1,4 @@
-import type { BranchRule } from "../backends/github/gate/index.js";
+import { type BranchRule, gateSource, requireFromAppHow } from "../backends/github/gate/index.js";
 import type { Repo } from "../repo.js";
 import { pass, reason, warn } from "./line.js";
 import type { SetupLine } from "./report.js";
@@ -6,8 +6,9 @@ import type { SetupLine } from "./report.js";
 /**
  * Whether a branch on GitHub's merge queue requires the gate check (README, "Pausing GitHub's merge
  * queue"): its rules as GitHub lists them for the branch (`GET /repos/{owner}/{repo}/rules/branches/{branch}`,
- * rulesets only), the gate among the required status checks with the GitHub App as its source, and the
- * queue's check timeout. Classic branch protection is not listed there: said so, with where to look,
+ * rulesets only), the gate among the required status checks with the GitHub App as its source (a rule
+ * without one accepts it from any source: a workflow job of that name opens the gate during a pause),
+ * and the queue's check timeout. Classic branch protection is not listed there: said so, with where to look,
  * rather than asking for the administration permission that reads it.
  */
 
@@ -40,22 +41,26 @@ export function gateRulesLine(target: GateRulesTarget, rules: readonly BranchRul
     .map((r) => r.parameters?.check_response_timeout_minutes)
     .find((m): m is number => typeof m === "number");
   const timeoutText = timeout !== undefined ? `; the queue's checks time out after ${timeout} min` : "";
-  const required = rules
-    .filter((r) => r.type === "required_status_checks")
-    .flatMap((r) => r.parameters?.required_status_checks ?? [])
-    .filter((c) => c.context === target.gateName);
-  if (required.length === 0) {
+  const source = gateSource(rules, target.gateName, target.appId);
+  if (source === "absent") {
     return warn(
       CHECK,
       `${where}: not a required check of the branch's rulesets, so /mq pause cannot hold its merge queue${timeoutText} (${CLASSIC})`,
       HOW,
     );
   }
-  if (!required.some((c) => c.integration_id === target.appId)) {
+  if (source === "any") {
     return warn(
       CHECK,
-      `${where}: required, but not from this GitHub App (app ${target.appId}): another source could report it${timeoutText}`,
-      "an admin sets the required check's source to this GitHub App in the branch's ruleset",
+      `${where}: required from any source (no app chosen in the ruleset), so a workflow job or another app's check named ${target.gateName} passes it and merges go on during a pause${timeoutText}`,
+      requireFromAppHow(target.gateName),
+    );
+  }
+  if (source === "other") {
+    return warn(
+      CHECK,
+      `${where}: required, but from another GitHub App, not this one (app ${target.appId}): that app's check decides, and a pause does not hold the queue${timeoutText}`,
+      requireFromAppHow(target.gateName),
     );
   }
   return pass(

@@ -10,7 +10,7 @@ import { CALL_TIMEOUT_MS, fail, skip } from "./line.js";
 import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppAsks } from "./manifests.js";
 import { checkMergeQueueBackends } from "./merge-queue-backends.js";
 import { checkMergeQueueToken } from "./merge-queue-token.js";
-import { checkPublicUrl } from "./public-url.js";
+import { checkMetricsPort, checkPublicUrl } from "./public-url.js";
 import {
   type SetupCheck,
   type SetupLine,
@@ -96,7 +96,13 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
       ],
     ],
     ["database", () => checkDatabase(deps.database, deps.knownMigrations)],
-    ["PUBLIC_URL", () => checkPublicUrl(settings.publicUrl)],
+    [
+      "PUBLIC_URL",
+      () => [
+        ...checkPublicUrl(settings.publicUrl),
+        ...checkMetricsPort(settings.publicUrl, settings.metricsPort),
+      ],
+    ],
   ];
   const results = await Promise.all(
     groups.map(async ([name, run]) => {

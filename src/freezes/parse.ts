@@ -1,6 +1,6 @@
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import { canonicalZone } from "../commands/grammar/resume-time.js";
-import type { FreezeSchedule, TimeOfDay, Weekday } from "./schedule.js";
+import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "./schedule.js";
 
 /**
  * The grammar of `freeze`: a name, then when (docs/commands.md, "Freeze windows"):
@@ -18,6 +18,13 @@ export interface FreezeSpec {
 
 /** A freeze's name is part of its pause's reason. */
 export const MAX_FREEZE_NAME = 80;
+
+/**
+ * The limits on a window (docs/security.md, "Limits"): each one posts and pauses, so a window lasts at
+ * least this long, and a one-off (unlike a `pause … until`, at most 14 days) at most 31 days.
+ */
+export const MIN_FREEZE_MINUTES = 15;
+export const MAX_ONCE_FREEZE_DAYS = 31;
 
 const FREEZE_EXAMPLES =
   'for example "weekend freeze every fri 18:00 - mon 08:00 Europe/Paris", "nightly every day 22:00 - 06:00" or "holidays from 2026-12-24 00:00 to 2027-01-02 00:00"';
@@ -69,6 +76,7 @@ export function parseFreeze(command: string, text: string): FreezeSpec {
   const rest = words.slice(at + 1);
   const keyword = (words[at] as string).toLowerCase();
   const { schedule, left } = keyword === "every" ? readEvery(command, rest) : readOnce(command, rest);
+  checkLength(command, schedule);
   if (left.length > 1) refuseFreeze(command, `"${left.join(" ")}" is not a time zone`);
   const typed = left[0];
   const zone = typed === undefined ? null : canonicalZone(typed);
@@ -106,6 +114,21 @@ function readOnce(command: string, w: string[]): { schedule: FreezeSchedule; lef
     [x.year, x.month, x.day, x.hour, x.minute].map((n) => String(n).padStart(4, "0")).join("");
   if (key(end) <= key(start)) refuseFreeze(command, "the window ends before it starts");
   return { schedule: { kind: "once", start, end }, left: w.slice(5) };
+}
+
+/** A window shorter than MIN_FREEZE_MINUTES, or a one-off longer than MAX_ONCE_FREEZE_DAYS, is refused. */
+function checkLength(command: string, schedule: FreezeSchedule): void {
+  const minutes = wallMinutes(schedule);
+  if (minutes < MIN_FREEZE_MINUTES)
+    refuseFreeze(
+      command,
+      `a freeze window lasts at least ${MIN_FREEZE_MINUTES} minutes (this one lasts ${minutes} ${minutes === 1 ? "minute" : "minutes"})`,
+    );
+  if (schedule.kind === "once" && minutes > MAX_ONCE_FREEZE_DAYS * 1440)
+    refuseFreeze(
+      command,
+      `a one-off freeze window lasts at most ${MAX_ONCE_FREEZE_DAYS} days (this one lasts ${Math.ceil(minutes / 1440)} days): split it, or use a weekly window`,
+    );
 }
 
 function same(a: TimeOfDay, b: TimeOfDay): boolean {

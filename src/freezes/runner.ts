@@ -25,6 +25,11 @@ export interface FreezeRunnerDeps {
   announce?: (repository: Repo, text: string, key: string) => Promise<void>;
   /** After a pause or resume: the notifier reads the repository promptly. */
   afterChange?: (repository: Repo) => Promise<void>;
+  /**
+   * Whether a freeze's creator may still set it (the freeze command's permission on the repository, asked
+   * of GitHub at each step); absent (no GitHub App to ask): not checked.
+   */
+  creatorMayFreeze?: (repository: Repo, login: string) => Promise<boolean>;
   owner: string;
   logger: Logger;
   now: () => Date;
@@ -37,7 +42,10 @@ export interface FreezeRunnerDeps {
  * window in progress or next; each step of a window (the notice 15 minutes before, the pause at its
  * start, the resume at its end) is claimed in the store by one replica and done once, whatever the
  * replicas and restarts. A window that started while every replica was down is applied when one comes
- * back, if it is still in progress; a notice whose window has started is not sent late.
+ * back, if it is still in progress; a notice whose window has started is not sent late. Before its
+ * notice and its pause, a window checks that its creator may still set it: if not, the step is skipped
+ * (the channels hear it once, at the start) and the freeze is kept for someone to remove. Its end is
+ * never skipped: it only resumes what the window paused.
  */
 export class FreezeRunner {
   private readonly passes: Periodic;
@@ -89,10 +97,11 @@ export class FreezeRunner {
       const t = now.getTime();
       let outcome: string | null = null;
       let step: FreezeStep = "start";
-      if (t >= window.start.getTime()) outcome = await this.step(w, "start", () => this.begin(w, freeze));
+      if (t >= window.start.getTime())
+        outcome = await this.step(w, "start", () => this.unlessWithoutAccess(w, freeze, "start"));
       else if (window.start.getTime() - t <= FREEZE_WARNING_MS) {
         step = "warn";
-        outcome = await this.step(w, "warn", () => this.warn(w, freeze));
+        outcome = await this.step(w, "warn", () => this.unlessWithoutAccess(w, freeze, "warn"));
       }
       if (outcome) done.push({ repository: freeze.repository, step, outcome });
     }
@@ -126,6 +135,28 @@ export class FreezeRunner {
       logger.warn({ ...log, err: error }, `freeze of ${w.repository}: ${step} failed, tried again later`);
       return "failed";
     }
+  }
+
+  /**
+   * The window's notice or pause, unless its creator may no longer set the freeze: then skipped, and at
+   * the start the channels are told (a lookup that fails throws: the step is tried again).
+   */
+  private async unlessWithoutAccess(
+    w: FreezeWindowToEnd,
+    freeze: Freeze,
+    step: "warn" | "start",
+  ): Promise<string> {
+    const may = this.deps.creatorMayFreeze;
+    if (may && !(await may(w.repository, freeze.createdBy))) {
+      if (step === "start")
+        await this.deps.announce?.(
+          w.repository,
+          `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} was set by ${freeze.createdBy}, who may no longer freeze it: this window is skipped and its merge queue is not paused. The freeze is kept: someone with write access removes it (unfreeze ${freeze.number}) or sets it again.`,
+          `freeze:${w.freezeId}:${w.startsAt.toISOString()}:start`,
+        );
+      return "creator-without-access";
+    }
+    return step === "start" ? this.begin(w, freeze) : this.warn(w, freeze);
   }
 
   private async warn(w: FreezeWindowToEnd, freeze: Freeze): Promise<string> {

@@ -89,6 +89,19 @@ export function windowAt(schedule: FreezeSchedule, zone: string, at: Date): Free
   return null;
 }
 
+/**
+ * How long a window lasts on the wall clock, in minutes (a daylight-saving change may make one occurrence
+ * an hour longer or shorter): what the limits on a window's length read (parse.ts).
+ */
+export function wallMinutes(schedule: FreezeSchedule): number {
+  const of = (t: TimeOfDay) => t.hour * 60 + t.minute;
+  if (schedule.kind === "once") {
+    const at = (w: WallClock) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute) / 60_000;
+    return at(schedule.end) - at(schedule.start);
+  }
+  return spanDays(schedule) * 1440 + of(schedule.end) - of(schedule.start);
+}
+
 function pick(t: TimeOfDay): TimeOfDay {
   return { hour: t.hour, minute: t.minute };
 }

@@ -6,7 +6,8 @@ import type { Repo } from "../repo.js";
 import { slackFreezeAnnouncer } from "./announce.js";
 import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
 
-export interface FreezesDeps extends Pick<FreezeRunnerDeps, "store" | "queues" | "attributePause" | "owner"> {
+export interface FreezesDeps
+  extends Pick<FreezeRunnerDeps, "store" | "queues" | "attributePause" | "owner" | "creatorMayFreeze"> {
   /** A repository's subscriptions: where its freezes are announced. */
   subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
   /** Slack, to announce in; null: nothing is announced. */
@@ -26,6 +27,7 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
     store: deps.store,
     queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
+    ...(deps.creatorMayFreeze ? { creatorMayFreeze: deps.creatorMayFreeze } : {}),
     ...(slack
       ? {
           announce: slackFreezeAnnouncer({

@@ -193,14 +193,45 @@ export function passAfter(
 /** The fewest runs, and pull requests, a check fails in within an hour to be failing for everyone. */
 const FAILING_FOR_EVERYONE = 3;
 
+/** One check failing for everyone, as the alert names it. */
+export interface FailingCheck {
+  check: string;
+  url: string | null | undefined;
+  pulls: number[];
+  lastFailureAt: string;
+  minutes: number;
+}
+
 /**
  * Failing for everyone: a check failed in at least 3 runs (batches, merge groups) for 3 pull requests
- * within an hour, and has not passed since. One condition per check.
+ * within an hour, and has not passed since. One condition per repository, naming every such check in
+ * the order they began failing (a CI outage failing 40 jobs is one alert, not 40).
  */
 export function failingChecks(events: readonly QueueEvent[], now: Date): Condition[] {
+  const checks = failingEach(events, now);
+  const first = checks[0];
+  if (!first) return [];
+  return [
+    {
+      kind: "failing-check",
+      key: "",
+      since: new Date(Math.min(...checks.map((c) => c.since))),
+      facts: { checks: checks.map((c) => c.facts) },
+    },
+  ];
+}
+
+/** The checks a failing-check alert names: `facts.checks`, or the one check of an alert an older version opened. */
+export function failingChecksOf(facts: Record<string, unknown>): FailingCheck[] {
+  if (Array.isArray(facts.checks)) return facts.checks as FailingCheck[];
+  return typeof facts.check === "string" ? [facts as unknown as FailingCheck] : [];
+}
+
+/** Each check failing for everyone, and when its recent failures began. */
+function failingEach(events: readonly QueueEvent[], now: Date): { since: number; facts: FailingCheck }[] {
   const byCheck = new Map<string, CheckFailure[]>();
   for (const f of checkFailures(events)) byCheck.set(f.check.name, [...(byCheck.get(f.check.name) ?? []), f]);
-  const found: Condition[] = [];
+  const found: { since: number; facts: FailingCheck }[] = [];
   for (const [name, failures] of byCheck) {
     const last = failures.at(-1);
     if (!last || passAfter(events, last.at) || now.getTime() - last.at > HOUR_MS) continue;
@@ -210,9 +241,7 @@ export function failingChecks(events: readonly QueueEvent[], now: Date): Conditi
     if (runs.size < FAILING_FOR_EVERYONE || pulls.length < FAILING_FOR_EVERYONE) continue;
     const first = recent[0] ?? last;
     found.push({
-      kind: "failing-check",
-      key: name,
-      since: new Date(first.at),
+      since: first.at,
       facts: {
         check: name,
         url: last.check.url,
@@ -222,7 +251,7 @@ export function failingChecks(events: readonly QueueEvent[], now: Date): Conditi
       },
     });
   }
-  return found;
+  return found.sort((a, b) => a.since - b.since || a.facts.check.localeCompare(b.facts.check));
 }
 
 /**

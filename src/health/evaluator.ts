@@ -9,6 +9,7 @@ import type { HealthEpisode, Store } from "../store/index.js";
 import {
   type Condition,
   failingChecks,
+  failingChecksOf,
   type Pause,
   passAfter,
   pausedLong,
@@ -30,6 +31,7 @@ export type HealthStore = Pick<
   | "listHealthEpisodes"
   | "addHealthEpisodePosts"
   | "claimHealthReminder"
+  | "reviseHealthEpisode"
   | "closeHealthEpisode"
   | "readQueueEvents"
   | "readRecentQueueEvents"
@@ -182,6 +184,7 @@ export class HealthEvaluator {
     const holding = new Set(conditions.map((c) => `${c.kind}\n${c.key}`));
     for (const episode of open) {
       if (holding.has(`${episode.kind}\n${episode.key}`)) {
+        if (episode.kind === "failing-check") await this.revise(episode, conditions);
         const unposted = episode.posts.length === 0;
         if (unposted || episode.kind === "paused-long")
           await this.remind(
@@ -244,10 +247,15 @@ export class HealthEvaluator {
         return endingWords(place, { kind: state.waiting.size === 0 ? "emptied" : "gone" });
       }
       case "failing-check": {
-        const lastFailure = Date.parse(String(episode.facts.lastFailureAt));
-        const pass = passAfter(events, lastFailure);
-        if (!pass) return null;
-        return endingWords(place, { kind: "passed", pull: pass.pull });
+        // Ends once every check it names has passed since its last failure.
+        const passes = failingChecksOf(episode.facts).map((c) =>
+          passAfter(events, Date.parse(c.lastFailureAt)),
+        );
+        if (passes.some((pass) => !pass)) return null;
+        const last = passes.at(-1);
+        return passes.length > 1
+          ? endingWords(place, { kind: "passed-all" })
+          : endingWords(place, { kind: "passed", pull: last?.pull ?? null });
       }
       case "paused-long": {
         // A branch's pause ends with a resume of its branch; the repository's with any resume.
@@ -318,6 +326,34 @@ export class HealthEvaluator {
     const message = openedMessage(this.place(repository, now), told);
     const episode = { repository, ...told, openedAt: now, openedBy: owner, posts: [], lastPostedAt: now };
     await this.postAll(episode, channels, message, `${repository.key}:${condition.kind}:${condition.key}`);
+  }
+
+  /**
+   * The checks failing for everyone changed (one more, one passed): the alert's facts are replaced and
+   * its posts edited to name them, by one replica.
+   */
+  private async revise(episode: HealthEpisode, conditions: readonly Condition[]): Promise<void> {
+    const condition = conditions.find((c) => c.kind === episode.kind && c.key === episode.key);
+    if (!condition) return;
+    const names = (facts: Record<string, unknown>) =>
+      failingChecksOf(facts)
+        .map((c) => c.check)
+        .join("\n");
+    if (names(condition.facts) === names(episode.facts)) return;
+    const now = this.deps.now();
+    const { store } = this.deps;
+    const revised = await store.reviseHealthEpisode(episode, condition.facts, episode.lastPostedAt, now);
+    if (!revised) return;
+    this.deps.logger.info(
+      { repository: episode.repository.fullName, checks: failingChecksOf(condition.facts).length },
+      "health: failing checks changed",
+    );
+    const message = openedMessage(this.place(episode.repository, now), condition);
+    for (const post of revised.posts) {
+      await this.deps.poster.update(post.channel, post.ts, message).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, channel: post.channel }, "health: alert not edited");
+      });
+    }
   }
 
   /** A stalled or slow-checks condition with what the queue says of its head (`facts.look`), read once. */

@@ -2,7 +2,7 @@ import type { Repo } from "../repo.js";
 import { escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
 import { actions, section, unpauseButton } from "../slack/render-kit.js";
 import { formatDuration, formatTime } from "../wording/words.js";
-import type { Condition, Holding } from "./assess.js";
+import { type Condition, type FailingCheck, failingChecksOf, type Holding } from "./assess.js";
 import type { HeadLook } from "./head-look.js";
 
 /**
@@ -99,13 +99,9 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
       text = `🐢 The ${checks} in the merge queue of ${repoName(p)} have been running for ${ago(p, c.since)}, far longer than usual (90% of runs end within ${formatDuration((f.p90Ms as number) / 1000)}): ${pendingWords(look) ? `look at the checks still pending, ${pendingWords(look)}` : "look at the checks still pending"}, a runner may be stuck.`;
       break;
     }
-    case "failing-check": {
-      const check = f.url
-        ? linkMrkdwn(f.url as string, f.check as string)
-        : `\`${escapeMrkdwn(f.check as string)}\``;
-      text = `🔥 ${check} failed for ${pullLinks(p, f.pulls as number[])} in ${f.minutes} minutes in the merge queue of ${repoName(p)}: likely broken on the base branch or flaky, not these changes. Look at the check, then requeue them.`;
+    case "failing-check":
+      text = failingText(p, failingChecksOf(f));
       break;
-    }
     case "paused-long": {
       const by = f.by ? ` by ${escapeMrkdwn(f.by as string)}` : "";
       const why = f.reason ? ` ("${escapeMrkdwn(f.reason as string)}")` : "";
@@ -122,6 +118,27 @@ export function openedMessage(p: Place, c: Condition): AlertMessage {
   };
 }
 
+/** At most this many checks failing for everyone are named in the alert; the rest are counted. */
+export const FAILING_CHECKS_NAMED = 5;
+
+const checkLink = (c: FailingCheck) => (c.url ? linkMrkdwn(c.url, c.check) : `\`${escapeMrkdwn(c.check)}\``);
+
+/** "`a`, `b` and 12 more": the first FAILING_CHECKS_NAMED checks, linked, and how many others. */
+function checkNames(checks: readonly FailingCheck[], link: (c: FailingCheck) => string): string {
+  const named = checks.slice(0, FAILING_CHECKS_NAMED).map(link);
+  const rest = checks.length - named.length;
+  return rest > 0 ? `${named.join(", ")} and ${rest} more` : joinWords(named);
+}
+
+/** One check: its pull requests and minutes; several: each named (up to five) with its pull requests. */
+function failingText(p: Place, checks: readonly FailingCheck[]): string {
+  const [only] = checks;
+  if (checks.length === 1 && only)
+    return `🔥 ${checkLink(only)} failed for ${pullLinks(p, only.pulls)} in ${only.minutes} minutes in the merge queue of ${repoName(p)}: likely broken on the base branch or flaky, not these changes. Look at the check, then requeue them.`;
+  const pulls = [...new Set(checks.flatMap((c) => c.pulls))].sort((a, b) => a - b);
+  return `🔥 ${checks.length} checks failed for everyone in the merge queue of ${repoName(p)}: ${checkNames(checks, (c) => `${checkLink(c)} (${pullLinks(p, c.pulls)})`)}. Likely broken on the base branch or an outage of CI, not these changes (${plural(pulls.length, "pull request", "pull requests")}). Look at the checks, then requeue them.`;
+}
+
 /** The notice once its episode ended: what ended it and how long it lasted. */
 export function endedMessage(
   p: Place,
@@ -134,7 +151,7 @@ export function endedMessage(
   const what: Record<string, string> = {
     stalled: `The merge queue of ${repoName(p)} was stalled for ${lasted}`,
     "slow-checks": `The slow checks in the merge queue of ${repoName(p)} ran for ${lasted}`,
-    "failing-check": `${escapeMrkdwn(String(episode.facts.check ?? "A check"))} failed for everyone in the merge queue of ${repoName(p)} for ${lasted}`,
+    "failing-check": `${checkNames(failingChecksOf(episode.facts), (c) => escapeMrkdwn(c.check)) || "A check"} failed for everyone in the merge queue of ${repoName(p)} for ${lasted}`,
     "paused-long": `The merge queue of ${paused} was paused for ${lasted}`,
   };
   const text = `✅ ${what[episode.kind] ?? `An alert of ${repoName(p)} lasted ${lasted}`}; it ended: ${ending}.`;
@@ -145,7 +162,7 @@ export function endedMessage(
 export function endingWords(
   p: Place,
   end: {
-    kind: "merged" | "passed" | "resumed" | "emptied" | "checks-ended" | "gone";
+    kind: "merged" | "passed" | "passed-all" | "resumed" | "emptied" | "checks-ended" | "gone";
     pull?: number | null;
     by?: string | null;
   },
@@ -156,6 +173,8 @@ export function endingWords(
       return `${pull.trim() || "a pull request"} merged`;
     case "passed":
       return `the check passed again${pull ? ` for${pull}` : ""}`;
+    case "passed-all":
+      return "each of the checks passed again";
     case "resumed":
       return `the queue was unpaused${end.by ? ` by ${escapeMrkdwn(end.by)}` : ""}`;
     case "emptied":

@@ -55,6 +55,8 @@ export interface Settings {
   health: { stallMinutes: number | null; pauseReminderHours: number };
   publicUrl: string;
   port: number;
+  /** METRICS_PORT: where /metrics is served alone (the main port then answers it 404); absent: on `port`. */
+  metricsPort?: number;
   host: string;
   logLevel: LogLevel;
   /** Whether the start logs the setup check once listening (SETUP_CHECK_ON_START). */
@@ -189,6 +191,11 @@ function contradictions(e: Env, on: Set<string>, isSet: (name: string) => boolea
       "POLL_IDLE_SECONDS must be at least POLL_INTERVAL_SECONDS (an idle repository is read less often)",
     );
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    problems.push(
+      "METRICS_PORT must differ from PORT (it serves /metrics apart from the port GitHub and Slack reach)",
+    );
+  }
   return problems;
 }
 
@@ -241,6 +248,7 @@ function toSettings(e: Env, on: Set<string>, privateKey: string): Settings {
     },
     publicUrl: e.PUBLIC_URL,
     port: e.PORT,
+    ...(e.METRICS_PORT !== undefined ? { metricsPort: e.METRICS_PORT } : {}),
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     setupCheckOnStart: e.SETUP_CHECK_ON_START,

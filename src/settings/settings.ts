@@ -309,6 +309,14 @@ export const SETTINGS = {
     secret: false,
     meaning: "the port the HTTP server listens on",
   }),
+  METRICS_PORT: setting({
+    ...optional(port),
+    group: "server",
+    secret: false,
+    meaning:
+      "a second port, on HOST, that alone serves /metrics (PORT then answers it 404): keep it off the ingress that GitHub and Slack reach; unset: /metrics on PORT",
+    example: "9090",
+  }),
   HOST: setting({
     ...defaulted("0.0.0.0", z.string().min(1)),
     group: "server",

@@ -68,6 +68,17 @@ export interface HealthEpisodeStore {
    */
   claimHealthReminder(episode: EpisodeRef, lastPostedAt: Date | null, now: Date): Promise<boolean>;
   /**
+   * Replaces an open episode's facts (what its notice says, as its condition changed), when it was last
+   * posted at `lastPostedAt` (then moved to `now`): the revised episode, with its posts to edit, when this
+   * call revised it, so that of two replicas one edits; else null.
+   */
+  reviseHealthEpisode(
+    episode: EpisodeRef,
+    facts: Record<string, unknown>,
+    lastPostedAt: Date | null,
+    now: Date,
+  ): Promise<HealthEpisode | null>;
+  /**
    * Closes the episode in one statement, with the words of how it ended: the closed one (its posts as of
    * closing) when this call closed it (its caller edits the posts), else null.
    */
@@ -179,6 +190,24 @@ async function claimReminder(ctx: StoreContext, e: EpisodeRef, lastPostedAt: Dat
   return Number(result.numUpdatedRows) > 0;
 }
 
+async function reviseEpisode(
+  ctx: StoreContext,
+  e: EpisodeRef,
+  facts: Record<string, unknown>,
+  lastPostedAt: Date | null,
+  now: Date,
+) {
+  let update = updateEpisode(ctx, e)
+    .set({ facts: json(facts), last_posted_at: time(now) })
+    .where("closed_at", "is", null);
+  update =
+    lastPostedAt === null
+      ? update.where("last_posted_at", "is", null)
+      : update.where("last_posted_at", "=", time(lastPostedAt));
+  const row = await update.returningAll().executeTakeFirst();
+  return row ? readEpisode(ctx, row) : null;
+}
+
 async function closeEpisode(ctx: StoreContext, e: EpisodeRef, ending: string, now: Date) {
   await ctx.pruneIfDue("health_episodes", now, () =>
     ctx.db
@@ -201,6 +230,7 @@ export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
     listHealthEpisodes: (repository) => listEpisodes(ctx, repository),
     addHealthEpisodePosts: (e, posts, postedAt) => addPosts(ctx, e, posts, postedAt),
     claimHealthReminder: (e, lastPostedAt, now) => claimReminder(ctx, e, lastPostedAt, now),
+    reviseHealthEpisode: (e, facts, lastPostedAt, now) => reviseEpisode(ctx, e, facts, lastPostedAt, now),
     closeHealthEpisode: (e, ending, now) => closeEpisode(ctx, e, ending, now),
   };
 }

@@ -195,6 +195,12 @@ describe.each(VARIANTS)("deploy/kubernetes/%s", (name) => {
     const servicePorts = service.spec.ports.map((p) => p.name);
     expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ path: "/metrics" })]);
     for (const e of monitor.spec.endpoints) expect(servicePorts).toContain(e.port);
+    // METRICS_PORT: Prometheus scrapes the port that alone serves /metrics, not the one the ingress routes.
+    const { configMap } = variant(name);
+    const metricsPort = container.ports?.find((p) => p.name === "metrics");
+    expect(metricsPort?.containerPort).toBe(Number(configMap.data.METRICS_PORT));
+    expect(Number(configMap.data.METRICS_PORT)).not.toBe(Number(configMap.data.PORT ?? 3000));
+    expect(monitor.spec.endpoints.map((e) => e.port)).toEqual(["metrics"]);
     // Only one of the two: maxUnavailable or minAvailable.
     expect(["maxUnavailable", "minAvailable"].filter((k) => k in budget.spec)).toHaveLength(1);
   });

@@ -29,10 +29,27 @@ describe("the doctor's gate line", () => {
     expect(line.fix).toContain("source: this GitHub App");
   });
 
-  it("warns when it is required from any source", () => {
+  it("warns when it is required from any source, saying how to require it from the app", () => {
     const line = gateRulesLine(target, [required([{ context: "yardmaster/gate" }])]);
     expect(line.status).toBe("warn");
-    expect(line.message).toContain("not from this GitHub App");
+    expect(line.message).toContain(
+      "required from any source (no app chosen in the ruleset), so a workflow job or another app's check named yardmaster/gate passes it and merges go on during a pause",
+    );
+    expect(line.fix).toContain("source: this GitHub App (not “any source”)");
+  });
+
+  it("warns when it is required from another app", () => {
+    const line = gateRulesLine(target, [required([{ context: "yardmaster/gate", integration_id: 15368 }])]);
+    expect(line.status).toBe("warn");
+    expect(line.message).toContain("required, but from another GitHub App, not this one (app 7)");
+  });
+
+  it("passes when one ruleset takes it from any source and another from the app", () => {
+    const line = gateRulesLine(target, [
+      required([{ context: "yardmaster/gate" }]),
+      required([{ context: "yardmaster/gate", integration_id: 7 }]),
+    ]);
+    expect(line.status).toBe("pass");
   });
 
   it("warns when the rules cannot be read", () => {

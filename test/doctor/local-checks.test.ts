@@ -6,7 +6,7 @@ import {
   readSlackAppAsks,
   slackAppAsks,
 } from "../../src/doctor/manifests.js";
-import { checkPublicUrl } from "../../src/doctor/public-url.js";
+import { checkMetricsPort, checkPublicUrl } from "../../src/doctor/public-url.js";
 import { checkSlackSigningSecret, checkWebhookSecret } from "../../src/doctor/secrets.js";
 
 const github = (webhookSecret: string) => ({ appId: "1", privateKey: "k", webhookSecret });
@@ -52,6 +52,23 @@ describe("PUBLIC_URL", () => {
       status: "warn",
       fix: expect.stringContaining("https"),
     });
+  });
+});
+
+describe("the metrics port", () => {
+  it("warns when /metrics is on the port a public PUBLIC_URL leads to", () => {
+    expect(checkMetricsPort("https://ym.example.com", undefined)[0]).toMatchObject({
+      status: "warn",
+      message: expect.stringContaining("the subscribed repositories' names, the Slack channels' ids"),
+      fix: expect.stringContaining("set METRICS_PORT"),
+    });
+  });
+  it("passes with METRICS_PORT, or with PUBLIC_URL on this machine", () => {
+    expect(checkMetricsPort("https://ym.example.com", 9090)[0]).toMatchObject({
+      status: "pass",
+      message: "/metrics is served on METRICS_PORT 9090 only, not on the public port",
+    });
+    expect(checkMetricsPort("http://localhost:3000", undefined)[0]?.status).toBe("pass");
   });
 });
 

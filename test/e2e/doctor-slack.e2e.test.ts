@@ -10,7 +10,7 @@ const WRITER = "U0WRITER"; // write only, linked
 const NOBODY = "U0NOBODY"; // not linked
 
 beforeAll(async () => {
-  world = await startWorld({ PUBLIC_URL: "https://yardmaster.example.com" });
+  world = await startWorld({ PUBLIC_URL: "https://yardmaster.example.com", METRICS_PORT: "0" });
   const { state } = world.github;
   state.addRepository(REPO);
   state.setPermission(REPO, "ada", "admin");

@@ -240,6 +240,55 @@ describe("the gate check holds GitHub's merge queue while paused", () => {
     expect(await ask(`unpause ${SHIPS} branch=release/3.0`)).toContain("unpaused the merge queue of");
   });
 
+  it("pauses a branch whose ruleset accepts the gate from any source, saying so and how to require it from the app", async () => {
+    // release/4.0's ruleset requires yardmaster/gate with no source chosen, and CI has a job of that name.
+    queues().enable(SHIPS, "release/4.0", {
+      requiredChecks: [],
+      anySourceChecks: [GATE],
+      workflowJobs: [GATE],
+    });
+    world.github.state.addPullRequest({
+      repository: SHIPS,
+      number: 40,
+      author: "alice",
+      title: "Rigging",
+      base: "release/4.0",
+    });
+    const warning =
+      "GitHub's merge queue of release/4.0 may not be held: its ruleset accepts yardmaster/gate from any source, so a workflow job or another app's check of that name passes it and its merge groups may still merge. To hold it, an admin edits the branch's ruleset: Settings → Rules → Rulesets → Require status checks to pass → yardmaster/gate → source: this GitHub App (not “any source”)";
+    const paused = await ask(`pause ${SHIPS} branch=release/4.0 deploy`);
+    expect(paused).toContain("paused the merge queue of `acme/ships` (branch `release/4.0`): deploy");
+    expect(paused).toContain(warning);
+    // What the warning is about: CI's job of the gate's name passes it, and GitHub merges during the pause.
+    await comment(40, "@yardmaster queue");
+    await until(() => queues().entries(SHIPS, "release/4.0").length === 1);
+    await until(() =>
+      queues()
+        .appChecks.all(SHIPS)
+        .some((r) => r.headSha === queues().entries(SHIPS, "release/4.0")[0]?.group.headSha),
+    );
+    expect(() => queues().merge(SHIPS, "release/4.0")).toThrow(/waits for yardmaster\/gate/);
+    queues().completeChecks(SHIPS, 40, { [GATE]: "success" });
+    expect(queues().merge(SHIPS, "release/4.0")?.number).toBe(40);
+    expect(await ask(`unpause ${SHIPS} branch=release/4.0`)).toContain("unpaused the merge queue of");
+
+    // The same on GitHub: the pause's answer says so.
+    world.github.state.addPullRequest({
+      repository: SHIPS,
+      number: 41,
+      author: "alice",
+      title: "Sails",
+      base: "release/4.0",
+    });
+    await comment(41, "@yardmaster pause branch=release/4.0 deploy");
+    const answer = await until(() =>
+      commentsOf(41).find((body) => body.includes(SUMMARY_MARKER) && body.includes("may not be held")),
+    );
+    expect(answer.replace(/\\/g, "")).toContain("its ruleset accepts yardmaster/gate from any source");
+    expect(answer.replace(/\\/g, "")).toContain("source: this GitHub App");
+    expect(await ask(`unpause ${SHIPS} branch=release/4.0`)).toContain("unpaused the merge queue of");
+  });
+
   it("a timed pause of GitHub's queue ends by itself, and its held gates complete", async () => {
     expect(await ask(`pause ${SHIPS} maintenance for 1h`)).toContain("paused the merge queue of");
     world.github.state.addPullRequest({

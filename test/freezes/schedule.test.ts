@@ -42,6 +42,11 @@ describe("parseFreeze", () => {
     ["weekend every fri 18:00 - mon 08:00 Mars/Olympus", '"Mars/Olympus" is not a time zone'],
     ["weekend fri 18:00 - mon 08:00", 'must start with "every" or "from"'],
     ["every fri 18:00 - mon 08:00", "needs a name"],
+    ["blink every day 10:00 - 10:01", "lasts at least 15 minutes (this one lasts 1 minute)"],
+    ["blink every day 23:55 - 00:05", "lasts at least 15 minutes (this one lasts 10 minutes)"],
+    ["blink every sat 10:00 - sat 10:14", "lasts at least 15 minutes (this one lasts 14 minutes)"],
+    ["blink from 2026-12-31 23:50 to 2027-01-01 00:00", "lasts at least 15 minutes (this one lasts 10"],
+    ["season from 2026-12-01 00:00 to 2027-01-01 00:01", "lasts at most 31 days (this one lasts 32 days)"],
   ])("refuses %s with a clear reason", (text, reason) => {
     let error: unknown;
     try {
@@ -51,6 +56,16 @@ describe("parseFreeze", () => {
     }
     expect(error).toBeInstanceOf(CommandError);
     expect((error as CommandError).details.detail).toContain(reason);
+  });
+
+  it("takes windows at the limits: 15 minutes, a one-off of 31 days, a week", () => {
+    for (const text of [
+      "q every day 23:50 - 00:05",
+      "q every sat 10:00 - sat 10:15",
+      "m from 2026-12-01 00:00 to 2027-01-01 00:00",
+      "w every sat 10:00 - sat 09:59",
+    ])
+      expect(() => parseFreeze("freeze", text), text).not.toThrow();
   });
 
   it("shows a window as it is typed", () => {

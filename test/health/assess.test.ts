@@ -115,12 +115,40 @@ describe("failing for everyone", () => {
     expect(others).toEqual([]);
     expect(condition).toMatchObject({
       kind: "failing-check",
-      key: "ci/test",
+      key: "",
       since: at(10),
-      facts: { check: "ci/test", url: "https://ci.example/ci/test", pulls: [1, 2, 3], minutes: 30 },
+      facts: {
+        checks: [{ check: "ci/test", url: "https://ci.example/ci/test", pulls: [1, 2, 3], minutes: 30 }],
+      },
     });
     // A pass ends it.
     expect(failingChecks([...failures, started(42, 4, "d"), ended(50, 4)], at(51))).toEqual([]);
+  });
+
+  it("is one condition for the repository however many checks fail for everyone, in the order they began", () => {
+    const names = ["build", "lint", "e2e", "unit", "docs", "types", "deploy"];
+    const outage = [1, 2, 3].flatMap((pull) => [
+      started(pull * 10, pull, `batch-${pull}`),
+      ended(pull * 10 + 5, pull, names),
+    ]);
+    const conditions = failingChecks(
+      [
+        ...outage,
+        started(36, 4, "d"),
+        ended(38, 4, ["late"]),
+        started(39, 5, "e"),
+        ended(40, 5, ["late"]),
+        started(41, 6, "f"),
+        ended(42, 6, ["late"]),
+      ],
+      at(45),
+    );
+    expect(conditions).toHaveLength(1);
+    const [condition] = conditions;
+    if (!condition) throw new Error("no condition");
+    const checks = (condition.facts.checks as { check: string }[]).map((c) => c.check);
+    expect(checks).toEqual([...[...names].sort(), "late"]);
+    expect(condition.since).toEqual(at(15));
   });
 
   it("does not hold for one batch's pull requests, nor for failures over more than an hour", () => {

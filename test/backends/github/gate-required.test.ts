@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitHubGate, octokitGateGitHub } from "../../../src/backends/github/gate/index.js";
-import { notRequiredWarning } from "../../../src/backends/github/gate/required.js";
+import { anySourceWarning, notRequiredWarning } from "../../../src/backends/github/gate/required.js";
 import { createLogger } from "../../../src/logger.js";
 import { Repo } from "../../../src/repo.js";
 import { openStore, type Store } from "../../../src/store/index.js";
@@ -73,6 +73,21 @@ describe("pausing a branch whose rules do not require the gate", () => {
       .reply(200, rules(["ci", GATE]));
     const pause = await gate().pause({ repo: SHIPS, branch: "main" }, { reason: "deploy", by: "alice" });
     expect(pause.warning).toBeUndefined();
+  });
+
+  it("warns where the rules accept the gate from any source, saying how to require it from the app", async () => {
+    nock(API)
+      .get("/repos/acme/ships/rules/branches/main")
+      .query(true)
+      .reply(200, [
+        { type: "required_status_checks", parameters: { required_status_checks: [{ context: GATE }] } },
+      ]);
+    const pause = await gate().pause({ repo: SHIPS, branch: "main" }, { reason: "deploy", by: "alice" });
+    expect(pause.warning).toBe(anySourceWarning("main", GATE, "any"));
+    expect(pause.warning).toContain(
+      "GitHub's merge queue of main may not be held: its ruleset accepts yardmaster/gate from any source",
+    );
+    expect(pause.warning).toContain("source: this GitHub App");
   });
 
   it("says nothing more where the rules cannot be read, and pauses", async () => {

@@ -44,6 +44,31 @@ storeContract("health episodes", ({ h }) => {
     });
   });
 
+  describe("revising", () => {
+    it("replaces an open episode's facts once of two replicas at once, and never a closed one's", async () => {
+      await store.openHealthEpisode(episode("acme/widgets"));
+      const ref = { repository: r("acme/widgets"), kind: "stalled", key: "queue" };
+      await store.addHealthEpisodePosts(ref, [{ channel: "C1", ts: "1.000100" }], at(HOUR));
+      const facts = { waiting: [1, 2, 3], holding: null };
+      const revised = await Promise.all([
+        store.reviseHealthEpisode(ref, facts, at(HOUR), at(2 * HOUR)),
+        store.reviseHealthEpisode(ref, { waiting: [9] }, at(HOUR), at(2 * HOUR)),
+      ]);
+      const won = revised.filter((e) => e !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({
+        posts: [{ channel: "C1", ts: "1.000100" }],
+        lastPostedAt: at(2 * HOUR),
+      });
+      const [kept] = await store.listHealthEpisodes(r("acme/widgets"));
+      expect(kept?.facts).toEqual(won[0]?.facts);
+      // Stale: another replica revised it since.
+      expect(await store.reviseHealthEpisode(ref, facts, at(HOUR), at(3 * HOUR))).toBeNull();
+      await store.closeHealthEpisode(ref, "it ended", at(3 * HOUR));
+      expect(await store.reviseHealthEpisode(ref, facts, at(2 * HOUR), at(4 * HOUR))).toBeNull();
+    });
+  });
+
   describe("posts, reminders and closing", () => {
     it("keeps the posts, lets one replica remind, and closes once with the posts to edit", async () => {
       await store.openHealthEpisode(episode("acme/widgets"));

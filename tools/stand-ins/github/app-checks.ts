@@ -212,6 +212,8 @@ export function addAppCheckRoutes(
             required_status_checks: [
               ...c.requiredChecks.map((context) => ({ context, integration_id: CI_APP.id })),
               ...c.appRequiredChecks.map((context) => ({ context, integration_id: ctx.app.id })),
+              // No source chosen: GitHub lists the check without an integration_id.
+              ...c.anySourceChecks.map((context) => ({ context })),
             ],
           },
         },

@@ -43,6 +43,17 @@ export interface QueueConfiguration {
    * GraphQL field).
    */
   appRequiredChecks: string[];
+  /**
+   * Required checks with no source chosen (a ruleset's required check without `integration_id`): the
+   * latest run of the name on the group's commit counts whoever reported it, the app or CI (not a GraphQL
+   * field).
+   */
+  anySourceChecks: string[];
+  /**
+   * Check runs CI (GitHub Actions) reports on each merge group beyond `requiredChecks`, required by no
+   * rule of CI's: a workflow job named like the gate, say (not a GraphQL field).
+   */
+  workflowJobs: string[];
 }
 
 export interface QueueEntry {
@@ -84,6 +95,8 @@ const DEFAULT_CONFIGURATION: QueueConfiguration = {
   checkResponseTimeout: 3600,
   requiredChecks: ["ci"],
   appRequiredChecks: [],
+  anySourceChecks: [],
+  workflowJobs: [],
 };
 
 let schema: GraphQLSchema | undefined;
@@ -135,6 +148,8 @@ export class GitHubMergeQueues {
         ...configuration,
         requiredChecks: [...(configuration.requiredChecks ?? DEFAULT_CONFIGURATION.requiredChecks)],
         appRequiredChecks: [...(configuration.appRequiredChecks ?? [])],
+        anySourceChecks: [...(configuration.anySourceChecks ?? [])],
+        workflowJobs: [...(configuration.workflowJobs ?? [])],
       },
       entries: [],
       baseSha: fakeSha(repository.fullName, name, "base"),
@@ -275,7 +290,8 @@ export class GitHubMergeQueues {
     const headSha = fakeSha(repository.fullName, pull.number, "merge-group", ++this.groupCount);
     const now = this.ctx.state.timestamp();
     const suiteId = this.nextCheckSuiteId++;
-    const checkRuns: GroupCheckRun[] = queue.configuration.requiredChecks.map((name) => ({
+    const { requiredChecks, workflowJobs } = queue.configuration;
+    const checkRuns: GroupCheckRun[] = [...requiredChecks, ...workflowJobs].map((name) => ({
       id: this.nextCheckRunId++,
       suiteId,
       name,
@@ -345,14 +361,21 @@ export class GitHubMergeQueues {
 
   /**
    * The app-reported required checks of a group that do not pass yet (the latest run of each name on its
-   * commit): pending, failed or never reported.
+   * commit): pending, failed or never reported. A check required from any source passes when the app's
+   * run of it or CI's (a workflow job of that name) has passed.
    */
   appChecksNotPassed(group: MergeGroup): string[] {
     const queue = this.queueOf(group.repository.fullName, group.baseBranch);
-    return (queue?.configuration.appRequiredChecks ?? []).filter((name) => {
+    const appPassed = (name: string) => {
       const run = this.appChecks.latest(group.repository.fullName, group.headSha, name);
-      return !(run?.status === "completed" && passing(run.conclusion as GroupCheckConclusion));
-    });
+      return run?.status === "completed" && passing(run.conclusion as GroupCheckConclusion);
+    };
+    const ciPassed = (name: string) =>
+      group.checkRuns.some((r) => r.name === name && r.status === "completed" && passing(r.conclusion));
+    return [
+      ...(queue?.configuration.appRequiredChecks ?? []).filter((name) => !appPassed(name)),
+      ...(queue?.configuration.anySourceChecks ?? []).filter((name) => !appPassed(name) && !ciPassed(name)),
+    ];
   }
 
   /**

@@ -32,6 +32,8 @@ export interface GateDeps {
   github: GateGitHub;
   /** GATE_CHECK_NAME. */
   checkName: string;
+  /** The GitHub App's id: the source a branch's rules should require the gate from (absent: any app's id counts). */
+  appId?: number;
   /** This process, as the holder of claims in the store. */
   owner: string;
   now: () => Date;
@@ -102,7 +104,8 @@ export class GitHubGate implements QueuePauses {
   async pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause> {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
-    const warning = await gateWarning(this.deps.github, target.repo, branch, this.deps.checkName);
+    const { github, checkName, appId } = this.deps;
+    const warning = await gateWarning(github, target.repo, branch, checkName, appId);
     const { updated, ...record } = await this.deps.store.putGatePause({
       repository: target.repo,
       branch,

@@ -8,6 +8,7 @@ import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.j
 
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
 export { GATE_SWEEP_MS, gateSweepService } from "./sweep.js";
 export { registerGateWebhooks } from "./webhooks.js";
 
@@ -15,6 +16,8 @@ export { registerGateWebhooks } from "./webhooks.js";
 export function createGitHubGate(options: {
   store: GateStore;
   checkName: string | undefined;
+  /** The GitHub App's id: the gate's expected source in a branch's rules. */
+  appId?: number;
   owner: string;
   now: () => Date;
   logger: Logger;
@@ -40,6 +43,7 @@ export function createGitHubGate(options: {
     store: options.store,
     github: octokitGateGitHub(options.octokitFor, options.writes),
     checkName: options.checkName ?? DEFAULT_GATE_CHECK_NAME,
+    ...(options.appId !== undefined ? { appId: options.appId } : {}),
     owner: options.owner,
     now: options.now,
     logger: options.logger,
