@@ -122,7 +122,9 @@ describe("GitHub's merge queue, end to end (MERGE_QUEUE_PROVIDER=auto)", () => {
 
   it("pauses GitHub's queue through the gate check and unpauses it, and refuses a reader's queue", async () => {
     await comment(SHIPS, 12, "@yardmaster pause release freeze");
-    expect(summary(SHIPS, 12)).toContain("The merge queue of `acme/ships` is **paused**: release freeze");
+    expect(summary(SHIPS, 12)).toContain(
+      "The merge queue of `acme/ships` (branch `main`) is **paused**: release freeze",
+    );
     await comment(SHIPS, 12, "@yardmaster unpause");
     expect(summary(SHIPS, 12)).toContain("is running again");
     await comment(SHIPS, 12, "@yardmaster queue", "rita");
