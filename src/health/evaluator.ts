@@ -33,6 +33,9 @@ export type HealthStore = Pick<
   | "claimHealthReminder"
   | "reviseHealthEpisode"
   | "closeHealthEpisode"
+  | "listUneditedHealthEpisodes"
+  | "claimHealthEndingEdit"
+  | "recordHealthEndingEdited"
   | "readQueueEvents"
   | "readRecentQueueEvents"
   | "listSubscriptions"
@@ -80,7 +83,11 @@ export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
  * who resumed, as the history tells.
  */
 export const RESUME_RECORD_WAIT_MS = 10 * 60_000;
-/** An opened alert with no message yet is posted by any replica after this long. */
+/**
+ * An opened alert with no message yet, or none in some of its channels (its replica died while posting),
+ * is posted there by any replica once its last message is this old; a closed one whose messages were not
+ * recorded as edited (its replica died while editing) is edited by any replica this long after.
+ */
 export const UNPOSTED_AFTER_MS = 5 * 60_000;
 /** The kinds of events the alerts are judged on. */
 export const NORMAL_KINDS = [
@@ -156,6 +163,7 @@ export class HealthEvaluator {
       for (const episode of await this.deps.store.listHealthEpisodes())
         if (!channels.has(episode.repository.key))
           await this.close(episode, "no channel follows its health any more");
+      await this.finishEndings();
     } finally {
       this.passCount += 1;
     }
@@ -185,14 +193,12 @@ export class HealthEvaluator {
     for (const episode of open) {
       if (holding.has(`${episode.kind}\n${episode.key}`)) {
         if (episode.kind === "failing-check") await this.revise(episode, conditions);
-        const unposted = episode.posts.length === 0;
-        if (unposted || episode.kind === "paused-long")
-          await this.remind(
-            episode,
-            conditions,
-            channels,
-            unposted ? UNPOSTED_AFTER_MS : PAUSE_REMINDER_EVERY_MS,
-          );
+        // The channels without its message (all when none was posted) are posted to after a while.
+        const told = new Set(episode.posts.map((p) => p.channel));
+        const untold = channels.filter((c) => !told.has(c));
+        if (untold.length > 0) await this.remind(episode, conditions, untold, UNPOSTED_AFTER_MS);
+        else if (episode.kind === "paused-long")
+          await this.remind(episode, conditions, channels, PAUSE_REMINDER_EVERY_MS);
         continue;
       }
       if (episode.kind === "paused-long" && held === null) continue;
@@ -370,9 +376,9 @@ export class HealthEvaluator {
   }
 
   /**
-   * A long pause is said again every PAUSE_REMINDER_EVERY_MS at most; an alert with no message (its
-   * replica died before posting, or no channel took it) is posted after UNPOSTED_AFTER_MS. One replica
-   * claims each.
+   * A long pause is said again every PAUSE_REMINDER_EVERY_MS at most; an alert with no message in some of
+   * its channels (its replica died before posting there, or the channel did not take it) is posted there
+   * after UNPOSTED_AFTER_MS. One replica claims each.
    */
   private async remind(
     episode: HealthEpisode,
@@ -430,6 +436,26 @@ export class HealthEvaluator {
       "health: alert ended",
     );
     await this.edit(closed, ending, now);
+    await this.deps.store.recordHealthEndingEdited(closed);
+  }
+
+  /**
+   * Closed episodes whose edit was taken on UNPOSTED_AFTER_MS ago and not recorded as done (the replica
+   * that closed them died while editing): one replica claims each and edits its messages.
+   */
+  private async finishEndings(): Promise<void> {
+    const { store, logger } = this.deps;
+    const now = this.deps.now();
+    const unedited = await store.listUneditedHealthEpisodes(new Date(now.getTime() - UNPOSTED_AFTER_MS));
+    for (const closed of unedited) {
+      if (!(await store.claimHealthEndingEdit(closed, now))) continue;
+      logger.info(
+        { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
+        "health: ended alert's edit taken over",
+      );
+      await this.edit(closed, closed.ending, now);
+      await store.recordHealthEndingEdited(closed);
+    }
   }
 
   /** Edits an episode's posts to say how it ended. */

@@ -32,6 +32,16 @@ export interface HealthEpisode {
 
 export type EpisodeRef = Pick<HealthEpisode, "repository" | "kind" | "key">;
 
+/**
+ * A closed episode whose messages may not say yet that it ended: for a closed episode `lastPostedAt` is
+ * when a replica took the edit on (the closing sets it), and null once the edit is done.
+ */
+export interface ClosedHealthEpisode extends HealthEpisode {
+  closedAt: Date;
+  /** The words of how it ended. */
+  ending: string;
+}
+
 /** What became of posts recorded on an episode: kept, or the episode had ended (and how, when known). */
 export type PostsRecorded = { recorded: true } | { recorded: false; ending: string | null };
 
@@ -82,7 +92,16 @@ export interface HealthEpisodeStore {
    * Closes the episode in one statement, with the words of how it ended: the closed one (its posts as of
    * closing) when this call closed it (its caller edits the posts), else null.
    */
-  closeHealthEpisode(episode: EpisodeRef, ending: string, now: Date): Promise<HealthEpisode | null>;
+  closeHealthEpisode(episode: EpisodeRef, ending: string, now: Date): Promise<ClosedHealthEpisode | null>;
+  /** The closed episodes whose edit was taken on before `takenBefore` and not recorded as done. */
+  listUneditedHealthEpisodes(takenBefore: Date): Promise<ClosedHealthEpisode[]>;
+  /**
+   * Takes on the edit of a closed episode as listed (same closing, same `lastPostedAt`, then moved to
+   * `now`): true when this call took it, so that of two replicas one edits.
+   */
+  claimHealthEndingEdit(episode: ClosedHealthEpisode, now: Date): Promise<boolean>;
+  /** Records that the closed episode's messages were edited to say how it ended. */
+  recordHealthEndingEdited(episode: EpisodeRef & Pick<ClosedHealthEpisode, "closedAt">): Promise<void>;
 }
 
 type Row = Selectable<Tables["health_episodes"]>;
@@ -99,6 +118,10 @@ function readEpisode(ctx: StoreContext, row: Row): HealthEpisode {
     posts: ctx.v.readJson(row.posts) as HealthEpisodePost[],
     lastPostedAt: maybeTime(row.last_posted_at),
   };
+}
+
+function readClosed(ctx: StoreContext, row: Row): ClosedHealthEpisode {
+  return { ...readEpisode(ctx, row), closedAt: readTime(row.closed_at ?? row.opened_at), ending: row.ending ?? "" };
 }
 
 /** An UPDATE of one episode, open or closed. */
@@ -215,12 +238,39 @@ async function closeEpisode(ctx: StoreContext, e: EpisodeRef, ending: string, no
       .where("closed_at", "<", time(new Date(now.getTime() - CLOSED_EPISODE_PRUNED_MS)))
       .execute(),
   );
+  // The closing takes on the edit of its messages (last_posted_at: when; null once done).
   const row = await updateEpisode(ctx, e)
-    .set({ closed_at: time(now), ending })
+    .set({ closed_at: time(now), ending, last_posted_at: time(now) })
     .where("closed_at", "is", null)
     .returningAll()
     .executeTakeFirst();
-  return row ? readEpisode(ctx, row) : null;
+  return row ? readClosed(ctx, row) : null;
+}
+
+async function listUnedited(ctx: StoreContext, takenBefore: Date) {
+  const rows = await ctx.db
+    .selectFrom("health_episodes")
+    .selectAll()
+    .where("closed_at", "is not", null)
+    .where("last_posted_at", "is not", null)
+    .where("last_posted_at", "<", time(takenBefore))
+    .orderBy("closed_at")
+    .execute();
+  return rows.map((row) => readClosed(ctx, row));
+}
+
+async function claimEndingEdit(ctx: StoreContext, e: ClosedHealthEpisode, now: Date) {
+  if (e.lastPostedAt === null) return false;
+  const result = await updateEpisode(ctx, e)
+    .set({ last_posted_at: time(now) })
+    .where("closed_at", "=", time(e.closedAt))
+    .where("last_posted_at", "=", time(e.lastPostedAt))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+async function recordEndingEdited(ctx: StoreContext, e: EpisodeRef & { closedAt: Date }) {
+  await updateEpisode(ctx, e).set({ last_posted_at: null }).where("closed_at", "=", time(e.closedAt)).execute();
 }
 
 /** The episodes' queries (the store's facade spreads them into the Store). */
@@ -232,5 +282,8 @@ export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
     claimHealthReminder: (e, lastPostedAt, now) => claimReminder(ctx, e, lastPostedAt, now),
     reviseHealthEpisode: (e, facts, lastPostedAt, now) => reviseEpisode(ctx, e, facts, lastPostedAt, now),
     closeHealthEpisode: (e, ending, now) => closeEpisode(ctx, e, ending, now),
+    listUneditedHealthEpisodes: (takenBefore) => listUnedited(ctx, takenBefore),
+    claimHealthEndingEdit: (e, now) => claimEndingEdit(ctx, e, now),
+    recordHealthEndingEdited: (e) => recordEndingEdited(ctx, e),
   };
 }

@@ -12,6 +12,7 @@ export type { GateCheckRecord, GateHold, GatePauseRecord, GateStore } from "./ga
 export type { GitHubQueueMemory, GitHubQueuePull } from "./github-queue-pulls.js";
 export { GITHUB_QUEUE_PULL_RETENTION_MS } from "./github-queue-pulls.js";
 export type {
+  ClosedHealthEpisode,
   EpisodeRef,
   HealthEpisode,
   HealthEpisodePost,
