@@ -84,11 +84,17 @@ export const PAUSE_REMINDER_EVERY_MS = 24 * HOUR_MS;
  */
 export const RESUME_RECORD_WAIT_MS = 10 * 60_000;
 /**
- * An opened alert with no message yet, or none in some of its channels (its replica died while posting),
- * is posted there by any replica once its last message is this old; a closed one whose messages were not
- * recorded as edited (its replica died while editing) is edited by any replica this long after.
+ * An opened alert with no message yet is posted by any replica after this long; a closed one whose
+ * messages were not recorded as edited (its replica died while editing) is edited by any replica this
+ * long after its closing.
  */
 export const UNPOSTED_AFTER_MS = 5 * 60_000;
+/**
+ * An alert with messages in some of its channels but not all (its replica died while posting, or a channel
+ * did not take it) is posted in the others by any replica once its last message is this old: longer than
+ * UNPOSTED_AFTER_MS, so that a live replica whose next post Slack answers slowly is not raced.
+ */
+export const PARTLY_POSTED_AFTER_MS = 10 * 60_000;
 /** The kinds of events the alerts are judged on. */
 export const NORMAL_KINDS = [
   "entered",
@@ -196,7 +202,13 @@ export class HealthEvaluator {
         // The channels without its message (all when none was posted) are posted to after a while.
         const told = new Set(episode.posts.map((p) => p.channel));
         const untold = channels.filter((c) => !told.has(c));
-        if (untold.length > 0) await this.remind(episode, conditions, untold, UNPOSTED_AFTER_MS);
+        if (untold.length > 0)
+          await this.remind(
+            episode,
+            conditions,
+            untold,
+            told.size === 0 ? UNPOSTED_AFTER_MS : PARTLY_POSTED_AFTER_MS,
+          );
         else if (episode.kind === "paused-long")
           await this.remind(episode, conditions, channels, PAUSE_REMINDER_EVERY_MS);
         continue;
@@ -378,7 +390,7 @@ export class HealthEvaluator {
   /**
    * A long pause is said again every PAUSE_REMINDER_EVERY_MS at most; an alert with no message in some of
    * its channels (its replica died before posting there, or the channel did not take it) is posted there
-   * after UNPOSTED_AFTER_MS. One replica claims each.
+   * after UNPOSTED_AFTER_MS (none posted) or PARTLY_POSTED_AFTER_MS (some). One replica claims each.
    */
   private async remind(
     episode: HealthEpisode,
@@ -453,7 +465,8 @@ export class HealthEvaluator {
         { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
         "health: ended alert's edit taken over",
       );
-      await this.edit(closed, closed.ending, now);
+      // Said as of its closing (how long it lasted), as its closer would have.
+      await this.edit(closed, closed.ending, closed.closedAt);
       await store.recordHealthEndingEdited(closed);
     }
   }

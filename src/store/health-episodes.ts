@@ -93,7 +93,7 @@ export interface HealthEpisodeStore {
    * closing) when this call closed it (its caller edits the posts), else null.
    */
   closeHealthEpisode(episode: EpisodeRef, ending: string, now: Date): Promise<ClosedHealthEpisode | null>;
-  /** The closed episodes whose edit was taken on before `takenBefore` and not recorded as done. */
+  /** The closed episodes whose edit was taken on at `takenBefore` or before and not recorded as done. */
   listUneditedHealthEpisodes(takenBefore: Date): Promise<ClosedHealthEpisode[]>;
   /**
    * Takes on the edit of a closed episode as listed (same closing, same `lastPostedAt`, then moved to
@@ -253,7 +253,7 @@ async function listUnedited(ctx: StoreContext, takenBefore: Date) {
     .selectAll()
     .where("closed_at", "is not", null)
     .where("last_posted_at", "is not", null)
-    .where("last_posted_at", "<", time(takenBefore))
+    .where("last_posted_at", "<=", time(takenBefore))
     .orderBy("closed_at")
     .execute();
   return rows.map((row) => readClosed(ctx, row));

@@ -252,6 +252,76 @@ describe("the health evaluator", () => {
     expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
   });
 
+  it("posts, 10 minutes on, an alert in the channels its replica did not reach before it died, once", async () => {
+    await record(entered(0, 1));
+    clock = at(31);
+    const ref = { repository: REPO, kind: "stalled", key: "queue" };
+    await store.openHealthEpisode({ ...ref, since: at(0), openedAt: clock, openedBy: "dead", facts: {} });
+    await store.addHealthEpisodePosts(ref, [{ channel: "C1", ts: "9.000000" }], at(31));
+    const channel = new Channel();
+    clock = at(40);
+    await evaluator(channel).tick();
+    expect(channel.posted).toEqual([]);
+    clock = at(41);
+    await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C2"]);
+    expect(channel.texts()).toEqual([expect.stringMatching(/^⚠️ The merge queue .* looks stalled/)]);
+    // Later passes, even long after, leave it be: every channel has it.
+    for (const minute of [52, 90]) {
+      clock = at(minute);
+      await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    }
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C2"]);
+    expect((await store.listHealthEpisodes())[0]?.posts).toEqual([
+      { channel: "C1", ts: "9.000000" },
+      { channel: "C2", ts: "1.000000" },
+    ]);
+  });
+
+  it("edits, 5 minutes on, the messages of an alert whose replica died between closing it and editing them", async () => {
+    const channel = new Channel();
+    await record(entered(0, 1));
+    clock = at(31);
+    await evaluator(channel, "a").tick();
+    expect(channel.posted.map((p) => p.channel)).toEqual(["C1", "C2"]);
+    await record(merged(38, 1));
+    // The replica that read the merge closed the episode, then died before editing its messages.
+    const [open] = await store.listHealthEpisodes();
+    await store.closeHealthEpisode(open as never, "#1 merged", at(39));
+    clock = at(43);
+    await evaluator(channel, "a").tick();
+    expect(channel.edits).toBe(0);
+    clock = at(44);
+    await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    expect(channel.edits).toBe(2);
+    expect(channel.texts()).toEqual([
+      expect.stringMatching(/^✅ The merge queue .* was stalled for 39 min; it ended: #1 merged\.$/),
+      expect.stringMatching(/^✅ The merge queue .* was stalled for 39 min; it ended: #1 merged\.$/),
+    ]);
+    for (const minute of [50, 200]) {
+      clock = at(minute);
+      await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    }
+    expect(channel.edits).toBe(2);
+    expect(channel.posted).toHaveLength(2);
+  });
+
+  it("does not edit again the messages of an alert its replica closed and edited", async () => {
+    const channel = new Channel();
+    await record(entered(0, 1));
+    clock = at(31);
+    await evaluator(channel, "a").tick();
+    await record(merged(38, 1));
+    clock = at(39);
+    await evaluator(channel, "a").tick();
+    expect(channel.edits).toBe(2);
+    for (const minute of [45, 100]) {
+      clock = at(minute);
+      await Promise.all([evaluator(channel, "a").tick(), evaluator(channel, "b").tick()]);
+    }
+    expect(channel.edits).toBe(2);
+  });
+
   it("closes on start an episode that ended while no replica ran", async () => {
     const before = new Channel();
     await record(entered(0, 1));
