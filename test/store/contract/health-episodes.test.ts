@@ -139,5 +139,40 @@ storeContract("health episodes", ({ h }) => {
         ending: null,
       });
     });
+
+    it("lists a closed episode whose edit was taken on long enough ago and not done; of two replicas one takes it over", async () => {
+      await store.openHealthEpisode(episode("acme/widgets"));
+      await store.openHealthEpisode(episode("acme/gadgets"));
+      const ref = { repository: r("acme/widgets"), kind: "stalled", key: "queue" };
+      const done = { repository: r("acme/gadgets"), kind: "stalled", key: "queue" };
+      await store.addHealthEpisodePosts(ref, [{ channel: "C1", ts: "1.000100" }], at(HOUR));
+      const closed = await store.closeHealthEpisode(ref, "it ended.", at(2 * HOUR));
+      expect(closed).toMatchObject({ closedAt: at(2 * HOUR), ending: "it ended.", lastPostedAt: at(2 * HOUR) });
+      const other = await store.closeHealthEpisode(done, "it ended.", at(2 * HOUR));
+      await store.recordHealthEndingEdited(other as never);
+
+      expect(await store.listUneditedHealthEpisodes(at(HOUR))).toEqual([]);
+      const [unedited, ...rest] = await store.listUneditedHealthEpisodes(at(2 * HOUR));
+      expect(rest).toEqual([]);
+      expect(unedited).toMatchObject({
+        key: "queue",
+        ending: "it ended.",
+        posts: [{ channel: "C1", ts: "1.000100" }],
+      });
+      expect(unedited?.repository.key).toBe(r("acme/widgets").key);
+      const claims = await Promise.all([
+        store.claimHealthEndingEdit(unedited as never, at(3 * HOUR)),
+        store.claimHealthEndingEdit(unedited as never, at(3 * HOUR)),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Taken on again at its claim's time: listed once that is old enough, until recorded as done.
+      expect(await store.listUneditedHealthEpisodes(at(2 * HOUR))).toEqual([]);
+      expect(await store.listUneditedHealthEpisodes(at(3 * HOUR))).toHaveLength(1);
+      await store.recordHealthEndingEdited(unedited as never);
+      expect(await store.listUneditedHealthEpisodes(at(DAY))).toEqual([]);
+      // Open episodes are never listed.
+      await store.openHealthEpisode(episode("acme/other"));
+      expect(await store.listUneditedHealthEpisodes(at(DAY))).toEqual([]);
+    });
   });
 });
