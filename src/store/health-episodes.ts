@@ -121,7 +121,11 @@ function readEpisode(ctx: StoreContext, row: Row): HealthEpisode {
 }
 
 function readClosed(ctx: StoreContext, row: Row): ClosedHealthEpisode {
-  return { ...readEpisode(ctx, row), closedAt: readTime(row.closed_at ?? row.opened_at), ending: row.ending ?? "" };
+  return {
+    ...readEpisode(ctx, row),
+    closedAt: readTime(row.closed_at ?? row.opened_at),
+    ending: row.ending ?? "",
+  };
 }
 
 /** An UPDATE of one episode, open or closed. */
@@ -270,7 +274,10 @@ async function claimEndingEdit(ctx: StoreContext, e: ClosedHealthEpisode, now: D
 }
 
 async function recordEndingEdited(ctx: StoreContext, e: EpisodeRef & { closedAt: Date }) {
-  await updateEpisode(ctx, e).set({ last_posted_at: null }).where("closed_at", "=", time(e.closedAt)).execute();
+  await updateEpisode(ctx, e)
+    .set({ last_posted_at: null })
+    .where("closed_at", "=", time(e.closedAt))
+    .execute();
 }
 
 /** The episodes' queries (the store's facade spreads them into the Store). */

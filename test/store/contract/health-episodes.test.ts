@@ -147,7 +147,11 @@ storeContract("health episodes", ({ h }) => {
       const done = { repository: r("acme/gadgets"), kind: "stalled", key: "queue" };
       await store.addHealthEpisodePosts(ref, [{ channel: "C1", ts: "1.000100" }], at(HOUR));
       const closed = await store.closeHealthEpisode(ref, "it ended.", at(2 * HOUR));
-      expect(closed).toMatchObject({ closedAt: at(2 * HOUR), ending: "it ended.", lastPostedAt: at(2 * HOUR) });
+      expect(closed).toMatchObject({
+        closedAt: at(2 * HOUR),
+        ending: "it ended.",
+        lastPostedAt: at(2 * HOUR),
+      });
       const other = await store.closeHealthEpisode(done, "it ended.", at(2 * HOUR));
       await store.recordHealthEndingEdited(other as never);
 
