@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { exchangeWebFlowCode } from "@octokit/oauth-methods";
 import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
-import { type Handler, pathOf } from "../server/http-server.js";
+import { type Handler, pathOf, readBody } from "../server/http-server.js";
 import type { SlackNames, SlackNamesLookup } from "../slack/names.js";
 import type { IdentityLinkStore, OAuthStateStore } from "../store/index.js";
 import { confirmationPage, escapeHtml, linkedPage, notice } from "./pages.js";
@@ -181,14 +181,8 @@ async function confirmed(
 async function readForm(req: Parameters<Handler>[0]): Promise<URLSearchParams | null> {
   const type = req.headers["content-type"] ?? "";
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > CONFIRMATION_MAX_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const body = await readBody(req, CONFIRMATION_MAX_BODY_BYTES);
+  return body ? new URLSearchParams(body.toString("utf8")) : null;
 }
 
 async function namesOf(options: IdentityLinkingOptions, state: OAuthState): Promise<SlackNames> {

@@ -58,6 +58,33 @@ function safePath(req: IncomingMessage): string {
   }
 }
 
+/**
+ * The whole body, or null as soon as it is larger than `limit`. A declared length over the limit is
+ * refused before anything is read. What is not read is never kept: Node discards the rest of the body
+ * once the answer is sent, as it did under Bolt.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        chunks.length = 0;
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
+
 export interface HttpServerOptions {
   /**
    * The endpoints that take a request body, by path, with the most bytes each accepts; every other path

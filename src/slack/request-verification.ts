@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse } from "node:querystring";
 import type { Logger } from "../logger.js";
+import { readBody } from "../server/http-server.js";
 
 /**
  * Slack's request signatures, checked before Bolt sees a request (docs/operations.md, "Slack requests").
@@ -157,31 +158,4 @@ function header(req: IncomingMessage, name: string): string | undefined {
 function isSslCheck(req: IncomingMessage, body: Buffer): boolean {
   if (req.headers["content-type"] !== "application/x-www-form-urlencoded") return false;
   return parse(body.toString("utf8")).ssl_check === "1";
-}
-
-/**
- * The whole body, or null as soon as it is larger than `limit`. A declared length over the limit is
- * refused before anything is read. What is not read is never kept: Node discards the rest of the body
- * once the answer is sent, as it did under Bolt.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off("data", onData);
-        chunks.length = 0;
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks)));
-    req.once("error", reject);
-  });
 }
