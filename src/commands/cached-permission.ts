@@ -1,5 +1,7 @@
 import { LRUCache } from "lru-cache";
-import type { PermissionLevel } from "./permission-level.js";
+import pLimit from "p-limit";
+import type { Repo } from "../repo.js";
+import { type PermissionLevel, satisfies } from "./permission-level.js";
 import type { PermissionLookup } from "./ports.js";
 
 /** How long a permission looked up for a notice or the Home tab is trusted (commands always ask anew). */
@@ -30,4 +32,23 @@ export function cachedPermission(
     cache.set(key, level);
     return level;
   };
+}
+
+/**
+ * Of `items`, those on a repository `login` can read, each with the login's level there, in their order:
+ * the one filter behind what the Home tab lists, what a form offers and which links a composer preview
+ * shows (docs/security.md). A failed lookup counts as no access. At most `concurrency` lookups at once.
+ */
+export async function readableBy<T>(
+  items: readonly T[],
+  repoOf: (item: T) => Repo,
+  login: string,
+  lookup: PermissionLookup,
+  concurrency = 8,
+): Promise<{ item: T; level: PermissionLevel }[]> {
+  const levels = await pLimit(concurrency).map(items, async (item) => ({
+    item,
+    level: await lookup(repoOf(item), login).catch((): PermissionLevel => "none"),
+  }));
+  return levels.filter((found) => satisfies(found.level, "read"));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cachedPermission } from "../../src/commands/cached-permission.js";
+import { cachedPermission, readableBy } from "../../src/commands/cached-permission.js";
 import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { PermissionLookup } from "../../src/commands/ports.js";
 import { Repo } from "../../src/repo.js";
@@ -65,6 +65,30 @@ describe("cachedPermission", () => {
       "alice acme/gadgets",
       "bob acme/widgets",
       "alice acme/gadgets",
+    ]);
+  });
+});
+
+describe("readableBy", () => {
+  it("keeps, in order, what the login can read, with its level; a failed lookup hides one", async () => {
+    const secret = Repo.of("acme", "secret");
+    const { lookup } = recordingLookup(
+      new Map<string, PermissionLevel | Error>([
+        ["dana acme/gadgets", "write"],
+        ["dana acme/widgets", "read"],
+        ["dana acme/secret", new Error("GitHub is down")],
+      ]),
+    );
+    const links = [
+      { repo: gadgets },
+      { repo: secret },
+      { repo: Repo.of("acme", "hidden") },
+      { repo: widgets },
+    ];
+    const readable = await readableBy(links, (link) => link.repo, "dana", lookup);
+    expect(readable.map(({ item, level }) => [item.repo.fullName, level])).toEqual([
+      ["acme/gadgets", "write"],
+      ["acme/widgets", "read"],
     ]);
   });
 });

@@ -1,5 +1,4 @@
-import pLimit from "p-limit";
-import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
+import { readableBy } from "../../commands/cached-permission.js";
 import type { PermissionLookup } from "../../commands/ports.js";
 import type { Repo } from "../../repo.js";
 import type { IdentityLinkStore, SubscriptionStore } from "../../store/index.js";
@@ -40,12 +39,10 @@ export async function visibleRepositories(
     const candidates = (await store.listSubscribedRepositories())
       .filter((r) => !found.has(r.key))
       .slice(0, MAX_LOOKED_UP);
-    const levels = await pLimit(8).map(candidates, async (repo) => ({
-      repo,
-      level: await readPermission(repo, login).catch((): PermissionLevel => "none"),
-    }));
     const all = new Map(found);
-    for (const { repo, level } of levels) if (satisfies(level, "read")) all.set(repo.key, repo);
+    for (const { item } of await readableBy(candidates, (repo) => repo, login, readPermission)) {
+      all.set(item.key, item);
+    }
     return byKey(all.values());
   };
   return { inChannel, readable };

@@ -1,4 +1,5 @@
 import pLimit from "p-limit";
+import { readableBy } from "../../commands/cached-permission.js";
 import { defaultNoticePreferences } from "../../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import type { PermissionLookup } from "../../commands/ports.js";
@@ -159,11 +160,8 @@ export class HomeTab {
   /** The subscribed repositories the login can read, with its level on each. A failed lookup hides one. */
   private async readable(login: string): Promise<{ repo: Repo; level: PermissionLevel }[]> {
     const repos = (await this.deps.store.listSubscribedRepositories()).slice(0, HOME_MAX_REPOSITORIES);
-    const levels = await pLimit(4).map(repos, async (repo) => ({
-      repo,
-      level: await this.deps.permission(repo, login).catch((): PermissionLevel => "none"),
-    }));
-    return levels.filter((r) => satisfies(r.level, "read"));
+    const readable = await readableBy(repos, (repo) => repo, login, this.deps.permission, 4);
+    return readable.map(({ item, level }) => ({ repo: item, level }));
   }
 }
 

@@ -1,10 +1,10 @@
 import type { App, BlockAction, ButtonAction, RespondFn } from "@slack/bolt";
 import { z } from "zod";
+import { readableBy } from "../../commands/cached-permission.js";
 import type { Actor } from "../../commands/command.js";
 import { CommandError, CommandErrorCode } from "../../commands/errors.js";
 import { parseSlackCommand } from "../../commands/grammar/parse.js";
 import { parseTarget } from "../../commands/grammar/targets.js";
-import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import { refuse, runCommand } from "../../commands/run.js";
 import { pullUrl } from "../../wording/words.js";
 import type { UnfurlDeps } from "./deps.js";
@@ -145,13 +145,8 @@ async function readableWhileComposing(
   if (!login || !permission) return [];
   const subscribed = new Set((await deps.store.listSubscribedRepositories()).map((r) => r.key));
   const candidates = pullRequestLinks(links, subscribed, deps.githubWebUrl);
-  const readable = await Promise.all(
-    candidates.map(async (target) => {
-      const level = await permission(target.repo, login).catch((): PermissionLevel => "none");
-      return satisfies(level, "read");
-    }),
-  );
-  return candidates.filter((_, i) => readable[i]);
+  const readable = await readableBy(candidates, (target) => target.repo, login, permission);
+  return readable.map(({ item }) => item);
 }
 
 const CLICK = z.looseObject({
