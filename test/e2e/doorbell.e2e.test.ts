@@ -113,13 +113,17 @@ describe("GitHub's events as the notifier's doorbell", () => {
   });
 
   it("reads a silent installation's repository only at the interval", async () => {
+    const checkRuns = world.github.deliveryCounts().check_run ?? 0;
     world.sim.state.relayCommand(SILENT, {
       body: "@mergifyio queue",
       pull_request: { number: 3, title: "Grease", base_ref: "main", author: { id: 1, login: "alice" } },
     });
     const enter = world.sim.state.events(SILENT).find((e) => e.type === "action.queue.enter");
-    // No webhook goes to an installation that did not subscribe to the events, and no read is asked for.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // No webhook goes to an installation that did not subscribe to the events, and no read is asked for:
+    // every webhook the move caused has been delivered and handled (no fixed wait).
+    await world.github.settle();
+    await world.yardmaster.webhookWorkDone();
+    expect(world.github.deliveryCounts().check_run ?? 0).toBe(checkRuns);
     expect(notices().some((n) => n.eventId === enter?.id)).toBe(false);
     expect((await schedule(SILENT))?.doorbellAt).toBeNull();
   });
