@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { PollSchedule } from "../../src/store/index.js";
-import { startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
+import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**
  * GitHub as the notifier's doorbell (docs/notifications.md, "When a repository is read"), end to end on
@@ -15,20 +15,6 @@ const ANNOUNCED = "acme/bells";
 const SILENT = "quiet/gears";
 const CHANNEL = "C0BELL";
 let world: World;
-
-/** Waits for a condition the store answers (the Slack stand-in's waitFor takes only synchronous ones). */
-async function eventually<T>(
-  read: () => Promise<T | undefined | null | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`not so within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const schedule = (repo: string) => world.yardmaster.store.getPollSchedule(Repo.from(repo));
 const read = (repo: string) =>
@@ -101,8 +87,8 @@ describe("GitHub's events as the notifier's doorbell", () => {
     expect(enter).toBeDefined();
     // GitHub announced it (the merge queue's check run), and the notice followed from that alone: the
     // repository's next read by its schedule is minutes away.
-    await world.slack.waitFor(() => world.github.deliveryCounts().check_run, 10_000);
-    await world.slack.waitFor(() => notices().some((n) => n.eventId === enter?.id), 10_000);
+    await world.slack.waitFor(() => world.github.deliveryCounts().check_run);
+    await world.slack.waitFor(() => notices().some((n) => n.eventId === enter?.id));
     const after = await logRequests();
     expect((after.doorbell ?? 0) - (before.doorbell ?? 0)).toBeGreaterThanOrEqual(1);
     expect(after.idle ?? 0).toBe(before.idle ?? 0);
@@ -113,13 +99,17 @@ describe("GitHub's events as the notifier's doorbell", () => {
   });
 
   it("reads a silent installation's repository only at the interval", async () => {
+    const checkRuns = world.github.deliveryCounts().check_run ?? 0;
     world.sim.state.relayCommand(SILENT, {
       body: "@mergifyio queue",
       pull_request: { number: 3, title: "Grease", base_ref: "main", author: { id: 1, login: "alice" } },
     });
     const enter = world.sim.state.events(SILENT).find((e) => e.type === "action.queue.enter");
-    // No webhook goes to an installation that did not subscribe to the events, and no read is asked for.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // No webhook goes to an installation that did not subscribe to the events, and no read is asked for:
+    // every webhook the move caused has been delivered and handled (no fixed wait).
+    await world.github.settle();
+    await world.yardmaster.webhookWorkDone();
+    expect(world.github.deliveryCounts().check_run ?? 0).toBe(checkRuns);
     expect(notices().some((n) => n.eventId === enter?.id)).toBe(false);
     expect((await schedule(SILENT))?.doorbellAt).toBeNull();
   });

@@ -78,7 +78,7 @@ async function openHome(user: string): Promise<string> {
   return world.slack.waitFor(() => {
     const view = world.slack.state.homeView(user);
     return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
-  }, 10_000);
+  });
 }
 
 /** Comments on a pull request of its own; Yardmaster's answer in its summary comment, once written. */

@@ -133,7 +133,7 @@ async function drained(): Promise<void> {
 /** Waits for the stand-in's webhooks to be answered and for what they brought to be posted. */
 async function settled(until: () => boolean): Promise<void> {
   await world.github.settle();
-  await world.slack.waitFor(() => until() || undefined, 10_000);
+  await world.slack.waitFor(() => until() || undefined);
 }
 
 describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, two replicas)", () => {
@@ -170,7 +170,7 @@ describe("GitHub's merge queue pushes its notices (MERGE_QUEUE_PROVIDER=github, 
     const home = await world.slack.waitFor(() => {
       const view = world.slack.state.homeView(ALICE);
       return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
-    }, 10_000);
+    });
     expect(home).toContain("acme/ships#11");
     expect(home).toContain("Faster &lt;hulls&gt;\\nPosition 1, merge expected");
     expect(home).toContain(ACTION_IDS.dequeue);

@@ -60,7 +60,7 @@ async function openHome(user: string): Promise<string> {
   return world.slack.waitFor(() => {
     const view = world.slack.state.homeView(user);
     return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
-  }, 10_000);
+  });
 }
 
 async function clickHome(user: string, actionId: string, value: string): Promise<string> {
@@ -69,7 +69,7 @@ async function clickHome(user: string, actionId: string, value: string): Promise
   return world.slack.waitFor(() => {
     const view = world.slack.state.homeView(user);
     return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
-  }, 10_000);
+  });
 }
 
 describe("the Home tab, end to end", () => {
@@ -141,7 +141,7 @@ describe("the Home tab, end to end", () => {
     const home = await world.slack.waitFor(() => {
       const view = world.slack.state.homeView(RITA);
       return view && view.publishes > before ? JSON.stringify(view.view.blocks) : undefined;
-    }, 10_000);
+    });
     expect(home).not.toContain("acme/gadgets#8");
     expect(home).toContain("None of your pull requests is in a merge queue");
   });

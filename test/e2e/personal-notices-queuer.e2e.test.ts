@@ -281,7 +281,7 @@ describe("the person who queued a pull request, on GitHub's merge queue", () => 
     });
   async function settled(until: () => boolean): Promise<void> {
     await gh.github.settle();
-    await gh.slack.waitFor(() => until() || undefined, 10_000);
+    await gh.slack.waitFor(() => until() || undefined);
   }
 
   it("someone who queued another's pull request hears of its entry, you're next and its merge once, as its author does", async () => {

@@ -53,7 +53,7 @@ const reactions = (commentId: number): string[] =>
   world.github.state.reactions(commentId).map((r: { content: string }) => r.content);
 
 /** The summary once it says `text`. */
-const summarySays = (number: number, text: string) => waitFor(() => summary(number).includes(text), 10_000);
+const summarySays = (number: number, text: string) => waitFor(() => summary(number).includes(text));
 
 /** Waits for a pull request in the merge queue's conditions. */
 function unmet(number: number, conditions: string[]) {
@@ -89,7 +89,7 @@ describe("following the merge queue's answer on GitHub", () => {
     expect(text).toContain("`commands_restrictions`");
     expect(text).toContain("`.mergify.yml`");
     expect(text).toContain("Mergify setup for relayed commands");
-    await waitFor(() => reactions(commentId).join() === "confused", 10_000);
+    await waitFor(() => reactions(commentId).join() === "confused");
     expect(world.sim.state.pullDetails(REPO, 502)).toBeNull();
     expect(relays(502)).toHaveLength(1);
   });
@@ -148,7 +148,7 @@ describe("following the merge queue's answer from Slack", () => {
       .map((r) => `${r.text ?? ""}\n${JSON.stringify(r.blocks ?? [])}`);
   /** The Slack answer once one of the command's answers says `text`. */
   const answerSays = (responseUrl: string, text: string) =>
-    waitFor(() => answers(responseUrl).find((a) => a.includes(text)), 10_000);
+    waitFor(() => answers(responseUrl).find((a) => a.includes(text)));
 
   it("updates the Slack answer of an accepted queue with its position and the merge queue's words", async () => {
     const sent = await slash(`queue ${REPO}#507`);

@@ -88,7 +88,7 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     // #merge-queue is subscribed to acme/ships too: GitHub's webhooks told it, threaded per pull request.
     const { slack } = sandbox.world;
     const said = () => JSON.stringify(slack.state.messages(SANDBOX_CHANNEL.id));
-    await slack.waitFor(() => said().includes("Merged into") || undefined, 10_000);
+    await slack.waitFor(() => said().includes("Merged into") || undefined);
     expect(said()).toContain("without merging: its merge group's required checks failed (<http");
     expect(said()).toMatch(/acme\/ships\/runs\/\d+\|ci>\)/);
   });

@@ -145,7 +145,7 @@ describe("forms instead of grammar", () => {
     await world.slack.waitFor(() => {
       const view = world.slack.state.views.current(ALICE, alices.id)?.view;
       return view && JSON.stringify(offered(view)) === JSON.stringify([SECRET, REPO]);
-    }, 10_000);
+    });
     // Unlinked, from a channel subscribed to nothing: no list at all, the repository is typed.
     await slash("pause", NOBODY, QUIET);
     const nobodys = await formFor(NOBODY, "mq.form.pause");

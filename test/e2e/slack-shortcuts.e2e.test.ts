@@ -33,7 +33,7 @@ describe("shortcuts", () => {
   it("asks which pull request when the message links to several, and queues the one chosen", async () => {
     const message = post(`<${pullLink(world, 107)}> and <${pullLink(world, 108)}|the other>`);
     const sent = await shortcut(message.ts);
-    const form = await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
+    const form = await world.slack.waitFor(() => world.slack.state.views.current(ALICE));
     expect(form.view.callback_id).toBe("mq.form.queue-which");
     await world.slack.submitView({ userId: ALICE, values: { pull: `${REPO}#108` } });
     await answerTo(world, sent.responseUrl);
@@ -53,7 +53,7 @@ describe("shortcuts", () => {
   it("opens the pause form from the global shortcut and posts the result in the channel chosen, else in a direct message", async () => {
     const opened = await world.slack.sendGlobalShortcut({ callbackId: "mq.shortcut.pause", userId: ALICE });
     expect(opened.status).toBe(200);
-    const form = await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
+    const form = await world.slack.waitFor(() => world.slack.state.views.current(ALICE));
     expect(form.view.callback_id).toBe("mq.form.pause");
     await world.slack.submitView({
       userId: ALICE,
@@ -66,12 +66,12 @@ describe("shortcuts", () => {
     expect(world.sim.state.pauseData(REPO)).toMatchObject({ paused: true, reason: "freeze" });
 
     await world.slack.sendGlobalShortcut({ callbackId: "mq.shortcut.pause", userId: RITA });
-    await world.slack.waitFor(() => world.slack.state.views.current(RITA), 10_000);
+    await world.slack.waitFor(() => world.slack.state.views.current(RITA));
     await world.slack.submitView({ userId: RITA, values: { repo: REPO, reason: "mine" } });
     const dm = await world.slack.waitFor(() => {
       const channel = world.slack.state.directChannel(RITA);
       return channel && world.slack.state.channelMessages(channel.id).find((m) => m.text.includes("write"));
-    }, 10_000);
+    });
     expect(dm.text).toContain("needs write permission");
     expect(world.sim.state.pauseData(REPO).reason).toBe("freeze");
   });
@@ -80,7 +80,7 @@ describe("shortcuts", () => {
     const OUTSIDE = "C0OUTSIDE";
     world.slack.state.addChannel({ id: OUTSIDE, name: "outside", botIsMember: false });
     await world.slack.sendGlobalShortcut({ callbackId: "mq.shortcut.pause", userId: ALICE });
-    await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
+    await world.slack.waitFor(() => world.slack.state.views.current(ALICE));
     await world.slack.submitView({
       userId: ALICE,
       values: { repo: REPO, reason: "outside freeze", channel: OUTSIDE },
@@ -91,7 +91,7 @@ describe("shortcuts", () => {
         channel &&
         world.slack.state.channelMessages(channel.id).find((m) => m.text.includes("outside freeze"))
       );
-    }, 10_000);
+    });
     expect(dm.text).toContain(
       `Yardmaster could not post this in <#${OUTSIDE}>: it is not a member of that channel`,
     );

@@ -83,7 +83,7 @@ describe("Socket Mode", () => {
   it("opens the pause form for /mq pause alone, shows a missing reason on its field, and pauses", async () => {
     const sent = await world.slack.sendSlashCommand({ text: "pause", userId: ALICE, channelId: CHANNEL });
     expect(sent.status).toBe(200);
-    await world.slack.waitFor(() => world.slack.state.views.current(ALICE), 10_000);
+    await world.slack.waitFor(() => world.slack.state.views.current(ALICE));
     const blank = await world.slack.submitView({ userId: ALICE, values: { reason: "" } });
     expect(blank.answer?.errors).toEqual({ reason: "Write why the queue is paused." });
     await world.slack.submitView({ userId: ALICE, values: { reason: "over the socket" } });

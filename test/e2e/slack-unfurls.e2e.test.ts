@@ -42,7 +42,7 @@ afterAll(() => world.close());
 const unfurlsOf = (channel: string, ts: string) => world.slack.state.unfurls.of(`${channel}:${ts}`);
 /** The composer's preview of a link being written, once it is there. */
 const previewOf = (unfurlId: string | null) =>
-  world.slack.waitFor(() => world.slack.state.unfurls.of(`composer:${unfurlId}`)[0], 10_000);
+  world.slack.waitFor(() => world.slack.state.unfurls.of(`composer:${unfurlId}`)[0]);
 const composerCallsFor = (...unfurlIds: (string | null)[]) =>
   unfurlCalls().filter((c) => unfurlIds.includes(String(c.args.unfurl_id)));
 const textOf = (blocks: unknown) => JSON.stringify(blocks);
@@ -158,7 +158,7 @@ describe("pull-request links unfurled with their queue state", () => {
       messageTs: shared.ts,
     });
     await answerTo(world, byWriter.responseUrl);
-    await world.slack.waitFor(() => world.sim.state.pullDetails(REPO, 104) === null, 10_000);
+    await world.slack.waitFor(() => world.sim.state.pullDetails(REPO, 104) === null);
     await unfurlWhen(CHANNEL, shared.ts, link(104), (t) => t.includes("Not queued."));
   });
 

@@ -297,7 +297,9 @@ describe("Slack /mq, end to end", () => {
       timestamp: Math.floor(Date.now() / 1000) - 10 * 60,
     });
     expect(stale.status).toBe(401);
-    await new Promise((r) => setTimeout(r, 100));
+    // A command Slack sent after them has been run and answered (no fixed wait): they were not.
+    const later = await slash(`status ${REPO}`);
+    await answerTo(later.responseUrl);
     expect(world.sim.state.pauseData(REPO).paused).toBe(false);
     expect(world.sim.state.events(REPO).length).toBe(before);
     expect(world.slack.state.responses.some((r) => r.responseUrl === bad.responseUrl)).toBe(false);

@@ -6,7 +6,14 @@ import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
-import { linkSlackUser, startWorld, subscribeChannel, tickReplicas, type World } from "../helpers/e2e.js";
+import {
+  eventually,
+  linkSlackUser,
+  startWorld,
+  subscribeChannel,
+  tickReplicas,
+  type World,
+} from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
 /**
@@ -73,17 +80,19 @@ function unpauseRequests(w: World): number {
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await sleep(25);
+/**
+ * Both replicas have looked for due unpauses on the world's clock as it is now: each one's pass under way
+ * has ended, and each has made one more. Whatever either would do now is done (no fixed wait).
+ */
+async function bothLooked(): Promise<void> {
+  const unpausers = [world.yardmaster, second.app].map((app) => app.scheduledUnpauser);
+  await Promise.all(unpausers.map((unpauser) => unpauser.stop()));
+  try {
+    await Promise.all(unpausers.map((unpauser) => unpauser.tick()));
+  } finally {
+    for (const unpauser of unpausers) unpauser.start();
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * "18:00 UTC", or "2026-11-26 00:01 UTC" when `at` is not on the day of `now` (UTC), as docs/commands.md
@@ -153,7 +162,7 @@ describe("timed pauses, two replicas on PostgreSQL", () => {
 
     // 3 seconds before its time (20 s went by for the notice): both replicas look, nothing happens.
     world.sim.clock.advance(37_000);
-    await sleep(300);
+    await bothLooked();
     expect(paused(world).paused).toBe(true);
     world.sim.clock.advance(3_000);
     await eventually(() => !paused(world).paused);
@@ -163,7 +172,8 @@ describe("timed pauses, two replicas on PostgreSQL", () => {
         all.filter((m) => m.includes('yardmaster_scheduled_unpauses_total{outcome="unpaused"} 1')),
       );
     await eventually(async () => (await counted()).length > 0);
-    await sleep(300);
+    // Neither replica has a pass under way that could end it a second time.
+    await bothLooked();
     expect(unpauseRequests(world)).toBe(1);
     expect(await counted()).toHaveLength(1);
     expect(await world.yardmaster.store.getScheduledUnpause(Repo.from(REPO))).toBeNull();
@@ -184,7 +194,7 @@ describe("timed pauses, two replicas on PostgreSQL", () => {
     world.sim.state.pause(REPO, "release freeze");
     world.sim.requests.reset();
     world.sim.clock.advance(61_000);
-    await sleep(300);
+    await bothLooked();
     expect(paused(world)).toMatchObject({ paused: true, reason: "release freeze" });
     expect(unpauseRequests(world)).toBe(0);
     world.sim.state.unpause(REPO);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("npm run bench -- github-replicas", () => {
-  it("runs a tiny replicas benchmark and prints its figures", { timeout: 90_000 }, async () => {
+  it("runs a tiny replicas benchmark and prints its figures", { timeout: 240_000 }, async () => {
     const child = spawn(
       process.execPath,
       [

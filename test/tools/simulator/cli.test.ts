@@ -1,16 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-const require = createRequire(import.meta.url);
-const tsxCli = require.resolve("tsx/cli");
 const children: ChildProcess[] = [];
 
+/**
+ * The CLI in a process of its own, TypeScript loaded by tsx's hooks (`--import tsx`): the signals the test
+ * sends reach it directly. (tsx's own CLI runs it in a second process and relays a signal to it; when
+ * that process does not say it got the signal within 30 ms, a loaded machine's delay, tsx kills it and
+ * exits 143.)
+ */
 function run(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [tsxCli, "tools/simulator/cli.ts", ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", "tools/simulator/cli.ts", ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, LOG_LEVEL: "silent" },

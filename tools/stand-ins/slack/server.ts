@@ -120,7 +120,7 @@ export interface SlackStandIn {
   clickUnfurlButton(args: UnfurlClickArgs): Promise<DeliveryResult>;
   /** Sends a slash command or click delivered before again, exactly as it was signed (a replay or a retry). */
   resend(delivery: DeliveryResult, args?: ResendArgs): Promise<DeliveryResult>;
-  /** Polls until `predicate` returns a value (default 5 s). */
+  /** Polls until `predicate` returns a value (default 15 s: a loaded machine is slow, never a fixed wait). */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   setEventsUrl(url: string): void;
   /** The scopes the bot token holds from now on, as after a reinstall with other scopes. */

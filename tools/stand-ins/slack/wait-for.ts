@@ -4,7 +4,7 @@
  */
 export async function waitFor<T>(
   predicate: () => T | undefined | null | false,
-  timeoutMs = 5000,
+  timeoutMs = 15_000,
   intervalMs = 10,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
