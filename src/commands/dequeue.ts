@@ -53,7 +53,7 @@ export const dequeue = defineCommand<
   async execute(command, actor, ports) {
     const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
     return backend.commands.via === "api"
-      ? actDirectly(command, backend.commands, ports, actor)
+      ? actDirectly(command, backend.commands, (r, n) => backend.entry(r, n), ports, actor)
       : relay(command, "dequeue", actor, ports, backend);
   },
   describe(result, context) {

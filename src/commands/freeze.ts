@@ -11,6 +11,7 @@ import { missing } from "./grammar/arguments.js";
 import { userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
+import { stepsOf } from "./steps.js";
 
 export interface FreezeCommand extends Omit<FreezeSpec, "name"> {
   name: "freeze";
@@ -72,9 +73,9 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
     const now = freezes.now();
     if (!windowAt(command.schedule, zone, now))
       refuseFreeze("freeze", `the window ends in the past (${zone})`);
-    if ((await freezes.store.listFreezes(command.repo)).length >= MAX_FREEZES) tooMany(command.repo);
-    const added = await freezes.store.addFreeze({
+    const freeze: Freeze = {
       id: "",
+      number: 0,
       repository: command.repo,
       name: command.freezeName.slice(0, MAX_FREEZE_NAME),
       schedule: command.schedule,
@@ -82,11 +83,30 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
       createdBy: actor.githubLogin ?? actor.display,
       surface: actor.surface,
       createdAt: now,
-    });
-    if (added === "name-taken")
-      refuseFreeze("freeze", `${command.repo.fullName} already has a freeze named "${command.freezeName}"`);
-    await keepWithinLimit(freezes, added);
-    return { name: "freeze", repo: command.repo, freeze: listed(added, now) };
+    };
+    // Added once: a run taking over an addition begun and not recorded finds the freeze of this name
+    // by this person (its replica died after adding it), rather than be told the name is taken.
+    const added = await stepsOf(ports).once(
+      "freeze.add",
+      async () => {
+        if ((await freezes.store.listFreezes(command.repo)).length >= MAX_FREEZES) tooMany(command.repo);
+        const made = await freezes.store.addFreeze(freeze);
+        if (made === "name-taken")
+          refuseFreeze(
+            "freeze",
+            `${command.repo.fullName} already has a freeze named "${command.freezeName}"`,
+          );
+        await keepWithinLimit(freezes, made);
+        return { id: made.id, number: made.number };
+      },
+      async () => {
+        const same = (await freezes.store.listFreezes(command.repo)).find(
+          (f) => f.name.toLowerCase() === freeze.name.toLowerCase() && f.createdBy === freeze.createdBy,
+        );
+        return same ? { id: same.id, number: same.number } : null;
+      },
+    );
+    return { name: "freeze", repo: command.repo, freeze: listed({ ...freeze, ...added }, now) };
   },
   describe(result, { by }) {
     return sentence((f) => {

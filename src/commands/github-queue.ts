@@ -13,6 +13,7 @@ import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
 import type { RelayName, RelayResult } from "./relay.js";
+import { stepsOf } from "./steps.js";
 import { unpauseButton } from "./unpause-button.js";
 
 /**
@@ -62,13 +63,19 @@ export interface DirectQueueResult<N extends RelayName> {
   };
 }
 
-/** queue, requeue and dequeue where the queue takes them directly: the pull request is read, then it acts. */
+/**
+ * queue, requeue and dequeue where the queue takes them directly: the pull request is read, then it
+ * acts, once across the runs of the command: a run taking over a call begun and not recorded reads the
+ * pull request's entry (`entryOf`) and does not ask again what it finds done (queued; not in the queue).
+ */
 export async function actDirectly<N extends RelayName>(
   command: { name: N; repo: Repo; pull: number; jump?: boolean },
   queue: Extract<QueueCommands, { via: "api" }>,
+  entryOf: MergeQueueBackend["entry"],
   ports: Ports,
   actor: Actor,
 ): Promise<DirectQueueResult<N>> {
+  const steps = stepsOf(ports);
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
   const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
@@ -77,14 +84,20 @@ export async function actDirectly<N extends RelayName>(
   if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
   const jump = command.jump === true;
   if (command.name === "dequeue") {
-    // Before GitHub is asked: its webhook may come before its answer.
+    // Before GitHub is asked: its webhook may come before its answer. The same write again in a run
+    // that takes the command over (who asked to remove it, kept per pull request): not a step.
     await ports
       .attributeDequeue?.(repo, number, {
         login: actor.githubLogin ?? actor.display,
         at: ports.now?.() ?? new Date(),
       })
       .catch(() => undefined);
-    if (!(await queue.dequeue(repo, number))) throw new CommandError(CommandErrorCode.NotInQueue, details);
+    const dequeued = await steps.once(
+      "queue.dequeue",
+      () => queue.dequeue(repo, number),
+      async () => ((await entryOf(repo, number)) === null ? true : null),
+    );
+    if (!dequeued) throw new CommandError(CommandErrorCode.NotInQueue, details);
     return { name: command.name, repo, pull, direct: { entry: null, jump } };
   }
   if (pull.state !== "open") {
@@ -93,7 +106,11 @@ export async function actDirectly<N extends RelayName>(
       detail: pull.merged ? "the pull request is already merged" : "the pull request is closed",
     });
   }
-  const entry = await queue.enqueue(repo, { number, headSha: pull.headSha }, { jump });
+  const entry = await steps.once(
+    "queue.enqueue",
+    () => queue.enqueue(repo, { number, headSha: pull.headSha }, { jump }),
+    () => entryOf(repo, number),
+  );
   return { name: command.name, repo, pull, direct: { entry, jump } };
 }
 

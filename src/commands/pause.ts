@@ -10,6 +10,7 @@ import { missing, pauseReason } from "./grammar/arguments.js";
 import { type ResumeSpec, resumeInstant, splitResume, userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
+import { stepsOf } from "./steps.js";
 import { unpauseButton } from "./unpause-button.js";
 
 export interface PauseCommand {
@@ -81,11 +82,25 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     },
   },
   async execute(command, actor, ports) {
+    const steps = stepsOf(ports);
     // A queue without a pause: refused before anything else (a timed pause's end included).
     const pauses = await pausesOf(ports, "pause", command.repo, command.branch);
-    const resumes = command.resume ? await whenItEnds(command.resume, actor, ports) : undefined;
+    const resume = command.resume;
+    // A timed pause's end, reckoned once: a run taking the command over keeps the first run's instant.
+    const resumes = resume
+      ? fromEnds(await steps.once("pause.ends", async () => toEnds(await whenItEnds(resume, actor, ports))))
+      : undefined;
     const target = { repo: command.repo, branch: command.branch ?? null };
-    const state = await pauses.pause(target, { reason: command.reason, by: pauser(actor) });
+    // The merge queue's pause, once: a run taking over a pause begun and not recorded finds the queue
+    // paused for this reason (its replica died after asking) and does not ask again.
+    const state = await steps.once(
+      "queue.pause",
+      () => pauses.pause(target, { reason: command.reason, by: pauser(actor) }),
+      async () => {
+        const current = await pauses.current(target);
+        return current?.reason === command.reason ? current : null;
+      },
+    );
     // A pause of another branch than the default one (the gate's) leaves the default branch's timed
     // pause and Yardmaster's record of who paused it alone: both are kept per repository.
     if (command.branch === undefined) await keepTimedPause(command, actor, ports, resumes);
@@ -150,7 +165,21 @@ async function whenItEnds(
   return { at: resumeInstant("pause", resume, now, zone), now, zone };
 }
 
-/** A new pause of the default branch replaces a timed pause's end (with its own, or with none), and is attributed. */
+type Ends = { at: Date; now: Date; zone: string };
+
+/** A timed pause's end as its step records it (JSON), and back. */
+function toEnds(ends: Ends): { at: string; now: string; zone: string } {
+  return { at: ends.at.toISOString(), now: ends.now.toISOString(), zone: ends.zone };
+}
+function fromEnds(ends: { at: string; now: string; zone: string }): Ends {
+  return { at: new Date(ends.at), now: new Date(ends.now), zone: ends.zone };
+}
+
+/**
+ * A new pause of the default branch replaces a timed pause's end (with its own, or with none), and is
+ * attributed. Both are the same write again in a run that takes the command over (a put or a removal of
+ * the repository's one end, its one attribution): not steps.
+ */
 async function keepTimedPause(
   command: PauseCommand,
   actor: Actor,

@@ -42,6 +42,11 @@ export interface GitHubGateway {
   /** null when the number is not a pull request of the repository. */
   pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
   comment(repo: Repo, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
+  /**
+   * A comment an app (a bot) wrote on the issue whose body holds `marker` (a hidden mark a command's step
+   * put there), or null when there is none: a comment posted by a run that died before recording it.
+   */
+  findComment(repo: Repo, issueNumber: number, marker: string): Promise<{ id: number; url: string } | null>;
 }
 
 /**
@@ -86,6 +91,7 @@ export interface ScheduledUnpauseClaims {
 
 /** What following relays keeps in the store (one row per relay, shared by the replicas). */
 export interface RelayStore {
+  /** Keeps a relay to follow; one whose id is kept already stays as it is. */
   createRelay(
     relay: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
   ): Promise<void>;
@@ -100,7 +106,10 @@ export interface RelayStore {
    * this answer is new, else null.
    */
   recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
-  /** The surface answered: its presentation, kept to answer there again. */
+  /**
+   * The surface answered: its presentation, kept to answer there again (shown there now, the relay is
+   * not superseded, even when a run of its command taken over presents it a second time).
+   */
   presentRelay(id: string, presentation: unknown): Promise<void>;
   /** A later command answered on this thread: the relays already presented there are not shown again. */
   supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
@@ -146,14 +155,45 @@ export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => Async
 /**
  * A command's outside effects, each made once across the runs of one command (docs/architecture.md,
  * "A command's path"): a comment command whose replica died is run again by another, which must not
- * post the relayed comment a second time. Each step is recorded as done, with what it made (JSON).
+ * make what the first run made. Each step is recorded as done, with what it made (JSON); a step whose
+ * result can be found again is recorded as begun before it is made, so that a run taking over a step
+ * begun and not recorded looks for it (`find`) instead of making it again.
  */
 export interface CommandSteps {
   /**
    * What `step` made when a run of this command made it before; otherwise makes it, records it as done
-   * and returns it. A `make` that throws records nothing (a later run makes it again).
+   * and returns it. A `make` that throws records nothing (a later run makes it again). With `find`, the
+   * step is recorded as begun before `make`; a later run that finds it begun and not done calls `find`
+   * first: what it finds (not null) is taken as made, and recorded.
    */
-  once<T>(step: string, make: () => Promise<T>): Promise<T>;
+  once<T>(step: string, make: () => Promise<T>, find?: () => Promise<T | null>): Promise<T>;
+  /**
+   * The step's name in this run, the same in every run of the command and no other's: the hidden marker
+   * of a comment it posts, the id of a record it makes.
+   */
+  key(step: string): string;
+  /** Forgets that `step` was begun or done (what it made was undone): a later run makes it again. */
+  forget(step: string): Promise<void>;
+}
+
+/**
+ * Where comment commands' steps are kept (src/store/command-steps.ts), by run (the webhook's delivery
+ * id) and step.
+ */
+export interface CommandStepStore {
+  /** What a step of a run made when it was done (the JSON recorded), or null when it was not. */
+  commandStep(runId: string, step: string): Promise<{ result: unknown } | null>;
+  /**
+   * Records a step of a run as done at `now`, with what it made (JSON). The first record of a step
+   * stays: a second one changes nothing and returns false.
+   */
+  recordCommandStep(runId: string, step: string, result: unknown, now: Date): Promise<boolean>;
+  /** Records that a step of a run is begun (about to be made) at `now`; a second time changes nothing. */
+  beginCommandStep(runId: string, step: string, now: Date): Promise<void>;
+  /** Whether a step of a run was recorded as begun. */
+  commandStepBegun(runId: string, step: string): Promise<boolean>;
+  /** Forgets a step of a run, begun or done. */
+  forgetCommandStep(runId: string, step: string): Promise<void>;
 }
 
 /** Everything a command may call while it runs. */

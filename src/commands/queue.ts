@@ -70,13 +70,15 @@ export async function queueOn<N extends "queue" | "requeue">(
     );
   }
   await rememberAsker(command, actor, ports);
-  if (backend.commands.via === "api") return actDirectly(command, backend.commands, ports, actor);
+  if (backend.commands.via === "api")
+    return actDirectly(command, backend.commands, (r, n) => backend.entry(r, n), ports, actor);
   return relay(command, command.queueName ? `queue ${command.queueName}` : "queue", actor, ports, backend);
 }
 
 /**
  * Who asked, remembered before the merge queue is asked (its log or webhook may come first): the merge
- * queue names only the app's bot as the pull request's queuer.
+ * queue names only the app's bot as the pull request's queuer. The same write again in a run that takes
+ * the command over (who asked, kept per pull request and day): not a step.
  */
 async function rememberAsker(
   command: { repo: Repo; pull: number },

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { Button, Description, Text, TextFormat } from "../wording/description.js";
@@ -7,6 +6,7 @@ import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
 import { type QueueState, readQueueState } from "./queue-state.js";
+import { stepMarker, stepsOf } from "./steps.js";
 
 /**
  * What queue, dequeue and requeue share. The merge queue's API cannot queue a pull request: it takes
@@ -72,11 +72,11 @@ export async function relay<N extends RelayName>(
       detail: pull.merged ? "the pull request is already merged" : "the pull request is closed",
     });
   }
-  const body = relayBody(ports.commandPrefix, relayed, actor);
   // Each outside effect once across the runs of this command (a run taken over skips what was done).
-  const once = ports.steps
-    ? ports.steps.once.bind(ports.steps)
-    : <T>(_: string, make: () => Promise<T>) => make();
+  const steps = stepsOf(ports);
+  // The relayed comment carries its step's key, hidden: a run taking over finds it rather than post again.
+  const marker = ports.steps ? stepMarker(steps.key("relay.comment")) : "";
+  const body = `${relayBody(ports.commandPrefix, relayed, actor)}${marker ? `\n${marker}` : ""}`;
   // Followed from before the comment exists: the merge queue may answer before the comment's call does.
   const follow = ports.relayFollow;
   const stored = (relayCommentUrl: string): StoredRelay => ({
@@ -85,9 +85,11 @@ export async function relay<N extends RelayName>(
     relayed,
     relayCommentUrl,
   });
+  // The relay's id is the step's key: created again by a run that took over, it is the same relay
+  // (createRelay keeps the one it finds), so the step may be made twice, never followed twice.
   const relayId = follow
-    ? await once("relay.follow", async () => {
-        const id = randomUUID();
+    ? await steps.once("relay.follow", async () => {
+        const id = steps.key("relay.follow");
         const now = (ports.now ?? (() => new Date()))();
         await follow.store.createRelay({
           id,
@@ -104,9 +106,18 @@ export async function relay<N extends RelayName>(
     : null;
   let comment: { url: string };
   try {
-    comment = await once("relay.comment", () => github(() => ports.github.comment(repo, number, body)));
+    comment = await steps.once(
+      "relay.comment",
+      () => github(() => ports.github.comment(repo, number, body)),
+      marker ? () => github(() => ports.github.findComment(repo, number, marker)) : undefined,
+    );
   } catch (error) {
-    if (follow && relayId) await follow.store.deleteRelay(relayId).catch(() => undefined);
+    // Nothing relayed: nothing to follow. The step is forgotten first: a later run of this command
+    // follows its relay again (its record would otherwise name a relay deleted).
+    if (follow && relayId) {
+      await steps.forget("relay.follow").catch(() => undefined);
+      await follow.store.deleteRelay(relayId).catch(() => undefined);
+    }
     throw error;
   }
   if (follow && relayId) await follow.store.updateRelay(relayId, stored(comment.url));

@@ -5,6 +5,7 @@ import { CommandError, CommandErrorCode } from "./errors.js";
 import { freezePorts } from "./freeze.js";
 import { missing } from "./grammar/arguments.js";
 import { parseTarget } from "./grammar/targets.js";
+import { stepsOf } from "./steps.js";
 
 export interface UnfreezeCommand {
   name: "unfreeze";
@@ -50,7 +51,31 @@ export const unfreeze = defineCommand<UnfreezeCommand, UnfreezeResult>({
   },
   async execute(command, _actor, ports) {
     const { store } = freezePorts(ports, "unfreeze");
-    const removed = await store.deleteFreeze(command.repo, command.which);
+    const steps = stepsOf(ports);
+    // Which freeze, read once: a run taking the command over removes the one the first run read, and
+    // finds it gone if that run removed it (its replica died after removing it) rather than say there
+    // is none.
+    const target = await steps.once("freeze.target", async () => {
+      const found = (await store.listFreezes(command.repo)).find((f) =>
+        "number" in command.which
+          ? f.number === command.which.number
+          : f.name.toLowerCase() === command.which.name.toLowerCase(),
+      );
+      return found ? { number: found.number, name: found.name } : null;
+    });
+    const removed = target
+      ? await steps.once(
+          "freeze.remove",
+          async () => {
+            const gone = await store.deleteFreeze(command.repo, { number: target.number });
+            return gone ? { number: gone.number, name: gone.name } : null;
+          },
+          async () => {
+            const all = await store.listFreezes(command.repo);
+            return all.some((f) => f.number === target.number && f.name === target.name) ? null : target;
+          },
+        )
+      : null;
     if (!removed) {
       const shown =
         "number" in command.which ? `number ${command.which.number}` : `named "${command.which.name}"`;

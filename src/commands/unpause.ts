@@ -7,6 +7,7 @@ import { branchOption, pausesOf } from "./github-pause.js";
 import { noArguments, unexpected } from "./grammar/arguments.js";
 import { repoArgument } from "./grammar/targets.js";
 import { attributePause, pauser } from "./pause.js";
+import { stepsOf } from "./steps.js";
 
 export interface UnpauseCommand {
   name: "unpause";
@@ -56,10 +57,17 @@ export const unpause = defineCommand<UnpauseCommand, UnpauseResult>({
     // A queue without a pause: refused before anything else (a timed pause's end included).
     const pauses = await pausesOf(ports, "unpause", command.repo, command.branch);
     const target = { repo: command.repo, branch: command.branch ?? null };
-    const resumed = await pauses.resume(target, pauser(actor));
+    // The merge queue's resume, once: a run taking over a resume begun and not recorded finds the queue
+    // running (its replica died after asking) and does not ask again.
+    const resumed = await stepsOf(ports).once(
+      "queue.resume",
+      () => pauses.resume(target, pauser(actor)),
+      async () => ((await pauses.current(target)) === null ? true : null),
+    );
     // The default branch's timed pause has nothing left to end, whether this unpaused it or it was not
     // paused any more (best effort: the runner also finds it unpaused). Who unpaused is kept per
-    // repository, for the default branch's queue too (the gate tells a branch's own).
+    // repository, for the default branch's queue too (the gate tells a branch's own). Both are the same
+    // write again in a run that takes the command over: not steps.
     const defaultBranch = command.branch === undefined;
     if (defaultBranch) await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
     if (!resumed) {

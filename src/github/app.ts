@@ -5,12 +5,13 @@ import { registerQueueWebhooks } from "../backends/github/queue-webhooks.js";
 import type { Actor, CommentPlace } from "../commands/command.js";
 import { parseGitHubComment } from "../commands/grammar/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
+import { storedSteps, unrecordedSteps } from "../commands/steps.js";
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
 import type { CommandStepStore, WebhookJob } from "../store/index.js";
-import { storedSteps } from "./command-steps.js";
+import { type CommentReactions, commentReactions } from "./comment-reactions.js";
 import { registerDoorbell } from "./doorbell.js";
-import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
+import { errorStatus, type GitHubWrites, isServerError } from "./github-writes.js";
 import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
@@ -36,8 +37,8 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   /** One summary comment per issue across replicas (the store); absent: this process's lock alone. */
   summaryClaims?: SummaryClaims;
   /**
-   * Each command's outside effects recorded as done (the store, command-steps.ts): a command taken over
-   * from a replica that died does not make them again. Absent: every run makes them.
+   * Each command's outside effects recorded as done (the store's command steps, src/commands/steps.ts):
+   * a command taken over from a replica that died does not make them again. Absent: every run makes them.
    */
   commandSteps?: CommandStepStore;
   /** GitHub's web address, for links in answers; github.com when not given. */
@@ -55,7 +56,6 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
 }
 
 type CommentContext = Context<"issue_comment.created">;
-type Reaction = "eyes" | "+1" | "confused";
 
 /** What running a comment's command needs of its webhook: the payload of its job. */
 export interface CommentPayload {
@@ -158,7 +158,14 @@ export async function handleComment(
   const parsed = parseGitHubComment(comment.body, deps.appSlug, place);
   if (parsed.kind === "ignored") return;
   const { octokit, log } = env;
-  const reactions = reactionsOn(octokit, deps.writes, place.repo, comment.id, log);
+  // The command's outside effects, once across the replicas that run it (docs/architecture.md, "A
+  // command's path"): the merge queue's calls, the relayed comment, the summary, the reactions.
+  const stepStore = deps.commandSteps;
+  const steps = stepStore ? storedSteps(stepStore, job.deliveryId, log) : unrecordedSteps();
+  const recorded = async (step: string) =>
+    (await stepStore?.commandStep(job.deliveryId, step))?.result ?? null;
+  const target = { octokit, writes: deps.writes, repo: place.repo, commentId: comment.id, log };
+  const reactions = commentReactions(target, steps, recorded);
 
   // 👀 only if the answer is not written within about a second; queued behind every answer, and
   // dropped if the answer gets written before it goes.
@@ -174,13 +181,10 @@ export async function handleComment(
   const now = () => deps.now?.() ?? new Date();
   let summaryAt = now();
   let delivery: Delivery;
-  // The command's outside effects, once across the replicas that run it (the relayed comment, the summary).
-  const steps = deps.commandSteps ? { steps: storedSteps(deps.commandSteps, job.deliveryId, log) } : {};
-  const once = <T>(step: string, make: () => Promise<T>) =>
-    steps.steps ? steps.steps.once(step, make) : make();
+  // The one summary comment per pull request, edited again if a replica died before recording it.
   const deliver = () =>
     attemptDelivery(() =>
-      once("summary", async () => {
+      steps.once("summary", async () => {
         await summaries.run(`${place.repo.key}#${place.number}`, () =>
           upsertSummaryComment(
             octokit,
@@ -198,13 +202,14 @@ export async function handleComment(
   try {
     const actor: Actor = { surface: "github", githubLogin: comment.author, display: comment.author };
     const github = octokitGateway(async () => octokit, deps.writes);
+    const ports = { ...deps, ...(stepStore ? { steps } : {}), github, logger: log };
     outcome =
       parsed.kind === "refused"
         ? refuse(parsed.error, actor, { ...deps, logger: log })
-        : await runCommand(parsed.command, actor, { ...deps, ...steps, github, logger: log });
-    // The command ran: no replica runs it again. Another one holds the job now (this replica's claim
-    // lapsed): it answers, this one writes nothing.
-    if (!(await env.claim.done())) {
+        : await runCommand(parsed.command, actor, ports);
+    // The command ran. Another replica holds the job now (this replica's claim lapsed): it answers,
+    // this one writes nothing.
+    if (!(await env.claim.ran())) {
       log.warn({ command: parsed.typed }, "another replica took this command over: its answer is left to it");
       return;
     }
@@ -228,21 +233,34 @@ export async function handleComment(
   }
   await seen;
 
-  // Where the answer is, for the merge queue's answer to a relay to be shown there too.
-  const presented = () =>
-    showRelayHere(deps, log, outcome, {
-      installationId: job.installationId,
-      repository: place.repo.fullName,
-      number: place.number,
-      typed: parsed.typed,
-      author: comment.author,
-      commentId: comment.id,
-      commentUrl: comment.html_url,
-      at: summaryAt.toISOString(),
-    });
+  // Where the answer is, for the merge queue's answer to a relay to be shown there too: once (a run
+  // taking over must not mark a later command's relays on the thread superseded).
+  const presented = async () => {
+    const relays = deps.relays;
+    if (!relays) return;
+    await steps
+      .once("relay.presented", async () => {
+        await showRelayHere(relays, outcome, {
+          installationId: job.installationId,
+          repository: place.repo.fullName,
+          number: place.number,
+          typed: parsed.typed,
+          author: comment.author,
+          commentId: comment.id,
+          commentUrl: comment.html_url,
+          at: summaryAt.toISOString(),
+        });
+        return true;
+      })
+      .catch((error: unknown) =>
+        log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command"),
+      );
+  };
 
   if (delivery.ok) {
     await reactions.add(outcome.ok ? "+1" : "confused");
+    // A 😕 an earlier run added when it could not answer (then died) is taken back.
+    if (outcome.ok) await reactions.takeBackConfused();
     await presented();
     return;
   }
@@ -268,7 +286,7 @@ async function answerLater(a: {
   typed: string;
   error: unknown;
   outcome: CommandOutcome;
-  reactions: ReturnType<typeof reactionsOn>;
+  reactions: CommentReactions;
   deliver: () => Promise<Delivery>;
   presented: () => Promise<void>;
 }): Promise<void> {
@@ -280,7 +298,7 @@ async function answerLater(a: {
       retry ? "; trying once more later" : ""
     }`,
   );
-  const confused = await reactions.add("confused");
+  await reactions.add("confused");
   if (!retry) return;
 
   await sleep(deps.answerRetryDelayMs ?? ANSWER_RETRY_DELAY_MS);
@@ -295,30 +313,23 @@ async function answerLater(a: {
   log.info({ command: typed }, "the answer was written on the later try");
   if (!outcome.ok) return;
   await reactions.add("+1");
-  if (confused !== null) await reactions.remove(confused);
+  await reactions.takeBackConfused();
   await a.presented();
 }
 
 /**
  * The summary was written: the relay follower is told, and a relayed command's answer from the merge
- * queue will be shown there too. A failure is logged, never thrown.
+ * queue will be shown there too.
  */
 async function showRelayHere(
-  deps: GitHubSurfaceDeps,
-  log: Logger,
+  relays: RelayAnswersDeps,
   outcome: CommandOutcome,
   presentation: GitHubPresentation,
 ): Promise<void> {
-  const relays = deps.relays;
-  if (!relays) return;
-  try {
-    await relays.follower.summaryWritten(Repo.from(presentation.repository), presentation.number);
-    const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
-    if (!relayId) return;
-    await relays.follower.presented(relayId, presentation);
-  } catch (error) {
-    log.warn({ err: error }, "could not follow the merge queue's answer to the relayed command");
-  }
+  await relays.follower.summaryWritten(Repo.from(presentation.repository), presentation.number);
+  const relayId = outcome.ok && "relayId" in outcome.result ? outcome.result.relayId : null;
+  if (!relayId) return;
+  await relays.follower.presented(relayId, presentation);
 }
 
 type Delivery = { ok: true } | { ok: false; error: unknown };
@@ -336,54 +347,4 @@ function reason(error: unknown): string {
   const status = errorStatus(error);
   const message = error instanceof Error ? error.message : String(error);
   return status === undefined ? message : `GitHub answered ${status} (${message})`;
-}
-
-/** Reactions on the command comment, through the write queue; a failure is logged, never thrown. */
-function reactionsOn(octokit: Octokit, writes: GitHubWrites, repo: Repo, commentId: number, log: Logger) {
-  const what = (content: string) => `${content} reaction on comment ${commentId} in ${repo.fullName}`;
-  return {
-    /** The reaction's id, or null when it could not be added (or was cancelled). */
-    async add(content: Reaction, priority: WritePriority = "outcome", signal?: AbortSignal) {
-      try {
-        return await writes.run({
-          kind: "reaction",
-          priority,
-          what: what(content),
-          ...(signal ? { signal } : {}),
-          send: async (request) => {
-            const { data } = await octokit.rest.reactions.createForIssueComment({
-              owner: repo.owner,
-              repo: repo.name,
-              comment_id: commentId,
-              content,
-              request,
-            });
-            return data.id;
-          },
-        });
-      } catch (error) {
-        if (!signal?.aborted) log.warn({ err: error, content }, "could not add a reaction");
-        return null;
-      }
-    },
-    async remove(reactionId: number) {
-      try {
-        await writes.run({
-          kind: "delete",
-          priority: "outcome",
-          what: `removal of reaction ${reactionId} on comment ${commentId} in ${repo.fullName}`,
-          send: (request) =>
-            octokit.rest.reactions.deleteForIssueComment({
-              owner: repo.owner,
-              repo: repo.name,
-              comment_id: commentId,
-              reaction_id: reactionId,
-              request,
-            }),
-        });
-      } catch (error) {
-        log.warn({ err: error, reactionId }, "could not remove a reaction");
-      }
-    },
-  };
 }

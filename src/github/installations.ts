@@ -134,5 +134,5 @@ export function unavailableGateway(): GitHubGateway {
       detail: `this needs the GitHub App, which is not configured (${surfaceSettings("github")})`,
     });
   };
-  return { permission: refuse, pullRequest: refuse, comment: refuse };
+  return { permission: refuse, pullRequest: refuse, comment: refuse, findComment: refuse };
 }

@@ -12,7 +12,7 @@ const status = (error: unknown) => (error as { status?: number }).status;
  * The GitHub calls of the command core, made with an installation's Octokit. `octokitFor` gives the
  * Octokit for a repository: the webhook's own on the GitHub surface, the installation's on Slack.
  * Reads go at once; the one write (a relayed command) goes through the app's write queue as part of
- * an answer.
+ * an answer, and is found again by the hidden marker in its body.
  */
 export function octokitGateway(
   octokitFor: (repo: Repo) => Promise<Octokit>,
@@ -75,6 +75,15 @@ export function octokitGateway(
           return { id: data.id, url: data.html_url };
         },
       });
+    },
+    async findComment(repo, issueNumber, marker) {
+      const octokit = await octokitFor(repo);
+      const params = { owner: repo.owner, repo: repo.name, issue_number: issueNumber, per_page: 100 };
+      for await (const page of octokit.paginate.iterator(octokit.rest.issues.listComments, params)) {
+        const found = page.data.find((c) => c.user?.type === "Bot" && c.body?.includes(marker));
+        if (found) return { id: found.id, url: found.html_url };
+      }
+      return null;
     },
   };
 }

@@ -15,11 +15,13 @@ export { WEBHOOK_LULL_MS, WebhookArrivals } from "./webhook-arrivals.js";
 /** What a job's run is told about its claim. */
 export interface JobClaim {
   /**
-   * The job's work was done (a command ran): it is marked done, and no replica runs it again. False when
-   * another replica holds it now (this one's claim lapsed, or the store cannot be reached): then this
-   * one does nothing more for it.
+   * The job's work ran (a command ran; its answer is still to write): its turn is given to the next job,
+   * and it stays claimed, renewed, until the run ends (then it is marked done, and no replica runs it
+   * again): a replica that dies before then leaves it to another, which makes only the steps that were
+   * not done (docs/architecture.md, "A command's path"). False when another replica holds it now (this
+   * one's claim lapsed, or the store cannot be reached): then this one does nothing more for it.
    */
-  done(): Promise<boolean>;
+  ran(): Promise<boolean>;
 }
 
 /** Runs a recorded job: the webhook's work, as the installation it came for. */
@@ -38,9 +40,9 @@ export const JOB_LEASE_MS = 30_000;
 /** How often each replica looks for jobs whose claim lapsed: a dead replica's jobs run soon after the lapse. */
 export const JOB_SWEEP_MS = 5_000;
 /**
- * Jobs a replica runs at once, until their work is done (a command ran; its answer may wait for the write
- * queue after); the others wait their turn, still claimed. Webhooks keep being answered meanwhile: 200
- * commands at once do not hold up the answers to the webhooks that bring them.
+ * Jobs a replica runs at once, until their work ran (a command ran; its answer may wait for the write
+ * queue after, still claimed); the others wait their turn, still claimed. Webhooks keep being answered
+ * meanwhile: 200 commands at once do not hold up the answers to the webhooks that bring them.
  */
 export const JOB_CONCURRENCY = 8;
 const SWEEP_BATCH = 20;
@@ -73,8 +75,9 @@ export interface WebhookJobsDeps {
 
 /**
  * The store's webhook jobs, run once across replicas: a job is recorded claimed by the replica that
- * received its webhook, which runs it at once and renews its claim while it runs; every replica sweeps
- * for jobs whose claim lapsed (their replica died or stopped before the work was done) and runs them.
+ * received its webhook, which runs it at once and renews its claim while it runs, answer included; every
+ * replica sweeps for jobs whose claim lapsed (their replica died or stopped before the run ended) and
+ * runs them again (a comment command's steps done are not made again: src/commands/steps.ts).
  */
 export class WebhookJobs implements JobQueue {
   private readonly slots: ReturnType<typeof pLimit>;
@@ -152,6 +155,12 @@ export class WebhookJobs implements JobQueue {
       });
       return finished;
     };
+    /** Whether the job is still this replica's (its claim renewed now). */
+    const held = () =>
+      store.renewWebhookJob(job.deliveryId, owner, this.until()).catch((error: unknown) => {
+        log.warn({ err: error }, "could not renew the claim of a webhook's work");
+        return false;
+      });
     const renewal = setInterval(() => {
       if (finished) return;
       store.renewWebhookJob(job.deliveryId, owner, this.until()).then(
@@ -163,7 +172,7 @@ export class WebhookJobs implements JobQueue {
     }, this.leaseMs / 3);
     renewal.unref();
     try {
-      // The slot is this job's until its work is done (`done`), not while its answer waits to be written.
+      // The slot is this job's until its work ran (`ran`), not while its answer waits to be written.
       let running: Promise<void> | undefined;
       await this.slots(async () => {
         if (this.deps.arrivals) await this.deps.arrivals.quiet(YIELD_TO_WEBHOOKS_MS);
@@ -175,9 +184,9 @@ export class WebhookJobs implements JobQueue {
         let freeSlot: () => void = () => {};
         const workDone = new Promise<void>((resolve) => (freeSlot = resolve));
         running = this.deps.run(job, {
-          done: () => {
+          ran: () => {
             freeSlot();
-            return finish();
+            return held();
           },
         });
         await Promise.race([workDone, running.catch(() => {})]);

@@ -2,9 +2,12 @@ import type { LeaseStore } from "../store/index.js";
 
 /**
  * The `deliver:<channel>` lease: one replica at a time posts a channel's rows. A replica that dies
- * holding it is taken over once it lapses, this long after its last renewal.
+ * holding it is taken over once it lapses, this long after its last renewal: a dead replica's burst is
+ * posted again within this, plus Slack's pace (issue 32: 24 notices in one channel within 30 s of a
+ * `kill -9`, at a post a second: 20 s of them are Slack's). A live replica keeps it while its event loop
+ * and the store answer a renewal within it (a pass renews it every LEASE_RENEW_MS).
  */
-export const DELIVERY_LEASE_MS = 8_000;
+export const DELIVERY_LEASE_MS = 4_000;
 /** A pass renews its lease this often, while it waits on Slack too (a heartbeat) and before each row. */
 export const LEASE_RENEW_MS = DELIVERY_LEASE_MS / 4;
 
@@ -44,6 +47,11 @@ export class ChannelLease {
     }, LEASE_RENEW_MS);
     lease.timer.unref();
     return lease;
+  }
+
+  /** When the channel's lease another replica holds lapses unless renewed (null: none is held). */
+  static lapsesAt(store: LeaseStore, channel: string): Promise<Date | null> {
+    return store.leaseExpiresAt(`deliver:${channel}`);
   }
 
   /** Renews the lease if it is due (or `force`); false once it was lost. */

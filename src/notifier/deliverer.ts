@@ -162,7 +162,9 @@ export class Deliverer {
     const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
     if (postsHeld && !(await this.hasStaleParents(channel))) return held;
     const lease = await ChannelLease.acquire(store, channel, this.deps.owner, () => this.now());
-    if (!lease) return { sent: 0, failed: false };
+    // Another replica posts the channel: tried again when its lease lapses (it may have died holding it),
+    // not a loop's pass later.
+    if (!lease) return { sent: 0, failed: false, nextAt: (await this.lapseOf(channel, listed)) ?? undefined };
     /** False once the lease is lost (this pass stops: another replica has the channel now). */
     const renew = () => lease.held();
     const progress: Progress = { sent: 0, left: postsHeld ? listed : [] };
@@ -191,6 +193,13 @@ export class Deliverer {
     } finally {
       await lease.release();
     }
+  }
+
+  /** When the channel's lease held elsewhere lapses, for a channel with rows to post; else null. */
+  private async lapseOf(channel: string, listed: PendingNotification[]): Promise<Date | null> {
+    if (listed.length === 0) return null;
+    const at = await ChannelLease.lapsesAt(this.deps.store, channel);
+    return at && at.getTime() > this.now().getTime() ? at : null;
   }
 
   private async hasStaleParents(channel: string): Promise<boolean> {

@@ -166,6 +166,7 @@ export interface Tables {
     done_at: NullableTime;
   };
   command_steps: { run_id: string; step: string; result: Json; done_at: Time };
+  command_step_intents: { run_id: string; step: string; begun_at: Time };
   queue_events: QueueEventsTable;
   queue_requests: {
     repository_key: string;

@@ -1,4 +1,4 @@
-import { type StoreContext, time } from "./query-helpers.js";
+import { readTime, type StoreContext, time } from "./query-helpers.js";
 
 /** Leases: shared work across replicas (the notifier takes one per channel for each delivery pass). */
 export interface LeaseStore {
@@ -6,6 +6,8 @@ export interface LeaseStore {
   tryAcquireLease(name: string, owner: string, now: Date, ttlMs: number): Promise<boolean>;
   /** Releases the lease if `owner` holds it; otherwise does nothing. */
   releaseLease(name: string, owner: string): Promise<void>;
+  /** When the lease lapses unless renewed (its holder's last renewal plus its TTL); null when none is held. */
+  leaseExpiresAt(name: string): Promise<Date | null>;
 }
 
 export function kyselyLeases({ db }: StoreContext): LeaseStore {
@@ -28,6 +30,15 @@ export function kyselyLeases({ db }: StoreContext): LeaseStore {
 
     async releaseLease(name, owner) {
       await db.deleteFrom("leases").where("name", "=", name).where("owner", "=", owner).execute();
+    },
+
+    async leaseExpiresAt(name) {
+      const row = await db
+        .selectFrom("leases")
+        .select("expires_at")
+        .where("name", "=", name)
+        .executeTakeFirst();
+      return row ? readTime(row.expires_at) : null;
     },
   };
 }

@@ -50,6 +50,7 @@ function createRelay(ctx: StoreContext): RelayStore["createRelay"] {
         deadline: time(r.deadline),
         relay: json(r.relay),
       })
+      .onConflict((oc) => oc.column("id").doNothing())
       .execute();
   };
 }
@@ -140,7 +141,7 @@ function presentRelay(ctx: StoreContext): RelayStore["presentRelay"] {
   return async (id: string, presentation: unknown): Promise<void> => {
     await db
       .updateTable("relays")
-      .set({ presentation: json(presentation) })
+      .set({ presentation: json(presentation), superseded: 0 })
       .where("id", "=", id)
       .execute();
   };

@@ -38,6 +38,7 @@ function deps(subscribed: string[], levels: Record<string, PermissionLevel | Err
       },
       pullRequest: async () => null,
       comment: async () => ({ id: 1, url: "" }),
+      findComment: async () => null,
     },
     queues: {} as Ports["queues"],
     commandPrefix: "@mergifyio",

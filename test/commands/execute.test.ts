@@ -37,6 +37,7 @@ function gateway(pull: PullRequestInfo | null = openPull) {
       comments.push(body);
       return { id: comments.length, url: `https://github.com/acme/widgets/pull/42#c${comments.length}` };
     },
+    findComment: async () => null,
   };
   return { github, comments };
 }

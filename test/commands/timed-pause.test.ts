@@ -25,6 +25,7 @@ const github: GitHubGateway = {
   permission: async () => "write",
   pullRequest: async () => null,
   comment: async () => ({ id: 1, url: "x" }),
+  findComment: async () => null,
 };
 
 let store: Store;

@@ -10,7 +10,9 @@ import { useSchema } from "../helpers/postgres.js";
  * posting them killed (`kill -9`) just after Slack took its first post. The survivor takes the channel
  * over once the killed replica's lease lapses, with no new event to wake it, and posts every notice once
  * (the one in flight at the kill found in the channel, not posted again); the killed replica, started
- * again, posts none of them again.
+ * again, posts none of them again. How soon (issue 32: all within 30 s of the kill) is not timed here,
+ * where the machine's load would decide it: test/notifier/takeover-time.test.ts asserts it on a
+ * simulated clock at Slack's pace, and `npm run bench` (`scale`, part `takeover`) measures it.
  */
 const db = useSchema("ym_takeover");
 const REPOS = ["acme/left", "acme/right"];

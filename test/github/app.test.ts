@@ -63,7 +63,7 @@ async function setup(
       commandPrefix: "@mergifyio",
       metrics,
       logger: createLogger({ level: "silent" }),
-      jobs: inlineJobs({ done: !options.takenOver }),
+      jobs: inlineJobs({ held: !options.takenOver }),
       writes: testWrites({ retries: options.writeRetries ?? 0 }),
     }),
   );

@@ -8,7 +8,7 @@ const LEASE = 30_000;
 
 let store: Store;
 let clock: number;
-let ran: { replica: string; job: WebhookJob; done: boolean }[];
+let ran: { replica: string; job: WebhookJob; held: boolean }[];
 let work: Promise<unknown>[];
 
 beforeEach(async () => {
@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 afterEach(() => store.close());
 
-/** A replica's jobs; its runner records what it ran and what `done` said, unless `runner` is given. */
+/** A replica's jobs; its runner records what it ran and what `ran` said, unless `runner` is given. */
 function replica(
   owner: string,
   runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>,
@@ -34,7 +34,7 @@ function replica(
     run:
       runner ??
       (async (job, claim) => {
-        ran.push({ replica: owner, job, done: await claim.done() });
+        ran.push({ replica: owner, job, held: await claim.ran() });
       }),
     track: (promise) => work.push(promise),
     logger: createLogger({ level: "silent" }),
@@ -77,7 +77,7 @@ describe("webhook jobs", () => {
     const a = replica("a");
     expect(await a.accept(job("d-1"))).toBe(true);
     await settled();
-    expect(ran).toEqual([{ replica: "a", job: job("d-1"), done: true }]);
+    expect(ran).toEqual([{ replica: "a", job: job("d-1"), held: true }]);
     expect(await a.accept(job("d-1"))).toBe(false);
     expect(await replica("b").accept(job("d-1"))).toBe(false);
     clock += LEASE * 10;
@@ -97,7 +97,7 @@ describe("webhook jobs", () => {
     clock += LEASE;
     expect((await Promise.all([b.sweep(), c.sweep()])).reduce((x, y) => x + y)).toBe(1);
     await settled();
-    expect(ran.map((r) => [r.job.deliveryId, r.done])).toEqual([["d-1", true]]);
+    expect(ran.map((r) => [r.job.deliveryId, r.held])).toEqual([["d-1", true]]);
     clock += LEASE * 10;
     expect(await b.sweep()).toBe(0);
   });
@@ -120,7 +120,7 @@ describe("webhook jobs", () => {
       expect(ran).toEqual([]);
       await elapse(1_000 + JOB_SWEEP_MS);
       await settled();
-      expect(ran.map((r) => [r.replica, r.job.deliveryId, r.done])).toEqual([["b", "d-1", true]]);
+      expect(ran.map((r) => [r.replica, r.job.deliveryId, r.held])).toEqual([["b", "d-1", true]]);
       await elapse(3 * LEASE);
       await b.stop();
       // Back, replica a runs nothing again.
@@ -137,7 +137,7 @@ describe("webhook jobs", () => {
     const slow = new Promise<void>((resolve) => (proceed = resolve));
     const a = replica("a", async (j, claim) => {
       await slow;
-      ran.push({ replica: "a", job: j, done: await claim.done() });
+      ran.push({ replica: "a", job: j, held: await claim.ran() });
     });
     await a.accept(job("d-1"));
     // Replica a's renewals did not reach the store for a lease: b takes the job over.
@@ -145,10 +145,29 @@ describe("webhook jobs", () => {
     expect(await replica("b").sweep()).toBe(1);
     proceed();
     await settled();
-    expect(ran.map((r) => [r.replica, r.done]).sort()).toEqual([
+    expect(ran.map((r) => [r.replica, r.held]).sort()).toEqual([
       ["a", false],
       ["b", true],
     ]);
+  });
+
+  it("keeps a job whose work ran claimed until its run ends: a replica that died before then leaves it to another", async () => {
+    // Replica a ran the command and died while answering: the job is not done.
+    const dead = replica("a", async (_j, claim) => {
+      await claim.ran();
+      await new Promise(() => {});
+    });
+    await dead.accept(job("d-1"));
+    work = [];
+    const b = replica("b");
+    expect(await b.sweep()).toBe(0);
+    clock += LEASE;
+    expect(await b.sweep()).toBe(1);
+    await settled();
+    expect(ran.map((r) => [r.replica, r.job.deliveryId, r.held])).toEqual([["b", "d-1", true]]);
+    // Its run ended: done, never run again.
+    clock += LEASE * 10;
+    expect(await replica("c").sweep()).toBe(0);
   });
 
   it("marks a job done even when its run failed: no replica runs it again", async () => {
@@ -160,7 +179,7 @@ describe("webhook jobs", () => {
     expect(await replica("b").sweep()).toBe(0);
   });
 
-  it("runs a replica's jobs a few at a time, each holding its turn only until its work is done", async () => {
+  it("runs a replica's jobs a few at a time, each holding its turn only until its work ran", async () => {
     const order: string[] = [];
     let answer: () => void = () => {};
     const answerWritten = new Promise<void>((resolve) => (answer = resolve));
@@ -168,7 +187,7 @@ describe("webhook jobs", () => {
       "a",
       async (j, claim) => {
         order.push(`ran ${j.deliveryId}`);
-        await claim.done();
+        await claim.ran();
         // The first one's answer waits (GitHub is slow to take it): the next job runs meanwhile.
         if (j.deliveryId === "d-1") await answerWritten;
         order.push(`answered ${j.deliveryId}`);

@@ -50,16 +50,16 @@ export const DEFAULT_PERMISSIONS = Object.fromEntries(
 /**
  * Webhook jobs in memory, for tests of the GitHub surface without a store: a delivery's job is accepted
  * once and run before the webhook is answered (the store's jobs, run after: test/github/webhook-jobs.test.ts
- * and the end-to-end tests). `done` answers what `claim.done()` says: false as if another replica had
+ * and the end-to-end tests). `held` answers what `claim.ran()` says: false as if another replica had
  * taken the job over.
  */
-export function inlineJobs(options: { done?: boolean } = {}): JobQueueFactory {
+export function inlineJobs(options: { held?: boolean } = {}): JobQueueFactory {
   const seen = new Set<string>();
   return (run) => ({
     async accept(job) {
       if (seen.has(job.deliveryId)) return false;
       seen.add(job.deliveryId);
-      await run(job, { done: async () => options.done ?? true });
+      await run(job, { ran: async () => options.held ?? true });
       return true;
     },
   });

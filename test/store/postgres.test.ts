@@ -95,6 +95,7 @@ describe("the store on PostgreSQL", () => {
 
   const expectedTables = [
     "backoffs",
+    "command_step_intents",
     "command_steps",
     "digests",
     "freeze_steps",

@@ -76,6 +76,7 @@ function ports(provider: QueueProvider) {
       comments.push(body);
       return { id: 1, url: "https://github.com/acme/ships/pull/7#c1" };
     },
+    findComment: async () => null,
   };
   const octokit = new TestOctokit({ auth: "installation-token" });
   const client = new GitHubQueueClient(async () => (query, variables) => octokit.graphql(query, variables));

@@ -33,6 +33,33 @@ storeContract("command-steps", ({ h }) => {
       expect([{ result: { by: "a" } }, { result: { by: "b" } }]).toContainEqual(kept);
     });
 
+    it("keeps a step begun apart from done, once; a step forgotten is neither", async () => {
+      expect(await store.commandStepBegun("d-1", "queue.pause")).toBe(false);
+      await store.beginCommandStep("d-1", "queue.pause", at(0));
+      await store.beginCommandStep("d-1", "queue.pause", at(SECOND));
+      expect(await store.commandStepBegun("d-1", "queue.pause")).toBe(true);
+      // Begun is not done: the step has no result yet.
+      expect(await store.commandStep("d-1", "queue.pause")).toBeNull();
+      expect(await store.commandStepBegun("d-2", "queue.pause")).toBe(false);
+      expect(await store.recordCommandStep("d-1", "queue.pause", { reason: "deploy" }, at(SECOND))).toBe(
+        true,
+      );
+      expect(await store.commandStep("d-1", "queue.pause")).toEqual({ result: { reason: "deploy" } });
+      await store.forgetCommandStep("d-1", "queue.pause");
+      expect(await store.commandStep("d-1", "queue.pause")).toBeNull();
+      expect(await store.commandStepBegun("d-1", "queue.pause")).toBe(false);
+      // Forgotten, it is recorded again.
+      expect(await store.recordCommandStep("d-1", "queue.pause", 2, at(2 * SECOND))).toBe(true);
+    });
+
+    it("forgets steps begun more than 7 days before", async () => {
+      await store.beginCommandStep("old", "queue.pause", at(0));
+      await store.beginCommandStep("recent", "queue.pause", at(3 * DAY));
+      await store.beginCommandStep("new", "queue.pause", at(8 * DAY)); // prunes
+      expect(await store.commandStepBegun("old", "queue.pause")).toBe(false);
+      expect(await store.commandStepBegun("recent", "queue.pause")).toBe(true);
+    });
+
     it("forgets steps done more than 7 days before", async () => {
       await store.recordCommandStep("old", "summary", 1, at(0));
       await store.recordCommandStep("recent", "summary", 2, at(3 * DAY));

@@ -19,6 +19,16 @@ storeContract("leases", ({ h }) => {
       expect(await store.tryAcquireLease("poll:other/repo", "b", at(1500), 1000)).toBe(true);
     });
 
+    it("says when it lapses unless renewed, and none once released", async () => {
+      expect(await store.leaseExpiresAt(lease)).toBeNull();
+      await store.tryAcquireLease(lease, "a", at(0), 1000);
+      expect(await store.leaseExpiresAt(lease)).toEqual(at(1000));
+      await store.tryAcquireLease(lease, "a", at(600), 1000);
+      expect(await store.leaseExpiresAt(lease)).toEqual(at(1600));
+      await store.releaseLease(lease, "a");
+      expect(await store.leaseExpiresAt(lease)).toBeNull();
+    });
+
     it("is taken over once expired", async () => {
       expect(await store.tryAcquireLease(lease, "a", at(0), 1000)).toBe(true);
       expect(await store.tryAcquireLease(lease, "b", at(1000), 1000)).toBe(true);

@@ -103,6 +103,19 @@ storeContract("relays", ({ h }) => {
       await store.supersedeRelays(r("ACME/widgets"), 42, "github");
       expect((await store.getRelay("a"))?.superseded).toBe(true);
       expect(await store.claimRelayAnswer("a", "two", at(6 * SECOND), 30 * SECOND)).toBeNull();
+      // Presented again (its command taken over by another replica, which answered there): shown again.
+      await store.presentRelay("a", { commentId: 5 });
+      expect((await store.getRelay("a"))?.superseded).toBe(false);
+      expect(await store.claimRelayAnswer("a", "two", at(7 * SECOND), 30 * SECOND)).not.toBeNull();
+    });
+
+    it("keeps the relay it has when one of the same id is created again (a command's run taken over)", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.updateRelay("a", { relayed: "queue", relayCommentUrl: "https://github.example/c/1" });
+      await store.createRelay({ ...relay("a", 5 * SECOND), relay: { relayed: "queue" } });
+      const kept = await store.getRelay("a");
+      expect(kept?.relay).toEqual({ relayed: "queue", relayCommentUrl: "https://github.example/c/1" });
+      expect(kept?.relayedAt).toEqual(at(0));
     });
 
     it("lets a lapsed lease be taken over, and forgets a relay deleted", async () => {

@@ -9,7 +9,9 @@
 //   5. stream:   log reads per minute under a steady stream of webhooks on one busy repository, and each
 //                logged event's webhook-to-post lag (real time);
 //   6. backlog:  thousands of events at once in one repository's log (an outage): the channel's notices
-//                in the first minute under Slack's limits, with personal notices on (real time).
+//                in the first minute under Slack's limits, with personal notices on (real time);
+//   7. takeover: two replicas on one PostgreSQL, the one posting a 24-notice burst killed (`kill -9`):
+//                from the kill to the survivor's last notice, at Slack's pace (real time).
 // Figures are printed with their targets, never asserted.
 
 import { parseArgs } from "node:util";
@@ -33,9 +35,10 @@ import { type DoorbellLagRun, doorbellLag } from "./doorbell-lag.js";
 import { type IdleRun, idleRequests } from "./idle-requests.js";
 import { type ReplicaRun, replicaCycles } from "./replicas.js";
 import { type SlackPaceRun, slackPace } from "./slack-pace.js";
+import { type TakeoverRun, takeover } from "./takeover.js";
 import { webhookStream } from "./webhook-stream.js";
 
-const PARTS = ["idle", "lag", "slack", "replicas", "stream", "backlog"] as const;
+const PARTS = ["idle", "lag", "slack", "replicas", "stream", "backlog", "takeover"] as const;
 type Part = (typeof PARTS)[number];
 
 const OPTIONS = {
@@ -84,7 +87,8 @@ const USAGE = `  --parts LIST        which parts, comma-separated (default ${PAR
   --min-gap S         stream: DOORBELL_MIN_GAP_SECONDS (default 2)
   --backlog-events N  backlog: events at once in the repository's log (default 3000)
   --backlog-window S  backlog: posts counted over this long from the events (default 60)
-  PostgreSQL for the replicas part: TEST_DATABASE_URL, else 127.0.0.1:5432 (database test), else embedded.`;
+  PostgreSQL for the replicas and takeover parts: TEST_DATABASE_URL, else 127.0.0.1:5432 (database test),
+  else embedded.`;
 
 interface Settings {
   parts: Set<Part>;
@@ -211,6 +215,12 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
         `${s.backlogEvents} events at once in one repository's log (pull requests entering, checked, merged, 4 at a time),\n` +
           "one channel (queue, checks), 10 linked authors (personal notices); the Slack stand-in's limits on;\n" +
           `counted over the first ${s.backlogWindowMs / 1000} s after GitHub's webhook`,
+      ],
+      [
+        "takeover",
+        "two replicas on one PostgreSQL (one in a process of its own), 12 pull requests queued in two repositories\n" +
+          "for one channel (24 notices); the replica posting them killed (kill -9) as Slack takes its first post;\n" +
+          "the Slack stand-in's limits on, both replicas at Yardmaster's pace; POLL_INTERVAL_SECONDS 1",
       ],
       ["parts run", [...s.parts].join(", ")],
     ]),
@@ -413,6 +423,8 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     );
   }
 
+  if (s.parts.has("takeover")) await takeoverFigure(rows);
+
   out("Figures");
   out(figures(rows));
   out("");
@@ -432,6 +444,38 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       ...notes,
     ]),
   );
+}
+
+/** Figure 7: issue 32's kill -9 mid-burst, from the kill to the survivor's last notice. */
+async function takeoverFigure(rows: Figure[]): Promise<void> {
+  const label = "kill -9 mid-burst: to the survivor's last of 24 notices";
+  const target = "<= 30 s (Slack's pace alone: 20 s)";
+  const { findPostgres } = await import("../../postgres/find-postgres.js");
+  let found: Awaited<ReturnType<typeof findPostgres>>;
+  try {
+    found = await findPostgres();
+  } catch (error) {
+    rows.push({
+      label,
+      value: `n/a: no PostgreSQL (${(error as Error).message.split("\n")[0]})`,
+      target,
+      met: false,
+    });
+    return;
+  }
+  try {
+    const r: TakeoverRun = await takeover({ databaseUrl: found.url });
+    rows.push({
+      label,
+      value:
+        `${seconds(r.lastMs)} (the survivor's first post after ${seconds(r.firstMs)}: the lease's lapse; ${r.posted} of\n` +
+        `${r.notices} posted, ${r.duplicates} twice; ${r.rateLimited} posts answered 429)`,
+      target,
+      met: Number.isFinite(r.lastMs) && r.lastMs <= 30_000 && r.duplicates === 0,
+    });
+  } finally {
+    await found.stop();
+  }
 }
 
 export const scaleBenchmark: Benchmark = {
