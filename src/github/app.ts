@@ -168,8 +168,10 @@ export async function handleComment(
   const reactions = commentReactions(target, steps, recorded);
 
   // 👀 only if the answer is not written within about a second; queued behind every answer, and
-  // dropped if the answer gets written before it goes.
+  // dropped if the answer gets written before it goes: the moment GitHub took it, before the write queue
+  // starts its next write (what the answer records after it, in the store, takes a while).
   const answered = new AbortController();
+  const answerWrites = droppingSeenOnWrite(deps.writes, answered);
   let seen: Promise<unknown> | undefined;
   const seenTimer = setTimeout(() => {
     seen = reactions.add("eyes", "seen", answered.signal);
@@ -188,7 +190,7 @@ export async function handleComment(
         await summaries.run(`${place.repo.key}#${place.number}`, () =>
           upsertSummaryComment(
             octokit,
-            deps.writes,
+            answerWrites,
             place.repo,
             place.number,
             `${deps.appSlug}[bot]`,
@@ -347,4 +349,19 @@ function reason(error: unknown): string {
   const status = errorStatus(error);
   const message = error instanceof Error ? error.message : String(error);
   return status === undefined ? message : `GitHub answered ${status} (${message})`;
+}
+
+/** `writes`, aborting `answered` as soon as one of them has been written, before the queue goes on. */
+function droppingSeenOnWrite(writes: GitHubWrites, answered: AbortController): Pick<GitHubWrites, "run"> {
+  return {
+    run: (write) =>
+      writes.run({
+        ...write,
+        send: async (request, attempt) => {
+          const result = await write.send(request, attempt);
+          answered.abort();
+          return result;
+        },
+      }),
+  };
 }

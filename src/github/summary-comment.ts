@@ -68,7 +68,7 @@ export const SUMMARY_POLL_MS = 200;
 
 interface Target {
   octokit: Octokit;
-  writes: GitHubWrites;
+  writes: Pick<GitHubWrites, "run">;
   repo: Repo;
   issueNumber: number;
   botLogin: string;
@@ -150,7 +150,7 @@ function create(t: Target): Promise<{ id: number; created: boolean }> {
  */
 export async function upsertSummaryComment(
   octokit: Octokit,
-  writes: GitHubWrites,
+  writes: Pick<GitHubWrites, "run">,
   repo: Repo,
   issueNumber: number,
   botLogin: string,

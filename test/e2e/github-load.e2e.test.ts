@@ -131,7 +131,10 @@ describe("GitHub answers under load", () => {
       answerAt.filter((at, n) => at > n + 1),
       order.join(", "),
     ).toEqual([]);
-    expect(order.filter((w, at) => w === "react eyes" && at > 0)).toEqual([]);
+    expect(
+      order.filter((w, at) => w === "react eyes" && at > 0),
+      order.join(", "),
+    ).toEqual([]);
     const afterAnswers = order.slice(answerAt.at(-1)! + 1);
     expect(afterAnswers, order.join(", ")).toEqual(Array(COMMENTS).fill("react +1"));
   });

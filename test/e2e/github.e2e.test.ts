@@ -7,8 +7,9 @@ let world: World;
 const REPO = "acme/widgets";
 
 beforeAll(async () => {
-  // 👀 after 5 s, not 1: a loaded test machine does not add one to a quick command (github-load tests 👀).
-  world = await startWorld({}, { githubAnswers: { seenAfterMs: 5_000 } });
+  // 👀 after a minute, not a second: a loaded test machine does not add one to a quick command (github-load
+  // tests 👀).
+  world = await startWorld({}, { githubAnswers: { seenAfterMs: 60_000 } });
   const { state } = world.github;
   state.addRepository(REPO);
   state.setPermission(REPO, "alice", "write");

@@ -14,7 +14,9 @@ const CHANNEL = "C0ENG";
 const ALICE = "U0ALICE";
 
 beforeAll(async () => {
-  world = await startWorld();
+  // 👀 after a minute, not a second: a command slowed by a loaded machine gets none, so the reactions
+  // below are the answer's alone (github-load tests 👀).
+  world = await startWorld({}, { githubAnswers: { seenAfterMs: 60_000 } });
   const { state } = world.github;
   state.addRepository(REPO);
   state.setPermission(REPO, "alice", "write");
@@ -71,9 +73,7 @@ describe("following the merge queue's answer on GitHub", () => {
     expect(text).toMatch(
       new RegExp(`“The pull request is the ${position}(st|nd|rd|th) in the queue to be merged”`),
     );
-    // 👀 too when the answer took over a second (a cold start).
-    expect(reactions(commentId)).toContain("+1");
-    expect(reactions(commentId)).not.toContain("confused");
+    expect(reactions(commentId)).toEqual(["+1"]);
     expect(relays(501)).toHaveLength(1);
   });
 

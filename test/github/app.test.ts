@@ -1,9 +1,10 @@
 import nock from "nock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { githubApp } from "../../src/github/app.js";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics.js";
+import type { CommandStepStore } from "../../src/store/index.js";
 import {
   ORIGIN as MQ,
   makeClient,
@@ -46,11 +47,13 @@ async function setup(
     answerRetryDelayMs?: number;
     writeRetries?: number;
     takenOver?: boolean;
+    commandSteps?: CommandStepStore;
   } = {},
 ) {
   const lines: string[] = [];
   const probot = testProbot(createLogger({ level: "info" }, { write: (line: string) => lines.push(line) }));
   const metrics = createMetrics();
+  const writes = testWrites({ retries: options.writeRetries ?? 0 });
   await probot.load(
     githubApp({
       // 👀 after a minute unless a test says otherwise: "answered at once" must not depend on how busy
@@ -64,19 +67,24 @@ async function setup(
       metrics,
       logger: createLogger({ level: "silent" }),
       jobs: inlineJobs({ held: !options.takenOver }),
-      writes: testWrites({ retries: options.writeRetries ?? 0 }),
+      writes,
+      ...(options.commandSteps ? { commandSteps: options.commandSteps } : {}),
     }),
   );
   let delivery = 0;
   const receive = (body: string, options?: Parameters<typeof payload>[1], id = `d-${++delivery}`) =>
     probot.receive({ id, name: "issue_comment", payload: payload(body, options) } as never);
   const logs = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
-  return { probot, metrics, receive, logs };
+  return { probot, metrics, receive, logs, writes };
 }
 
-/** GitHub as seen by the app: installation token, reactions, and the summary comment. */
-function github(permission = "write") {
+/**
+ * GitHub as seen by the app: installation token, reactions, and the summary comment. `writes`: the
+ * reactions and summaries in the order GitHub took them; `holdSummary`: what the summary's answer waits for.
+ */
+function github(permission = "write", holdSummary: () => Promise<unknown> = async () => undefined) {
   const reactions: string[] = [];
+  const writes: string[] = [];
   const written: { method: string; body: string }[] = [];
   const scope = nock(GH)
     .post("/app/installations/77/access_tokens")
@@ -86,6 +94,7 @@ function github(permission = "write") {
     .reply(201, (_uri, body) => {
       const { content } = body as { content: string };
       reactions.push(content);
+      writes.push(`react ${content}`);
       return { id: 500 + reactions.length, content };
     })
     .delete(/\/issues\/comments\/900\/reactions\/\d+$/)
@@ -101,14 +110,22 @@ function github(permission = "write") {
     .query(true)
     .reply(200, [])
     .post(`${REPO}/issues/42/comments`)
-    .reply(201, (_uri, body) => {
+    .reply(async (_uri, body) => {
+      await holdSummary();
       written.push({ method: "POST", body: (body as { body: string }).body });
-      return {
-        id: 1000 + written.length,
-        html_url: `https://github.com/acme/widgets/pull/42#c${written.length}`,
-      };
+      writes.push("summary");
+      return [
+        201,
+        { id: 1000 + written.length, html_url: `https://github.com/acme/widgets/pull/42#c${written.length}` },
+      ];
     });
-  return { scope, reactions, written, summary: () => written.filter((w) => w.body.includes(SUMMARY_MARKER)) };
+  return {
+    scope,
+    reactions,
+    written,
+    writes,
+    summary: () => written.filter((w) => w.body.includes(SUMMARY_MARKER)),
+  };
 }
 
 /** GET /repos/acme/widgets/pulls/42 as GitHub answers it. */
@@ -330,6 +347,38 @@ describe("GitHub answers: when 👀 is sent, and an answer GitHub would not take
     }
     expect(gh.reactions).toEqual(["eyes", "+1"]);
     expect(gh.summary()).toHaveLength(1);
+  });
+
+  it("drops the 👀 that waited behind the answer once GitHub took the answer, though recording it takes a while", async () => {
+    // GitHub answers the summary once the 👀 (after a second) waits behind it in the write queue (or went
+    // before it, on a machine so slow that the command took longer). The answer's step is recorded after
+    // it, slowly (a store across the network): the 👀 must not go meanwhile.
+    let seenQueued = () => false;
+    const gh = github("write", () =>
+      vi.waitFor(() => expect(seenQueued()).toBe(true), { timeout: 15_000, interval: 5 }),
+    );
+    nock(GH).get(`${REPO}/pulls/42`).reply(200, pullReply());
+    nock(MQ).get(`${MQ_REPO}/merge-queue/status`).query(true).reply(200, queueStatus());
+    const steps = new Map<string, unknown>();
+    const commandSteps: CommandStepStore = {
+      commandStep: async (runId, step) =>
+        steps.has(`${runId} ${step}`) ? { result: steps.get(`${runId} ${step}`) } : null,
+      recordCommandStep: async (runId, step, result) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        steps.set(`${runId} ${step}`, result);
+        return true;
+      },
+      beginCommandStep: async () => {},
+      commandStepBegun: async () => false,
+      forgetCommandStep: async (runId, step) => {
+        steps.delete(`${runId} ${step}`);
+      },
+    };
+    const { receive, writes } = await setup({ seenAfterMs: 1_000, commandSteps });
+    seenQueued = () => writes.pending.seen === 1 || gh.reactions.includes("eyes");
+    await receive("@yardmaster status");
+    expect(gh.summary()).toHaveLength(1);
+    expect(gh.writes.slice(gh.writes.indexOf("summary"))).toEqual(["summary", "react +1"]);
   });
 
   it("sends no 👀 for a command answered within the threshold", async () => {
