@@ -1,5 +1,5 @@
 import { wireBackends } from "../backends/wire.js";
-import { satisfies } from "../commands/permission-level.js";
+import { satisfies } from "../core/permission-level.js";
 import type { QueueEvent } from "../core/queue.js";
 import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";

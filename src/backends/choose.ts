@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { StatsEvents } from "../commands/ports.js";
+import { CommandError, CommandErrorCode } from "../core/errors.js";
 import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
 import { STATS_KINDS } from "../history/figures.js";

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { PermissionLevel } from "./permission-level.js";
+import type { PermissionLevel } from "../core/permission-level.js";
 import type { PermissionLookup } from "./ports.js";
 
 /** How long a permission looked up for a notice or the Home tab is trusted (commands always ask anew). */

@@ -1,4 +1,5 @@
 import type { MergeQueues } from "../core/merge-queue.js";
+import type { PermissionLevel } from "../core/permission-level.js";
 import type { QueueEvent } from "../core/queue.js";
 import type {
   NoticePreferences,
@@ -12,13 +13,12 @@ import type {
 import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
-import type { PermissionLevel } from "./permission-level.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these
  * interfaces: src/github, src/backends and the store implement them, and src/app/create-app.ts wires
  * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
- * Permission levels are the core's too (permission-level.ts); the records the ports take and return
+ * Permission levels are the core's too (src/core/permission-level.ts); the records the ports take and return
  * are in src/core/records.ts.
  */
 

@@ -2,7 +2,7 @@ import pLimit from "p-limit";
 import type { QueueProvider } from "../backends/choose.js";
 import { GitHubQueueClient, type GraphQL } from "../backends/github/client.js";
 import type { BranchRule } from "../backends/github/gate/index.js";
-import { CommandError } from "../commands/errors.js";
+import { CommandError } from "../core/errors.js";
 import type { Repo } from "../repo.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
 import { gateRulesLine } from "./gate-rules.js";

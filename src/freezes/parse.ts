@@ -1,5 +1,5 @@
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import { canonicalZone } from "../commands/grammar/resume-time.js";
+import { CommandError, CommandErrorCode } from "../core/errors.js";
 import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "./schedule.js";
 
 /**

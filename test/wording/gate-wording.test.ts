@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stillHeldWarning } from "../../src/backends/github/gate/gate.js";
 import type { CommandResult } from "../../src/commands/catalog.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
-import { fromMergeQueueError } from "../../src/commands/from-merge-queue-error.js";
+import { fromMergeQueueError } from "../../src/core/from-merge-queue-error.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { QueueError, QueueErrorCode } from "../../src/core/queue-error.js";
 import { repositoryError } from "../../src/github/repository-error.js";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { CommandError, CommandErrorCode } from "../../commands/errors.js";
-import { fromMergeQueueError } from "../../commands/from-merge-queue-error.js";
+import { CommandError, CommandErrorCode } from "../../core/errors.js";
+import { fromMergeQueueError } from "../../core/from-merge-queue-error.js";
 import type {
   EntryChecks,
   EntryState,

@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
-import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import type { PermissionLookup } from "../../commands/ports.js";
+import { type PermissionLevel, satisfies } from "../../core/permission-level.js";
 import type { Repo } from "../../repo.js";
 import type { IdentityLinkStore, SubscriptionStore } from "../../store/index.js";
 
