@@ -1,12 +1,11 @@
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { PermissionLevel } from "../core/permission-level.js";
 import type { QueueEvent } from "../core/queue.js";
+import type { RelayStore } from "../core/record-ports.js";
 import type {
   NoticePreferences,
   OAuthState,
   PauseAttribution,
-  RelayAnswerComment,
-  RelayRecord,
   ScheduledUnpause,
   Subscription,
 } from "../core/records.js";
@@ -63,56 +62,6 @@ export interface UnpauseSchedule {
   put(unpause: ScheduledUnpause): Promise<void>;
   /** Cancels it; true when there was one. */
   cancel(repository: Repo): Promise<boolean>;
-}
-
-/** What the runner of scheduled unpauses needs of the store (src/timed-pauses/runner.ts). */
-export interface ScheduledUnpauseClaims {
-  /**
-   * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live
-   * replica claims: each is `owner`'s until `now + leaseMs`, soonest first. One statement (PostgreSQL
-   * skips the rows another replica is claiming): of two concurrent claims, each row goes to one.
-   */
-  claimScheduledUnpauses(claim: {
-    owner: string;
-    now: Date;
-    leaseMs: number;
-    limit: number;
-  }): Promise<ScheduledUnpause[]>;
-  /** Extends `owner`'s claim; false when the row is gone, replaced, or claimed by another since. */
-  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
-  /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
-  finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
-}
-
-/** What following relays keeps in the store (one row per relay, shared by the replicas). */
-export interface RelayStore {
-  createRelay(
-    relay: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
-  ): Promise<void>;
-  updateRelay(id: string, relay: unknown): Promise<void>;
-  deleteRelay(id: string): Promise<void>;
-  getRelay(id: string): Promise<RelayRecord | null>;
-  /**
-   * Records a merge-queue bot comment as the answer of the relay it answers: the relay it already
-   * answers (an edit), else the earliest relay on that pull request, relayed before the comment was
-   * created and still followed, without an answer yet, whose command is the one the comment quotes (any,
-   * when it quotes none). A version older than the one recorded changes nothing. Returns the relay when
-   * this answer is new, else null.
-   */
-  recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
-  /** The surface answered: its presentation, kept to answer there again. */
-  presentRelay(id: string, presentation: unknown): Promise<void>;
-  /** A later command answered on this thread: the relays already presented there are not shown again. */
-  supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
-  /**
-   * Takes the lease on showing a relay's latest answer: only for a presented, not superseded relay whose
-   * answer version is not shown yet, and whose lease is free or lapsed. Returns the relay, or null.
-   */
-  claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null>;
-  /** Ends the lease; `appliedVersion` (when given) is the version now shown. */
-  releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void>;
-  /** Relays with an answer not shown yet and no live lease, still followed, oldest first. */
-  listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
 }
 
 /** What the Slack-only account commands keep: subscriptions, sign-in states and identity links. */

@@ -1,6 +1,7 @@
 import { canonicalZone } from "../commands/grammar/resume-time.js";
 import { CommandError, CommandErrorCode } from "../core/errors.js";
-import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "./schedule.js";
+import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
+import { wallMinutes } from "./schedule.js";
 
 /**
  * The grammar of `freeze`: a name, then when (docs/commands.md, "Freeze windows"):
