@@ -3,7 +3,7 @@ import type { Repo } from "../repo.js";
 
 /**
  * GitHub's 404 and 403 on a repository itself (`GET /repos/{owner}/{repo}`, the app's installation on
- * it) as the closed error codes, so both surfaces answer with what to do (src/wording/describe.ts);
+ * it) as the closed error codes, so both surfaces answer with what to do (src/commands/describe.ts);
  * any other error is returned as it is.
  */
 export function repositoryError(repo: Repo, error: unknown): unknown {
