@@ -1,9 +1,10 @@
 import type { YardmasterOptions } from "../app/options.js";
-import type { GitHubGateway, StatsEvents } from "../commands/ports.js";
+import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
+import type { StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";

@@ -1,6 +1,5 @@
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { PermissionLevel } from "../core/permission-level.js";
-import type { QueueEvent } from "../core/queue.js";
 import type { RelayStore } from "../core/record-ports.js";
 import type {
   NoticePreferences,
@@ -11,6 +10,7 @@ import type {
 } from "../core/records.js";
 import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
+import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import type { Repo } from "../repo.js";
 
 /**
@@ -41,15 +41,6 @@ export interface GitHubGateway {
   /** null when the number is not a pull request of the repository. */
   pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
   comment(repo: Repo, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
-}
-
-/**
- * What `stats` keeps of each finished UTC day of a repository's log ("2026-11-20"), so that a day is
- * read from the log once: JSON the stats reader wrote (it checks what it reads back).
- */
-export interface StatsDays {
-  get(repo: Repo, days: readonly string[]): Promise<Map<string, unknown>>;
-  put(repo: Repo, day: string, facts: unknown): Promise<void>;
 }
 
 export type Clock = () => Date;
@@ -88,9 +79,6 @@ export interface AccountPorts {
   /** The GitHub sign-in URL for a state, or null when identity linking is off. */
   loginUrl: ((state: string) => string) | null;
 }
-
-/** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
-export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => AsyncIterable<QueueEvent>;
 
 /**
  * A command's outside effects, each made once across the runs of one command (docs/architecture.md,
