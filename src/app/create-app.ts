@@ -9,6 +9,7 @@ import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
+import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
@@ -92,10 +93,12 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     ? async (repository: Repo, login: string) =>
         satisfies(await github.gateway.permission(repository, login), freezeLevel)
     : undefined;
+  // A freeze's notices are posted with their key in Slack's message metadata, and found again by it.
+  const notices = slack ? webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }) : null;
   const freezes = wireFreezes({
     ...pausing,
     subscriptions,
-    slack,
+    notices,
     ...(creatorMayFreeze ? { creatorMayFreeze } : {}),
   });
   const running = serve(infra, {

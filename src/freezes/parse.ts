@@ -1,6 +1,6 @@
-import { canonicalZone } from "../commands/grammar/resume-time.js";
 import { CommandError, CommandErrorCode } from "../core/errors.js";
 import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
+import { canonicalZone } from "../time-zone.js";
 import { wallMinutes } from "./schedule.js";
 
 /**
