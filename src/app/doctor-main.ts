@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { SetupReport } from "../commands/setup-report.js";
 import { databaseWhere } from "../doctor/database.js";
-import type { SetupReport } from "../doctor/report.js";
 import { formatSetupLine, runSetupCheck, setupVerdict } from "../doctor/run-setup-check.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "../settings/start-log.js";

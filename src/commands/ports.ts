@@ -8,10 +8,10 @@ import type {
   ScheduledUnpause,
   Subscription,
 } from "../core/records.js";
-import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import type { Repo } from "../repo.js";
+import type { SetupCheck } from "./setup-report.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these

@@ -3,7 +3,7 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import { nextFreezeOf } from "../commands/freeze.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
-import type { SetupCheck } from "../doctor/report.js";
+import type { SetupCheck } from "../commands/setup-report.js";
 import { loginUrl } from "../identity/linking.js";
 import type { RelayFollower } from "../relays/follower.js";
 import type { Repo } from "../repo.js";

@@ -4,8 +4,8 @@ import { describeOutcome } from "../../src/commands/describe.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import type { AccountStore, Ports } from "../../src/commands/ports.js";
 import { runCommand } from "../../src/commands/run.js";
+import type { SetupReport } from "../../src/commands/setup-report.js";
 import type { PermissionLevel } from "../../src/core/permission-level.js";
-import type { SetupReport } from "../../src/doctor/report.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat } from "../../src/slack/mrkdwn.js";
 
