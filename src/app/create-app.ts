@@ -7,7 +7,7 @@ import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
-import { wireIdentity } from "../identity/wire.js";
+import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
@@ -74,7 +74,8 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     gate: backends.gate,
   });
   const doctor = wireDoctor(infra, installations);
-  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower });
+  const loginUrl = identityLoginUrl(infra);
+  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
