@@ -10,7 +10,7 @@ import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
-import { repositoryError } from "./repository-error.js";
+import { repositoryError } from "../backends/github/repository-error.js";
 
 /** Check-run conclusions that fail a merge group. */
 const FAILED_CONCLUSIONS = new Set([

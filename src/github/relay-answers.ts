@@ -3,7 +3,7 @@ import { type RelayName, type RelayResult, relayTurnedDown } from "../commands/r
 import type { RelayFollower } from "../relays/follower.js";
 import { Repo } from "../repo.js";
 import type { GitHubWrites } from "./github-writes.js";
-import { markdownFormat } from "./markdown.js";
+import { markdownFormat } from "../wording/markdown.js";
 import type { Octokit } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
 import {

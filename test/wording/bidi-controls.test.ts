@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
-import { markdownFormat } from "../../src/github/markdown.js";
+import { markdownFormat } from "../../src/wording/markdown.js";
 import { renderSummary } from "../../src/github/render-markdown.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";

@@ -6,7 +6,7 @@ import { CommandErrorCode } from "../../src/commands/errors.js";
 import { fromMergeQueueError } from "../../src/core/from-merge-queue-error.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { QueueError, QueueErrorCode } from "../../src/core/queue-error.js";
-import { repositoryError } from "../../src/github/repository-error.js";
+import { repositoryError } from "../../src/backends/github/repository-error.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import type { TextFormat } from "../../src/wording/description.js";

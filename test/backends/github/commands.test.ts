@@ -8,7 +8,7 @@ import { describeFailure, describeResult } from "../../../src/commands/describe.
 import { CommandErrorCode } from "../../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../../src/commands/ports.js";
 import { execute } from "../../../src/commands/run.js";
-import { markdownFormat } from "../../../src/github/markdown.js";
+import { markdownFormat } from "../../../src/wording/markdown.js";
 import { Repo } from "../../../src/repo.js";
 import type { Description, Part } from "../../../src/wording/description.js";
 import { failure } from "../../helpers/command-error.js";

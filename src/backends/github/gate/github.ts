@@ -1,5 +1,5 @@
 import type { Write, WriteRequestOptions } from "../../../github/github-writes.js";
-import { repositoryError } from "../../../github/repository-error.js";
+import { repositoryError } from "../repository-error.js";
 import type { Repo } from "../../../repo.js";
 
 /**

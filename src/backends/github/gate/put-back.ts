@@ -1,5 +1,5 @@
 import type { PullRequestInfo } from "../../../commands/ports.js";
-import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
+import { codeSpan, escapeMarkdown } from "../../../wording/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateHold } from "../../../store/gates.js";
