@@ -1,7 +1,7 @@
 import "dotenv/config";
-import { installLastResortHandlers } from "./last-resort.js";
-import { loadConfig } from "./load-config.js";
+import { loadConfig } from "./app/config.js";
 import { createLogger, type Logger } from "./logger.js";
+import { installLastResortHandlers } from "./server/last-resort.js";
 import { ConfigError } from "./settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "./settings/start-log.js";
 import { createYardmaster, type Yardmaster } from "./yardmaster.js";

@@ -1,7 +1,8 @@
 /**
  * Wall clocks in IANA time zones, from the platform's time-zone data (Intl): what a clock in a zone
- * shows at an instant, and the first instant at which it shows a given time (daylight saving time
- * included). Used by timed pauses and weekly digests.
+ * shows at an instant, the first instant at which it shows a given time (daylight saving time
+ * included), and a zone's name as typed read as Intl spells it. Used by timed pauses, freeze windows and
+ * weekly digests.
  */
 
 /** What a clock shows, to the minute (month 1 to 12). */
@@ -63,4 +64,14 @@ function sameWall(a: WallClock, b: WallClock): boolean {
   return (
     a.year === b.year && a.month === b.month && a.day === b.day && a.hour === b.hour && a.minute === b.minute
   );
+}
+
+/** The zone's IANA name as `Intl` spells it ("europe/paris" → "Europe/Paris"), or null if unknown. */
+export function canonicalZone(zone: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return null;
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
 }

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { COMMANDS } from "../src/commands/catalog.js";
-import { PERMISSION_LEVELS } from "../src/commands/permission-level.js";
+import { PERMISSION_LEVELS } from "../src/core/permission-level.js";
 import {
   GROUPS,
   type Group,

@@ -5,7 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { loadConfig } from "../src/load-config.js";
+import { loadConfig } from "../src/app/config.js";
 import { createLogger, type Logger } from "../src/logger.js";
 import { createYardmaster, type Yardmaster, type YardmasterOptions } from "../src/yardmaster.js";
 import { type EngineOptions, type Simulator, startSimulator } from "./simulator/index.js";

@@ -1,5 +1,5 @@
 import { wireBackends } from "../backends/wire.js";
-import { satisfies } from "../commands/permission-level.js";
+import { satisfies } from "../core/permission-level.js";
 import type { QueueEvent } from "../core/queue.js";
 import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
@@ -7,9 +7,9 @@ import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
-import { wireIdentity } from "../identity/wire.js";
-import type { Config } from "../load-config.js";
+import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
+import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
@@ -17,6 +17,7 @@ import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
 import { commandPorts } from "./command-ports.js";
+import type { Config } from "./config.js";
 import { type Infrastructure, infrastructure } from "./infrastructure.js";
 import { serve } from "./lifecycle.js";
 import type { YardmasterOptions } from "./options.js";
@@ -73,7 +74,8 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     gate: backends.gate,
   });
   const doctor = wireDoctor(infra, installations);
-  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower });
+  const loginUrl = identityLoginUrl(infra);
+  const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
@@ -92,10 +94,12 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     ? async (repository: Repo, login: string) =>
         satisfies(await github.gateway.permission(repository, login), freezeLevel)
     : undefined;
+  // A freeze's notices are posted with their key in Slack's message metadata, and found again by it.
+  const notices = slack ? webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }) : null;
   const freezes = wireFreezes({
     ...pausing,
     subscriptions,
-    slack,
+    notices,
     ...(creatorMayFreeze ? { creatorMayFreeze } : {}),
   });
   const running = serve(infra, {

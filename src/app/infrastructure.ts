@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { QueueHappening } from "../backends/github/queue-events.js";
 import type { QueueEvent } from "../core/queue.js";
-import type { Config } from "../load-config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import { InFlight } from "../server/in-flight.js";
 import { githubUrls } from "../settings/read-settings.js";
 import type { Store } from "../store/index.js";
+import type { Config } from "./config.js";
 import { Hub } from "./hub.js";
 import type { YardmasterOptions } from "./options.js";
 

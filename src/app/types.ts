@@ -2,12 +2,12 @@ import type { Digests } from "../digests/digests.js";
 import type { FreezeRunner } from "../freezes/runner.js";
 import type { GitHubWrites } from "../github/github-writes.js";
 import type { HealthEvaluator } from "../health/evaluator.js";
-import type { Config } from "../load-config.js";
 import type { Metrics } from "../metrics.js";
 import type { Deliverer } from "../notifier/deliverer.js";
 import type { Poller } from "../notifier/poller.js";
 import type { Store } from "../store/index.js";
 import type { ScheduledUnpauser } from "../timed-pauses/runner.js";
+import type { Config } from "./config.js";
 
 /** How a stop ended: `abandoned` requests and commands were still running at its deadline (0: none). */
 export interface CloseReport {

@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import type { StatsEvents } from "../commands/ports.js";
+import { CommandError, CommandErrorCode } from "../core/errors.js";
 import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
 import { STATS_KINDS } from "../history/figures.js";
+import type { StatsEvents } from "../history/stats-reader.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/history.js";
 import { type GitHubQueueClient, githubBackend } from "./github/client.js";

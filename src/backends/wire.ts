@@ -1,14 +1,15 @@
 import type { YardmasterOptions } from "../app/options.js";
-import type { GitHubGateway, StatsEvents } from "../commands/ports.js";
+import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
-import type { Config } from "../load-config.js";
+import type { StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
+import type { Settings } from "../settings/read-settings.js";
 import type { GateStore } from "../store/gates.js";
 import type { GitHubQueueMemory, QueueHistory, QueueRequestStore } from "../store/index.js";
 import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
@@ -43,7 +44,7 @@ export interface Backends {
 }
 
 export interface BackendsDeps {
-  config: Config;
+  config: Settings;
   options: Pick<YardmasterOptions, "mergeQueueTimeoutMs" | "mergeQueueRetries" | "onMergeQueueCall">;
   metrics: Metrics;
   history: QueueHistory;
@@ -158,7 +159,7 @@ function pushesOf(pushes: PushesWiring, deps: BackendsDeps, installations: Insta
 
 function gateOf(
   wiring: GateWiring,
-  config: Config,
+  config: Settings,
   installations: Installations,
   github: GitHubQueueClient,
   onGitHubQueue: (repo: Repo, branch: string) => Promise<boolean>,

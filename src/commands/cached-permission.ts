@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
+import { type PermissionLevel, satisfies } from "../core/permission-level.js";
 import type { Repo } from "../repo.js";
-import { type PermissionLevel, satisfies } from "./permission-level.js";
 import type { PermissionLookup } from "./ports.js";
 
 /** How long a permission looked up for a notice or the Home tab is trusted (commands always ask anew). */

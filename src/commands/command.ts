@@ -1,7 +1,7 @@
+import type { PermissionLevel } from "../core/permission-level.js";
 import type { Repo } from "../repo.js";
 import type { Description, Text } from "../wording/description.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import type { PermissionLevel } from "./permission-level.js";
 import type { AccountPorts, Ports } from "./ports.js";
 
 /**

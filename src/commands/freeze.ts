@@ -1,7 +1,8 @@
+import type { Freeze } from "../core/records.js";
 import { type FreezeSpec, MAX_FREEZE_NAME, parseFreeze, refuseFreeze } from "../freezes/parse.js";
 import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from "../freezes/present.js";
 import { windowAt } from "../freezes/schedule.js";
-import type { Freeze, FreezePorts } from "../freezes/types.js";
+import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
 import { type Part, sentence } from "../wording/description.js";
 import { type Actor, defineCommand } from "./command.js";

@@ -2,10 +2,10 @@ import { EVENT_GROUPS, type EventGroup, eventGroups } from "../core/event-groups
 import type { NoticePreferences } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Description, TextFormat } from "../wording/description.js";
+import type { NotifyChange } from "../wording/notify-change.js";
 import { clip } from "../wording/words.js";
 import { defineCommand, slackAccount } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import type { NotifyChange } from "./notify-change.js";
 
 /** What a linked person hears about their own pull requests until they say otherwise. */
 export const DEFAULT_NOTICE_GROUPS: readonly EventGroup[] = ["queue"];

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { PERMISSION_LEVELS, type PermissionLevel, permissionRank } from "../core/permission-level.js";
 import { COMMANDS, type CommandName, PERMISSION_CONFIGURABLE } from "./catalog.js";
-import { PERMISSION_LEVELS, type PermissionLevel, permissionRank } from "./permission-level.js";
 
 export type CommandPermissions = Readonly<Record<CommandName, PermissionLevel>>;
 

@@ -1,24 +1,23 @@
 import type { MergeQueues } from "../core/merge-queue.js";
-import type { QueueEvent } from "../core/queue.js";
+import type { PermissionLevel } from "../core/permission-level.js";
+import type { RelayStore } from "../core/record-ports.js";
 import type {
   NoticePreferences,
   OAuthState,
   PauseAttribution,
-  RelayAnswerComment,
-  RelayRecord,
   ScheduledUnpause,
   Subscription,
 } from "../core/records.js";
-import type { SetupCheck } from "../doctor/report.js";
 import type { FreezePorts } from "../freezes/types.js";
+import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import type { Repo } from "../repo.js";
-import type { PermissionLevel } from "./permission-level.js";
+import type { SetupCheck } from "./setup-report.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these
  * interfaces: src/github, src/backends and the store implement them, and src/app/create-app.ts wires
  * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
- * Permission levels are the core's too (permission-level.ts); the records the ports take and return
+ * Permission levels are the core's too (src/core/permission-level.ts); the records the ports take and return
  * are in src/core/records.ts.
  */
 
@@ -49,15 +48,6 @@ export interface GitHubGateway {
   findComment(repo: Repo, issueNumber: number, marker: string): Promise<{ id: number; url: string } | null>;
 }
 
-/**
- * What `stats` keeps of each finished UTC day of a repository's log ("2026-11-20"), so that a day is
- * read from the log once: JSON the stats reader wrote (it checks what it reads back).
- */
-export interface StatsDays {
-  get(repo: Repo, days: readonly string[]): Promise<Map<string, unknown>>;
-  put(repo: Repo, day: string, facts: unknown): Promise<void>;
-}
-
 export type Clock = () => Date;
 
 /** Where timed pauses' ends are kept. */
@@ -68,60 +58,6 @@ export interface UnpauseSchedule {
   put(unpause: ScheduledUnpause): Promise<void>;
   /** Cancels it; true when there was one. */
   cancel(repository: Repo): Promise<boolean>;
-}
-
-/** What the runner of scheduled unpauses needs of the store (src/timed-pauses/runner.ts). */
-export interface ScheduledUnpauseClaims {
-  /**
-   * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live
-   * replica claims: each is `owner`'s until `now + leaseMs`, soonest first. One statement (PostgreSQL
-   * skips the rows another replica is claiming): of two concurrent claims, each row goes to one.
-   */
-  claimScheduledUnpauses(claim: {
-    owner: string;
-    now: Date;
-    leaseMs: number;
-    limit: number;
-  }): Promise<ScheduledUnpause[]>;
-  /** Extends `owner`'s claim; false when the row is gone, replaced, or claimed by another since. */
-  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
-  /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
-  finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
-}
-
-/** What following relays keeps in the store (one row per relay, shared by the replicas). */
-export interface RelayStore {
-  /** Keeps a relay to follow; one whose id is kept already stays as it is. */
-  createRelay(
-    relay: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
-  ): Promise<void>;
-  updateRelay(id: string, relay: unknown): Promise<void>;
-  deleteRelay(id: string): Promise<void>;
-  getRelay(id: string): Promise<RelayRecord | null>;
-  /**
-   * Records a merge-queue bot comment as the answer of the relay it answers: the relay it already
-   * answers (an edit), else the earliest relay on that pull request, relayed before the comment was
-   * created and still followed, without an answer yet, whose command is the one the comment quotes (any,
-   * when it quotes none). A version older than the one recorded changes nothing. Returns the relay when
-   * this answer is new, else null.
-   */
-  recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
-  /**
-   * The surface answered: its presentation, kept to answer there again (shown there now, the relay is
-   * not superseded, even when a run of its command taken over presents it a second time).
-   */
-  presentRelay(id: string, presentation: unknown): Promise<void>;
-  /** A later command answered on this thread: the relays already presented there are not shown again. */
-  supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
-  /**
-   * Takes the lease on showing a relay's latest answer: only for a presented, not superseded relay whose
-   * answer version is not shown yet, and whose lease is free or lapsed. Returns the relay, or null.
-   */
-  claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null>;
-  /** Ends the lease; `appliedVersion` (when given) is the version now shown. */
-  releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void>;
-  /** Relays with an answer not shown yet and no live lease, still followed, oldest first. */
-  listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
 }
 
 /** What the Slack-only account commands keep: subscriptions, sign-in states and identity links. */
@@ -149,9 +85,6 @@ export interface AccountPorts {
   loginUrl: ((state: string) => string) | null;
 }
 
-/** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
-export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => AsyncIterable<QueueEvent>;
-
 /**
  * A command's outside effects, each made once across the runs of one command (docs/architecture.md,
  * "A command's path"): a comment command whose replica died is run again by another, which must not
@@ -174,26 +107,6 @@ export interface CommandSteps {
   key(step: string): string;
   /** Forgets that `step` was begun or done (what it made was undone): a later run makes it again. */
   forget(step: string): Promise<void>;
-}
-
-/**
- * Where comment commands' steps are kept (src/store/command-steps.ts), by run (the webhook's delivery
- * id) and step.
- */
-export interface CommandStepStore {
-  /** What a step of a run made when it was done (the JSON recorded), or null when it was not. */
-  commandStep(runId: string, step: string): Promise<{ result: unknown } | null>;
-  /**
-   * Records a step of a run as done at `now`, with what it made (JSON). The first record of a step
-   * stays: a second one changes nothing and returns false.
-   */
-  recordCommandStep(runId: string, step: string, result: unknown, now: Date): Promise<boolean>;
-  /** Records that a step of a run is begun (about to be made) at `now`; a second time changes nothing. */
-  beginCommandStep(runId: string, step: string, now: Date): Promise<void>;
-  /** Whether a step of a run was recorded as begun. */
-  commandStepBegun(runId: string, step: string): Promise<boolean>;
-  /** Forgets a step of a run, begun or done. */
-  forgetCommandStep(runId: string, step: string): Promise<void>;
 }
 
 /** Everything a command may call while it runs. */

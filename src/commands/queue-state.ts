@@ -1,9 +1,9 @@
+import { fromMergeQueueError } from "../core/from-merge-queue-error.js";
 import { estimatedAt, type MergeQueueBackend, type QueueEntry } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { TextFormat } from "../wording/description.js";
 import { clip, formatEta } from "../wording/words.js";
 import type { CommandError } from "./errors.js";
-import { fromMergeQueueError } from "./from-merge-queue-error.js";
 
 /** What the merge queue says of one pull request (after a relayed command, or asked with `pr`). */
 export type QueueState =

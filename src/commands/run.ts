@@ -1,10 +1,10 @@
+import { fromMergeQueueError } from "../core/from-merge-queue-error.js";
+import { type PermissionLevel, satisfies } from "../core/permission-level.js";
 import { QueueError } from "../core/queue-error.js";
 import type { Logger } from "../logger.js";
 import { COMMANDS, type Command, type CommandName, type CommandResult, moduleOf } from "./catalog.js";
 import type { Actor } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
-import { fromMergeQueueError } from "./from-merge-queue-error.js";
-import { type PermissionLevel, satisfies } from "./permission-level.js";
 import type { CommandCounter, CommandTimer, GitHubGateway, PermissionLookup, Ports } from "./ports.js";
 
 /** A command run to its end: done, or an error (refused before any call, or failed). */

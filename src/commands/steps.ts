@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
+import type { CommandStepStore } from "../core/record-ports.js";
 import type { Logger } from "../logger.js";
-import type { CommandStepStore, CommandSteps } from "./ports.js";
+import type { CommandSteps } from "./ports.js";
 
 /**
  * The steps of one comment command, kept in the store under its webhook's delivery id

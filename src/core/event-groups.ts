@@ -1,4 +1,4 @@
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
 
 /** Event groups a subscription (or a person's notices) can ask for (docs/notifications.md). */
 export const EVENT_GROUPS = ["queue", "checks", "bisection", "pause", "health"] as const;

@@ -3,7 +3,7 @@ import type { CodedError } from "./errors.js";
 /**
  * How a merge queue's API failed, as a closed set, whatever the backend: callers switch on `code`, never
  * on the message. A backend's client throws a QueueError (Mergify's MergeQueueError is one); the command
- * core turns it into its own CommandError (src/commands/from-merge-queue-error.ts).
+ * core turns it into its own CommandError (src/core/from-merge-queue-error.ts).
  */
 export enum QueueErrorCode {
   /** An argument is outside the interface's limits; nothing was sent. */

@@ -1,9 +1,10 @@
 import type { Repo } from "../repo.js";
+import type { WallClock } from "../time-zone.js";
 
 /**
- * The records Yardmaster keeps that the core speaks of: the commands' ports (src/commands/ports.ts)
- * take and return them, the store (src/store/<concern>.ts) keeps them, and the features' workers read
- * them back. One definition here, imported by each; a record only the store and its own worker use
+ * The records Yardmaster keeps that the core speaks of: the commands' ports (src/commands/ports.ts) and
+ * the features' ports on the store (record-ports.ts) take and return them, the store
+ * (src/store/<concern>.ts) keeps them, and the features' workers read them back. One definition here, imported by each; a record only the store and its own worker use
  * (the outbox's, the poll schedule's, webhook jobs', ...) stays with its concern in src/store/.
  */
 
@@ -130,4 +131,66 @@ export interface RelayRecord {
   appliedVersion: number;
   /** A later command's answer replaced this one's (the summary comment shows the latest command). */
   superseded: boolean;
+}
+
+// Freeze windows (src/freezes; src/store/freezes.ts). A window is written in wall-clock time in an IANA
+// zone (src/freezes/schedule.ts reckons its occurrences).
+
+/** A time of day, to the minute. */
+export interface TimeOfDay {
+  hour: number;
+  minute: number;
+}
+
+/** Days of the week as JavaScript numbers them: 0 Sunday to 6 Saturday. */
+export type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
+export type FreezeSchedule =
+  /** Every week from a day and time to a day and time (which may be in the next week). */
+  | { kind: "weekly"; start: TimeOfDay & { day: Weekday }; end: TimeOfDay & { day: Weekday } }
+  /** Every day from a time to a time (the next day's when it is not later). */
+  | { kind: "daily"; start: TimeOfDay; end: TimeOfDay }
+  /** Once, between two wall-clock times. */
+  | { kind: "once"; start: WallClock; end: WallClock };
+
+/** A freeze window kept for a repository (docs/commands.md, "Freeze windows"). */
+export interface Freeze {
+  id: string;
+  repository: Repo;
+  /** Its number within the repository (1, 2, …), as `freezes` lists it and `unfreeze` takes it. */
+  number: number;
+  name: string;
+  schedule: FreezeSchedule;
+  /** The IANA zone its times are read in. */
+  zone: string;
+  /** Who set it (as pause attributions name people), and where. */
+  createdBy: string;
+  surface: "github" | "slack";
+  createdAt: Date;
+}
+
+/** What happens to a window once: the notice before it, its pause, its resume. */
+export type FreezeStep = "warn" | "start" | "end";
+
+/** One window's step, as a replica claims it (the window's freeze may be removed since). */
+export interface FreezeStepClaim {
+  freezeId: string;
+  repository: Repo;
+  step: FreezeStep;
+  startsAt: Date;
+  endsAt: Date;
+  /** The pause's reason ("weekend freeze (scheduled by alice)"). */
+  reason: string;
+  owner: string;
+  now: Date;
+  leaseMs: number;
+}
+
+/** A window whose pause was applied and whose end has come, not resumed yet. */
+export interface FreezeWindowToEnd {
+  freezeId: string;
+  repository: Repo;
+  startsAt: Date;
+  endsAt: Date;
+  reason: string;
 }

@@ -1,7 +1,6 @@
-import type { StatsDays } from "../commands/ports.js";
 import type { StatsResult } from "../commands/stats.js";
 import type { Subscription } from "../core/records.js";
-import { readPeriodFigures, type StatsEvents } from "../history/stats-reader.js";
+import { readPeriodFigures, type StatsDays, type StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { DigestPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";

@@ -1,6 +1,6 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import type { StatsDays, StatsEvents } from "../commands/ports.js";
+import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";

@@ -1,6 +1,6 @@
+import type { SetupLine } from "../commands/setup-report.js";
 import type { Settings } from "../settings/read-settings.js";
 import { fail, listed, pass, reason, warn } from "./line.js";
-import type { SetupLine } from "./report.js";
 
 /** What the store is, for the check: where it is, and the schema versions recorded as applied. */
 export interface DatabaseState {

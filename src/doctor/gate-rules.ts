@@ -1,7 +1,7 @@
 import { type BranchRule, gateSource, requireFromAppHow } from "../backends/github/gate/index.js";
+import type { SetupLine } from "../commands/setup-report.js";
 import type { Repo } from "../repo.js";
 import { pass, reason, warn } from "./line.js";
-import type { SetupLine } from "./report.js";
 
 /**
  * Whether a branch on GitHub's merge queue requires the gate check (README, "Pausing GitHub's merge

@@ -1,9 +1,9 @@
 import { createSign } from "node:crypto";
+import type { SetupLine } from "../commands/setup-report.js";
 import { ACTIVITY_EVENTS } from "../github/doorbell.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
 import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "./line.js";
 import type { GitHubAppAsks } from "./manifests.js";
-import type { SetupLine } from "./report.js";
 
 /**
  * The GitHub App: it authenticates (`GET /app` with its JWT), it is installed, and the app and each

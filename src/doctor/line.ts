@@ -1,4 +1,4 @@
-import type { SetupLine } from "./report.js";
+import type { SetupLine } from "../commands/setup-report.js";
 
 /** The lines a check writes: what was checked, what was found and, for a problem, what to do. */
 export const pass = (check: string, message: string): SetupLine => ({ check, status: "pass", message });

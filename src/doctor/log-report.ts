@@ -1,5 +1,5 @@
+import type { SetupReport, SetupStatus } from "../commands/setup-report.js";
 import type { Logger } from "../logger.js";
-import type { SetupReport, SetupStatus } from "./report.js";
 import { formatSetupLine, setupVerdict } from "./run-setup-check.js";
 
 const LEVELS: Record<SetupStatus, "info" | "warn" | "error"> = {

@@ -2,14 +2,14 @@ import pLimit from "p-limit";
 import type { QueueProvider } from "../backends/choose.js";
 import { GitHubQueueClient, type GraphQL } from "../backends/github/client.js";
 import type { BranchRule } from "../backends/github/gate/index.js";
-import { CommandError } from "../commands/errors.js";
+import type { SetupLine } from "../commands/setup-report.js";
+import { CommandError } from "../core/errors.js";
 import type { Repo } from "../repo.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
 import { gateRulesLine } from "./gate-rules.js";
 import { appJwt } from "./github-app.js";
 import { CALL_TIMEOUT_MS, fail, pass, reason, skip, warn } from "./line.js";
 import { MOST_REPOSITORIES } from "./merge-queue-token.js";
-import type { SetupLine } from "./report.js";
 
 /**
  * Which merge queue serves each subscribed repository: Mergify for all with MERGE_QUEUE_PROVIDER=mergify;

@@ -1,8 +1,8 @@
 import pLimit from "p-limit";
 import { isMergeQueueError, type MergeQueueClient, MergeQueueErrorCode } from "../backends/mergify/index.js";
+import type { SetupLine } from "../commands/setup-report.js";
 import type { Repo } from "../repo.js";
 import { fail, pass, reason, skip } from "./line.js";
-import type { SetupLine } from "./report.js";
 
 /**
  * The merge-queue token reads each subscribed repository: its queue (what commands read) and its event

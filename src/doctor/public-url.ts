@@ -1,5 +1,5 @@
+import type { SetupLine } from "../commands/setup-report.js";
 import { pass, warn } from "./line.js";
-import type { SetupLine } from "./report.js";
 
 const CHECK = "PUBLIC_URL";
 

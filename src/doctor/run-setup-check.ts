@@ -2,6 +2,13 @@ import { backendPlan } from "../backends/choose.js";
 import type { GraphQL } from "../backends/github/client.js";
 import { type BranchRule, DEFAULT_GATE_CHECK_NAME } from "../backends/github/gate/index.js";
 import { MergeQueueClient } from "../backends/mergify/index.js";
+import {
+  type SetupCheck,
+  type SetupLine,
+  type SetupReport,
+  type SetupStatus,
+  setupCounts,
+} from "../commands/setup-report.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
@@ -11,13 +18,6 @@ import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppA
 import { checkMergeQueueBackends } from "./merge-queue-backends.js";
 import { checkMergeQueueToken } from "./merge-queue-token.js";
 import { checkMetricsPort, checkPublicUrl } from "./public-url.js";
-import {
-  type SetupCheck,
-  type SetupLine,
-  type SetupReport,
-  type SetupStatus,
-  setupCounts,
-} from "./report.js";
 import { checkSlackSigningSecret, checkWebhookSecret } from "./secrets.js";
 import { checkSlackToken } from "./slack-token.js";
 

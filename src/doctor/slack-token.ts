@@ -1,7 +1,7 @@
+import type { SetupLine } from "../commands/setup-report.js";
 import type { Settings } from "../settings/read-settings.js";
 import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "./line.js";
 import type { SlackAppAsks } from "./manifests.js";
-import type { SetupLine } from "./report.js";
 
 /**
  * The Slack bot token works (`auth.test`) and holds the scopes slack-manifest.yml asks for: Slack names

@@ -1,4 +1,5 @@
 import type { Wired } from "../app/service.js";
+import type { SetupCheck } from "../commands/setup-report.js";
 import type { Installations } from "../github/installations.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
@@ -6,7 +7,6 @@ import type { Settings } from "../settings/read-settings.js";
 import { MIGRATIONS, type Store } from "../store/index.js";
 import { databaseWhere } from "./database.js";
 import { logSetupReport } from "./log-report.js";
-import type { SetupCheck } from "./report.js";
 import { runSetupCheck, type SetupCheckDeps, setupCheck } from "./run-setup-check.js";
 
 export interface DoctorDeps {

@@ -1,6 +1,7 @@
-import { CommandError, CommandErrorCode } from "../commands/errors.js";
-import { canonicalZone } from "../commands/grammar/resume-time.js";
-import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "./schedule.js";
+import { CommandError, CommandErrorCode } from "../core/errors.js";
+import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
+import { canonicalZone } from "../time-zone.js";
+import { wallMinutes } from "./schedule.js";
 
 /**
  * The grammar of `freeze`: a name, then when (docs/commands.md, "Freeze windows"):

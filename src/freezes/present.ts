@@ -1,7 +1,7 @@
+import type { Freeze } from "../core/records.js";
 import { wallClock } from "../time-zone.js";
 import type { TextFormat } from "../wording/description.js";
 import { describeSchedule, type FreezeWindow, WEEKDAY_NAMES, windowAt } from "./schedule.js";
-import type { Freeze } from "./types.js";
 
 /** How the freeze commands and `status` show freezes: their schedule and next window, in their zone. */
 

@@ -1,12 +1,12 @@
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
-import type { PauseAttribution } from "../core/records.js";
+import type { FreezeRecords } from "../core/record-ports.js";
+import type { Freeze, FreezeStep, FreezeWindowToEnd, PauseAttribution } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
-import type { Freeze, FreezeRecords, FreezeStep, FreezeWindowToEnd } from "./types.js";
 
 /** Subscribed channels hear of a window this long before it starts. */
 const FREEZE_WARNING_MS = 15 * 60_000;

@@ -1,28 +1,13 @@
+import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
 import { fromWallClock, type WallClock, wallClock } from "../time-zone.js";
 
 /**
  * Freeze windows (docs/commands.md, "Freeze windows"): when a repository's merge queue is paused by
  * itself, every week, every day, or once. A window is written in wall-clock time in an IANA zone and
  * reckoned again for each occurrence, so daylight-saving changes move nothing (a window at 18:00 in
- * Europe/Paris starts at 18:00 in Paris, summer and winter).
+ * Europe/Paris starts at 18:00 in Paris, summer and winter). The schedule's types are records of the core
+ * (src/core/records.ts), which the store keeps.
  */
-
-/** A time of day, to the minute. */
-export interface TimeOfDay {
-  hour: number;
-  minute: number;
-}
-
-/** Days of the week as JavaScript numbers them: 0 Sunday to 6 Saturday. */
-export type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-
-export type FreezeSchedule =
-  /** Every week from a day and time to a day and time (which may be in the next week). */
-  | { kind: "weekly"; start: TimeOfDay & { day: Weekday }; end: TimeOfDay & { day: Weekday } }
-  /** Every day from a time to a time (the next day's when it is not later). */
-  | { kind: "daily"; start: TimeOfDay; end: TimeOfDay }
-  /** Once, between two wall-clock times. */
-  | { kind: "once"; start: WallClock; end: WallClock };
 
 /** One occurrence of a window, as instants. */
 export interface FreezeWindow {

@@ -1,7 +1,6 @@
 import type { Wired } from "../app/service.js";
 import type { Subscription } from "../core/records.js";
 import type { Logger } from "../logger.js";
-import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";
 import { slackFreezeAnnouncer } from "./announce.js";
 import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
@@ -10,8 +9,11 @@ export interface FreezesDeps
   extends Pick<FreezeRunnerDeps, "store" | "queues" | "attributePause" | "owner" | "creatorMayFreeze"> {
   /** A repository's subscriptions: where its freezes are announced. */
   subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
-  /** Slack, to announce in; null: nothing is announced. */
-  slack: { botToken: string; apiUrl: string } | null;
+  /**
+   * Where its notices are posted, each with its key, and found again by it (Slack's Web API, built by the
+   * composition root: src/notifier/slack-poster.ts); null: nothing is announced.
+   */
+  notices: Pick<Parameters<typeof slackFreezeAnnouncer>[0], "post" | "find"> | null;
   /** After a pause or resume: the notifier reads the repository promptly. */
   ring: (repository: Repo) => Promise<void>;
   logger: Logger;
@@ -22,17 +24,18 @@ export interface FreezesDeps
 
 /** Freeze windows (src/freezes), applied on every replica, each step by one. */
 export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner } {
-  const { slack } = deps;
+  const { notices } = deps;
   const runner = new FreezeRunner({
     store: deps.store,
     queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
     ...(deps.creatorMayFreeze ? { creatorMayFreeze: deps.creatorMayFreeze } : {}),
-    ...(slack
+    ...(notices
       ? {
           announce: slackFreezeAnnouncer({
             channels: async (repository) => (await deps.subscriptions(repository)).map((s) => s.channelId),
-            ...keyedPoster(slack),
+            post: notices.post,
+            ...(notices.find ? { find: notices.find } : {}),
             logger: deps.logger.child({ name: "freezes" }),
             now: deps.now,
           }),
@@ -47,13 +50,4 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
     ...(deps.intervalMs ? { intervalMs: deps.intervalMs } : {}),
   });
   return { runner, services: [{ name: "freezes", start: () => runner.start(), stop: () => runner.stop() }] };
-}
-
-/** Posts a notice with its key in the message's metadata, and finds one posted. */
-function keyedPoster(slack: { botToken: string; apiUrl: string }) {
-  const poster = webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl });
-  return {
-    post: poster.post,
-    find: (channel: string, key: string, oldest: Date) => poster.find(channel, key, oldest),
-  };
 }

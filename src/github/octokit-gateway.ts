@@ -1,6 +1,6 @@
 import type { ProbotOctokit } from "probot";
-import { PERMISSION_LEVELS, type PermissionLevel } from "../commands/permission-level.js";
 import type { GitHubGateway, PullRequestInfo } from "../commands/ports.js";
+import { PERMISSION_LEVELS, type PermissionLevel } from "../core/permission-level.js";
 import type { Repo } from "../repo.js";
 import type { GitHubWrites } from "./github-writes.js";
 

@@ -1,5 +1,5 @@
+import { describeOutcome } from "../commands/describe.js";
 import type { CommandOutcome } from "../commands/run.js";
-import { describeOutcome } from "../wording/describe.js";
 import type { BatchRow, Description, Part, TextFormat } from "../wording/description.js";
 import { cut, formatTime } from "../wording/words.js";
 

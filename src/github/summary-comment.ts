@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Repo } from "../repo.js";
+import type { SummaryClaim, SummaryCommentRecords } from "../store/index.js";
 import { errorStatus, type GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
+
+// The summary comments' records are the store's (src/store/shared-github-writes.ts).
+export type { SummaryClaim, SummaryCommentRecords };
 
 /** Hidden in the rendered comment; how the summary is found again. */
 export const SUMMARY_MARKER = "<!-- yardmaster:summary -->";
@@ -24,33 +28,6 @@ export class KeyedLock {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
-}
-
-/** What the store says of an issue's summary comment when a replica claims its creation. */
-export type SummaryClaim = { commentId: number } | "claimed" | "held";
-
-/** The store's side: one record per issue or pull request, shared by every replica. */
-export interface SummaryCommentRecords {
-  /** The summary's comment id, when recorded. */
-  getSummaryComment(repository: Repo, issueNumber: number): Promise<number | null>;
-  /**
-   * Its comment id when recorded; else the creation is `owner`'s until `until` ("claimed": the claim was
-   * free, ran out, or already `owner`'s, then extended); "held" while another's live claim holds it.
-   * Of two concurrent claims, one gets "claimed".
-   */
-  claimSummaryComment(claim: {
-    repository: Repo;
-    issueNumber: number;
-    owner: string;
-    now: Date;
-    until: Date;
-  }): Promise<SummaryClaim>;
-  /** Records the summary's comment id (created, or found on GitHub), ending any claim. */
-  recordSummaryComment(repository: Repo, issueNumber: number, commentId: number, now: Date): Promise<void>;
-  /** Ends `owner`'s claim if no comment id was recorded (nothing was created). */
-  releaseSummaryClaim(repository: Repo, issueNumber: number, owner: string): Promise<void>;
-  /** Forgets the comment id if it is still `commentId` (GitHub says it is gone). */
-  forgetSummaryComment(repository: Repo, issueNumber: number, commentId: number): Promise<void>;
 }
 
 /** One summary per issue across replicas: the store's records, and this replica as a claim's holder. */

@@ -1,3 +1,15 @@
+import type {
+  PaceChange,
+  PaceKind,
+  WaitingKind,
+  WaitingWrites,
+  WritePaceState,
+  WritePaceStore,
+} from "../store/index.js";
+
+// What the pace keeps is the store's record (src/store/shared-github-writes.ts); the rules are here.
+export type { PaceChange, PaceKind, WaitingKind, WaitingWrites, WritePaceState, WritePaceStore };
+
 /**
  * The app's write pace (docs/commands.md, "Writing to GitHub within its limits"): when the next write
  * may start, whichever replica makes it. GitHub counts its secondary limits per app, so every replica
@@ -55,46 +67,12 @@ export function scaleWriteLimits(limits: WriteLimits, factor: number): WriteLimi
  */
 export const WAITING_GRACE_MS = 10_000;
 
-/** A kind of write as the pace tells them apart: its priority (0 first) and whether it creates content. */
-export interface PaceKind {
-  rank: number;
-  content: boolean;
-}
-
-export interface WaitingKind extends PaceKind {
-  count: number;
-}
-
-/** A replica's writes waiting for the pace, as it last said. */
-export interface WaitingWrites {
-  kinds: WaitingKind[];
-  /** Ignored from then on (ms since the epoch). */
-  until: number;
-}
-
-/** What the pace keeps, times in ms since the epoch. */
-export interface WritePaceState {
-  /** The latest write's start; null before the first. */
-  lastStartAt: number | null;
-  /** No write starts before then (a rate-limit answer's wait); 0: no wait. */
-  blockedUntil: number;
-  /** The starts of content-creating writes within the longest window, oldest first. */
-  contentStarts: number[];
-  /** Per replica, its writes waiting. */
-  waiting: Record<string, WaitingWrites>;
-}
-
 export const EMPTY_PACE: WritePaceState = {
   lastStartAt: null,
   blockedUntil: 0,
   contentStarts: [],
   waiting: {},
 };
-
-export interface PaceChange<T> {
-  state: WritePaceState;
-  result: T;
-}
 
 /** Where the pace is kept. */
 export interface WritePaceKeeper {
@@ -118,12 +96,6 @@ export class LocalWritePace implements WritePaceKeeper {
     this.state = state;
     return result;
   }
-}
-
-/** The store's side of a shared pace: one state per app, changed under a lock (src/store). */
-export interface WritePaceStore {
-  /** Runs `change` on the app's pace in one transaction holding it (none yet: EMPTY_PACE), keeps its state. */
-  updateGitHubWritePace<T>(app: string, change: (state: WritePaceState) => PaceChange<T>): Promise<T>;
 }
 
 /** The pace every replica of the app shares, kept in the store. */

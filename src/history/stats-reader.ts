@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { StatsDays, StatsEvents } from "../commands/ports.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import {
@@ -36,7 +35,17 @@ const factsSchema = z.object({
   pauses: z.array(z.object({ at: z.number(), kind: z.enum(["start", "end"]) })),
 });
 
-export type { StatsEvents };
+/** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */
+export type StatsEvents = (repo: Repo, range: { from: Date; to: Date }) => AsyncIterable<QueueEvent>;
+
+/**
+ * What `stats` keeps of each finished UTC day of a repository's log ("2026-11-20"), so that a day is
+ * read from the log once: JSON the stats reader wrote (it checks what it reads back).
+ */
+export interface StatsDays {
+  get(repo: Repo, days: readonly string[]): Promise<Map<string, unknown>>;
+  put(repo: Repo, day: string, facts: unknown): Promise<void>;
+}
 
 export interface StatsSources {
   statsEvents: StatsEvents;

@@ -3,7 +3,7 @@ import type { Wired } from "../app/service.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
 import { slackNamesFromWebApi } from "../slack/names.js";
 import { slackResponseUrlCheck } from "../slack/response-url.js";
-import { oauthCallbackHandler } from "./linking.js";
+import { loginUrl, oauthCallbackHandler } from "./linking.js";
 
 /** Identity linking (`/mq login`): GitHub's OAuth callback, which links a Slack user to their login. */
 export function wireIdentity(
@@ -29,4 +29,15 @@ export function wireIdentity(
       : {}),
   });
   return { handlers: [handler] };
+}
+
+/** The GitHub sign-in URL for a state, which `/mq login` answers with; null when identity linking is off. */
+export function identityLoginUrl(
+  infra: Pick<Infrastructure, "config" | "urls">,
+): ((state: string) => string) | null {
+  const { config } = infra;
+  const oauth = config.oauth;
+  if (!oauth) return null;
+  const options = { clientId: oauth.clientId, webUrl: infra.urls.webUrl, publicUrl: config.publicUrl };
+  return (state) => loginUrl(options, state);
 }

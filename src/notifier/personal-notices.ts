@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
 import pLimit from "p-limit";
 import { DEFAULT_NOTICE_GROUPS, defaultNoticePreferences, noticeWanted } from "../commands/notify.js";
-import { satisfies } from "../commands/permission-level.js";
 import type { PermissionLookup } from "../commands/ports.js";
 import type { EventGroup } from "../core/event-groups.js";
+import { satisfies } from "../core/permission-level.js";
 import { CURRENT_STORED_EVENTS, type StoredEvents } from "../core/pushed-events.js";
 import { groupOfEvent, OUT_OF_QUEUE_KINDS, QUEUE_WIDE_KINDS, type QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";

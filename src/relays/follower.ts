@@ -1,7 +1,8 @@
-import type { Clock, RelayStore } from "../commands/ports.js";
+import type { Clock } from "../commands/ports.js";
 import { readQueueState } from "../commands/queue-state.js";
 import type { RelayName, RelayResult, StoredRelay } from "../commands/relay.js";
 import type { CommandAnswer, MergeQueueBackend } from "../core/merge-queue.js";
+import type { RelayStore } from "../core/record-ports.js";
 import type { MergeQueueComment, RelayRecord } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";

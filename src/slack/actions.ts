@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import { readNotify } from "../commands/notify.js";
-import { notifyWords } from "../commands/notify-change.js";
 import { branchSchema } from "../core/input-limits.js";
 import { Repo } from "../repo.js";
 import type { ButtonCommand } from "../wording/description.js";
+import { notifyWords } from "../wording/notify-change.js";
 
 /**
  * The buttons of Slack messages (docs/commands.md). Each carries the command it runs in its `value`;

@@ -1,6 +1,6 @@
 import type { CommandResult } from "../commands/catalog.js";
+import { describeFailure, describeResult, describeUnexpected } from "../commands/describe.js";
 import type { CommandError } from "../commands/errors.js";
-import { describeFailure, describeResult, describeUnexpected } from "../wording/describe.js";
 import type { BatchRow, Description, Part, TextFormat } from "../wording/description.js";
 import { cut } from "../wording/words.js";
 import { mrkdwnFormat, plainFormat } from "./mrkdwn.js";

@@ -3,8 +3,7 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import { nextFreezeOf } from "../commands/freeze.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
-import type { SetupCheck } from "../doctor/report.js";
-import { loginUrl } from "../identity/linking.js";
+import type { SetupCheck } from "../commands/setup-report.js";
 import type { RelayFollower } from "../relays/follower.js";
 import type { Repo } from "../repo.js";
 import type { HomeTab } from "./home/home-tab.js";
@@ -31,6 +30,8 @@ export interface SlackDeps {
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
   setup: SetupCheck;
   follower: RelayFollower | null;
+  /** The GitHub sign-in URL for a state (`/mq login`, src/identity), or null when identity linking is off. */
+  loginUrl: ((state: string) => string) | null;
 }
 
 /** The Slack surface (src/slack): `/mq`, buttons, forms, shortcuts, unfurls, and the Home tab. */
@@ -53,13 +54,7 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
       github: deps.github.gateway,
       slackTimeZone: slackTimeZoneFromWebApi({ token: slack.botToken, apiUrl: slack.apiUrl, logger }),
       setup: deps.setup,
-      account: {
-        store,
-        loginUrl: oauth
-          ? (state) =>
-              loginUrl({ clientId: oauth.clientId, webUrl: urls.webUrl, publicUrl: config.publicUrl }, state)
-          : null,
-      },
+      account: { store, loginUrl: deps.loginUrl },
     },
     // The Home tab needs GitHub: it shows only the repositories a person can read.
     ...(config.github

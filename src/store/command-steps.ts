@@ -1,11 +1,11 @@
-import type { CommandStepStore } from "../commands/ports.js";
+import type { CommandStepStore } from "../core/record-ports.js";
 import { type StoreContext, time } from "./query-helpers.js";
 
 // A command's steps (docs/architecture.md, "A command's path"): each outside effect of a comment
 // command, recorded as done with what it made, under its run's id (the webhook's delivery id), and a
 // step whose result can be found again recorded as begun before it is made. A replica that takes a
 // half-done command over reads them and does not make them again. The core owns the interface
-// (CommandStepStore, src/commands/ports.ts).
+// (CommandStepStore, src/core/record-ports.ts).
 export type { CommandStepStore };
 
 /** A run's steps are kept this long after they were done (as long as its delivery is remembered). */

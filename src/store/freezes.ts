@@ -1,20 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { type Selectable, sql } from "kysely";
-import type { FreezeSchedule } from "../freezes/schedule.js";
+import type { FreezeRecords } from "../core/record-ports.js";
 import type {
   Freeze,
-  FreezeRecords,
+  FreezeSchedule,
   FreezeStep,
   FreezeStepClaim,
   FreezeWindowToEnd,
-} from "../freezes/types.js";
+} from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { json, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Freeze windows (docs/commands.md, "Freeze windows"): each repository's freezes, and each window's
 // steps, claimed by one replica at a time (a lease, taken over when its replica dies) and done once.
-// The feature owns the records' types (src/freezes/types.ts).
+// The records and the port are the core's (src/core/records.ts, record-ports.ts), for src/freezes.
 export type { Freeze, FreezeStep, FreezeStepClaim, FreezeWindowToEnd };
 
 export type FreezeStore = FreezeRecords;

@@ -64,8 +64,14 @@ export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
 export { QUEUE_REQUEST_RETENTION_MS, type QueueRequestStore } from "./queue-requests.js";
 export { RELAY_RETENTION_MS, type RelayStore } from "./relays.js";
 export {
+  type PaceChange,
+  type PaceKind,
   SUMMARY_COMMENT_RETENTION_MS,
+  type SummaryClaim,
   type SummaryCommentRecords,
+  type WaitingKind,
+  type WaitingWrites,
+  type WritePaceState,
   type WritePaceStore,
 } from "./shared-github-writes.js";
 export { SLACK_EVENT_RETENTION_MS, type SlackEventClaim, type SlackEventStore } from "./slack-events.js";

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { ScheduledUnpauseClaims } from "../commands/ports.js";
+import type { ScheduledUnpauseClaims } from "../core/record-ports.js";
 import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
@@ -7,7 +7,7 @@ import { chosenBy, readTime, renewClaim, type StoreContext, time } from "./query
 
 // Pauses: who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
 // the app's account, so its pause events cannot say who), and when a timed pause ends by itself. The
-// core owns the records' types (src/core/records.ts) and the claims' port (src/commands/ports.ts).
+// core owns the records' types (src/core/records.ts) and the claims' port (src/core/record-ports.ts).
 export type { ScheduledUnpauseClaims };
 
 /** Who last paused or unpaused each repository's queue. */

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { RelayStore } from "../commands/ports.js";
+import type { RelayStore } from "../core/record-ports.js";
 import type { RelayAnswerComment, RelayRecord } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
@@ -7,7 +7,7 @@ import { type DialectValues, int, json, readTime, type StoreContext, time } from
 
 // Relayed commands followed until the merge queue answers them (one row per relay, shared by the
 // replicas). The core owns the records' types (src/core/records.ts)
-// and the interface (RelayStore, src/commands/ports.ts).
+// and the interface (RelayStore, src/core/record-ports.ts).
 export type { RelayStore };
 
 /** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */

@@ -1,17 +1,84 @@
 import type { Selectable } from "kysely";
-import type { SummaryClaim, SummaryCommentRecords } from "../github/summary-comment.js";
-import type { PaceChange, WritePaceState, WritePaceStore } from "../github/write-pace.js";
 import type { Repo } from "../repo.js";
 import { type Database, inTransaction, type Tables } from "./database.js";
 import type { StoreContext } from "./query-helpers.js";
 
 /**
  * The store's part of the app's GitHub writes shared by replicas (migration 013): the write pace, and
- * the summary comments known or being created. The interfaces are src/github's (WritePaceStore,
- * SummaryCommentRecords), and so are the rules.
+ * the summary comments known or being created. The records and their interfaces are here (the GitHub
+ * surface reads and writes them: src/github/write-pace.ts, summary-comment.ts); the rules are src/github's.
  */
 
-export type { SummaryCommentRecords, WritePaceStore };
+// The write pace (src/github/write-pace.ts).
+
+/** A kind of write as the pace tells them apart: its priority (0 first) and whether it creates content. */
+export interface PaceKind {
+  rank: number;
+  content: boolean;
+}
+
+export interface WaitingKind extends PaceKind {
+  count: number;
+}
+
+/** A replica's writes waiting for the pace, as it last said. */
+export interface WaitingWrites {
+  kinds: WaitingKind[];
+  /** Ignored from then on (ms since the epoch). */
+  until: number;
+}
+
+/** What the pace keeps, times in ms since the epoch. */
+export interface WritePaceState {
+  /** The latest write's start; null before the first. */
+  lastStartAt: number | null;
+  /** No write starts before then (a rate-limit answer's wait); 0: no wait. */
+  blockedUntil: number;
+  /** The starts of content-creating writes within the longest window, oldest first. */
+  contentStarts: number[];
+  /** Per replica, its writes waiting. */
+  waiting: Record<string, WaitingWrites>;
+}
+
+export interface PaceChange<T> {
+  state: WritePaceState;
+  result: T;
+}
+
+/** The store's side of a shared pace: one state per app, changed under a lock (src/store). */
+export interface WritePaceStore {
+  /** Runs `change` on the app's pace in one transaction holding it (none yet: EMPTY_PACE), keeps its state. */
+  updateGitHubWritePace<T>(app: string, change: (state: WritePaceState) => PaceChange<T>): Promise<T>;
+}
+
+// Summary comments (src/github/summary-comment.ts).
+
+/** What the store says of an issue's summary comment when a replica claims its creation. */
+export type SummaryClaim = { commentId: number } | "claimed" | "held";
+
+/** The store's side: one record per issue or pull request, shared by every replica. */
+export interface SummaryCommentRecords {
+  /** The summary's comment id, when recorded. */
+  getSummaryComment(repository: Repo, issueNumber: number): Promise<number | null>;
+  /**
+   * Its comment id when recorded; else the creation is `owner`'s until `until` ("claimed": the claim was
+   * free, ran out, or already `owner`'s, then extended); "held" while another's live claim holds it.
+   * Of two concurrent claims, one gets "claimed".
+   */
+  claimSummaryComment(claim: {
+    repository: Repo;
+    issueNumber: number;
+    owner: string;
+    now: Date;
+    until: Date;
+  }): Promise<SummaryClaim>;
+  /** Records the summary's comment id (created, or found on GitHub), ending any claim. */
+  recordSummaryComment(repository: Repo, issueNumber: number, commentId: number, now: Date): Promise<void>;
+  /** Ends `owner`'s claim if no comment id was recorded (nothing was created). */
+  releaseSummaryClaim(repository: Repo, issueNumber: number, owner: string): Promise<void>;
+  /** Forgets the comment id if it is still `commentId` (GitHub says it is gone). */
+  forgetSummaryComment(repository: Repo, issueNumber: number, commentId: number): Promise<void>;
+}
 
 /**
  * A summary comment's record is kept this long after it was last written: an older summary is found on

@@ -1,6 +1,7 @@
-import type { Clock, ScheduledUnpauseClaims } from "../commands/ports.js";
+import type { Clock } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
+import type { ScheduledUnpauseClaims } from "../core/record-ports.js";
 import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";

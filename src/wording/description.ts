@@ -1,5 +1,5 @@
-import type { NotifyChange } from "../commands/notify-change.js";
 import type { Repo } from "../repo.js";
+import type { NotifyChange } from "./notify-change.js";
 
 /**
  * How a result reads, whatever the surface: a few parts (sentences, notes, fields, lists, buttons),

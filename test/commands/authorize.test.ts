@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
 import type { Actor } from "../../src/commands/command.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
-import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import { authorize } from "../../src/commands/run.js";
+import type { PermissionLevel } from "../../src/core/permission-level.js";
 import { Repo } from "../../src/repo.js";
 
 const repo = Repo.of("acme", "widgets");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cachedPermission, readableBy } from "../../src/commands/cached-permission.js";
-import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { PermissionLookup } from "../../src/commands/ports.js";
+import type { PermissionLevel } from "../../src/core/permission-level.js";
 import { Repo } from "../../src/repo.js";
 
 const widgets = Repo.of("acme", "widgets");

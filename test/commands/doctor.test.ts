@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "../../src/commands/command.js";
+import { describeOutcome } from "../../src/commands/describe.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
-import type { PermissionLevel } from "../../src/commands/permission-level.js";
 import type { AccountStore, Ports } from "../../src/commands/ports.js";
 import { runCommand } from "../../src/commands/run.js";
-import type { SetupReport } from "../../src/doctor/report.js";
+import type { SetupReport } from "../../src/commands/setup-report.js";
+import type { PermissionLevel } from "../../src/core/permission-level.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat } from "../../src/slack/mrkdwn.js";
-import { describeOutcome } from "../../src/wording/describe.js";
 
 const slackFormat = mrkdwnFormat();
 

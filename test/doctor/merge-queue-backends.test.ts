@@ -1,8 +1,8 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/app/config.js";
 import { checkMergeQueueBackends } from "../../src/doctor/merge-queue-backends.js";
 import { formatSetupLine, runSetupCheck } from "../../src/doctor/run-setup-check.js";
-import { loadConfig } from "../../src/load-config.js";
 import { Repo } from "../../src/repo.js";
 import { testPrivateKey } from "../helpers/github-app.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/app/config.js";
 import { runSetupCheck } from "../../src/doctor/run-setup-check.js";
-import { loadConfig } from "../../src/load-config.js";
 
 /** The merge-queue lines of the setup check, with no subscribed repository and GitHub unreachable. */
 async function mergeQueueLines(env: Record<string, string>) {

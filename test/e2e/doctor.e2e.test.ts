@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doctor } from "../../src/doctor/doctor-main.js";
+import { doctor } from "../../src/app/doctor-main.js";
 import { Repo } from "../../src/repo.js";
 import { openStore } from "../../src/store/index.js";
 import { type Servers, type Settings, startServers } from "../../tools/world.js";

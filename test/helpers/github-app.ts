@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { Probot, ProbotOctokit } from "probot";
 import { COMMANDS, type CommandName } from "../../src/commands/catalog.js";
-import type { PermissionLevel } from "../../src/commands/permission-level.js";
+import type { PermissionLevel } from "../../src/core/permission-level.js";
 import { GitHubWrites, type WriteRetry } from "../../src/github/github-writes.js";
 import type { JobQueueFactory } from "../../src/github/webhook-jobs.js";
 import { createLogger, type Logger } from "../../src/logger.js";

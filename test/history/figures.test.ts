@@ -6,8 +6,8 @@ import {
   type MergifyLogClient,
   mergifyStatsEvents,
 } from "../../src/backends/mergify/queue-events.js";
-import type { StatsDays } from "../../src/commands/ports.js";
 import { factsOf as factsOfEvents, percentile, periodFigures } from "../../src/history/figures.js";
+import type { StatsDays } from "../../src/history/stats-reader.js";
 import { readPeriodFigures, utcDays } from "../../src/history/stats-reader.js";
 import { Repo } from "../../src/repo.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/load-config.js";
+import { loadConfig } from "../../src/app/config.js";
 import { SECRET_SETTING_NAMES } from "../../src/settings/settings.js";
 import { describeSurfaces, HOW_TO_CONFIGURE } from "../../src/settings/start-log.js";
 

@@ -1,4 +1,4 @@
-import { fromWallClock, wallClock } from "../../time-zone.js";
+import { canonicalZone, fromWallClock, wallClock } from "../../time-zone.js";
 import { CommandError, CommandErrorCode } from "../errors.js";
 
 /**
@@ -137,16 +137,6 @@ function readUntil(command: string, tail: string): ResumeSpec {
 function validDate({ year, month, day }: { year: number; month: number; day: number }): boolean {
   const d = new Date(Date.UTC(year, month - 1, day));
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
-}
-
-/** The zone's IANA name as `Intl` spells it ("europe/paris" → "Europe/Paris"), or null if unknown. */
-export function canonicalZone(zone: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return null;
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
 }
 
 /**

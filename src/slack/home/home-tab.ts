@@ -1,9 +1,9 @@
 import pLimit from "p-limit";
 import { readableBy } from "../../commands/cached-permission.js";
 import { defaultNoticePreferences } from "../../commands/notify.js";
-import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import type { PermissionLookup } from "../../commands/ports.js";
 import { estimatedAt, type MergeQueues, type QueueEntry, type QueueState } from "../../core/merge-queue.js";
+import { type PermissionLevel, satisfies } from "../../core/permission-level.js";
 import type { ListedFreeze } from "../../freezes/present.js";
 import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";

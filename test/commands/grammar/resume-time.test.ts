@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CommandError } from "../../../src/commands/errors.js";
-import { canonicalZone, resumeInstant, splitResume } from "../../../src/commands/grammar/resume-time.js";
+import { resumeInstant, splitResume } from "../../../src/commands/grammar/resume-time.js";
+import { canonicalZone } from "../../../src/time-zone.js";
 
 const NOW = new Date("2026-11-23T16:40:00Z");
 const H = 3_600_000;

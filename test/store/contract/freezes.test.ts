@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FreezeSchedule } from "../../../src/freezes/schedule.js";
+import type { FreezeSchedule } from "../../../src/core/records.js";
 import type { Store } from "../../../src/store/index.js";
 import { at, HOUR, r, SECOND, storeContract, T0 } from "./harness.js";
 

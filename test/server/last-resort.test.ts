@@ -3,9 +3,9 @@ import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { installLastResortHandlers } from "../src/last-resort.js";
-import { createLogger } from "../src/logger.js";
-import { createHttpServer } from "../src/server/http-server.js";
+import { createLogger } from "../../src/logger.js";
+import { createHttpServer } from "../../src/server/http-server.js";
+import { installLastResortHandlers } from "../../src/server/last-resort.js";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

@@ -9,6 +9,7 @@ import {
 } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import { COMMAND_NAMES, type CommandName, type CommandResult } from "../../src/commands/catalog.js";
+import { describeFailure, describeResult } from "../../src/commands/describe.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
@@ -17,7 +18,6 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { listed } from "../../src/freezes/present.js";
 import { factsOf, periodFigures } from "../../src/history/figures.js";
 import { Repo } from "../../src/repo.js";
-import { describeFailure, describeResult } from "../../src/wording/describe.js";
 import type { Description, Part, TextFormat } from "../../src/wording/description.js";
 import { pauseState, pullRequestDetails, queueStatus } from "../backends/mergify/fixtures.js";
 

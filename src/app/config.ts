@@ -1,5 +1,5 @@
-import { type CommandPermissions, resolvePermissions } from "./commands/permissions.js";
-import { ConfigError, readSettings, type Settings } from "./settings/read-settings.js";
+import { type CommandPermissions, resolvePermissions } from "../commands/permissions.js";
+import { ConfigError, readSettings, type Settings } from "../settings/read-settings.js";
 
 /** Everything Yardmaster runs with: the settings, and the permission each command needs. */
 export interface Config extends Settings {

@@ -1,5 +1,5 @@
-import { QueueErrorCode as MergeQueueErrorCode, QueueError } from "../core/queue-error.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
+import { QueueErrorCode as MergeQueueErrorCode, QueueError } from "./queue-error.js";
 
 const CODES: Record<MergeQueueErrorCode, CommandErrorCode> = {
   [MergeQueueErrorCode.InvalidInput]: CommandErrorCode.InvalidArgument,

@@ -1,5 +1,5 @@
-import type { Logger } from "./logger.js";
-import { currentRequest } from "./server/http-server.js";
+import type { Logger } from "../logger.js";
+import { currentRequest } from "./http-server.js";
 
 /** The process's events the last resort listens to (`process`; tests pass an emitter of their own). */
 export interface ProcessEvents {

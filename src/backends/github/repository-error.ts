@@ -1,9 +1,9 @@
-import { QueueError, QueueErrorCode } from "../core/queue-error.js";
-import type { Repo } from "../repo.js";
+import { QueueError, QueueErrorCode } from "../../core/queue-error.js";
+import type { Repo } from "../../repo.js";
 
 /**
  * GitHub's 404 and 403 on a repository itself (`GET /repos/{owner}/{repo}`, the app's installation on
- * it) as the closed error codes, so both surfaces answer with what to do (src/wording/describe.ts);
+ * it) as the closed error codes, so both surfaces answer with what to do (src/commands/describe.ts);
  * any other error is returned as it is.
  */
 export function repositoryError(repo: Repo, error: unknown): unknown {

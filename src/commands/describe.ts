@@ -1,9 +1,9 @@
-import { COMMANDS, type CommandName, type CommandResult, moduleOf } from "../commands/catalog.js";
-import type { Surface, SurfaceContext } from "../commands/command.js";
-import { type CommandError, CommandErrorCode, type CommandErrorDetails } from "../commands/errors.js";
-import type { CommandOutcome } from "../commands/run.js";
-import { type Description, sentence, type TextFormat } from "./description.js";
-import { clip } from "./words.js";
+import { type Description, sentence, type TextFormat } from "../wording/description.js";
+import { clip } from "../wording/words.js";
+import { COMMANDS, type CommandName, type CommandResult, moduleOf } from "./catalog.js";
+import type { Surface, SurfaceContext } from "./command.js";
+import { type CommandError, CommandErrorCode, type CommandErrorDetails } from "./errors.js";
+import type { CommandOutcome } from "./run.js";
 
 /**
  * Results and errors in words, for both surfaces: the command's module describes its result, and

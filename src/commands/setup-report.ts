@@ -2,7 +2,8 @@
  * The setup check's report (`npm run doctor`, `/mq doctor`, the start log): one line per thing checked.
  * A `fail` of a required check means something Yardmaster needs does not work; `warn` is worth fixing
  * but Yardmaster works without it; `skip` was not checked (its surface is off, or what it needs failed).
- * The command core shows it (src/commands/doctor.ts) and imports only this file of src/doctor.
+ * The command core shows it (src/commands/doctor.ts) and defines it: the setup check (src/doctor) makes
+ * it, and the composition root gives the core the check (SetupCheck).
  */
 export type SetupStatus = "pass" | "warn" | "fail" | "skip";
 

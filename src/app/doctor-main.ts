@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { loadConfig } from "../load-config.js";
+import type { SetupReport } from "../commands/setup-report.js";
+import { databaseWhere } from "../doctor/database.js";
+import { formatSetupLine, runSetupCheck, setupVerdict } from "../doctor/run-setup-check.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
 import { HOW_TO_CONFIGURE } from "../settings/start-log.js";
 import { MIGRATIONS, openStoreAsIs, type StoreLifecycle, type SubscriptionStore } from "../store/index.js";
-import { databaseWhere } from "./database.js";
-import type { SetupReport } from "./report.js";
-import { formatSetupLine, runSetupCheck, setupVerdict } from "./run-setup-check.js";
+import { loadConfig } from "./config.js";
 
 /**
  * `npm run doctor`: checks the configuration of this environment (and .env) against GitHub, Slack, the

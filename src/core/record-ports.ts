@@ -1,0 +1,110 @@
+import type { Repo } from "../repo.js";
+import type {
+  Freeze,
+  FreezeStep,
+  FreezeStepClaim,
+  FreezeWindowToEnd,
+  RelayAnswerComment,
+  RelayRecord,
+  ScheduledUnpause,
+} from "./records.js";
+
+/**
+ * What the core's features keep in the store, as they use it: following relays (src/commands/relay.ts,
+ * src/relays/), ending timed pauses (src/timed-pauses/) and freeze windows (src/freezes/). The features
+ * own these ports; they are defined here, beside the records they take and return (records.ts), so that
+ * the store (src/store/<concern>.ts), below every feature, implements them importing only the core.
+ */
+
+/** What the runner of scheduled unpauses needs of the store (src/timed-pauses/runner.ts). */
+export interface ScheduledUnpauseClaims {
+  /**
+   * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live
+   * replica claims: each is `owner`'s until `now + leaseMs`, soonest first. One statement (PostgreSQL
+   * skips the rows another replica is claiming): of two concurrent claims, each row goes to one.
+   */
+  claimScheduledUnpauses(claim: {
+    owner: string;
+    now: Date;
+    leaseMs: number;
+    limit: number;
+  }): Promise<ScheduledUnpause[]>;
+  /** Extends `owner`'s claim; false when the row is gone, replaced, or claimed by another since. */
+  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
+  /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
+  finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
+}
+
+/** What following relays keeps in the store (one row per relay, shared by the replicas). */
+export interface RelayStore {
+  /** Keeps a relay to follow; one whose id is kept already stays as it is. */
+  createRelay(
+    relay: Omit<RelayRecord, "presentation" | "answer" | "answerVersion" | "appliedVersion" | "superseded">,
+  ): Promise<void>;
+  updateRelay(id: string, relay: unknown): Promise<void>;
+  deleteRelay(id: string): Promise<void>;
+  getRelay(id: string): Promise<RelayRecord | null>;
+  /**
+   * Records a merge-queue bot comment as the answer of the relay it answers: the relay it already
+   * answers (an edit), else the earliest relay on that pull request, relayed before the comment was
+   * created and still followed, without an answer yet, whose command is the one the comment quotes (any,
+   * when it quotes none). A version older than the one recorded changes nothing. Returns the relay when
+   * this answer is new, else null.
+   */
+  recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
+  /**
+   * The surface answered: its presentation, kept to answer there again (shown there now, the relay is
+   * not superseded, even when a run of its command taken over presents it a second time).
+   */
+  presentRelay(id: string, presentation: unknown): Promise<void>;
+  /** A later command answered on this thread: the relays already presented there are not shown again. */
+  supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
+  /**
+   * Takes the lease on showing a relay's latest answer: only for a presented, not superseded relay whose
+   * answer version is not shown yet, and whose lease is free or lapsed. Returns the relay, or null.
+   */
+  claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null>;
+  /** Ends the lease; `appliedVersion` (when given) is the version now shown. */
+  releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void>;
+  /** Relays with an answer not shown yet and no live lease, still followed, oldest first. */
+  listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
+}
+
+/** Where freezes and their windows' steps are kept (src/store/freezes.ts). */
+export interface FreezeRecords {
+  /** Adds it with the repository's next number; "name-taken" when the repository has one of that name. */
+  addFreeze(freeze: Omit<Freeze, "number">): Promise<Freeze | "name-taken">;
+  /** The repository's freezes (every repository's without one), by number. */
+  listFreezes(repository?: Repo): Promise<Freeze[]>;
+  /** Removes the repository's freeze of that number or name (case-insensitive); the one removed, or null. */
+  deleteFreeze(repository: Repo, which: { number: number } | { name: string }): Promise<Freeze | null>;
+  /**
+   * Claims a window's step for `owner` until `now + leaseMs`, unless it is done or another replica's
+   * claim still runs: of two concurrent claims, one wins. True when claimed.
+   */
+  claimFreezeStep(claim: FreezeStepClaim): Promise<boolean>;
+  /** Marks the step done (if `owner` still claims it): it is never claimed again. */
+  finishFreezeStep(freezeId: string, startsAt: Date, step: FreezeStep, owner: string): Promise<void>;
+  /** Windows whose start step is done and whose end has come (`endsAt <= now`), their end step not done. */
+  listFreezeWindowsToEnd(now: Date, limit: number): Promise<FreezeWindowToEnd[]>;
+}
+
+/**
+ * Where comment commands' steps are kept (src/store/command-steps.ts), by run (the webhook's delivery
+ * id) and step.
+ */
+export interface CommandStepStore {
+  /** What a step of a run made when it was done (the JSON recorded), or null when it was not. */
+  commandStep(runId: string, step: string): Promise<{ result: unknown } | null>;
+  /**
+   * Records a step of a run as done at `now`, with what it made (JSON). The first record of a step
+   * stays: a second one changes nothing and returns false.
+   */
+  recordCommandStep(runId: string, step: string, result: unknown, now: Date): Promise<boolean>;
+  /** Records that a step of a run is begun (about to be made) at `now`; a second time changes nothing. */
+  beginCommandStep(runId: string, step: string, now: Date): Promise<void>;
+  /** Whether a step of a run was recorded as begun. */
+  commandStepBegun(runId: string, step: string): Promise<boolean>;
+  /** Forgets a step of a run, begun or done. */
+  forgetCommandStep(runId: string, step: string): Promise<void>;
+}
