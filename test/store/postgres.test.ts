@@ -97,6 +97,7 @@ describe("the store on PostgreSQL", () => {
     "backoffs",
     "command_steps",
     "digests",
+    "failure_details",
     "freeze_steps",
     "freezes",
     "gate_checks",
