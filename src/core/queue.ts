@@ -16,6 +16,18 @@ export interface QueueCheck {
   url: string | null;
   /** The backend's conclusion ("failure", "timed_out", ...); null when it gives none. */
   state: string | null;
+  /** The backend's own words for it (a commit status's description), where it gives them. */
+  description?: string | null;
+}
+
+/**
+ * Where a pull request's checks ran, as the backend names it: the commit they ran on, and the pull
+ * request whose head that is when it is not the pull request itself (a batch's draft pull request, whose
+ * head is read from GitHub). Either may be null.
+ */
+export interface ChecksRanOn {
+  sha: string | null;
+  pull: number | null;
 }
 
 /** What every queue event says: where, when, about which pull request. */
@@ -72,6 +84,8 @@ export type QueueEventBody =
       /** The backend's code for why (counted by stats); null without one. */
       code: string | null;
       failedChecks: QueueCheck[];
+      /** Where its checks ran (their details are read there: src/core/check-failures.ts); absent when not said. */
+      ranOn?: ChecksRanOn | null;
     }
   | {
       kind: "merged";

@@ -11,6 +11,7 @@ import {
 } from "../commands/setup-report.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
+import { checkCheckDetails } from "./check-details.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
 import { checkGitHubApp } from "./github-app.js";
 import { CALL_TIMEOUT_MS, fail, skip } from "./line.js";
@@ -94,6 +95,17 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
             ]
           : []),
       ],
+    ],
+    [
+      "check-run details",
+      async () =>
+        checkCheckDetails({
+          app: settings.github,
+          apiUrl: githubUrls(settings.githubHost).apiUrl,
+          repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
+          githubOnly: !plan.mergify,
+          ...(deps.now ? { now: deps.now } : {}),
+        }),
     ],
     ["database", () => checkDatabase(deps.database, deps.knownMigrations)],
     [

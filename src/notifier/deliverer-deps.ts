@@ -10,6 +10,7 @@ import type {
   ThreadStore,
 } from "../store/index.js";
 import type { Backoffs } from "./backoff.js";
+import type { DeliveredDetails } from "./failure-details.js";
 import type { PostPace } from "./slack-holds.js";
 import type { NotificationPoster } from "./slack-poster.js";
 import type { NotificationRenderer, PullInfo } from "./types.js";
@@ -44,4 +45,9 @@ export interface DelivererDeps {
    * answers, until it answers 429.
    */
   pace?: PostPace;
+  /**
+   * Why a removal's checks failed (failure-details.ts): its notices wait for them a while, then go
+   * without and are edited once read. None: removals are posted as they are.
+   */
+  details?: DeliveredDetails;
 }

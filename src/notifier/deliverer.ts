@@ -5,6 +5,7 @@ import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification } from "../store/index.js";
 import { ChannelLease } from "./channel-lease.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
+import { editDetails } from "./delivery-details.js";
 import { editStaleParents, threadsOf } from "./delivery-parents.js";
 import { RowPosting } from "./delivery-posting.js";
 import { SlackHolds, SlackPace } from "./slack-holds.js";
@@ -126,6 +127,10 @@ export class Deliverer {
     for (const thread of await store.listStaleThreads()) {
       if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
     }
+    // Removals posted before why their checks failed was read: edited with it (delivery-details.ts).
+    for (const edit of (await this.deps.details?.edits()) ?? []) {
+      if (!byChannel.has(edit.channelId)) byChannel.set(edit.channelId, []);
+    }
     if (rows.length < BATCH) this.forgetSettled(rows, listedAt);
     await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
       await turns.next();
@@ -160,7 +165,7 @@ export class Deliverer {
     const heldUntil = listed.length > 0 ? await this.holds.until({ channel }, now) : null;
     const postsHeld = heldUntil !== null;
     const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
-    if (postsHeld && !(await this.hasStaleParents(channel))) return held;
+    if (postsHeld && !(await this.hasEdits(channel))) return held;
     const lease = await ChannelLease.acquire(store, channel, this.deps.owner, () => this.now());
     // Another replica posts the channel: tried again when its lease lapses (it may have died holding it),
     // not a loop's pass later.
@@ -182,13 +187,15 @@ export class Deliverer {
           if (!failed) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
         }
       }
-      if (!failed)
+      if (!failed) {
         await editStaleParents(
           this.parentsPass(),
           channel,
           renew,
           threadsOf(progress.left, this.deps.storedEvents),
         );
+        await editDetails({ ...this.parentsPass(), rows: this.rows }, channel, renew);
+      }
       return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
     } finally {
       await lease.release();
@@ -202,8 +209,10 @@ export class Deliverer {
     return at && at.getTime() > this.now().getTime() ? at : null;
   }
 
-  private async hasStaleParents(channel: string): Promise<boolean> {
-    return (await this.deps.store.listStaleThreads(channel)).length > 0;
+  /** Whether the channel has messages to edit: stale thread parents, or removals to show their details. */
+  private async hasEdits(channel: string): Promise<boolean> {
+    if ((await this.deps.store.listStaleThreads(channel)).length > 0) return true;
+    return ((await this.deps.details?.edits(channel)) ?? []).length > 0;
   }
 
   /**
@@ -240,13 +249,19 @@ export class Deliverer {
           continue;
         }
       }
+      // A removal waits a while for why its checks failed (failure-details.ts), and the channel with it.
+      const shown = await this.rows.details(row);
+      if (shown && "waitMs" in shown) {
+        progress.nextAt = new Date(this.now().getTime() + shown.waitMs);
+        return;
+      }
       // From here on the row may be in the channel: whoever takes the channel over looks it up first.
       if (!(await this.deps.store.markNotificationAttempt(channel, row.eventId, this.deps.owner))) {
         this.own.delete(key); // recorded sent meanwhile (by a replica whose lease lapsed): nothing to post
         continue;
       }
       try {
-        await this.rows.post(row);
+        await this.rows.post(row, shown);
       } catch (error) {
         // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
         const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;

@@ -1,8 +1,11 @@
+import type { FailureDetails } from "../core/check-failures.js";
 import { CURRENT_STORED_EVENTS, type StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
-import type { PendingNotification, ThreadRecord } from "../store/index.js";
+import type { SlackMessage } from "../slack/render-kit.js";
+import type { DetailsEdit, PendingNotification, ThreadRecord } from "../store/index.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
+import type { RowDetails } from "./failure-details.js";
 import { isPauseEvent } from "./routing.js";
 import type { PostedMessage } from "./slack-poster.js";
 import type { NotificationContext, PullInfo, ThreadState } from "./types.js";
@@ -12,7 +15,7 @@ const ATTRIBUTION_WINDOW_MS = 15 * 60_000;
 
 type PostingDeps = Pick<
   DelivererDeps,
-  "store" | "poster" | "render" | "pullInfo" | "githubWebUrl" | "metrics" | "storedEvents"
+  "store" | "poster" | "render" | "pullInfo" | "githubWebUrl" | "metrics" | "storedEvents" | "details"
 >;
 
 /**
@@ -64,17 +67,29 @@ export class RowPosting {
     return true;
   }
 
-  /** Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message. */
-  async post(row: PendingNotification): Promise<void> {
+  /**
+   * What a removal's notice shows of why its checks failed (failure-details.ts): undefined for any other
+   * row (or without details), else the details (null: none) or how long it waits for them.
+   */
+  async details(row: PendingNotification): Promise<RowDetails | undefined> {
+    return this.deps.details?.forRow(row.repository, this.event(row));
+  }
+
+  /**
+   * Posts one notification: a thread parent, a reply (and the parent edited), or a top-level message.
+   * `shown`: a removal's details (details()), which its message shows and records it showed.
+   */
+  async post(row: PendingNotification, shown?: { details: FailureDetails | null }): Promise<void> {
     const { store, poster, render, metrics } = this.deps;
     const event = this.event(row);
-    const ctx = this.context(row);
+    const ctx = { ...this.context(row), ...(shown ? { failures: shown.details } : {}) };
+    const showsDetails = shown ? { showsDetails: shown.details !== null } : {};
     let posted: PostedMessage;
     if (!this.threaded(row)) {
       const pausedBy = isPauseEvent(event) ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
-      await this.record(row, posted);
+      await this.record(row, posted, undefined, showsDetails);
     } else {
       const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
       const { pull, state } = await this.stateAfter(thread, row);
@@ -91,7 +106,7 @@ export class RowPosting {
           eventId: row.eventId,
         });
         // The parent is edited at the end of the pass: once for all of the thread's replies.
-        await this.record(row, posted, { parentTs: thread.parentTs, state, parentStale: true });
+        await this.record(row, posted, { parentTs: thread.parentTs, state, parentStale: true }, showsDetails);
       }
     }
     metrics?.notificationsSent.inc({ kind: posted.threadTs ? "reply" : "message" });
@@ -104,6 +119,7 @@ export class RowPosting {
     row: PendingNotification,
     message: PostedMessage,
     thread?: { parentTs: string; state: ThreadState; parentStale?: boolean },
+    shows: { showsDetails?: boolean } = {},
   ): Promise<void> {
     await this.deps.store.markNotificationSent({
       channelId: row.channelId,
@@ -111,6 +127,7 @@ export class RowPosting {
       message,
       ...(thread ? { thread } : {}),
       at: this.now(),
+      ...shows,
     });
   }
 
@@ -128,7 +145,19 @@ export class RowPosting {
     return { pull, state };
   }
 
-  private context(row: PendingNotification): NotificationContext {
+  /** A sent removal's message rendered again with its details: what its edit shows (delivery-details.ts). */
+  async renderedWith(edit: DetailsEdit, details: FailureDetails): Promise<SlackMessage> {
+    const event = (this.deps.storedEvents ?? CURRENT_STORED_EVENTS).event(edit.payload);
+    const ctx = { ...this.context(edit), failures: details };
+    if (edit.pullRequest === null || isPauseEvent(event)) return this.deps.render.event(event, null, ctx);
+    const thread = await this.deps.store.getThread(edit.channelId, edit.repository, edit.pullRequest);
+    const pull =
+      (thread?.state as ThreadState | undefined)?.pull ??
+      (await this.pull(edit.repository, edit.pullRequest));
+    return this.deps.render.event(event, pull, ctx);
+  }
+
+  private context(row: { repository: Repo }): NotificationContext {
     return { repo: row.repository, githubWebUrl: this.deps.githubWebUrl, now: this.now() };
   }
 

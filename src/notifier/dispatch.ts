@@ -4,6 +4,7 @@ import { Turns } from "../event-loop.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder } from "../store/index.js";
 import type { Deliverer } from "./deliverer.js";
+import type { FailureDetailsKeeper } from "./failure-details.js";
 import type { PersonalNotices } from "./personal-notices.js";
 import { route } from "./routing.js";
 
@@ -14,6 +15,18 @@ export interface DispatchDeps {
     | undefined;
   /** Adds what the recorded history says to an event before it is queued (notes.ts); none without it. */
   annotate?: ((repository: Repo, event: QueueEvent) => Promise<QueueEvent>) | undefined;
+  /** Starts reading why a removal's checks failed, before its notices are queued (failure-details.ts). */
+  details?: Pick<FailureDetailsKeeper, "begin"> | undefined;
+}
+
+/** A removal heard by some channel: the reading of its details starts before its notices are queued. */
+async function beginDetails(
+  deps: DispatchDeps,
+  repository: Repo,
+  event: QueueEvent,
+  subscriptions: readonly Subscription[],
+): Promise<void> {
+  if (subscriptions.length > 0) await deps.details?.begin(repository, event);
 }
 
 /** The event with what the history adds; as it is when that cannot be read (the notice goes without it). */
@@ -46,6 +59,7 @@ export async function dispatchEvent(
   order?: NoticeOrder,
 ): Promise<void> {
   const shown = await annotated(deps, repository, event);
+  await beginDetails(deps, repository, shown, subscriptions);
   for (const channel of route(shown, subscriptions))
     await deps.deliverer.enqueue(channel, repository, shown, order);
   await enqueuePeople(deps, repository, shown, order);
@@ -72,6 +86,7 @@ export async function dispatchEvents(
   for (const [i, event] of events.entries()) {
     await turns.next();
     const annotatedEvent = await annotated(deps, repository, event);
+    await beginDetails(deps, repository, annotatedEvent, subscriptions);
     shown.push(annotatedEvent);
     for (const channel of route(annotatedEvent, subscriptions))
       await deps.deliverer.enqueue(channel, repository, annotatedEvent);

@@ -32,6 +32,8 @@ export interface PollerDeps {
   personal?: PersonalNotices;
   /** Adds what the recorded history says to an event before it is queued (notes.ts); none without it. */
   annotate?: DispatchDeps["annotate"];
+  /** Starts reading why a removal's checks failed (failure-details.ts); none without it. */
+  details?: DispatchDeps["details"];
   /** Between two reads of a repository while it is active, or always without the doorbell. */
   intervalMs: number;
   /** Between two reads of an idle repository whose activity GitHub announces; default intervalMs. */
@@ -406,8 +408,13 @@ export class Poller {
     await this.deps.history?.record(repository, routed);
     // Channels' notices are posted while people's are looked up (a backlog's first post does not wait).
     const onChannelsQueued = () => this.deliverSoon();
-    const { annotate } = this.deps;
-    await dispatchEvents({ deliverer, personal, annotate, onChannelsQueued }, repository, routed, subs);
+    const { annotate, details } = this.deps;
+    await dispatchEvents(
+      { deliverer, personal, annotate, details, onChannelsQueued },
+      repository,
+      routed,
+      subs,
+    );
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;
   }

@@ -1,5 +1,5 @@
 import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent, type QueueEventOf } from "../core/queue.js";
-import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
+import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "../slack/mrkdwn.js";
 import {
   actions,
   context,
@@ -10,6 +10,7 @@ import {
   section,
   unpauseButton,
 } from "../slack/render-kit.js";
+import { failureBlocks, failurePlain } from "../wording/check-failures.js";
 import { clip, formatDuration, formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
@@ -56,6 +57,8 @@ interface Described {
   plain: string;
   /** More detail: failed checks and the like. */
   detail?: string;
+  /** Why each failed check failed, in its own words: a section each (src/wording/check-failures.ts). */
+  failures?: string[];
   requeue?: boolean;
   unpause?: boolean;
 }
@@ -74,10 +77,13 @@ function describeLeft(event: QueueEventOf<"left">, ctx: NotificationContext): De
     };
   const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
   const also = alsoFailedLines(event, ctx);
+  const failures = ctx.failures ? failureBlocks(ctx.failures, mrkdwnFormat(), ctx.githubWebUrl) : [];
+  const why = ctx.failures ? failurePlain(ctx.failures) : "";
   return {
     line: `❌ Left the merge queue${queueName(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
-    plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}`,
+    plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}${why ? ` (${why})` : ""}`,
     ...(also ? { detail: also } : {}),
+    ...(failures.length ? { failures } : {}),
     requeue: true,
   };
 }
@@ -229,6 +235,7 @@ export const notificationRenderer: NotificationRenderer = {
     const d = describeEvent(event, ctx);
     const subject = event.pull === null ? "" : `${pullText(pull, event.pull)} · `;
     const blocks: KnownBlock[] = [section(`${subject}${d.line}`)];
+    for (const failure of d.failures ?? []) blocks.push(section(failure));
     if (d.detail) blocks.push(section(d.detail));
     blocks.push(context(`${escapeMrkdwn(ctx.repo.fullName)} · ${formatTime(event.at)}`));
     const buttons = [

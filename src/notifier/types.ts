@@ -1,3 +1,4 @@
+import type { FailureDetails } from "../core/check-failures.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { SlackMessage } from "../slack/render-kit.js";
@@ -32,6 +33,8 @@ export interface NotificationContext {
   resumesAt?: Date;
   /** For their unpause: it was a timed pause ending as scheduled. */
   scheduled?: boolean;
+  /** For a removal for failed checks: why they failed, when read (src/notifier/failure-details.ts). */
+  failures?: FailureDetails | null;
 }
 
 /** How notifications look (src/notifier/render-notification.ts). */

@@ -3,13 +3,17 @@ import type { Service, Wired } from "../app/service.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
+import { CheckRunReader } from "../github/check-runs.js";
+import type { GitHubWrites } from "../github/github-writes.js";
 import type { GitHubAppConnection } from "../github/probot.js";
+import { removalSummaryWriter } from "../github/removal-summary.js";
 import type { Repo } from "../repo.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";
 import { DoorbellWatch } from "./doorbell-watch.js";
+import { FailureDetailsKeeper } from "./failure-details.js";
 import { withAlsoFailed } from "./notes.js";
 import { PersonalNotices } from "./personal-notices.js";
 import { Poller } from "./poller.js";
@@ -26,8 +30,11 @@ export interface NotifierDeps {
     Pick<Infrastructure, "rings">;
   slack: { botToken: string; apiUrl: string };
   backends: NotifierBackends;
-  /** The commands' GitHub (pull requests' titles and authors), and who may read a repository (cached). */
-  github: { gateway: GitHubGateway; readPermission: PermissionLookup };
+  /**
+   * The commands' GitHub (pull requests' titles and authors), who may read a repository (cached), and the
+   * app's write queue (a removal's summary comment; null when the app is off).
+   */
+  github: { gateway: GitHubGateway; readPermission: PermissionLookup; writes?: GitHubWrites | null };
   /** The GitHub App: the doorbell, GitHub's merge queue's webhooks; null when it is off. */
   app: GitHubAppConnection | null;
   /** Refreshed when a person's pull request moves (personal notices). */
@@ -62,7 +69,12 @@ export interface NotifierWiring extends Wired {
 export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   const { infra, app } = deps;
   const { store, logger, now } = infra;
-  const deliverer = wireDeliverer(deps);
+  // Why a removal's checks failed: read once, its notices wait a while for it (failure-details.ts).
+  const late: { poller?: Poller } = {};
+  const details = failureDetails(deps, () => {
+    late.poller?.deliver().catch((error: unknown) => logger.warn({ err: error }, "delivery failed"));
+  });
+  const deliverer = wireDeliverer(deps, details);
   // Personal notices need the pull request's author, from GitHub.
   const personal = app
     ? new PersonalNotices({
@@ -82,7 +94,13 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   };
   // A failed check that also failed for others says so (notes.ts), whether read or pushed.
   const annotate = (repository: Repo, event: QueueEvent) => withAlsoFailed(store, repository, event);
-  const poller = wirePoller(deps, deliverer, { personal, history, annotate });
+  const poller = wirePoller(deps, deliverer, {
+    personal,
+    history,
+    annotate,
+    ...(details ? { details } : {}),
+  });
+  late.poller = poller;
   infra.rings.listen((repository) => poller.ring(repository));
   // A backend that pushes its events (GitHub's merge queue) is heard, not read (pushed-notices.ts).
   const { pushes } = deps.backends;
@@ -95,6 +113,7 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
       track: infra.trackWebhookWork,
       history,
       annotate,
+      ...(details ? { details } : {}),
       logger: logger.child({ name: "notifier" }),
     });
     pushes.listen((repository, event) => pushed.accept(repository, event));
@@ -102,7 +121,42 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   return { poller, deliverer, services: [notifierService(deps, poller, doorbellWatch(deps))] };
 }
 
-function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Deliverer {
+/**
+ * Why a removal's checks failed, read from GitHub's check runs as the repository's installation, and the
+ * pull request's summary comment that shows it; none without the GitHub App.
+ */
+function failureDetails(
+  { infra, app, github }: NotifierDeps,
+  deliver: () => void,
+): FailureDetailsKeeper | undefined {
+  if (!app) return undefined;
+  const { installations } = app;
+  const githubWebUrl = infra.urls.webUrl;
+  const reader = new CheckRunReader({ octokitFor: (repo) => installations.rest(repo), githubWebUrl });
+  const summarize = github.writes
+    ? removalSummaryWriter({
+        octokitFor: (repo) => installations.rest(repo),
+        writes: github.writes,
+        appSlug: app.appSlug,
+        claims: { records: infra.store, owner: infra.owner },
+        githubWebUrl,
+      })
+    : undefined;
+  return new FailureDetailsKeeper({
+    store: infra.store,
+    read: (repository, event) => reader.failures(repository, event.ranOn, event.failedChecks),
+    summarize,
+    deliver,
+    track: infra.trackWebhookWork,
+    owner: infra.owner,
+    logger: infra.logger.child({ name: "notifier" }),
+  });
+}
+
+function wireDeliverer(
+  { infra, slack, github, backends }: NotifierDeps,
+  details: FailureDetailsKeeper | undefined,
+): Deliverer {
   const { options } = infra;
   const slackPoster = webApiPoster(slackPosterOptions(slack, options));
   const pace = postPace(options);
@@ -120,6 +174,7 @@ function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Delive
     owner: infra.owner,
     // A backlog drains at about a post a second per channel, not into Slack's 429s.
     ...(pace ? { pace } : {}),
+    ...(details ? { details } : {}),
     metrics: infra.metrics,
     logger: infra.logger.child({ name: "notifier" }),
     now: options.now,
@@ -133,7 +188,7 @@ function wireDeliverer({ infra, slack, github, backends }: NotifierDeps): Delive
 function wirePoller(
   { infra, backends, app }: NotifierDeps,
   deliverer: Deliverer,
-  made: Pick<ConstructorParameters<typeof Poller>[0], "personal" | "history" | "annotate">,
+  made: Pick<ConstructorParameters<typeof Poller>[0], "personal" | "history" | "annotate" | "details">,
 ): Poller {
   const { config, options } = infra;
   const announced = app?.installations;
@@ -142,6 +197,7 @@ function wirePoller(
     eventLog: backends.eventLog,
     history: made.history,
     annotate: made.annotate,
+    ...(made.details ? { details: made.details } : {}),
     readsLog: (repository) => backends.readsLog(repository),
     deliverer,
     ...(made.personal ? { personal: made.personal } : {}),

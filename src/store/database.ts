@@ -121,6 +121,18 @@ export interface Tables {
     order_seq: ColumnType<number | string | null, number | null | undefined, number | null>;
     /** The replica that began posting the row (set just before its post), null while nobody has. */
     attempted_by: ColumnType<string | null, string | null | undefined, string | null>;
+    /** A removal's message: 1 when it showed its failure details, 0 when not (yet); null for the others. */
+    shows_details: ColumnType<number | null, number | null | undefined, number | null>;
+  };
+  failure_details: {
+    event_id: Int8;
+    repository: string;
+    status: "reading" | "read" | "none";
+    due_at: Time;
+    claimed_by: string;
+    claimed_until: Time;
+    details: NullableJson;
+    created_at: Time;
   };
   threads: {
     channel_id: string;

@@ -1,5 +1,6 @@
 export { COMMAND_STEP_RETENTION_MS, type CommandStepStore } from "./command-steps.js";
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
+export type { DetailsEdit, FailureDetailsRecord, FailureDetailsStore } from "./failure-details.js";
 export {
   FREEZE_STEP_RETENTION_MS,
   type Freeze,

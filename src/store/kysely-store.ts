@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { kyselyCommandSteps } from "./command-steps.js";
 import { type Database, inTransaction } from "./database.js";
+import { kyselyFailureDetails } from "./failure-details.js";
 import { kyselyFreezes } from "./freezes.js";
 import { kyselyGates } from "./gates.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
@@ -44,6 +45,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyFreezes(ctx),
     ...kyselyGates(ctx),
     ...kyselyHealthEpisodes(ctx),
+    ...kyselyFailureDetails(ctx),
     ...kyselyQueueRequests(ctx),
     ...kyselySlackEvents(ctx),
     ...kyselyCommandSteps(ctx),

@@ -55,6 +55,11 @@ export interface SentNotification {
   thread?: { parentTs: string; state: unknown; parentStale?: boolean };
   /** When it was recorded: the row's sent time and the thread's updatedAt. */
   at: Date;
+  /**
+   * A removal's message: whether it showed its failure details (false: it is edited once they are read);
+   * absent for the others.
+   */
+  showsDetails?: boolean;
 }
 
 export interface ThreadRecord {
@@ -270,7 +275,13 @@ async function markNotificationSent(ctx: StoreContext, sent: SentNotification): 
   await inTransaction(ctx.database, async (tx) => {
     const row = await tx
       .updateTable("notifications")
-      .set({ status: "sent", message_ts: sent.message.ts, thread_ts: sent.message.threadTs, sent_at: at })
+      .set({
+        status: "sent",
+        message_ts: sent.message.ts,
+        thread_ts: sent.message.threadTs,
+        sent_at: at,
+        ...(sent.showsDetails === undefined ? {} : { shows_details: sent.showsDetails ? 1 : 0 }),
+      })
       .where("channel_id", "=", sent.channelId)
       .where("event_id", "=", sent.eventId)
       .returning(["repository", "pull_request"])

@@ -91,6 +91,12 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     await slack.waitFor(() => said().includes("Merged into") || undefined);
     expect(said()).toContain("without merging: its merge group's required checks failed (<http");
     expect(said()).toMatch(/acme\/ships\/runs\/\d+\|ci>\)/);
+    // Why ci failed, in CI's own words (the sandbox's SANDBOX_CHECK_FAILURES): its title, summary, annotations.
+    await slack.waitFor(() => said().includes("Build failed: 1 error") || undefined, 15_000);
+    expect(said()).toContain("The hull module does not compile on the merge group's commit.");
+    expect(said()).toMatch(
+      /\/acme\/ships\/blob\/[0-9a-f]{40}\/src\/hull\/plates\.rs#L57\|src\/hull\/plates\.rs:57> — mismatched types/,
+    );
   });
 
   it("/mq stats shows what GitHub's queue did, from the history Yardmaster recorded of its webhooks", async () => {

@@ -98,6 +98,7 @@ describe("the store on PostgreSQL", () => {
     "command_step_intents",
     "command_steps",
     "digests",
+    "failure_details",
     "freeze_steps",
     "freezes",
     "gate_checks",

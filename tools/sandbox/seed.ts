@@ -27,6 +27,7 @@ export async function seedSandbox(parts: {
   seedAuthors(parts.sim);
   seedGitHub(parts.sim, parts.github);
   seedGitHubQueue(parts.github);
+  for (const f of SANDBOX_CHECK_FAILURES) parts.github.checkRuns.failWith(f.repository, f.check, f.output);
   seedSlack(parts.slack);
   for (const person of SANDBOX_PEOPLE) {
     await parts.store.putLink({
@@ -58,6 +59,46 @@ export async function seedSandbox(parts: {
     digest: { cadence: "weekly" },
   });
 }
+
+/**
+ * What CI's failing checks say (the GitHub stand-in's check runs: their output and two annotations), so
+ * that a removal for failed checks shows why in the channel, the direct messages and the summary comment:
+ * `acme/widgets`' `ci/test` (the demo's #229 fails it) and `acme/ships`' `ci` (**✗ Fail the head's checks**).
+ */
+export const SANDBOX_CHECK_FAILURES = [
+  {
+    repository: SANDBOX_REPOSITORY,
+    check: "ci/test",
+    output: {
+      title: "3 tests failed, 212 passed",
+      summary:
+        "## Failed tests\n- `gallery › renders thumbnails` timed out after **5 s**\n- `cache › evicts the oldest entry`\n- `api › retries a 503`\n\nSee the [full log](https://ci.example.com/acme/widgets/build/4821) for details.",
+      text: "Jest 29.7.0, Node 20.18.0, 215 tests in 38 s.",
+      annotations: [
+        {
+          path: "src/gallery/thumbnails.test.ts",
+          line: 42,
+          message: "Timed out after 5000 ms waiting for the thumbnails",
+        },
+        { path: "src/cache/lru.ts", line: 118, message: "Expected size 2, received 3" },
+      ],
+    },
+  },
+  {
+    repository: SANDBOX_GITHUB_QUEUE_REPOSITORY,
+    check: "ci",
+    output: {
+      title: "Build failed: 1 error",
+      summary: "The hull module does not compile on the merge group's commit.\n\n**1 error**, 0 warnings.",
+      text: null,
+      annotations: [
+        { path: "src/hull/plates.rs", line: 57, message: "mismatched types: expected `u32`, found `i64`" },
+        { path: "src/hull/mod.rs", line: 12, level: "warning" as const, message: "unused import: `Rivet`" },
+        { path: "src/hull/mod.rs", line: 3, message: "could not compile `hull` due to 1 previous error" },
+      ],
+    },
+  },
+];
 
 /** The page's people wrote some of the seeded pull requests: they hear about those in direct messages. */
 function seedAuthors(sim: Simulator): void {

@@ -126,7 +126,8 @@ export class GitHubQueueEvents {
   ): Promise<QueueEvent | null> {
     // Merged: the `closed` webhook says it, with the merge commit.
     if (h.reason === "MERGE") return null;
-    const checks = CHECK_REASONS.has(h.reason) ? await this.checksOfGroup(h.repository, h.number) : [];
+    const groupSha = CHECK_REASONS.has(h.reason) ? await this.groupOf(h.repository, h.number) : null;
+    const checks = groupSha ? await this.checksOf(h.repository, groupSha) : [];
     const removedBy = h.reason === "MANUAL" ? await this.removedBy(h) : null;
     return event({
       kind: "left",
@@ -134,6 +135,8 @@ export class GitHubQueueEvents {
       reason: removalWords({ code: h.reason, removedBy }) || null,
       code: h.reason,
       failedChecks: checks.map(asCheck),
+      // The checks ran on the merge group's commit: their details are read there.
+      ...(groupSha ? { ranOn: { sha: groupSha, pull: null } } : {}),
     });
   }
 
@@ -179,10 +182,9 @@ export class GitHubQueueEvents {
     return h.by;
   }
 
-  /** The failed checks of the pull request's latest merge group, as remembered from its webhook. */
-  private async checksOfGroup(repository: Repo, number: number): Promise<FailedCheck[]> {
-    const pull = await this.deps.memory.getQueuePull(repository, number);
-    return pull?.groupSha ? this.checksOf(repository, pull.groupSha) : [];
+  /** The commit of the pull request's latest merge group, as remembered from its webhook. */
+  private async groupOf(repository: Repo, number: number): Promise<string | null> {
+    return (await this.deps.memory.getQueuePull(repository, number))?.groupSha ?? null;
   }
 
   /** The notice goes without the checks when GitHub cannot list them. */

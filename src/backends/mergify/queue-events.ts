@@ -1,5 +1,6 @@
 import type { StoredEvents } from "../../core/pushed-events.js";
 import {
+  type ChecksRanOn,
   type EventGroup,
   groupsToRead,
   isQueueEvent,
@@ -12,6 +13,7 @@ import {
 import { removalWords } from "../../core/removal-reasons.js";
 import { Turns } from "../../event-loop.js";
 import type { Repo } from "../../repo.js";
+import { withDraftHeads } from "./draft-heads.js";
 import { MergeQueueError } from "./errors.js";
 import { isKnownEventType } from "./event-types.js";
 import { type LogEvent, parseEventMetadata, type TypedLogEvent } from "./events.schema.js";
@@ -71,10 +73,25 @@ export function mergifyEventTypes(groups: Iterable<string>): string[] {
 
 const checksOf = (
   checks:
-    | readonly { name: string; url?: string | null; details_url?: string | null; state?: string }[]
+    | readonly {
+        name: string;
+        url?: string | null;
+        details_url?: string | null;
+        state?: string;
+        description?: string;
+      }[]
     | undefined,
 ): QueueCheck[] =>
-  (checks ?? []).map((c) => ({ name: c.name, url: c.details_url ?? c.url ?? null, state: c.state ?? null }));
+  (checks ?? []).map((c) => ({
+    name: c.name,
+    url: c.details_url ?? c.url ?? null,
+    state: c.state ?? null,
+    ...(c.description ? { description: c.description } : {}),
+  }));
+
+/** Where a leave's checks ran: the pull request's head (a batch's draft is found in the read: draft-heads.ts). */
+const ranOnHead = (sha: unknown): ChecksRanOn | null =>
+  typeof sha === "string" && sha ? { sha, pull: null } : null;
 
 /** The log's words for an event the core has none for: "queue checks change", "product enabled". */
 const wordsOf = (type: string) => type.replace(/^action\./, "").replace(/[._]/g, " ");
@@ -100,6 +117,7 @@ function happeningOf(typed: TypedLogEvent): QueueEventBody | null {
         reason: reason || null,
         code: m.dequeue_code ?? null,
         failedChecks: m.merged ? [] : checksOf(m.unsuccessful_checks),
+        ...(m.merged ? {} : { ranOn: ranOnHead(m.pull_request_head_sha) }),
       };
     }
     case "action.queue.merged":
@@ -186,6 +204,7 @@ function looseHappening(event: LogEvent): QueueEventBody | null {
                 ? [{ name: c.name, url: text(c.details_url) ?? text(c.url), state: null }]
                 : [],
             ),
+        ...(merged ? {} : { ranOn: ranOnHead(m.pull_request_head_sha) }),
       };
     }
     case "queue.pause.create":
@@ -275,7 +294,10 @@ export function mergifyEventLog(
         await turns.next();
         mapped.set(event, fromMergifyLog(event));
       }
-      const events = withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event));
+      const events = withDraftHeads(
+        read,
+        withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event)),
+      );
       // Relayed by Yardmaster: the person who asked it, rather than its bot.
       if (options.askedOf) await withAskers(repo, events, options.askedOf);
       yield* events;

@@ -25,6 +25,7 @@ import { gateRetries } from "./024-gate-retries.js";
 import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps.js";
 import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import { commandStepIntents } from "./028-command-step-intents.js";
+import { failureDetails } from "./029-failure-details.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   slackEventsAndCommandSteps,
   signInConfirmations,
   commandStepIntents,
+  failureDetails,
 ];
 
 /** The highest migration version this build knows. */

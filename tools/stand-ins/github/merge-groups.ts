@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Context } from "probot";
+import { type CheckOutput, outputJson } from "./check-output.js";
 import { nodeId, repositoryJson, type Urls, userJson } from "./payloads.js";
 import { appJson, type CheckConclusion, type PublicApp, type WebhookTarget } from "./queue-payloads.js";
 import type { Issue, Repository } from "./state.js";
@@ -45,6 +46,8 @@ export interface GroupCheckRun {
   conclusion: GroupCheckConclusion | null;
   startedAt: string;
   completedAt: string | null;
+  /** What CI's run says (ci-check-runs.ts `failWith`): set when it fails; null otherwise. */
+  output?: CheckOutput | null;
 }
 
 export interface MergeGroup {
@@ -164,13 +167,7 @@ export function groupCheckRunJson(
     conclusion: run.conclusion,
     started_at: run.startedAt,
     completed_at: run.completedAt,
-    output: {
-      title: null,
-      summary: null,
-      text: null,
-      annotations_count: 0,
-      annotations_url: `${api}/check-runs/${run.id}/annotations`,
-    },
+    output: outputJson(urls, fullName, run.id, run.output ?? null),
     check_suite: { id: run.suiteId },
     app: appJson(urls, CI_APP),
     pull_requests: [],

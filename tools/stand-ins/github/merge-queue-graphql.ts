@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { buildSchema, type GraphQLSchema, graphql } from "graphql";
 import { AppCheckRuns } from "./app-checks.js";
+import { CiCheckRuns } from "./ci-check-runs.js";
 import type { Caller, StandInContext } from "./context.js";
 import { requireToken, subscribed } from "./context.js";
 import { bodyFields, HttpError, type Router, sendJson } from "./http.js";
@@ -128,6 +129,8 @@ export class GitHubMergeQueues {
     private readonly ctx: StandInContext,
     /** The check runs apps report (the gate's among them). */
     readonly appChecks: AppCheckRuns = new AppCheckRuns(),
+    /** What CI's failed runs say (their output and annotations). */
+    readonly ciChecks: CiCheckRuns = new CiCheckRuns(),
   ) {}
 
   private key(fullName: string, branch: string): string {
@@ -233,6 +236,7 @@ export class GitHubMergeQueues {
       run.status = "completed";
       run.conclusion = conclusion;
       run.completedAt = now;
+      run.output = this.ciChecks.outputFor(fullName, name, conclusion) ?? null;
     }
     for (const name of Object.keys(conclusions)) {
       const run = group.checkRuns.find((r) => r.name === name);

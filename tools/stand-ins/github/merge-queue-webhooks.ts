@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { CiCheckRuns } from "./ci-check-runs.js";
 import { type StandInContext, subscribed } from "./context.js";
 import {
   type CheckConclusion,
@@ -104,11 +105,45 @@ export class MergeQueueWebhooks {
   private readonly waiting = new Set<Promise<void>>();
   private source: MergeQueueSource | undefined;
 
+  /** Every draft pull request the merge queue opened, closed ones too (GitHub still answers for them). */
+  private readonly opened = new Map<string, Issue>();
+
   constructor(
     private readonly ctx: StandInContext,
     /** Delay between the log's append and the webhooks' sending; 0: at once (queued after the append). */
     private readonly delayMs: number,
+    /** Where CI reports the checks the merge queue saw fail (their output: ci-check-runs.ts). */
+    private readonly ciChecks?: CiCheckRuns,
   ) {}
+
+  /** A draft pull request the merge queue opened for a batch's checks (`GET /pulls/{number}` reads it). */
+  draft(fullName: string, number: number): Issue | undefined {
+    const repository = this.ctx.state.getRepository(fullName);
+    return repository ? this.opened.get(`${repository.id}#${number}`) : undefined;
+  }
+
+  /**
+   * CI's failed runs of the checks the merge queue saw fail, on the commit they ran on (the draft's head, or
+   * the pull request's): reported before the merge queue records its checks' end, as CI would have.
+   */
+  private reportFailed(
+    repository: Repository,
+    headSha: string | undefined,
+    checks: unknown,
+    at: string,
+  ): void {
+    if (!this.ciChecks || !headSha || !Array.isArray(checks)) return;
+    for (const check of checks as { name?: unknown; state?: unknown }[]) {
+      if (typeof check?.name !== "string") continue;
+      const state = typeof check.state === "string" ? check.state : "failure";
+      const conclusion: CheckConclusion = (["timed_out", "cancelled", "action_required"] as const).includes(
+        state as "timed_out",
+      )
+        ? (state as CheckConclusion)
+        : "failure";
+      this.ciChecks.report(repository, headSha, check.name, conclusion, at);
+    }
+  }
 
   /** Follows a merge queue's log; returns the function that stops following it. */
   follow(source: MergeQueueSource): () => void {
@@ -210,6 +245,15 @@ export class MergeQueueWebhooks {
       case "action.queue.checks_end": {
         const pull = this.pull(repository, number, event.baseRef);
         const speculative = metadata.speculative_check_pull_request;
+        if (!metadata.aborted && speculative?.checks_conclusion !== "success") {
+          const draft =
+            speculative?.in_place === false && speculative.number !== undefined
+              ? this.drafts.get(`${repository.id}#${speculative.number}`)
+              : undefined;
+          const failed = (event.metadata.speculative_check_pull_request as { unsuccessful_checks?: unknown })
+            ?.unsuccessful_checks;
+          this.reportFailed(repository, (draft ?? pull).pull?.headSha, failed, at);
+        }
         const conclusion: CheckConclusion = metadata.aborted
           ? "cancelled"
           : speculative?.checks_conclusion === "success"
@@ -250,6 +294,14 @@ export class MergeQueueWebhooks {
       }
       case "action.queue.leave": {
         const pull = this.pull(repository, number, event.baseRef, metadata.pull_request_head_sha);
+        // A leave the log tells without its checks' end (the demo's history): CI failed them on its head.
+        if (!metadata.merged)
+          this.reportFailed(
+            repository,
+            metadata.pull_request_head_sha,
+            event.metadata.unsuccessful_checks,
+            at,
+          );
         const conclusion: CheckConclusion = metadata.merged
           ? "success"
           : metadata.dequeue_code === "PR_MANUALLY_DEQUEUED" || metadata.dequeue_code === "PR_DEQUEUED"
@@ -400,6 +452,7 @@ export class MergeQueueWebhooks {
       },
     };
     this.drafts.set(key, draft);
+    this.opened.set(key, draft);
     return [this.pullRequestEvent(repository, "opened", draft)];
   }
 

@@ -1,17 +1,29 @@
+import { type CiCheckRuns, ciCheckRunJson } from "./ci-check-runs.js";
 import type { StandInContext } from "./context.js";
 import { intParam, requireRepository, selfUrl } from "./context.js";
 import { HttpError, notFound, paginate, type Router, sendJson } from "./http.js";
-import { groupCheckRunJson } from "./merge-groups.js";
+import { groupCheckRunJson, type MergeGroup } from "./merge-groups.js";
 import type { GitHubMergeQueues } from "./merge-queue-graphql.js";
 import { issueJson, pullRequestJson, repositoryJson, userJson } from "./payloads.js";
-import { legacyPermission } from "./state.js";
+import { type Issue, legacyPermission } from "./state.js";
 
 /**
  * Repositories, collaborator permissions, pull requests and issues; a commit's check runs (those of GitHub's
  * merge groups, from `mergeQueues`).
  */
-export function addRepoRoutes(router: Router, ctx: StandInContext, mergeQueues?: GitHubMergeQueues): void {
+export function addRepoRoutes(
+  router: Router,
+  ctx: StandInContext,
+  checks: {
+    mergeQueues?: GitHubMergeQueues;
+    /** CI's check runs on other commits (Mergify's checks: ci-check-runs.ts). */
+    checkRuns?: CiCheckRuns;
+    /** The draft pull requests the merge queue opened for its batches (not listed, but readable). */
+    drafts?: { draft(fullName: string, number: number): Issue | undefined };
+  } = {},
+): void {
   const { state, urls } = ctx;
+  const { mergeQueues, checkRuns, drafts } = checks;
 
   router
     .add("GET", "/repos/{owner}/{repo}", (req, res) => {
@@ -61,7 +73,8 @@ export function addRepoRoutes(router: Router, ctx: StandInContext, mergeQueues?:
     })
     .add("GET", "/repos/{owner}/{repo}/pulls/{number}", (req, res) => {
       const { repository } = requireRepository(ctx, req);
-      const issue = state.getIssue(repository.fullName, intParam(req.params.number));
+      const number = intParam(req.params.number);
+      const issue = state.getIssue(repository.fullName, number) ?? drafts?.draft(repository.fullName, number);
       if (!issue?.pull) throw notFound();
       sendJson(res, 200, pullRequestJson(urls, state, issue));
     })
@@ -77,21 +90,28 @@ export function addRepoRoutes(router: Router, ctx: StandInContext, mergeQueues?:
       if (caller.kind === "installation" && !caller.token.permissions.checks) {
         throw new HttpError(403, "Resource not accessible by integration");
       }
-      const group = mergeQueues?.groupOfCommit(repository.fullName, req.params.ref ?? "");
+      const ref = req.params.ref ?? "";
+      const group = mergeQueues?.groupOfCommit(repository.fullName, ref);
       const wanted = req.query.get("check_name");
       const status = req.query.get("status");
-      const runs = (group?.checkRuns ?? [])
+      // A merge group's runs, and those CI reported on the commit (Mergify's checks), oldest first.
+      const runs = [
+        ...(group?.checkRuns ?? []).map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: r.status as string,
+          json: () => groupCheckRunJson(urls, group as MergeGroup, r),
+        })),
+        ...(checkRuns?.onCommit(repository.fullName, ref) ?? []).map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: "completed",
+          json: () => ciCheckRunJson(urls, r),
+        })),
+      ]
         .filter((r) => (wanted === null || r.name === wanted) && (status === null || r.status === status))
         .sort((a, b) => a.id - b.id);
       const { page, headers } = paginate(runs, req.query, selfUrl(ctx, req));
-      sendJson(
-        res,
-        200,
-        {
-          total_count: runs.length,
-          check_runs: group ? page.map((r) => groupCheckRunJson(urls, group, r)) : [],
-        },
-        headers,
-      );
+      sendJson(res, 200, { total_count: runs.length, check_runs: page.map((r) => r.json()) }, headers);
     });
 }

@@ -4,6 +4,7 @@ import { type Logger, pino } from "pino";
 import { generateAppKeyPair, InstallationTokens, importAppPrivateKey } from "./app-auth.js";
 import { addAppCheckRoutes } from "./app-checks.js";
 import { addAppRoutes } from "./app-routes.js";
+import { addCiCheckRoutes, CiCheckRuns } from "./ci-check-runs.js";
 import { createComment, emitCreated, issueCommentPayload } from "./comment-flow.js";
 import { addCommentRoutes } from "./comment-routes.js";
 import type { StandInContext } from "./context.js";
@@ -156,6 +157,11 @@ export interface GitHubStandIn {
   faults: GitHubFaults;
   /** GitHub's own merge queue (GraphQL): `enable` gives a branch one. */
   mergeQueues: GitHubMergeQueues;
+  /**
+   * What CI's failed check runs say (`failWith(repo, name, { title, summary, text, annotations })`), on
+   * merge groups and on the commits Mergify's checks ran on (README.md, "Check runs' output and annotations").
+   */
+  checkRuns: CiCheckRuns;
   /** The installation id for a repository (the installation on its owner account). */
   installationId(repository: string): number;
   /** A user access token for `login`, as if the person had gone through the OAuth flow. */
@@ -243,15 +249,17 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     logger,
   };
 
-  const mergeQueueWebhooks = new MergeQueueWebhooks(ctx, options.mergeQueueWebhookDelayMs ?? 0);
+  const checkRuns = new CiCheckRuns();
+  const mergeQueueWebhooks = new MergeQueueWebhooks(ctx, options.mergeQueueWebhookDelayMs ?? 0, checkRuns);
   const answers = new MergeQueueAnswers(ctx);
   ctx.answers = answers;
 
-  const mergeQueues = new GitHubMergeQueues(ctx);
+  const mergeQueues = new GitHubMergeQueues(ctx, undefined, checkRuns);
   const api = new Router();
   addAppRoutes(api, ctx);
-  addRepoRoutes(api, ctx, mergeQueues);
+  addRepoRoutes(api, ctx, { mergeQueues, checkRuns, drafts: mergeQueueWebhooks });
   addAppCheckRoutes(api, ctx, mergeQueues.appChecks, mergeQueues);
+  addCiCheckRoutes(api, ctx, checkRuns, mergeQueues);
   addCommentRoutes(api, ctx);
   addUserRoutes(api, ctx);
   const web = new Router();
@@ -375,6 +383,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     appWrites,
     faults,
     mergeQueues,
+    checkRuns,
     installationId: (repository) => state.installationFor(repository).id,
     userToken: (login) => ctx.userTokens.issue(login),
 
