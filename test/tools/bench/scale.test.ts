@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 describe("npm run bench -- scale", () => {
-  it("runs a tiny scale benchmark and prints each figure with a number", { timeout: 240_000 }, async () => {
+  it("runs a tiny scale benchmark and prints each figure with a number", { timeout: 360_000 }, async () => {
     const child = spawn(
       process.execPath,
       [
@@ -22,6 +22,7 @@ describe("npm run bench -- scale", () => {
         ...["--burst", "4", "--quiet-after", "1"],
         ...["--repos", "6", "--busy", "1", "--replicas", "1,2,3", "--cycles", "2"],
         ...["--stream-seconds", "5", "--backlog-events", "40", "--backlog-window", "5"],
+        ...["--takeover-pulls", "1"],
       ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -51,6 +52,7 @@ describe("npm run bench -- scale", () => {
       /webhook-to-post lag during the stream, max +\d+\.\d+ s \(/,
       /40-event backlog: channel notices in the first 5 s +\d+ \(/,
       /40-event backlog: GitHub pull-request reads in the first 5 s +\d+ for 10 pull requests/,
+      /kill -9 mid-burst: to the survivor's last of 4 notices +\d+\.\d+ s \(/,
     ]) {
       expect(stdout).toMatch(line);
     }
@@ -77,6 +79,6 @@ describe("npm run bench -- scale", () => {
     });
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
     expect(code).toBe(2);
-    expect(stderr).toContain("--parts takes idle, lag, slack, replicas");
+    expect(stderr).toContain("--parts takes idle, lag, slack, replicas, stream, backlog, takeover");
   });
 });

@@ -1,6 +1,6 @@
 // Figure 7: issue 32's takeover. Two replicas on one PostgreSQL (a schema of its own per run): this
 // process's and one in a process of its own (`node --import tsx src/index.ts`, as `npm start` runs
-// it), 24 queue events in two repositories for one channel, the replica posting them killed (`kill -9`)
+// it), 24 queue events (by default) in two repositories for one channel, the replica posting them killed (`kill -9`)
 // the moment Slack takes its first post, before it hears the answer. Measured: from the kill to the
 // survivor's last notice, at Slack's pace (the Slack stand-in's limits on: a post a second per channel,
 // burst 3; both replicas at Yardmaster's own pace). Real time: test/e2e/replica-takeover.e2e.test.ts
@@ -16,7 +16,6 @@ import { notices, subscribe, until } from "./common.js";
 
 const REPOS = ["bench/left", "bench/right"];
 const CHANNEL = "C0TAKEOVER";
-const PER_REPO = 6;
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface TakeoverRun {
@@ -62,7 +61,11 @@ async function startReplica(world: World, settings: Record<string, string>): Pro
   return child;
 }
 
-export async function takeover(options: { databaseUrl: string }): Promise<TakeoverRun> {
+export async function takeover(options: {
+  databaseUrl: string;
+  /** Pull requests queued in each repository (issue 32: 6, 24 notices). */
+  pullsPerRepository: number;
+}): Promise<TakeoverRun> {
   const schema = `ym_bench_${randomBytes(5).toString("hex")}`;
   const admin = new pg.Client({ connectionString: options.databaseUrl });
   await admin.connect();
@@ -109,7 +112,7 @@ export async function takeover(options: { databaseUrl: string }): Promise<Takeov
         (e) => e.type.startsWith("action.queue.") && !e.type.includes("checks"),
       );
     const before = new Set(queueEvents().map((e) => e.id));
-    for (let i = 0; i < PER_REPO; i++) {
+    for (let i = 0; i < options.pullsPerRepository; i++) {
       for (const repository of REPOS) {
         sim.state.relayCommand(repository, {
           body: "@mergifyio queue",
