@@ -34,6 +34,8 @@ const factsSchema = z.object({
     }),
   ),
   pauses: z.array(z.object({ at: z.number(), kind: z.enum(["start", "end"]) })),
+  // Days kept before merges outside the queue were counted had none.
+  outside: z.array(z.object({ at: z.number(), pull: z.number(), by: z.string().nullable() })).default([]),
 });
 
 export type { StatsEvents };

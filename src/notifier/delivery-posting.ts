@@ -3,7 +3,7 @@ import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { PendingNotification, ThreadRecord } from "../store/index.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
-import { isPauseEvent } from "./routing.js";
+import { isPauseEvent, isTopLevelEvent } from "./routing.js";
 import type { PostedMessage } from "./slack-poster.js";
 import type { NotificationContext, PullInfo, ThreadState } from "./types.js";
 
@@ -161,12 +161,12 @@ export class RowPosting {
 }
 
 /**
- * A pull request's event other than a pause: it goes in the pull request's thread (`stored` reads the
- * row's event back; default: as this version stores it).
+ * A pull request's event other than a top-level one (a pause, a health finding): it goes in the pull
+ * request's thread (`stored` reads the row's event back; default: as this version stores it).
  */
 export function threaded(
   row: PendingNotification,
   stored: StoredEvents = CURRENT_STORED_EVENTS,
 ): row is PendingNotification & { pullRequest: number } {
-  return row.pullRequest !== null && !isPauseEvent(stored.event(row.payload));
+  return row.pullRequest !== null && !isTopLevelEvent(stored.event(row.payload));
 }

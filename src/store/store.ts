@@ -6,6 +6,7 @@ import type { HealthEpisodeStore } from "./health-episodes.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
+import type { MergedPullStore } from "./merged-pulls.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
 import type { PauseStore } from "./pauses.js";
 import type { PollStore } from "./polls.js";
@@ -69,4 +70,5 @@ export interface Store
     HealthEpisodeStore,
     GateStore,
     SlackEventStore,
-    CommandStepStore {}
+    CommandStepStore,
+    MergedPullStore {}
