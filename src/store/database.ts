@@ -183,6 +183,7 @@ export interface Tables {
     group_sha: string | null;
     removed_by: string | null;
     removed_at: NullableTime;
+    left_at: NullableTime;
   };
   digests: {
     channel_id: string;

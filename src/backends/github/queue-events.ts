@@ -102,9 +102,9 @@ export class GitHubQueueEvents {
       case "removed":
         return this.removal(h, (body) => event(delivered, "pull_request.dequeued", body));
       case "merged": {
-        // Only a pull request that entered through the queue merged through it.
+        // Only a pull request that entered through the queue, and did not leave it since, merged through it.
         const pull = await this.deps.memory.getQueuePull(h.repository, h.number);
-        if (!pull) return null;
+        if (!pull || pull.leftAt) return null;
         return event(`merged:${h.repository.key}#${h.number}`, "pull_request.closed", {
           kind: "merged",
           sha: h.mergeCommitSha,
@@ -131,6 +131,7 @@ export class GitHubQueueEvents {
     }
     const checks = CHECK_REASONS.has(h.reason) ? await this.checksOfGroup(h.repository, h.number) : [];
     const removedBy = h.reason === "MANUAL" ? await this.removedBy(h) : null;
+    await this.deps.memory.rememberQueueLeave(h.repository, h.number, this.now());
     return event({
       kind: "left",
       merged: false,

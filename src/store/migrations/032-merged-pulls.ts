@@ -5,7 +5,9 @@ import type { Migration } from "./migration.js";
  * src/outside-merges): one row per pull request (`merge_key`: its repository's key and number), made by
  * GitHub's `closed` webhook (a redelivery finds it) or by GitHub's merge queue saying it merged it
  * (`queue_merged_at`), whichever comes first; claimed by one replica when its judgement is due, and judged
- * once. A new table only: an older build ignores it.
+ * once. And `github_queue_pulls.left_at`: GitHub's queue removed the pull request's latest entry other
+ * than by merging it (its merge afterwards is not the queue's). A new table and a new column: an older
+ * build ignores them.
  */
 export const mergedPulls: Migration = {
   version: 32,
@@ -38,5 +40,6 @@ export const mergedPulls: Migration = {
       .on("merged_pulls")
       .columns(["judged_at", "decide_at"])
       .execute();
+    await db.schema.alterTable("github_queue_pulls").addColumn("left_at", t.time).execute();
   },
 };
