@@ -195,6 +195,12 @@ function notifierWorkMetrics(registry: Registry) {
       "GitHub events on subscribed repositories that asked for an early read (the doorbell).",
       [],
     ),
+    mergesJudged: counter(
+      registry,
+      "yardmaster_merges_judged_total",
+      "Pull requests merged into a repository a channel follows with health, by verdict (queue, outside, no-queue, unknown).",
+      ["verdict"],
+    ),
     scheduledUnpauses: counter(
       registry,
       "yardmaster_scheduled_unpauses_total",

@@ -39,6 +39,8 @@ const DATE_DEPENDENT = [
   "test/e2e/github-queue-gate.e2e.test.ts",
   "test/e2e/queue-health.e2e.test.ts",
   "test/e2e/personal-notices-queuer.e2e.test.ts",
+  "test/e2e/outside-merges-github.e2e.test.ts",
+  "test/e2e/outside-merges-mergify.e2e.test.ts",
   "test/health",
   "test/freezes",
 ];

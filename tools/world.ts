@@ -225,6 +225,11 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
         },
       });
       closers.push(async () => unfollow());
+      // A pull request merged on GitHub without the merge queue leaves the queue, as the merge queue sees it.
+      const unhear = started.onDirectMerge((repository, number) => {
+        if (sim.state.getRepository(repository)) sim.state.mergedOutside(repository, number);
+      });
+      closers.push(async () => unhear());
     }
     const slack = await startSlackStandIn({
       host,

@@ -11,6 +11,7 @@ import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
+import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireSlack } from "../slack/wire.js";
@@ -56,9 +57,18 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const { happenings, announcements } = infra;
   const appBot = app ? `${app.appSlug}[bot]` : null;
   const pushes = appBot
-    ? { happenings, announcements, memory: store, appBot, logger, now: options.now }
+    ? { happenings, announcements, memory: store, merges: store, appBot, logger, now: options.now }
     : null;
-  const backends = wireBackends({ config, options, metrics, ...history, installations, gate, pushes });
+  const backends = wireBackends({
+    config,
+    options,
+    metrics,
+    ...history,
+    installations,
+    gate,
+    pushes,
+    merges: store,
+  });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;
@@ -82,6 +92,10 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const { statsEvents, statsDays, attributePause } = commands;
   const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
   const health = slack ? wireHealth({ infra, slack, queues }) : null;
+  // Merges that skipped the queue are said where the health alerts are (they need the notifier).
+  const outsideMerges = notifier
+    ? wireOutsideMerges({ infra, witness: backends.witness, tell: notifier.tell })
+    : null;
   // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
   const ring = (repository: Repo) => infra.rings.tell(repository);
   const intervalMs = options.scheduledUnpauseIntervalMs;
@@ -105,9 +119,17 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const running = serve(infra, {
     handlers: [github, identity, slackSurface].flatMap((feature) => feature.handlers ?? []),
     connections: slackSurface.connections,
-    services: [timedPauses, freezes, relays, github, notifier, digests, health, doctor].flatMap(
-      (feature) => feature?.services ?? [],
-    ),
+    services: [
+      timedPauses,
+      freezes,
+      relays,
+      github,
+      notifier,
+      digests,
+      health,
+      outsideMerges,
+      doctor,
+    ].flatMap((feature) => feature?.services ?? []),
     appSlug: app?.appSlug ?? null,
     ...(notifier ? { pollerLastTick: () => notifier.poller.lastSuccessfulTick } : {}),
   });
@@ -123,6 +145,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     scheduledUnpauser: timedPauses.unpauser,
     freezeRunner: freezes.runner,
     health: health?.evaluator ?? null,
+    outsideMerges: outsideMerges?.watch ?? null,
     ...running,
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { QueueHappening } from "../backends/github/queue-events.js";
+import type { MergedPull } from "../core/merged-pulls.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -41,6 +42,11 @@ export interface Infrastructure {
   happenings: Hub<[happening: QueueHappening, deliveryId: string]>;
   /** A queue event Yardmaster itself made happen (the gate's pauses): pushed to the notifier the same way. */
   announcements: Hub<[repository: Repo, event: QueueEvent]>;
+  /**
+   * GitHub said a pull request was merged (its `closed` webhook, read by the GitHub surface): heard by
+   * src/outside-merges, which judges whether it skipped its queue.
+   */
+  merges: Hub<[merge: MergedPull, deliveryId: string]>;
 }
 
 /** Everything but the metrics and the store, which the root opens first (the store can fail). */
@@ -68,5 +74,6 @@ export function infrastructure(
     rings: new Hub(),
     happenings: new Hub(),
     announcements: new Hub(),
+    merges: new Hub(),
   };
 }

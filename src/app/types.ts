@@ -5,6 +5,7 @@ import type { HealthEvaluator } from "../health/evaluator.js";
 import type { Metrics } from "../metrics.js";
 import type { Deliverer } from "../notifier/deliverer.js";
 import type { Poller } from "../notifier/poller.js";
+import type { OutsideMerges } from "../outside-merges/watch.js";
 import type { Store } from "../store/index.js";
 import type { ScheduledUnpauser } from "../timed-pauses/runner.js";
 import type { Config } from "./config.js";
@@ -32,6 +33,8 @@ export interface Yardmaster {
   freezeRunner: FreezeRunner;
   /** The queue's health alerts (src/health); null when Slack is off (nowhere to say them). */
   health: HealthEvaluator | null;
+  /** Pull requests merged without going through their queue (src/outside-merges); null when Slack is off. */
+  outsideMerges: OutsideMerges | null;
   /**
    * Resolves once the work that webhooks answered on this replica left to do is done: comment commands
    * (run after their webhook's answer) and pushed notices' deliveries.

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { CommandError, CommandErrorCode } from "../core/errors.js";
 import type { MergeQueues, QueueKind } from "../core/merge-queue.js";
+import type { MergeWitness } from "../core/merged-pulls.js";
 import type { QueuePauses } from "../core/pause.js";
 import { STATS_KINDS } from "../history/figures.js";
 import type { StatsEvents } from "../history/stats-reader.js";
@@ -31,6 +32,9 @@ export interface BackendPlan {
 export function backendPlan(provider: QueueProvider): BackendPlan {
   return { provider, mergify: provider !== "github", github: provider !== "mergify" };
 }
+
+/** The stats' kinds that Yardmaster finds itself rather than a backend's log says. */
+const YARDMASTERS_OWN = ["merged-outside-queue"] as const;
 
 /** How long `auto` trusts what it read of a branch (a queue is turned on or off in a ruleset). */
 const AUTO_CACHE_MS = 60_000;
@@ -94,7 +98,8 @@ export function mergeQueues(provider: QueueProvider, clients: QueueClients): Mer
 /**
  * Where `stats` and the weekly digest read a repository's queue events: for a repository on GitHub's
  * merge queue, the history Yardmaster recorded (GitHub keeps no log); otherwise Mergify's log, which
- * reaches back before the subscription.
+ * reaches back before the subscription, with the merges outside the queue Yardmaster found (its own
+ * events, which no log holds) from the history.
  */
 export function queueStatsEvents(
   mergify: MergifyLogClient | null,
@@ -111,5 +116,32 @@ export function queueStatsEvents(
         detail: "this reads Mergify, which is not configured",
       });
     yield* mergifyStatsEvents(mergify, repo, range);
+    yield* await history.readQueueEvents(repo, range, YARDMASTERS_OWN);
+  };
+}
+
+/**
+ * Whether a merged pull request went through its branch's merge queue: asked of the backend serving the
+ * branch (`auto`: GitHub's where the branch has its queue, else Mergify's), which judges by its own
+ * signs (its merge-witness.ts). While the choice cannot be read, it cannot tell yet.
+ */
+export function mergeWitness(
+  queues: MergeQueues,
+  witnesses: { github: MergeWitness | null; mergify: MergeWitness | null },
+): MergeWitness {
+  return {
+    async judge(merge, receivedAt) {
+      let kind: QueueKind;
+      try {
+        kind = (await queues.for(merge.repository, merge.branch)).kind;
+      } catch (error) {
+        return {
+          verdict: "wait",
+          why: `which merge queue serves ${merge.branch} is unknown: ${(error as Error).message}`,
+        };
+      }
+      const witness = kind === "github" ? witnesses.github : witnesses.mergify;
+      return witness ? witness.judge(merge, receivedAt) : { verdict: "no-queue" };
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { YardmasterOptions } from "../app/options.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
+import type { MergeWitness } from "../core/merged-pulls.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
 import type { Installations } from "../github/installations.js";
@@ -11,13 +12,21 @@ import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
 import type { Settings } from "../settings/read-settings.js";
 import type { GateStore } from "../store/gates.js";
-import type { GitHubQueueMemory, QueueHistory, QueueRequestStore } from "../store/index.js";
-import { type BackendPlan, backendPlan, mergeQueues, queueStatsEvents } from "./choose.js";
+import type {
+  GitHubQueueMemory,
+  MergedPullStore,
+  PollCursorStore,
+  QueueHistory,
+  QueueRequestStore,
+} from "../store/index.js";
+import { type BackendPlan, backendPlan, mergeQueues, mergeWitness, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient } from "./github/client.js";
 import type { GateWrites } from "./github/gate/github.js";
 import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
+import { githubMergeWitness } from "./github/merge-witness.js";
 import { type GitHubPushesDeps, githubQueuePushes } from "./github/pushed-events.js";
 import { MergeQueueClient } from "./mergify/index.js";
+import { mergifyMergeWitness } from "./mergify/merge-witness.js";
 import { mergifyEventLog, mergifyStoredEvents } from "./mergify/queue-events.js";
 
 /** The merge queues, built once for every feature that drives or reads one. */
@@ -41,6 +50,8 @@ export interface Backends {
   storedEvents: StoredEvents;
   /** The gate check that pauses GitHub's merge queue; null where GitHub's queue is off or has no app. */
   gate: GitHubGate | null;
+  /** Whether a merged pull request went through its branch's merge queue (src/outside-merges). */
+  witness: MergeWitness;
 }
 
 export interface BackendsDeps {
@@ -56,10 +67,17 @@ export interface BackendsDeps {
   gate: GateWiring | null;
   /** What GitHub's merge queue's pushed events need; null: none pushed (no GitHub App). */
   pushes: PushesWiring | null;
+  /** What judging a merged pull request reads: the queues' memories and where the log was read up to. */
+  merges: Pick<GitHubQueueMemory, "getQueuePull"> &
+    Pick<MergedPullStore, "queueMergeNoted"> &
+    Pick<PollCursorStore, "getPollCursor">;
 }
 
 /** Where GitHub's merge-queue webhooks and the gate's announcements are heard, and what reading them needs. */
-export type PushesWiring = Pick<GitHubPushesDeps, "happenings" | "announcements" | "logger" | "now"> & {
+export type PushesWiring = Pick<
+  GitHubPushesDeps,
+  "happenings" | "announcements" | "logger" | "now" | "merges"
+> & {
   memory: GitHubQueueMemory;
   /** The app's bot login (`<slug>[bot]`). */
   appBot: string;
@@ -143,6 +161,22 @@ export function wireBackends(deps: BackendsDeps): Backends {
     // Rows stored before the queue-neutral core hold Mergify's log events.
     storedEvents: mergifyStoredEvents,
     gate,
+    witness: mergeWitness(queues, {
+      github: github
+        ? githubMergeWitness({
+            hasQueue: (repo, branch) => github.hasQueue(repo, branch),
+            memory: deps.merges,
+            merges: deps.merges,
+          })
+        : null,
+      mergify: mergify
+        ? mergifyMergeWitness({
+            branches: (repo) => mergify.listBranches(repo),
+            logReadAt: async (repo) => (await deps.merges.getPollCursor(repo))?.updatedAt ?? null,
+            history,
+          })
+        : null,
+    }),
   };
 }
 

@@ -128,6 +128,24 @@ function normalWords(n: QueueNormalFigures): string {
   return `last 7 days: time between merges p90 ${waitMs(n.mergeGapP90)}, checks p90 ${waitMs(n.checksP90)} · stalled after ${waitMs(n.stallAfterMs)} without a merge, checks slow after ${waitMs(n.slowAfterMs)}`;
 }
 
+/** The pull requests merged without going through the queue: "acme/ships#31 by @dana", the latest first. */
+function outsideList(repo: Repo, merges: PeriodFigures["mergedOutside"]): Part {
+  return {
+    kind: "list",
+    name: "outside",
+    heading: (f) => f.bold("Merged without going through the queue (untested with the rest of it)"),
+    items: top(
+      [...merges].reverse().map(
+        ({ pull, by }) =>
+          (f) =>
+            f.escape(`${repo.fullName}#${pull}${by ? ` by @${by}` : ""}`),
+      ),
+      "more pull request",
+    ),
+    more: (n) => () => `…and ${plural(n, "more pull request", "more pull requests")}`,
+  };
+}
+
 function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
   const { current: c, previous: p, repo, normal } = result;
   const span = periodWords(result.period);
@@ -136,6 +154,7 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
   const times = `p50 ${wait(c.waitP50)} · p90 ${wait(c.waitP90)} (${before}: p50 ${wait(p.waitP50)} · p90 ${wait(p.waitP90)})`;
   const left = `${c.leftWithoutMerging} (${before}: ${p.leftWithoutMerging}, ${change(c.leftWithoutMerging, p.leftWithoutMerging)})`;
   const pauses = `${c.pauses}, ${formatDuration(c.pausedSeconds)} paused in all (${before}: ${p.pauses}, ${formatDuration(p.pausedSeconds)})`;
+  const outside = `${c.mergedOutside.length} (${before}: ${p.mergedOutside.length}, ${change(c.mergedOutside.length, p.mergedOutside.length)})`;
   const note: Text = () =>
     [
       `last ${span}, ${formatTime(c.period.from.toISOString())} to ${formatTime(c.period.to.toISOString())}`,
@@ -154,6 +173,7 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
         ["Time in queue", () => times],
         ["Left without merging", () => left],
         ["Pauses", () => pauses],
+        ["Merged outside the queue", () => outside],
         ...(normal ? [["Health alerts' normal", () => normalWords(normal)] as [string, Text]] : []),
       ],
     },
@@ -188,7 +208,8 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
       more: (n) => () => `…and ${plural(n, "more check", "more checks")}`,
     });
   }
+  if (c.mergedOutside.length > 0) parts.push(outsideList(repo, c.mergedOutside));
   const summary: Text = () =>
-    `${title}, last ${span}: merged ${merged}; time in queue ${times}; left without merging ${left}; pauses ${pauses}.`;
+    `${title}, last ${span}: merged ${merged}; time in queue ${times}; left without merging ${left}; pauses ${pauses}; merged outside the queue ${outside}.`;
   return { parts, summary };
 }

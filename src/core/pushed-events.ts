@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Repo } from "../repo.js";
 import type { QueueEvent } from "./queue.js";
 
@@ -32,3 +33,13 @@ export const CURRENT_STORED_EVENTS: StoredEvents = {
   event: (payload) => payload as QueueEvent,
   kind: (type) => type,
 };
+
+/**
+ * An event id for what was pushed rather than read from a log (a webhook, a finding of Yardmaster's):
+ * negative (Mergify's log ids are positive, so the two never meet in one outbox), the same for the same
+ * `key` on every replica and redelivery.
+ */
+export function pushedEventId(key: string): number {
+  const bits = Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
+  return -(bits + 1);
+}

@@ -126,6 +126,20 @@ export type QueueEventBody =
       /** "branch" when the pause that ended held the event's `branch` alone (the gate); absent: as `paused`. */
       scope?: "branch";
     }
+  /**
+   * A pull request merged into a branch whose merge queue is on without going through it (an admin's
+   * bypass, a merge while the queue was off): Yardmaster's own finding (src/outside-merges), not a
+   * backend's event; said in the channels that follow the `health` group.
+   */
+  | {
+      kind: "merged-outside-queue";
+      /** The GitHub login of who merged it; null when GitHub did not say. */
+      by: string | null;
+      /** The merge commit; null when GitHub did not say. */
+      sha: string | null;
+      /** The pull request's title as GitHub's webhook gave it; null when not known. */
+      title: string | null;
+    }
   /** Something the core has no words for: the backend's words, and its group where it has one. */
   | { kind: "other"; group: EventGroup | null; what: string };
 
@@ -146,6 +160,7 @@ const KIND_GROUP: Readonly<Record<Exclude<QueueEventKind, "other">, EventGroup>>
   "bisection-ended": "bisection",
   paused: "pause",
   resumed: "pause",
+  "merged-outside-queue": "health",
 };
 
 /** The subscription group of an event (docs/notifications.md); undefined when none wants it. */

@@ -6,6 +6,7 @@ import type { Actor, CommentPlace } from "../commands/command.js";
 import { parseGitHubComment } from "../commands/grammar/parse.js";
 import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../commands/run.js";
 import { storedSteps, unrecordedSteps } from "../commands/steps.js";
+import type { MergedPull } from "../core/merged-pulls.js";
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
 import type { CommandStepStore, WebhookJob } from "../store/index.js";
@@ -13,6 +14,7 @@ import { markdownFormat } from "../wording/markdown.js";
 import { type CommentReactions, commentReactions } from "./comment-reactions.js";
 import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError } from "./github-writes.js";
+import { registerMergedPulls } from "./merged-pulls.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
@@ -51,6 +53,10 @@ export interface GitHubSurfaceDeps extends Omit<RunDeps, "github"> {
   onRepositoryActivity?: (repository: Repo) => Promise<void>;
   /** GitHub's own merge queue said something happened (queue-webhooks.ts): its backend pushes it as an event. */
   onQueueHappening?: (happening: QueueHappening, deliveryId: string) => Promise<unknown>;
+  /** A pull request was merged (merged-pulls.ts): src/outside-merges judges whether it skipped its queue. */
+  onPullMerged?: (merge: MergedPull, deliveryId: string) => Promise<unknown>;
+  /** The merge queue's time (YardmasterOptions.now), for a merge whose webhook gives no time. */
+  now?: () => Date;
   /** Following the merge queue's answers to relayed commands (relay-answers.ts); absent: not followed. */
   relays?: RelayAnswersDeps;
 }
@@ -82,6 +88,7 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
     });
     if (deps.onRepositoryActivity) registerDoorbell(app, deps.onRepositoryActivity);
     if (deps.onQueueHappening) registerQueueWebhooks(app, deps.onQueueHappening);
+    if (deps.onPullMerged) registerMergedPulls(app, deps.onPullMerged, deps.now ?? (() => new Date()));
     if (deps.relays) {
       registerRelayAnswers(app, deps.relays, {
         appSlug: deps.appSlug,

@@ -25,7 +25,7 @@ export interface GitHubDeps {
     Infrastructure,
     "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls" | "trackWebhookWork"
   > &
-    Pick<Infrastructure, "rings" | "happenings">;
+    Pick<Infrastructure, "rings" | "happenings" | "merges" | "now">;
   /** The connected GitHub App; null when it is not configured (then only the refusing gateway). */
   app: GitHubAppConnection | null;
   commands: CommandPorts;
@@ -113,6 +113,9 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
       ...(deps.follower
         ? { relays: { follower: deps.follower, botLogin: infra.config.mergeQueue.botLogin } }
         : {}),
+      // Merged pull requests are judged through their queue or outside it (once Slack is configured).
+      onPullMerged: (merge, deliveryId) => infra.merges.tell(merge, deliveryId),
+      now: infra.now,
       // GitHub's queue webhooks feed the notifier's pushed notices (once Slack is configured).
       ...(deps.hearsQueue
         ? { onQueueHappening: (happening, deliveryId) => infra.happenings.tell(happening, deliveryId) }

@@ -6,8 +6,8 @@ import { compareQueueEvents, type QueueCheck, type QueueEvent } from "../core/qu
  * to its figures. Pure: no I/O, no clock.
  */
 
-/** The kinds the figures are computed from: merges, leaves, pauses begun and ended. */
-export const STATS_KINDS = ["merged", "left", "paused", "resumed"] as const;
+/** The kinds the figures are computed from: merges, leaves, pauses begun and ended, merges outside the queue. */
+export const STATS_KINDS = ["merged", "left", "paused", "resumed", "merged-outside-queue"] as const;
 
 export interface FailedCheck {
   name: string;
@@ -28,6 +28,8 @@ export interface StatsFacts {
   leaves: { at: number; code: string | null; reason: string; checks: FailedCheck[] }[];
   /** Pauses begun and ended, in log order. */
   pauses: { at: number; kind: "start" | "end" }[];
+  /** Pull requests merged without going through the queue (src/outside-merges): which, and who merged it. */
+  outside: { at: number; pull: number; by: string | null }[];
 }
 
 export interface Period {
@@ -61,11 +63,13 @@ export interface PeriodFigures {
   pauses: number;
   /** Seconds the queue was paused within the period (as far as the log tells). */
   pausedSeconds: number;
+  /** Pull requests merged without going through the queue, oldest first. */
+  mergedOutside: { pull: number; by: string | null }[];
 }
 
 /** The facts of events (any order; other kinds are ignored). */
 export function factsOf(events: readonly QueueEvent[]): StatsFacts {
-  const facts: StatsFacts = { waits: [], leaves: [], pauses: [] };
+  const facts: StatsFacts = { waits: [], leaves: [], pauses: [], outside: [] };
   const sorted = [...events].sort(compareQueueEvents);
   for (const event of sorted) {
     const at = Date.parse(event.at);
@@ -92,6 +96,9 @@ export function factsOf(events: readonly QueueEvent[]): StatsFacts {
       case "resumed":
         facts.pauses.push({ at, kind: "end" });
         break;
+      case "merged-outside-queue":
+        if (event.pull !== null) facts.outside.push({ at, pull: event.pull, by: event.by });
+        break;
     }
   }
   return facts;
@@ -106,6 +113,7 @@ export function joinFacts(parts: readonly StatsFacts[]): StatsFacts {
     waits: parts.flatMap((p) => p.waits),
     leaves: parts.flatMap((p) => p.leaves),
     pauses: parts.flatMap((p) => p.pauses),
+    outside: parts.flatMap((p) => p.outside),
   };
 }
 
@@ -118,6 +126,7 @@ export function factsWithin(facts: StatsFacts, period: Period): StatsFacts {
     waits: facts.waits.filter(within),
     leaves: facts.leaves.filter(within),
     pauses: facts.pauses.filter(within),
+    outside: facts.outside.filter(within),
   };
 }
 
@@ -156,6 +165,7 @@ export function periodFigures(period: Period, facts: StatsFacts): PeriodFigures 
     failedChecks: [...checks.values()].sort((a, b) => byCount(a, b, (c) => c.name)),
     pauses: facts.pauses.filter((p) => p.kind === "start").length,
     pausedSeconds: pausedSeconds(period, facts.pauses),
+    mergedOutside: facts.outside.map(({ pull, by }) => ({ pull, by })),
   };
 }
 

@@ -33,6 +33,8 @@ const factsSchema = z.object({
     }),
   ),
   pauses: z.array(z.object({ at: z.number(), kind: z.enum(["start", "end"]) })),
+  // Days kept before merges outside the queue were counted had none.
+  outside: z.array(z.object({ at: z.number(), pull: z.number(), by: z.string().nullable() })).default([]),
 });
 
 /** Where a repository's queue events of a stretch come from (merges, leaves, pauses at least). */

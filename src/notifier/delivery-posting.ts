@@ -6,7 +6,7 @@ import type { SlackMessage } from "../slack/render-kit.js";
 import type { DetailsEdit, PendingNotification, ThreadRecord } from "../store/index.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import type { RowDetails } from "./failure-details.js";
-import { isPauseEvent } from "./routing.js";
+import { isPauseEvent, isTopLevelEvent } from "./routing.js";
 import type { PostedMessage } from "./slack-poster.js";
 import type { NotificationContext, PullInfo, ThreadState } from "./types.js";
 
@@ -190,12 +190,12 @@ export class RowPosting {
 }
 
 /**
- * A pull request's event other than a pause: it goes in the pull request's thread (`stored` reads the
- * row's event back; default: as this version stores it).
+ * A pull request's event other than a top-level one (a pause, a health finding): it goes in the pull
+ * request's thread (`stored` reads the row's event back; default: as this version stores it).
  */
 export function threaded(
   row: PendingNotification,
   stored: StoredEvents = CURRENT_STORED_EVENTS,
 ): row is PendingNotification & { pullRequest: number } {
-  return row.pullRequest !== null && !isPauseEvent(stored.event(row.payload));
+  return row.pullRequest !== null && !isTopLevelEvent(stored.event(row.payload));
 }

@@ -115,7 +115,8 @@ export class PersonalNotices {
    */
   async route(repository: Repo, event: QueueEvent): Promise<string[]> {
     const own = groupOfEvent(event);
-    if (!own || QUEUE_WIDE_KINDS.has(event.kind)) return [];
+    // The queue's health is for channels alone.
+    if (!own || own === "health" || QUEUE_WIDE_KINDS.has(event.kind)) return [];
     const group = (await this.next(repository, event)) ? "queue" : own;
     const people =
       group === "pause"
@@ -213,7 +214,7 @@ export class PersonalNotices {
     const numbers = new Set<number>();
     for (const event of events) {
       const group = groupOfEvent(event);
-      if (group && group !== "pause" && !QUEUE_WIDE_KINDS.has(event.kind) && event.pull)
+      if (group && group !== "pause" && group !== "health" && !QUEUE_WIDE_KINDS.has(event.kind) && event.pull)
         numbers.add(event.pull);
     }
     await pLimit(AUTHOR_LOOKUPS_AT_ONCE).map([...numbers], (n) =>

@@ -61,6 +61,8 @@ interface Described {
   failures?: string[];
   requeue?: boolean;
   unpause?: boolean;
+  /** The line names its pull request itself (a top-level message about one): no "#12 · " before it. */
+  namesPull?: boolean;
 }
 
 const queueName = (name: string | null) => (name ? ` ${code(name)}` : "");
@@ -208,9 +210,37 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
         plain: `merge queue ${how}${who ? ` by ${who}` : ""}${branch ? `, branch ${branch}` : ""}`,
       };
     }
+    case "merged-outside-queue":
+      return describeOutsideMerge(event, ctx);
     case "other":
       return { line: `ℹ️ ${escapeMrkdwn(event.what)}`, plain: event.what };
   }
+}
+
+/**
+ * "acme/ships#31 was merged into main by @dana without going through the merge queue: it was not tested
+ * with the rest of the queue.", linked, with what to do (docs/notifications.md, "Merged outside the queue").
+ */
+function describeOutsideMerge(
+  event: QueueEventOf<"merged-outside-queue">,
+  ctx: NotificationContext,
+): Described {
+  const name = `${ctx.repo.fullName}#${event.pull ?? "?"}`;
+  const url = `${ctx.githubWebUrl}/${ctx.repo.fullName}/pull/${event.pull ?? ""}`;
+  const title = event.title ? ` ${escapeMrkdwn(clip(event.title, 200))}` : "";
+  const branch = event.branch ?? "its branch";
+  const commit = event.sha
+    ? ` as ${linkMrkdwn(`${ctx.githubWebUrl}/${ctx.repo.fullName}/commit/${event.sha}`, shortSha(event.sha))}`
+    : "";
+  const by = event.by ? ` by @${event.by}` : "";
+  const why = "without going through the merge queue: it was not tested with the rest of the queue.";
+  const todo = `Check that ${branch} still passes its checks.`;
+  return {
+    line: `⚠️ ${linkMrkdwn(url, name)}${title} was merged into ${code(branch)}${commit}${escapeMrkdwn(by)} ${why}`,
+    plain: `${name} was merged into ${branch}${by} ${why} ${todo}`,
+    detail: `Check that ${code(branch)} still passes its checks: what the queue tests next is built on it.`,
+    namesPull: true,
+  };
 }
 
 /** The branch a pause holds alone (its Unpause resumes that branch); undefined for a repository's pause. */
@@ -233,7 +263,7 @@ function heldBranch(event: QueueEvent): string | undefined {
 export const notificationRenderer: NotificationRenderer = {
   event(event, pull, ctx): SlackMessage {
     const d = describeEvent(event, ctx);
-    const subject = event.pull === null ? "" : `${pullText(pull, event.pull)} · `;
+    const subject = event.pull === null || d.namesPull ? "" : `${pullText(pull, event.pull)} · `;
     const blocks: KnownBlock[] = [section(`${subject}${d.line}`)];
     for (const failure of d.failures ?? []) blocks.push(section(failure));
     if (d.detail) blocks.push(section(d.detail));
@@ -243,6 +273,7 @@ export const notificationRenderer: NotificationRenderer = {
       ...(d.requeue && event.pull !== null ? [requeueButton(ctx.repo, event.pull)] : []),
     ];
     if (buttons.length) blocks.push(actions(...buttons));
+    if (d.namesPull) return message(escapeMrkdwn(d.plain), `ev${event.id}`, blocks);
     const who = event.pull === null ? "" : `#${event.pull} `;
     return message(`${ctx.repo.fullName} ${who}${escapeMrkdwn(d.plain)}`, `ev${event.id}`, blocks);
   },

@@ -8,6 +8,16 @@ export function isPauseEvent(event: QueueEvent): boolean {
 }
 
 /**
+ * Whether an event is a top-level message of its channel, never a thread's reply: a pause or a resume
+ * (repository-wide), or one of the queue's health (a pull request merged outside the queue: said to the
+ * channel, not buried in its thread).
+ */
+export function isTopLevelEvent(event: QueueEvent): boolean {
+  const group = groupOfEvent(event);
+  return group === "pause" || group === "health";
+}
+
+/**
  * Whether a subscription of the repository the event came from wants it: an event group it asked for,
  * a branch matching its glob (pause events are repository-wide and always match), and an event that
  * happened after the subscription was made (no backfill). The event's own `repository` field is not

@@ -59,6 +59,12 @@ export interface NotifierBackends {
 export interface NotifierWiring extends Wired {
   poller: Poller;
   deliverer: Deliverer;
+  /**
+   * Hands a queue event that no backend brings (Yardmaster's own finding: a merge outside the queue,
+   * src/outside-merges) to the notices, as a pushed one is: recorded in the history, routed, queued in
+   * the outbox (once per address, by its id), delivered.
+   */
+  tell(repository: Repo, event: QueueEvent): Promise<void>;
 }
 
 /**
@@ -102,23 +108,26 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   });
   late.poller = poller;
   infra.rings.listen((repository) => poller.ring(repository));
-  // A backend that pushes its events (GitHub's merge queue) is heard, not read (pushed-notices.ts).
-  const { pushes } = deps.backends;
-  if (pushes) {
-    const pushed = new PushedNotices({
-      deliverer,
-      ...(personal ? { personal } : {}),
-      subscriptions: (repository) => store.listSubscriptions({ repository }),
-      deliver: () => poller.deliver(),
-      track: infra.trackWebhookWork,
-      history,
-      annotate,
-      ...(details ? { details } : {}),
-      logger: logger.child({ name: "notifier" }),
-    });
-    pushes.listen((repository, event) => pushed.accept(repository, event));
-  }
-  return { poller, deliverer, services: [notifierService(deps, poller, doorbellWatch(deps))] };
+  // A backend that pushes its events (GitHub's merge queue) is heard, not read (pushed-notices.ts); so
+  // are Yardmaster's own findings (`tell`).
+  const pushed = new PushedNotices({
+    deliverer,
+    ...(personal ? { personal } : {}),
+    subscriptions: (repository) => store.listSubscriptions({ repository }),
+    deliver: () => poller.deliver(),
+    track: infra.trackWebhookWork,
+    history,
+    annotate,
+    ...(details ? { details } : {}),
+    logger: logger.child({ name: "notifier" }),
+  });
+  deps.backends.pushes?.listen((repository, event) => pushed.accept(repository, event));
+  return {
+    poller,
+    deliverer,
+    tell: (repository, event) => pushed.accept(repository, event),
+    services: [notifierService(deps, poller, doorbellWatch(deps))],
+  };
 }
 
 /**

@@ -196,6 +196,7 @@ export interface Tables {
     group_sha: string | null;
     removed_by: string | null;
     removed_at: NullableTime;
+    left_at: NullableTime;
   };
   digests: {
     channel_id: string;
@@ -297,6 +298,28 @@ export interface Tables {
     claimed_by: string;
     claimed_until: Time;
     done: ColumnType<number, number | undefined, number>;
+  };
+  /** Pull requests merged, until judged through their queue or outside it (src/store/merged-pulls.ts). */
+  merged_pulls: {
+    merge_key: string;
+    repository_key: string;
+    repository: string;
+    pull_number: number;
+    noted_at: Time;
+    queue_merged_at: NullableTime;
+    branch: string | null;
+    merged_at: NullableTime;
+    merged_by: string | null;
+    merge_sha: string | null;
+    title: string | null;
+    delivery_id: string | null;
+    received_at: NullableTime;
+    decide_at: NullableTime;
+    give_up_at: NullableTime;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    judged_at: NullableTime;
+    verdict: string | null;
   };
   /** The queue's health episodes (src/store/health-episodes.ts). */
   health_episodes: {

@@ -1,6 +1,6 @@
 import { Repo } from "../repo.js";
 import { SENT_NOTIFICATION_RETENTION_MS } from "./outbox.js";
-import { readTime, type StoreContext, time } from "./query-helpers.js";
+import { maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // What GitHub's own merge queue said of each pull request, from its webhooks (one row per pull request,
 // shared by the replicas): the notifier reads it back for the notices it pushes.
@@ -18,6 +18,12 @@ export interface GitHubQueuePull {
   groupSha: string | null;
   /** Who asked Yardmaster to take it out of the queue, and when; null otherwise. */
   removedBy: { login: string; at: Date } | null;
+  /**
+   * When GitHub's queue removed this entry other than by merging it (failed checks, by hand, already
+   * merged, ...); null while it is in the queue or once the queue merged it. A merge after it is not the
+   * queue's.
+   */
+  leftAt: Date | null;
 }
 
 /** Where the notifier keeps GitHubQueuePull records, shared by the replicas (one row per pull request). */
@@ -27,8 +33,10 @@ export interface GitHubQueueMemory {
    * the delivery that recorded the entry already (GitHub redelivered it), which changes nothing.
    */
   rememberQueueEntry(
-    entry: Omit<GitHubQueuePull, "groupSha" | "removedBy"> & { deliveryId: string },
+    entry: Omit<GitHubQueuePull, "groupSha" | "removedBy" | "leftAt"> & { deliveryId: string },
   ): Promise<void>;
+  /** GitHub's queue removed the pull request other than by merging it: its entry is over, unless not known. */
+  rememberQueueLeave(repository: Repo, number: number, at: Date): Promise<void>;
   /** Someone asked Yardmaster to dequeue it (before GitHub is asked): unless the pull request is not known. */
   rememberRemoval(repository: Repo, number: number, by: { login: string; at: Date }): Promise<void>;
   /** GitHub built a merge group for the pull request: its commit, unless the pull request is not known. */
@@ -58,6 +66,7 @@ export function kyselyGitHubQueuePulls(ctx: StoreContext): GitHubQueueMemory {
         group_sha: null,
         removed_by: null,
         removed_at: null,
+        left_at: null,
       };
       await db
         .insertInto("github_queue_pulls")
@@ -75,6 +84,15 @@ export function kyselyGitHubQueuePulls(ctx: StoreContext): GitHubQueueMemory {
       await db
         .updateTable("github_queue_pulls")
         .set({ group_sha: sha })
+        .where("repository_key", "=", repository.key)
+        .where("pull_number", "=", number)
+        .execute();
+    },
+
+    async rememberQueueLeave(repository, number, at) {
+      await db
+        .updateTable("github_queue_pulls")
+        .set({ left_at: time(at) })
         .where("repository_key", "=", repository.key)
         .where("pull_number", "=", number)
         .execute();
@@ -107,6 +125,7 @@ export function kyselyGitHubQueuePulls(ctx: StoreContext): GitHubQueueMemory {
               row.removed_by && row.removed_at
                 ? { login: row.removed_by, at: readTime(row.removed_at) }
                 : null,
+            leftAt: maybeTime(row.left_at),
           }
         : null;
     },

@@ -29,6 +29,12 @@ export type {
 } from "./identities.js";
 export { kyselyStore } from "./kysely-store.js";
 export type { LeaseStore } from "./leases.js";
+export {
+  MERGED_PULL_RETENTION_MS,
+  type MergedPullStore,
+  type MergeJudgement,
+  type WatchedMerge,
+} from "./merged-pulls.js";
 export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
 export { openStore, openStoreAsIs } from "./open-store.js";

@@ -9,6 +9,7 @@ import { kyselyHealthEpisodes } from "./health-episodes.js";
 import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
 import { kyselyLeases } from "./leases.js";
+import { kyselyMergedPulls } from "./merged-pulls.js";
 import { kyselyOutbox } from "./outbox.js";
 import { kyselyPauses } from "./pauses.js";
 import { kyselyPolls } from "./polls.js";
@@ -49,6 +50,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyQueueRequests(ctx),
     ...kyselySlackEvents(ctx),
     ...kyselyCommandSteps(ctx),
+    ...kyselyMergedPulls(ctx),
   };
 }
 

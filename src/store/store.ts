@@ -7,6 +7,7 @@ import type { HealthEpisodeStore } from "./health-episodes.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
+import type { MergedPullStore } from "./merged-pulls.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
 import type { PauseStore } from "./pauses.js";
 import type { PollStore } from "./polls.js";
@@ -71,4 +72,5 @@ export interface Store
     GateStore,
     SlackEventStore,
     CommandStepStore,
-    FailureDetailsStore {}
+    FailureDetailsStore,
+    MergedPullStore {}

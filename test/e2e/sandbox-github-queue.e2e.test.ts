@@ -148,4 +148,26 @@ describe("the sandbox's repository on GitHub's merge queue", () => {
     expect((await post("/api/github-queue/merge")).json).toMatchObject({ number: 3 });
     expect(github.state.getIssue(repo, 3)?.pull?.merged).toBe(true);
   });
+
+  it("merges the first open pull request past the queue as acme/ships' admin (an admin's bypass), from the page's control", async () => {
+    const repo = SANDBOX_GITHUB_QUEUE_REPOSITORY;
+    const { github } = sandbox.world;
+    // #1 left the queue for its failed checks (above) and is still open.
+    expect((await post("/api/github-queue/bypass")).json).toMatchObject({
+      status: 200,
+      number: 1,
+      by: "sam",
+    });
+    expect(github.state.getIssue(repo, 1)?.pull?.merged).toBe(true);
+    await github.settle();
+    const closed = github.deliveries.find(
+      (d) =>
+        d.event === "pull_request" && d.action === "closed" && (d.payload as { number: number }).number === 1,
+    );
+    expect(closed?.payload).toMatchObject({
+      sender: { login: "sam" },
+      pull_request: { merged: true, merged_by: { login: "sam" } },
+    });
+    expect((await post("/api/github-queue/bypass")).status).toBe(409);
+  });
 });

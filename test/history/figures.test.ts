@@ -6,7 +6,12 @@ import {
   type MergifyLogClient,
   mergifyStatsEvents,
 } from "../../src/backends/mergify/queue-events.js";
-import { factsOf as factsOfEvents, percentile, periodFigures } from "../../src/history/figures.js";
+import {
+  factsOf as factsOfEvents,
+  factsWithin,
+  percentile,
+  periodFigures,
+} from "../../src/history/figures.js";
 import type { StatsDays } from "../../src/history/stats-reader.js";
 import { readPeriodFigures, utcDays } from "../../src/history/stats-reader.js";
 import { Repo } from "../../src/repo.js";
@@ -129,6 +134,35 @@ describe("queue statistics", () => {
     const figures = periodFigures(period, facts);
     expect(figures.pauses).toBe(1);
     expect(figures.pausedSeconds).toBe(3 * 3600 + 30 * 60);
+  });
+
+  it("counts the pull requests merged outside the queue, with who merged them, within the period", () => {
+    const outside = (at: string, pull: number, by: string | null) => ({
+      id: -pull,
+      at: T(at),
+      repository: "acme/widgets",
+      pull,
+      branch: "main",
+      queue: null,
+      origin: "pull_request.closed",
+      kind: "merged-outside-queue" as const,
+      by,
+      sha: null,
+      title: null,
+    });
+    const facts = factsOfEvents([
+      outside("16T10:00:00", 31, "dana"),
+      outside("20T10:00:00", 32, null),
+      outside("30T10:00:00", 33, "eve"),
+    ]);
+    const figures = periodFigures(period, factsWithin(facts, period));
+    expect(figures.mergedOutside).toEqual([
+      { pull: 31, by: "dana" },
+      { pull: 32, by: null },
+    ]);
+    // Neither a merge of the queue nor a leave.
+    expect(figures).toMatchObject({ merged: 0, leftWithoutMerging: 0 });
+    expect(periodFigures(period, factsOf([])).mergedOutside).toEqual([]);
   });
 
   it("takes the nearest-rank percentile", () => {

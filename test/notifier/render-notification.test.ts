@@ -274,4 +274,38 @@ describe("notification messages", () => {
     const message = render.event(parse(unknownTypeEvent()), null, ctx);
     expect(message.text).toContain("product enabled");
   });
+
+  it("says a merge outside the queue at the top level: who, where, why it matters, what to do; escaped", () => {
+    const event: QueueEvent = {
+      id: -31,
+      at: "2025-11-05T15:59:00Z",
+      repository: "acme/widgets",
+      pull: 31,
+      branch: "main",
+      queue: null,
+      origin: "pull_request.closed",
+      kind: "merged-outside-queue",
+      by: "dana",
+      sha: "abcdef1234567",
+      title: "Skip <!channel> *checks*",
+    };
+    const message = render.event(event, null, ctx);
+    expect(message.text).toBe(
+      "acme/widgets#31 was merged into main by @\u200bdana without going through the merge queue: it was not tested with the rest of the queue. Check that main still passes its checks.",
+    );
+    const blocks = JSON.stringify(message.blocks);
+    expect(blocks).toContain(
+      "⚠️ <https://github.com/acme/widgets/pull/31|acme/widgets#31> Skip &lt;!channel&gt;",
+    );
+    expect(blocks).not.toContain("*checks*");
+    expect(blocks).toContain(
+      "was merged into `main` as <https://github.com/acme/widgets/commit/abcdef1234567|abcdef1> by @\u200bdana without going through the merge queue: it was not tested with the rest of the queue.",
+    );
+    expect(blocks).toContain("Check that `main` still passes its checks");
+    expect(blocks).not.toContain("mq.requeue");
+    // Who merged it unknown: said without.
+    expect(render.event({ ...event, by: null, sha: null }, null, ctx).text).toContain(
+      "acme/widgets#31 was merged into main without going through the merge queue",
+    );
+  });
 });

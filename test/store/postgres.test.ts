@@ -109,6 +109,7 @@ describe("the store on PostgreSQL", () => {
     "health_episodes",
     "identity_links",
     "leases",
+    "merged_pulls",
     "notice_preferences",
     "notifications",
     "oauth_states",

@@ -31,6 +31,12 @@ export const SANDBOX_PEOPLE: readonly SandboxPerson[] = [
 
 export const SANDBOX_CHANNEL = { id: "C0MERGEQ", name: "merge-queue" } as const;
 
+/**
+ * An admin of acme/ships, who may merge past its merge queue (an admin's bypass): the page's "Merge without
+ * the queue" merges as them. Not someone the page lets you be.
+ */
+export const SANDBOX_ADMIN = "sam";
+
 export function findPerson(login: string | null | undefined): SandboxPerson | undefined {
   return SANDBOX_PEOPLE.find((p) => p.login === login);
 }

@@ -14,6 +14,8 @@
 //                     own merge queue): removed with CI_FAILURE, the groups behind made anew
 //   POST /api/github-queue/merge       {as}  the head of acme/ships' queue passes its checks and merges
 //                     (both 409 when the queue is empty)
+//   POST /api/github-queue/bypass      {as}  acme/ships' admin merges its first open pull request past the
+//                     queue (409 when none is open)
 
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import {
   ActionError,
+  bypassGitHubQueue,
   clickButton,
   closeForm,
   failGitHubQueueHead,
@@ -108,6 +111,9 @@ export async function startSandboxServer(options: SandboxServerOptions) {
           return;
         case "/api/github-queue/merge":
           sendJson(res, 200, mergeGitHubQueueHead(parts.github));
+          return;
+        case "/api/github-queue/bypass":
+          sendJson(res, 200, bypassGitHubQueue(parts.github));
           return;
       }
     }

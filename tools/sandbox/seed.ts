@@ -9,6 +9,7 @@ import type { Simulator } from "../simulator/index.js";
 import type { GitHubStandIn } from "../stand-ins/github/index.js";
 import type { SlackStandIn } from "../stand-ins/slack/index.js";
 import {
+  SANDBOX_ADMIN,
   SANDBOX_CHANNEL,
   SANDBOX_GITHUB_QUEUE_REPOSITORY,
   SANDBOX_PEOPLE,
@@ -147,13 +148,15 @@ function seedGitHub(sim: Simulator, github: GitHubStandIn): void {
  * acme/ships: its main branch has GitHub's own merge queue (the sandbox runs MERGE_QUEUE_PROVIDER=auto),
  * with a pull request queued and two to queue (`/mq queue acme/ships#2`, `/mq status acme/ships`). Its
  * ruleset requires CI's `ci` and Yardmaster's gate check from the app (docs/backends.md, "The gate"), so
- * that `/mq pause acme/ships …` holds its merge groups until `/mq unpause`.
+ * that `/mq pause acme/ships …` holds its merge groups until `/mq unpause`. Its admin (SANDBOX_ADMIN) may
+ * merge past the queue: the page's "Merge without the queue".
  */
 function seedGitHubQueue(github: GitHubStandIn): void {
   const { state } = github;
   const repository = SANDBOX_GITHUB_QUEUE_REPOSITORY;
   state.addRepository(repository, { description: "Ships on GitHub's own merge queue" });
   for (const person of SANDBOX_PEOPLE) state.setPermission(repository, person.login, person.role);
+  state.setPermission(repository, SANDBOX_ADMIN, "admin");
   github.mergeQueues.enable(repository, "main", { appRequiredChecks: [DEFAULT_GATE_CHECK_NAME] });
   const author = SANDBOX_PEOPLE[0]?.login ?? "octocat";
   const titles = ["Reinforce the hull", "Brass fittings for the galley", "New sails"];

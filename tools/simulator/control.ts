@@ -7,6 +7,8 @@
 //   POST /__sim/repos/{o}/{r}/pulls      {number, title, url?, author, base_ref, head_sha?, ...}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/checks {"outcome": "failure"|"success", "check"?}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/conditions {"unmet": ["label=ready", ...]} queue conditions not met
+//   POST /__sim/repos/{o}/{r}/pulls/{n}/merged-outside         merged on GitHub without the queue: leaves it
+//                                        (PR_MANUALLY_MERGED) if queued; {"was_queued"}
 //   PUT  /__sim/repos/{o}/{r}/pause      {"reason", "by"?: {id, login}, "started_seconds_ago"?}  a person's pause,
 //                                        begun that long ago (its paused_at); DELETE {"by"?} unpauses
 //   PUT  /__sim/repos/{o}/{r}/commands-restrictions {"refuse_bots": true|false}  Mergify's default, or not
@@ -191,6 +193,13 @@ export const controlRoutes: Route<ControlContext>[] = [
       context.state.setConditions(fullName(params), number, body.unmet);
       return json(200, { number, unmet: body.unmet });
     });
+  }),
+  route("POST", `${REPO}/pulls/:number/merged-outside`, (context, params) => {
+    const number = pullNumberParam(params.number);
+    if (number === null) return invalidPullNumber();
+    return guarded(() =>
+      json(200, { number, was_queued: context.state.mergedOutside(fullName(params), number) }),
+    );
   }),
   route("PUT", `${REPO}/commands-restrictions`, async (context, params) => {
     const body = await parseBody(context, schemas.restrictions);

@@ -129,8 +129,20 @@ export class Engine implements ClockDriver {
     return index === -1 ? this.options.queues.length : index;
   }
 
-  /** Takes a queued pull request out of its queue (manual dequeue). */
-  dequeue(repo: Repository, location: EntryLocation, at: number, trigger: string): void {
+  /**
+   * Takes a queued pull request out of its queue: by hand (`dequeue`), or because it was merged without
+   * the queue (`leave`: the merge queue's words and code for it, PR_MANUALLY_MERGED).
+   */
+  dequeue(
+    repo: Repository,
+    location: EntryLocation,
+    at: number,
+    trigger: string,
+    leave: { reason: string; dequeueCode: string } = {
+      reason: `Pull request #${location.entry.pull.number} has been manually dequeued`,
+      dequeueCode: "PR_MANUALLY_DEQUEUED",
+    },
+  ): void {
     const { queue, entry, batch, subBatch } = location;
     let checks: ReturnType<typeof checksAt> = [];
     if (batch === null) {
@@ -186,9 +198,9 @@ export class Engine implements ClockDriver {
       }
     }
     this.leave(repo, queue, entry, at, trigger, {
-      reason: `Pull request #${entry.pull.number} has been manually dequeued`,
+      reason: leave.reason,
       merged: false,
-      dequeueCode: "PR_MANUALLY_DEQUEUED",
+      dequeueCode: leave.dequeueCode,
       checks,
       unsuccessfulChecks: [],
       batchId: batch?.id ?? null,

@@ -223,6 +223,24 @@ export class SimState {
   }
 
   /**
+   * The pull request was merged on GitHub without the merge queue (an admin's bypass): one still queued
+   * leaves its queue with PR_MANUALLY_MERGED, as the merge queue says when it sees the merge; true when it
+   * was queued. The merge queue logs no merge of its own for it.
+   */
+  mergedOutside(fullName: string, number: number): boolean {
+    const repo = this.requireRepository(fullName);
+    repo.waitingCommands.delete(number);
+    const location = locateEntry(repo, number);
+    if (location === null) return false;
+    this.engine.dequeue(repo, location, this.clock.now(), "Pull request closed", {
+      reason: `Pull request #${number} has been merged manually`,
+      dequeueCode: "PR_MANUALLY_MERGED",
+    });
+    this.clock.sync();
+    return true;
+  }
+
+  /**
    * The repository's `commands_restrictions` for queue and dequeue: Mergify's default refuses a bot
    * sender (`refuseBots: true`); the setup of Yardmaster's README lets the app's bot run them.
    */

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
+import { pushedEventId } from "../../core/pushed-events.js";
 import type { QueueCheck, QueueEvent, QueueEventBody } from "../../core/queue.js";
 import { removalWords } from "../../core/removal-reasons.js";
 import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";
-import type { GitHubQueueMemory } from "../../store/index.js";
+import type { GitHubQueueMemory, MergedPullStore } from "../../store/index.js";
 
 /**
  * What GitHub's own merge queue did, as its webhooks say it (queue-webhooks.ts reads them): a pull
@@ -34,6 +34,11 @@ export interface FailedCheck {
 
 export interface GitHubQueueEventsDeps {
   memory: GitHubQueueMemory;
+  /**
+   * Where a merge GitHub's queue made is noted (its `dequeued` MERGE, its merge group destroyed `merged`):
+   * a pull request merged without it is said (src/outside-merges). Absent: not noted.
+   */
+  merges?: Pick<MergedPullStore, "noteQueueMerge"> | undefined;
   /** The check runs of a commit that did not succeed (GitHub's checks API, as the installation). */
   failedChecks: (repository: Repo, sha: string) => Promise<FailedCheck[]>;
   /** The app's bot login (`<slug>[bot]`): a removal it made was asked for by someone, remembered. */
@@ -51,14 +56,8 @@ const CHECK_REASONS = new Set(["CI_FAILURE", "CI_TIMEOUT"]);
 
 const asCheck = (c: FailedCheck): QueueCheck => ({ name: c.name, url: c.url, state: c.conclusion });
 
-/**
- * An event id for what a webhook said: negative (Mergify's log ids are positive, so the two never meet
- * in one outbox), the same for the same `key` on every replica and redelivery.
- */
-export function pushedEventId(key: string): number {
-  const bits = Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
-  return -(bits + 1);
-}
+/** An event id for what a webhook said (src/core/pushed-events.ts): the same on every replica and redelivery. */
+export { pushedEventId };
 
 /**
  * GitHub's merge-queue webhooks in the core's terms (src/core/queue.ts): each webhook becomes at most one
@@ -103,9 +102,9 @@ export class GitHubQueueEvents {
       case "removed":
         return this.removal(h, (body) => event(delivered, "pull_request.dequeued", body));
       case "merged": {
-        // Only a pull request that entered through the queue merged through it.
+        // Only a pull request that entered through the queue, and did not leave it since, merged through it.
         const pull = await this.deps.memory.getQueuePull(h.repository, h.number);
-        if (!pull) return null;
+        if (!pull || pull.leftAt) return null;
         return event(`merged:${h.repository.key}#${h.number}`, "pull_request.closed", {
           kind: "merged",
           sha: h.mergeCommitSha,
@@ -116,6 +115,7 @@ export class GitHubQueueEvents {
         await this.deps.memory.rememberMergeGroup(h.repository, h.number, h.sha);
         return event(delivered, "merge_group.checks_requested", { kind: "checks-started", batch: null });
       case "group-gone":
+        if (h.reason === "merged") await this.deps.merges?.noteQueueMerge(h.repository, h.number, at);
         return event(delivered, "merge_group.destroyed", await this.groupGone(h));
     }
   }
@@ -125,10 +125,14 @@ export class GitHubQueueEvents {
     event: (body: QueueEventBody) => QueueEvent,
   ): Promise<QueueEvent | null> {
     // Merged: the `closed` webhook says it, with the merge commit.
-    if (h.reason === "MERGE") return null;
+    if (h.reason === "MERGE") {
+      await this.deps.merges?.noteQueueMerge(h.repository, h.number, this.now());
+      return null;
+    }
     const groupSha = CHECK_REASONS.has(h.reason) ? await this.groupOf(h.repository, h.number) : null;
     const checks = groupSha ? await this.checksOf(h.repository, groupSha) : [];
     const removedBy = h.reason === "MANUAL" ? await this.removedBy(h) : null;
+    await this.deps.memory.rememberQueueLeave(h.repository, h.number, this.now());
     return event({
       kind: "left",
       merged: false,

@@ -26,6 +26,7 @@ import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps
 import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import { commandStepIntents } from "./028-command-step-intents.js";
 import { failureDetails } from "./029-failure-details.js";
+import { mergedPulls } from "./032-merged-pulls.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   signInConfirmations,
   commandStepIntents,
   failureDetails,
+  mergedPulls,
 ];
 
 /** The highest migration version this build knows. */

@@ -206,6 +206,17 @@ describe("notices pushed by GitHub's merge queue", () => {
     expect(shown(merged!)).toContain("Merged into `main` as <https://github.com/acme/ships/commit/aaaaaaa");
   });
 
+  it("a pull request the queue removed, then merged by someone (an admin's bypass), is no merge of the queue's; entering again is", async () => {
+    const other = { ...where, number: 13 };
+    await accept({ kind: "entered", ...other }, "d-13-in");
+    await accept({ kind: "removed", ...other, reason: "CI_FAILURE", by: "github-merge-queue[bot]" });
+    expect(await accept({ kind: "merged", ...other, mergeCommitSha: "b".repeat(40) })).toBeNull();
+    await accept({ kind: "entered", ...other }, "d-13-again");
+    expect(await accept({ kind: "merged", ...other, mergeCommitSha: GROUP })).toMatchObject({
+      kind: "merged",
+    });
+  });
+
   it("merge groups: checks started, and how they ended (merged, failed, invalidated)", async () => {
     await accept({ kind: "entered", ...where });
     const started = await accept({ kind: "group-built", ...where, sha: GROUP });
@@ -256,6 +267,7 @@ describe("notices pushed by GitHub's merge queue, in GitHub's order", () => {
         await store.rememberQueueEntry(entry);
       },
       rememberRemoval: (...args) => store.rememberRemoval(...args),
+      rememberQueueLeave: (...args) => store.rememberQueueLeave(...args),
       rememberMergeGroup: (...args) => store.rememberMergeGroup(...args),
       getQueuePull: (...args) => store.getQueuePull(...args),
     };

@@ -24,6 +24,7 @@ storeContract("github-queue-pulls", ({ h }) => {
         enteredAt: T0,
         groupSha: null,
         removedBy: null,
+        leftAt: null,
       });
       await store.rememberMergeGroup(r("acme/ships"), 7, "b".repeat(40));
       expect((await store.getQueuePull(ships, 7))?.groupSha).toBe("b".repeat(40));
@@ -36,12 +37,18 @@ storeContract("github-queue-pulls", ({ h }) => {
       // The same entry redelivered (later) changes nothing.
       await store.rememberQueueEntry({ ...entry, enteredAt: at(HOUR) });
       expect(await store.getQueuePull(ships, 7)).toMatchObject({ enteredAt: T0, groupSha: "b".repeat(40) });
-      // Entering again starts over: the old group says nothing of the new entry.
+      // The queue removed it (not by merging): its entry is over.
+      await store.rememberQueueLeave(r("ACME/ships"), 7, at(2 * SECOND));
+      await store.rememberQueueLeave(ships, 8, at(2 * SECOND));
+      expect((await store.getQueuePull(ships, 7))?.leftAt).toEqual(at(2 * SECOND));
+      expect(await store.getQueuePull(ships, 8)).toBeNull();
+      // Entering again starts over: the old group, and the old leave, say nothing of the new entry.
       await store.rememberQueueEntry({ ...entry, baseRef: "release", enteredAt: at(HOUR), deliveryId: "d2" });
       expect(await store.getQueuePull(ships, 7)).toMatchObject({
         baseRef: "release",
         groupSha: null,
         removedBy: null,
+        leftAt: null,
       });
     });
 

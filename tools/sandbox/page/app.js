@@ -217,6 +217,18 @@ function renderGitHubQueue(queue) {
       },
       "✓ Merge the head",
     ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "ghq-act",
+        "data-act": "bypass",
+        "aria-label": "Merge acme/ships' first open pull request without the queue",
+        title:
+          "acme/ships' admin merges its first open pull request past the queue (an admin's bypass): the channel hears it about 30 s later",
+      },
+      "⚠ Merge without the queue",
+    ),
   ];
   $("gh-queue").replaceChildren(...items.filter(Boolean));
 }

@@ -425,7 +425,11 @@ export class GitHubMergeQueues {
     if (next?.state === "QUEUED") next.state = "AWAITING_CHECKS";
     this.ctx.state.updatePullRequest(fullName, head.pull.number, { merged: true, state: "closed" });
     this.send(head.pull, "dequeued", this.ctx.state.appBot, { reason: "MERGE" });
-    this.send(head.pull, "closed", this.ctx.state.appBot, { mergedBy: head.enqueuer });
+    // The pull request's merge commit is its merge group's, which the branch now holds.
+    this.send(head.pull, "closed", this.ctx.state.appBot, {
+      mergedBy: head.enqueuer,
+      mergeCommitSha: head.group.headSha,
+    });
     return head.pull;
   }
 
@@ -445,7 +449,7 @@ export class GitHubMergeQueues {
     pull: Issue,
     action: "enqueued" | "dequeued" | "closed" | "synchronize",
     sender: Account,
-    extra: { reason?: string; mergedBy?: Account } = {},
+    extra: { reason?: string; mergedBy?: Account; mergeCommitSha?: string } = {},
   ): void {
     const repository = pull.repository;
     if (!subscribed(this.ctx, repository.fullName, "pull_request")) return;

@@ -8,6 +8,7 @@ import { addCiCheckRoutes, CiCheckRuns } from "./ci-check-runs.js";
 import { createComment, emitCreated, issueCommentPayload } from "./comment-flow.js";
 import { addCommentRoutes } from "./comment-routes.js";
 import type { StandInContext } from "./context.js";
+import { addDirectMergeRoute, DirectMerges } from "./direct-merge.js";
 import { GitHubFaults } from "./faults.js";
 import {
   HttpError,
@@ -162,6 +163,13 @@ export interface GitHubStandIn {
    * merge groups and on the commits Mergify's checks ran on (README.md, "Check runs' output and annotations").
    */
   checkRuns: CiCheckRuns;
+  /**
+   * Merges a pull request as `login` would with GitHub's merge button (direct-merge.ts): on a branch with
+   * GitHub's merge queue, only an admin may (an admin's bypass). Throws (an HttpError) as GitHub refuses.
+   */
+  mergeDirectly(repository: string, number: number, login: string): { sha: string };
+  /** Hears each pull request merged directly (not by a merge queue); returns the function that stops. */
+  onDirectMerge(listener: (repository: string, number: number) => void): () => void;
   /** The installation id for a repository (the installation on its owner account). */
   installationId(repository: string): number;
   /** A user access token for `login`, as if the person had gone through the OAuth flow. */
@@ -255,9 +263,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
   ctx.answers = answers;
 
   const mergeQueues = new GitHubMergeQueues(ctx, undefined, checkRuns);
+  const directMerges = new DirectMerges(ctx, mergeQueues);
   const api = new Router();
   addAppRoutes(api, ctx);
   addRepoRoutes(api, ctx, { mergeQueues, checkRuns, drafts: mergeQueueWebhooks });
+  addDirectMergeRoute(api, ctx, directMerges);
   addAppCheckRoutes(api, ctx, mergeQueues.appChecks, mergeQueues);
   addCiCheckRoutes(api, ctx, checkRuns, mergeQueues);
   addCommentRoutes(api, ctx);
@@ -384,6 +394,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions): Promise
     faults,
     mergeQueues,
     checkRuns,
+    mergeDirectly(repository, number, login) {
+      const user = state.getUser(login);
+      if (!user) throw new Error(`GitHub stand-in: unknown user ${login} (add it with state.addUser)`);
+      const found = state.getRepository(repository);
+      if (!found) throw new Error(`GitHub stand-in: no repository ${repository}`);
+      return { sha: directMerges.merge(found.fullName, number, user, state.roleOf(found, login)).sha };
+    },
+    onDirectMerge: (listener) => directMerges.onMerged(listener),
     installationId: (repository) => state.installationFor(repository).id,
     userToken: (login) => ctx.userTokens.issue(login),
 
