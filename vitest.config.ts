@@ -40,6 +40,10 @@ export default defineConfig({
         test: {
           name: "integration",
           isolate: false,
+          // An end-to-end test does in seconds what a person would: on a shared two-core machine at a load
+          // of 30 it takes two or three times as long (rolling-upgrade's took 20.4 s, over the default).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           include: INTEGRATION,
           globalSetup: ["test/global-setup/postgres.ts"],
         },

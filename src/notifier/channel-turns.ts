@@ -1,9 +1,11 @@
 import type { Store } from "../store/index.js";
 import { type PostPace, SlackPace } from "./slack-holds.js";
-import type { DigestPoster } from "./slack-poster.js";
+import { type DigestPoster, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
 /** The longest a top-level post (a digest, a health alert) waits for its channel's turn before it goes anyway. */
 const MAX_TURN_WAIT_MS = 5_000;
+/** How many times a top-level post goes when Slack answers it 429 (each after the Retry-After). */
+export const RATE_LIMITED_TRIES = 3;
 
 /**
  * Waits for a channel's turn at Slack's pace, shared with the notifier's posts in the store (every
@@ -29,15 +31,28 @@ export function channelTurns(deps: {
   };
 }
 
-/** A digest poster whose posts wait for their channel's turn. */
+/**
+ * A digest poster whose posts wait for their channel's turn; one Slack refused with a 429 (the pace is a
+ * courtesy, Slack's answer the rule: a late answer can bunch posts up) goes again after the Retry-After,
+ * taking a turn again, up to RATE_LIMITED_TRIES times. A 429 leaves nothing posted, so nothing in doubt.
+ */
 export function pacedDigestPoster(
   poster: DigestPoster,
   turn: (channel: string) => Promise<void>,
 ): DigestPoster {
   return {
     async post(message) {
-      await turn(message.channel);
-      return poster.post(message);
+      for (let tries = 1; ; tries++) {
+        await turn(message.channel);
+        try {
+          return await poster.post(message);
+        } catch (error) {
+          const limited =
+            error instanceof SlackDeliveryError && error.code === SlackDeliveryErrorCode.RateLimited;
+          if (!limited || tries >= RATE_LIMITED_TRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, (error.retryAfterSeconds ?? 1) * 1_000));
+        }
+      }
     },
     find: (channel, key, oldest) => poster.find(channel, key, oldest),
   };

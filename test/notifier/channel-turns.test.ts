@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { channelTurns } from "../../src/notifier/channel-turns.js";
+import { channelTurns, pacedDigestPoster, RATE_LIMITED_TRIES } from "../../src/notifier/channel-turns.js";
+import {
+  type DigestPoster,
+  SlackDeliveryError,
+  SlackDeliveryErrorCode,
+} from "../../src/notifier/slack-poster.js";
 import type { Store } from "../../src/store/index.js";
 
 /** The pace's rows in memory, as the store keeps them (one per channel). */
@@ -59,5 +64,58 @@ describe("a channel's turn for a top-level post", () => {
     await vi.advanceTimersByTimeAsync(1_000);
     await waiting;
     expect(at("C1")).toBe(T0 + 6_000);
+  });
+});
+
+describe("a top-level post Slack answers 429", () => {
+  const limited = () =>
+    new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+  /** A poster whose posts meet `answers` in turn (an Error is thrown), then are posted. */
+  function poster(answers: Error[]): { poster: DigestPoster; posts: number[] } {
+    const posts: number[] = [];
+    return {
+      posts,
+      poster: {
+        async post() {
+          posts.push(Date.now());
+          const answer = answers.shift();
+          if (answer) throw answer;
+          return "1700000000.000100";
+        },
+        find: async () => null,
+      },
+    };
+  }
+  const message = { channel: "C1", text: "digest", blocks: [], key: "acme/widgets@w" };
+
+  it("goes again after Slack's Retry-After, taking its turn again, and is posted once", async () => {
+    vi.useFakeTimers({ now: Date.parse("2026-11-20T10:00:00Z") });
+    const { poster: slack, posts } = poster([limited()]);
+    const turns: string[] = [];
+    const paced = pacedDigestPoster(slack, async (channel) => {
+      turns.push(channel);
+    });
+    const posted = paced.post(message);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(posts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await posted).toBe("1700000000.000100");
+    expect(posts.map((at) => at - posts[0]!)).toEqual([0, 2_000]);
+    expect(turns).toEqual(["C1", "C1"]);
+  });
+
+  it(`gives up after ${RATE_LIMITED_TRIES} tries, and fails at once on anything but a 429`, async () => {
+    vi.useFakeTimers();
+    const always = poster(Array.from({ length: RATE_LIMITED_TRIES }, limited));
+    const refused = pacedDigestPoster(always.poster, async () => {}).post(message);
+    const settled = expect(refused).rejects.toMatchObject({ code: SlackDeliveryErrorCode.RateLimited });
+    await vi.advanceTimersByTimeAsync(60_000);
+    await settled;
+    expect(always.posts).toHaveLength(RATE_LIMITED_TRIES);
+
+    const gone = new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, "channel_not_found");
+    const once = poster([gone]);
+    await expect(pacedDigestPoster(once.poster, async () => {}).post(message)).rejects.toBe(gone);
+    expect(once.posts).toHaveLength(1);
   });
 });

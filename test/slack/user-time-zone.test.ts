@@ -8,7 +8,7 @@ const timeZone = () =>
     token: "xoxb-test",
     apiUrl: "https://slack.test/api/",
     logger: createLogger({ level: "silent" }),
-    timeoutMs: 300,
+    timeoutMs: 5_000,
   });
 
 describe("a Slack user's time zone", () => {

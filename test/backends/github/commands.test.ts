@@ -87,7 +87,7 @@ function ports(provider: QueueProvider) {
       github: gateway,
       commandPrefix: "@mergifyio",
       queues: mergeQueues(provider, {
-        mergify: makeClient({ retry: { retries: 0 }, timeoutMs: 200 }),
+        mergify: makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 }),
         github: client,
       }),
     },
