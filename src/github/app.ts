@@ -8,10 +8,10 @@ import { type CommandOutcome, type RunDeps, refuse, runCommand } from "../comman
 import type { Logger } from "../logger.js";
 import { Repo } from "../repo.js";
 import type { CommandStepStore, WebhookJob } from "../store/index.js";
+import { markdownFormat } from "../wording/markdown.js";
 import { storedSteps } from "./command-steps.js";
 import { registerDoorbell } from "./doorbell.js";
 import { errorStatus, type GitHubWrites, isServerError, type WritePriority } from "./github-writes.js";
-import { markdownFormat } from "./markdown.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";

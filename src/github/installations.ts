@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Probot } from "probot";
 import type { GraphQL } from "../backends/github/client.js";
 import type { FailedCheck } from "../backends/github/queue-events.js";
+import { repositoryError } from "../backends/github/repository-error.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import { QueueError, QueueErrorCode } from "../core/queue-error.js";
@@ -10,7 +11,6 @@ import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
-import { repositoryError } from "./repository-error.js";
 
 /** Check-run conclusions that fail a merge group. */
 const FAILED_CONCLUSIONS = new Set([

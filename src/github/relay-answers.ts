@@ -2,8 +2,8 @@ import type { Probot } from "probot";
 import { type RelayName, type RelayResult, relayTurnedDown } from "../commands/relay.js";
 import type { RelayFollower } from "../relays/follower.js";
 import { Repo } from "../repo.js";
+import { markdownFormat } from "../wording/markdown.js";
 import type { GitHubWrites } from "./github-writes.js";
-import { markdownFormat } from "./markdown.js";
 import type { Octokit } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
 import {

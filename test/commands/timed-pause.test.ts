@@ -5,10 +5,10 @@ import { describeResult } from "../../src/commands/describe.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { GitHubGateway, Ports } from "../../src/commands/ports.js";
 import { execute } from "../../src/commands/run.js";
-import { markdownFormat } from "../../src/github/markdown.js";
 import { Repo } from "../../src/repo.js";
 import { plainFormat } from "../../src/slack/mrkdwn.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { markdownFormat } from "../../src/wording/markdown.js";
 import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");

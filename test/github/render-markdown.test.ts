@@ -4,9 +4,9 @@ import type { QueueStatus } from "../../src/backends/mergify/index.js";
 import type { CommandResult } from "../../src/commands/catalog.js";
 import { describeError, describeResult } from "../../src/commands/describe.js";
 import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
-import { markdownFormat } from "../../src/github/markdown.js";
 import { MAX_COMMENT_LENGTH, renderMarkdown, renderSummary } from "../../src/github/render-markdown.js";
 import { Repo } from "../../src/repo.js";
+import { markdownFormat } from "../../src/wording/markdown.js";
 import { queuedPullRequest, queueStatus } from "../backends/mergify/fixtures.js";
 
 const f = markdownFormat("yardmaster");

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
-import { markdownFormat } from "../../src/github/markdown.js";
 import { renderSummary } from "../../src/github/render-markdown.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
@@ -9,6 +8,7 @@ import { mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
 import { renderResultMessage } from "../../src/slack/render-blocks.js";
 import { header } from "../../src/slack/render-kit.js";
 import type { TextFormat } from "../../src/wording/description.js";
+import { markdownFormat } from "../../src/wording/markdown.js";
 import { encodeBidiControls, withoutBidiControls } from "../../src/wording/words.js";
 import { pauseCreateEvent } from "../backends/mergify/fixtures.js";
 

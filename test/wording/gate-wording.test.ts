@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { stillHeldWarning } from "../../src/backends/github/gate/gate.js";
+import { repositoryError } from "../../src/backends/github/repository-error.js";
 import type { CommandResult } from "../../src/commands/catalog.js";
 import { describeFailure, describeResult } from "../../src/commands/describe.js";
 import { CommandErrorCode } from "../../src/commands/errors.js";
 import { fromMergeQueueError } from "../../src/core/from-merge-queue-error.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { QueueError, QueueErrorCode } from "../../src/core/queue-error.js";
-import { repositoryError } from "../../src/github/repository-error.js";
 import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import type { TextFormat } from "../../src/wording/description.js";

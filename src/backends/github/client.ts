@@ -10,7 +10,6 @@ import type {
 } from "../../core/merge-queue.js";
 import type { QueuePauses } from "../../core/pause.js";
 import { QueueError } from "../../core/queue-error.js";
-import { repositoryError } from "../../github/repository-error.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
 import {
@@ -28,6 +27,7 @@ import {
   PULL_REQUEST_ENTRY_QUERY,
   pullRequestEntryAnswer,
 } from "./queries.js";
+import { repositoryError } from "./repository-error.js";
 
 /** Sends one GraphQL document as the repository's installation (Octokit's `graphql`). */
 export type GraphQL = (query: string, variables: Record<string, unknown>) => Promise<unknown>;

@@ -8,9 +8,9 @@ import { describeFailure, describeResult } from "../../../src/commands/describe.
 import { CommandErrorCode } from "../../../src/commands/errors.js";
 import type { GitHubGateway, PullRequestInfo } from "../../../src/commands/ports.js";
 import { execute } from "../../../src/commands/run.js";
-import { markdownFormat } from "../../../src/github/markdown.js";
 import { Repo } from "../../../src/repo.js";
 import type { Description, Part } from "../../../src/wording/description.js";
+import { markdownFormat } from "../../../src/wording/markdown.js";
 import { failure } from "../../helpers/command-error.js";
 import { TestOctokit } from "../../helpers/github-app.js";
 import { makeClient, ORIGIN, pullRequestDetails } from "../mergify/fixtures.js";

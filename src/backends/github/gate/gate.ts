@@ -1,9 +1,9 @@
 import type { HeldPause, PauseTarget, QueuePause, QueuePauses, QueueResume } from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
-import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import { codeSpan, escapeMarkdown } from "../../../wording/markdown.js";
 import { withoutBidiControls } from "../../../wording/words.js";
 import { pushedEventId } from "../queue-events.js";
 import type { GateGitHub, GateRun } from "./github.js";

@@ -1,6 +1,6 @@
 import type { Write, WriteRequestOptions } from "../../../github/github-writes.js";
-import { repositoryError } from "../../../github/repository-error.js";
 import type { Repo } from "../../../repo.js";
+import { repositoryError } from "../repository-error.js";
 
 /**
  * What the gate asks of GitHub's REST API, as the repository's installation: its check runs (the app's

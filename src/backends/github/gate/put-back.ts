@@ -1,8 +1,8 @@
 import type { PullRequestInfo } from "../../../commands/ports.js";
-import { codeSpan, escapeMarkdown } from "../../../github/markdown.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateHold } from "../../../store/gates.js";
+import { codeSpan, escapeMarkdown } from "../../../wording/markdown.js";
 
 /** What putting back timed-out entries needs: GitHub's pull requests and queue, and a comment. */
 export interface PutBack {

@@ -1,5 +1,5 @@
-import type { TextFormat } from "../wording/description.js";
-import { encodeBidiControls, withoutBidiControls } from "../wording/words.js";
+import type { TextFormat } from "./description.js";
+import { encodeBidiControls, withoutBidiControls } from "./words.js";
 
 /**
  * GitHub-flavoured Markdown that stays inert whatever a person typed: bidirectional controls are

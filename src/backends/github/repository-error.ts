@@ -1,5 +1,5 @@
-import { QueueError, QueueErrorCode } from "../core/queue-error.js";
-import type { Repo } from "../repo.js";
+import { QueueError, QueueErrorCode } from "../../core/queue-error.js";
+import type { Repo } from "../../repo.js";
 
 /**
  * GitHub's 404 and 403 on a repository itself (`GET /repos/{owner}/{repo}`, the app's installation on

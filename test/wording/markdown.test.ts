@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codeSpan, escapeMarkdown, markdownFormat } from "../../src/github/markdown.js";
+import { codeSpan, escapeMarkdown, markdownFormat } from "../../src/wording/markdown.js";
 
 describe("GitHub Markdown escaping", () => {
   it("makes mentions, HTML and Markdown inert", () => {
