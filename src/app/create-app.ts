@@ -9,6 +9,7 @@ import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
+import { currentReadReason } from "../notifier/poller.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireRelays } from "../relays/wire.js";
@@ -58,7 +59,17 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const pushes = appBot
     ? { happenings, announcements, memory: store, appBot, logger, now: options.now }
     : null;
-  const backends = wireBackends({ config, options, metrics, ...history, installations, gate, pushes });
+  const readReason = currentReadReason;
+  const backends = wireBackends({
+    config,
+    options,
+    metrics,
+    ...history,
+    installations,
+    gate,
+    pushes,
+    readReason,
+  });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
   const { follower } = relays;
