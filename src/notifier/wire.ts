@@ -3,7 +3,6 @@ import type { Service, Wired } from "../app/service.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
-import type { GitHubAppConnection } from "../github/probot.js";
 import type { Repo } from "../repo.js";
 import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
@@ -28,8 +27,11 @@ export interface NotifierDeps {
   backends: NotifierBackends;
   /** The commands' GitHub (pull requests' titles and authors), and who may read a repository (cached). */
   github: { gateway: GitHubGateway; readPermission: PermissionLookup };
-  /** The GitHub App: the doorbell, GitHub's merge queue's webhooks; null when it is off. */
-  app: GitHubAppConnection | null;
+  /**
+   * The GitHub App (src/github/probot.ts): whether a repository's installation announces its merge
+   * queue's activity (the doorbell); null when it is off.
+   */
+  app: { installations: { announcesActivity(repository: Repo): Promise<boolean> } } | null;
   /** Refreshed when a person's pull request moves (personal notices). */
   home: HomeTab | null;
 }
