@@ -9,6 +9,7 @@ import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
+import { currentReadReason } from "../notifier/poller.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireOutsideMerges } from "../outside-merges/wire.js";
@@ -59,6 +60,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const pushes = appBot
     ? { happenings, announcements, memory: store, merges: store, appBot, logger, now: options.now }
     : null;
+  const readReason = currentReadReason;
   const backends = wireBackends({
     config,
     options,
@@ -68,6 +70,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     gate,
     pushes,
     merges: store,
+    readReason,
   });
   const { queues } = backends;
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });

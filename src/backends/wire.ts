@@ -1,14 +1,12 @@
 import type { YardmasterOptions } from "../app/options.js";
-import type { GitHubGateway } from "../commands/ports.js";
+import type { GitHubGateway } from "../core/github.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { MergeWitness } from "../core/merged-pulls.js";
 import type { QueueEventPushes, StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent, QueueEventLog } from "../core/queue.js";
-import type { Installations } from "../github/installations.js";
 import type { StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import { currentReadReason } from "../notifier/poller.js";
 import type { Repo } from "../repo.js";
 import type { Settings } from "../settings/read-settings.js";
 import type { GateStore } from "../store/gates.js";
@@ -20,11 +18,12 @@ import type {
   QueueRequestStore,
 } from "../store/index.js";
 import { type BackendPlan, backendPlan, mergeQueues, mergeWitness, queueStatsEvents } from "./choose.js";
-import { GitHubQueueClient } from "./github/client.js";
-import type { GateWrites } from "./github/gate/github.js";
+import { GitHubQueueClient, type GraphQL } from "./github/client.js";
+import type { GateOctokit, GateWrites } from "./github/gate/github.js";
 import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
 import { githubMergeWitness } from "./github/merge-witness.js";
 import { type GitHubPushesDeps, githubQueuePushes } from "./github/pushed-events.js";
+import type { FailedCheck } from "./github/queue-events.js";
 import { MergeQueueClient } from "./mergify/index.js";
 import { mergifyMergeWitness } from "./mergify/merge-witness.js";
 import { mergifyEventLog, mergifyStoredEvents } from "./mergify/queue-events.js";
@@ -62,7 +61,9 @@ export interface BackendsDeps {
   /** Who asked Yardmaster to queue a pull request (its relayed command names the app's bot). */
   queueRequests?: Pick<QueueRequestStore, "getQueueRequest">;
   /** The GitHub App's installations, which GitHub's merge queue acts as; null when the app is off. */
-  installations: Installations | null;
+  installations: QueueInstallations | null;
+  /** Why the notifier is reading a repository's log right now (src/notifier/poller.ts), for the metrics. */
+  readReason?: () => string | undefined;
   /** What the gate check of GitHub's merge queue needs; null: no gate (no GitHub App). */
   gate: GateWiring | null;
   /** What GitHub's merge queue's pushed events need; null: none pushed (no GitHub App). */
@@ -71,6 +72,16 @@ export interface BackendsDeps {
   merges: Pick<GitHubQueueMemory, "getQueuePull"> &
     Pick<MergedPullStore, "queueMergeNoted"> &
     Pick<PollCursorStore, "getPollCursor">;
+}
+
+/**
+ * The GitHub App's installations as GitHub's merge queue acts as them: a repository's GraphQL and REST
+ * clients, and a commit's failed checks (src/github/installations.ts implements it).
+ */
+export interface QueueInstallations {
+  graphql(repo: Repo): Promise<GraphQL>;
+  rest(repo: Repo): Promise<GateOctokit>;
+  failedChecks(repo: Repo, sha: string): Promise<FailedCheck[]>;
 }
 
 /** Where GitHub's merge-queue webhooks and the gate's announcements are heard, and what reading them needs. */
@@ -107,7 +118,7 @@ export function wireBackends(deps: BackendsDeps): Backends {
         ...(options.mergeQueueRetries !== undefined ? { retry: { retries: options.mergeQueueRetries } } : {}),
         onCall: (call) => {
           options.onMergeQueueCall?.(call);
-          const reason = currentReadReason();
+          const reason = deps.readReason?.();
           if (reason) metrics.logRequests.inc({ reason });
           metrics.mergeQueueCalls.inc({
             method: call.method,
@@ -180,7 +191,11 @@ export function wireBackends(deps: BackendsDeps): Backends {
   };
 }
 
-function pushesOf(pushes: PushesWiring, deps: BackendsDeps, installations: Installations): QueueEventPushes {
+function pushesOf(
+  pushes: PushesWiring,
+  deps: BackendsDeps,
+  installations: QueueInstallations,
+): QueueEventPushes {
   const { queueRequests } = deps;
   return githubQueuePushes({
     ...pushes,
@@ -194,7 +209,7 @@ function pushesOf(pushes: PushesWiring, deps: BackendsDeps, installations: Insta
 function gateOf(
   wiring: GateWiring,
   config: Settings,
-  installations: Installations,
+  installations: QueueInstallations,
   github: GitHubQueueClient,
   onGitHubQueue: (repo: Repo, branch: string) => Promise<boolean>,
 ): GitHubGate {

@@ -1,5 +1,5 @@
+import type { GitHubGateway, PermissionLookup, PullRequestInfo } from "../core/github.js";
 import type { MergeQueues } from "../core/merge-queue.js";
-import type { PermissionLevel } from "../core/permission-level.js";
 import type { RelayStore } from "../core/record-ports.js";
 import type {
   NoticePreferences,
@@ -15,38 +15,15 @@ import type { SetupCheck } from "./setup-report.js";
 
 /**
  * What the command core needs from the world, in the core's own terms. The core owns these
- * interfaces: src/github, src/backends and the store implement them, and src/app/create-app.ts wires
- * them in, so nothing in src/commands imports a surface or the store (.dependency-cruiser.cjs).
- * Permission levels are the core's too (src/core/permission-level.ts); the records the ports take and return
- * are in src/core/records.ts.
+ * interfaces: src/github, src/backends and the store implement them, and src/app/command-ports.ts
+ * wires them in, so nothing in src/commands imports a surface, a backend or the store
+ * (.dependency-cruiser.cjs). What the features and the backends share with the commands is in src/core:
+ * GitHub as every part asks it (github.ts, re-exported here), permission levels (permission-level.ts),
+ * the records the ports take and return (records.ts), and the ports on the store they share with a
+ * feature (record-ports.ts: relays', timed pauses').
  */
 
-/** Asks GitHub what a login may do on a repository, at the time of asking. */
-export type PermissionLookup = (repo: Repo, login: string) => Promise<PermissionLevel>;
-
-export interface PullRequestInfo {
-  number: number;
-  title: string;
-  url: string;
-  state: "open" | "closed";
-  merged: boolean;
-  baseRef: string;
-  headSha: string;
-  author: { login: string; id: number };
-}
-
-/** GitHub, whichever surface the command came from (the webhook's installation, or looked up). */
-export interface GitHubGateway {
-  permission: PermissionLookup;
-  /** null when the number is not a pull request of the repository. */
-  pullRequest(repo: Repo, number: number): Promise<PullRequestInfo | null>;
-  comment(repo: Repo, issueNumber: number, body: string): Promise<{ id: number; url: string }>;
-  /**
-   * A comment an app (a bot) wrote on the issue whose body holds `marker` (a hidden mark a command's step
-   * put there), or null when there is none: a comment posted by a run that died before recording it.
-   */
-  findComment(repo: Repo, issueNumber: number, marker: string): Promise<{ id: number; url: string } | null>;
-}
+export type { GitHubGateway, PermissionLookup, PullRequestInfo };
 
 export type Clock = () => Date;
 

@@ -1,4 +1,3 @@
-import type { Write, WriteRequestOptions } from "../../../github/github-writes.js";
 import type { Repo } from "../../../repo.js";
 import { repositoryError } from "../repository-error.js";
 
@@ -37,9 +36,26 @@ export interface GateOctokit {
   request(route: string, parameters?: Record<string, unknown>): Promise<{ data: unknown }>;
 }
 
-/** The app's write queue (src/github/github-writes.ts): GitHub's pace and retries for every write. */
+/** Octokit's per-request options the write queue gives each write: no retries of its own, a time limit. */
+export interface GateWriteRequest {
+  retries: 0;
+  signal: AbortSignal;
+}
+
+/** A write as the gate hands it to the app's write queue: what it is, for the log, and the request. */
+export interface GateWrite<T> {
+  kind: "comment" | "edit";
+  priority: "answer";
+  what: string;
+  send: (request: GateWriteRequest) => Promise<T>;
+}
+
+/**
+ * The app's write queue, GitHub's pace and retries for every write: the gate's port on it, implemented
+ * by src/github/github-writes.ts (GitHubWrites) and given by the composition root.
+ */
 export interface GateWrites {
-  run<T>(write: Write<T>): Promise<T>;
+  run<T>(write: GateWrite<T>): Promise<T>;
 }
 
 /**
@@ -55,7 +71,7 @@ export function octokitGateGitHub(
   const write = <T>(
     kind: "comment" | "edit",
     what: string,
-    send: (request?: WriteRequestOptions) => Promise<T>,
+    send: (request?: GateWriteRequest) => Promise<T>,
   ) => {
     const queue = writes?.();
     return queue ? queue.run({ kind, priority: "answer", what, send: (request) => send(request) }) : send();

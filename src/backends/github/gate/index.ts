@@ -1,4 +1,4 @@
-import type { GitHubGateway } from "../../../commands/ports.js";
+import type { GitHubGateway } from "../../../core/github.js";
 import type { QueueEvent } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";

@@ -1,4 +1,4 @@
-import type { PullRequestInfo } from "../../../commands/ports.js";
+import type { PullRequestInfo } from "../../../core/github.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateHold } from "../../../store/gates.js";
