@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { kyselyCommandSteps } from "./command-steps.js";
 import { type Database, inTransaction } from "./database.js";
+import { kyselyFlakeShield } from "./flake-shield.js";
 import { kyselyFreezes } from "./freezes.js";
 import { kyselyGates } from "./gates.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
@@ -47,6 +48,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyQueueRequests(ctx),
     ...kyselySlackEvents(ctx),
     ...kyselyCommandSteps(ctx),
+    ...kyselyFlakeShield(ctx),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { CommandStepStore } from "./command-steps.js";
+import type { FlakeShieldStore } from "./flake-shield.js";
 import type { FreezeStore } from "./freezes.js";
 import type { GateStore } from "./gates.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
@@ -69,4 +70,5 @@ export interface Store
     HealthEpisodeStore,
     GateStore,
     SlackEventStore,
-    CommandStepStore {}
+    CommandStepStore,
+    FlakeShieldStore {}
