@@ -5,6 +5,7 @@ import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
+import { summaryNotes } from "../github/summary-notes.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { wireIdentity } from "../identity/wire.js";
@@ -13,6 +14,7 @@ import { createMetrics } from "../metrics.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
+import { wireShield } from "../shield/wire.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -76,9 +78,26 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
-  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
+  // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
+  const shield =
+    slack && app && writing
+      ? wireShield({
+          infra,
+          queues,
+          gateway: github.gateway,
+          summary: summaryNotes({
+            installations: app.installations,
+            writes: writing.writes,
+            claims: { records: store, owner },
+            appSlug: app.appSlug,
+            now,
+          }),
+        })
+      : null;
+  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
-  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
+  const shieldFigures = commands.flakeShield?.figures;
+  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
   const health = slack ? wireHealth({ infra, slack, queues }) : null;
   // A timed pause's end and a freeze's steps ring the notifier: the notice follows at once.
   const ring = (repository: Repo) => infra.rings.tell(repository);

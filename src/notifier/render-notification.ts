@@ -1,5 +1,6 @@
 import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent, type QueueEventOf } from "../core/queue.js";
-import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn } from "../slack/mrkdwn.js";
+import { shieldLine } from "../shield/words.js";
+import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "../slack/mrkdwn.js";
 import {
   actions,
   context,
@@ -73,7 +74,7 @@ function describeLeft(event: QueueEventOf<"left">, ctx: NotificationContext): De
       plain: "left the queue: merged",
     };
   const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
-  const also = alsoFailedLines(event, ctx);
+  const also = [alsoFailedLines(event, ctx), shieldLine(event, mrkdwnFormat())].filter(Boolean).join("\n");
   return {
     line: `❌ Left the merge queue${queueName(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
     plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}`,
