@@ -79,6 +79,14 @@ module.exports = {
       to: { path: "^src/backends/" },
     },
     {
+      name: "shield-knows-no-backend-nor-surface",
+      comment:
+        "The flake shield (src/shield) drives the merge queue through the core's port (src/core/merge-queue.ts) and writes GitHub's summary through a function it is given: it imports no backend and no surface.",
+      severity: "error",
+      from: { path: "^src/shield/" },
+      to: { path: "^src/(backends|github|slack|notifier)/" },
+    },
+    {
       name: "commands-know-no-backend",
       comment:
         "The command core drives a merge queue through the core's port (src/core/merge-queue.ts), chosen by src/backends/choose.ts and wired in: it imports no backend.",

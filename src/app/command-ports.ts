@@ -1,8 +1,9 @@
 import type { Backends } from "../backends/wire.js";
 import type { RunDeps } from "../commands/run.js";
-import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
+import type { FlakeShieldSetting, PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import { healthNormal } from "../health/wire.js";
 import type { Repo } from "../repo.js";
+import { shieldFigures } from "../shield/figures.js";
 import type { Store } from "../store/index.js";
 import type { Infrastructure } from "./infrastructure.js";
 
@@ -50,6 +51,18 @@ export function commandPorts(
     },
     freezes: { store, now },
     queueNormal: healthNormal({ history: store, settings: config.health, now }),
+    // The flake shield acts on the notifier's removals through the GitHub App: both are needed.
+    ...(config.slack && config.github
+      ? {
+          flakeShield: {
+            get: (repository: Repo) => store.getFlakeShield(repository),
+            set: (setting: FlakeShieldSetting) => store.putFlakeShield(setting),
+            figures: (repository: Repo, period: { from: Date; to: Date }) =>
+              shieldFigures(store, repository, period, now()),
+            heard: async (repository: Repo) => (await store.listSubscriptions({ repository })).length > 0,
+          },
+        }
+      : {}),
     metrics: deps.metrics,
     logger: deps.logger,
     now: deps.options.now,

@@ -5,6 +5,7 @@ import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
+import { summaryNotes } from "../github/summary-notes.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
@@ -15,6 +16,7 @@ import { wireNotifier } from "../notifier/wire.js";
 import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
+import { wireShield } from "../shield/wire.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -91,9 +93,26 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
-  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home }) : null;
+  // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
+  const shield =
+    slack && app && writing
+      ? wireShield({
+          infra,
+          queues,
+          gateway: github.gateway,
+          summary: summaryNotes({
+            installations: app.installations,
+            writes: writing.writes,
+            claims: { records: store, owner },
+            appSlug: app.appSlug,
+            now,
+          }),
+        })
+      : null;
+  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
-  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays }) : null;
+  const shieldFigures = commands.flakeShield?.figures;
+  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
   const health = slack ? wireHealth({ infra, slack, queues }) : null;
   // Merges that skipped the queue are said where the health alerts are (they need the notifier).
   const outsideMerges = notifier

@@ -12,6 +12,7 @@ import { pause } from "./pause.js";
 import { pr } from "./pr.js";
 import { queue } from "./queue.js";
 import { requeue } from "./requeue.js";
+import { retry } from "./retry.js";
 import { stats } from "./stats.js";
 import { status } from "./status.js";
 import { subscribe } from "./subscribe.js";
@@ -30,6 +31,7 @@ export const COMMAND_MODULES = named({
   queue,
   dequeue,
   requeue,
+  retry,
   pause,
   unpause,
   freeze,

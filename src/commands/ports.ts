@@ -2,6 +2,7 @@ import type { GitHubGateway, PermissionLookup, PullRequestInfo } from "../core/g
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { RelayStore } from "../core/record-ports.js";
 import type {
+  FlakeShieldSetting,
   NoticePreferences,
   OAuthState,
   PauseAttribution,
@@ -86,6 +87,28 @@ export interface CommandSteps {
   forget(step: string): Promise<void>;
 }
 
+/** What the flake shield did in a stretch (src/shield/figures.ts), as `stats` shows it. */
+export interface ShieldFigures {
+  /** Whether it is on for the repository now. */
+  on: boolean;
+  /** Pull requests it queued again in the stretch. */
+  requeued: number;
+  /** Of those, how many then merged. */
+  merged: number;
+}
+
+/** The flake shield (src/shield): its setting per repository, and what it did (docs/notifications.md). */
+export interface FlakeShieldPorts {
+  /** The repository's setting; null when never set (off). */
+  get(repo: Repo): Promise<FlakeShieldSetting | null>;
+  /** Sets it; returns the setting it replaced (null: none). */
+  set(setting: FlakeShieldSetting): Promise<FlakeShieldSetting | null>;
+  /** What it did in a stretch, for `stats`. */
+  figures(repo: Repo, period: { from: Date; to: Date }): Promise<ShieldFigures>;
+  /** Whether some channel subscribes to the repository: the shield acts only on removals it hears of. */
+  heard(repo: Repo): Promise<boolean>;
+}
+
 /** Everything a command may call while it runs. */
 export interface Ports {
   github: GitHubGateway;
@@ -131,6 +154,8 @@ export interface Ports {
   freezes?: FreezePorts;
   /** The queue's normal the health alerts judge on (src/health), for `stats`; absent: not shown. */
   queueNormal?: (repo: Repo) => Promise<QueueNormalFigures>;
+  /** The flake shield; absent where it cannot act (it needs Slack's notifier and the GitHub App). */
+  flakeShield?: FlakeShieldPorts;
   /** The steps this run of the command shares with earlier runs of it (a job taken over); absent: none. */
   steps?: CommandSteps;
   now?: Clock;

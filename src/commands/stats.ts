@@ -8,7 +8,7 @@ import { defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { unexpected } from "./grammar/arguments.js";
 import { repoArgument } from "./grammar/targets.js";
-import type { QueueNormalFigures } from "./ports.js";
+import type { QueueNormalFigures, ShieldFigures } from "./ports.js";
 
 /** The periods `stats` knows, by how they are written. */
 const STATS_PERIODS = { "24h": 1, "7d": 7, "30d": 30 } as const;
@@ -31,10 +31,14 @@ export interface StatsResult {
   normal?: QueueNormalFigures;
   /** Posted as the weekly digest of a subscription, not asked for. */
   digest?: boolean;
+  /** What the flake shield did in the period (src/shield), where it can act. */
+  shield?: ShieldFigures;
 }
 
 /** Lists are cut to this many lines. */
 const TOP = 5;
+/** The checks that removed most pull requests: this many. */
+const TOP_CHECKS = 3;
 
 /** stats: the queue's health over a day, a week or a month, from the event log. */
 export const stats = defineCommand<StatsCommand, StatsResult>({
@@ -76,12 +80,15 @@ export const stats = defineCommand<StatsCommand, StatsResult>({
       now,
     );
     const normal = await ports.queueNormal?.(command.repo);
+    // Best effort: the queue's figures show without the shield's.
+    const shield = await ports.flakeShield?.figures(command.repo, period).catch(() => undefined);
     return {
       name: "stats",
       repo: command.repo,
       period: command.period,
       ...figures,
       ...(normal ? { normal } : {}),
+      ...(shield ? { shield } : {}),
     };
   },
   describe: describeStats,
@@ -114,10 +121,15 @@ function change(now: number, before: number): string {
   return d > 0 ? `+${d}` : d < 0 ? `−${-d}` : "±0";
 }
 
-/** The first TOP lines, and one that says how many more there are. */
-function top(items: Text[], more: string): Text[] {
-  if (items.length <= TOP) return items;
-  return [...items.slice(0, TOP), () => `…and ${plural(items.length - TOP, more, `${more}s`)}`];
+/** The first `n` lines (TOP), and one that says how many more there are. */
+function top(items: Text[], more: string, n = TOP): Text[] {
+  if (items.length <= n) return items;
+  return [...items.slice(0, n), () => `…and ${plural(items.length - n, more, `${more}s`)}`];
+}
+
+/** "2 (1 of them then merged)": what the flake shield queued again, where it is on or acted. */
+function shieldWords(s: ShieldFigures): string {
+  return `${s.requeued} (${s.merged} of them then merged)${s.on ? "" : "; the shield is off now"}`;
 }
 
 const wait = (s: number | null) => (s === null ? "—" : formatDuration(s));
@@ -147,7 +159,7 @@ function outsideList(repo: Repo, merges: PeriodFigures["mergedOutside"]): Part {
 }
 
 function describeStats(result: StatsResult, context: { by?: string; now: Date }): Description {
-  const { current: c, previous: p, repo, normal } = result;
+  const { current: c, previous: p, repo, normal, shield } = result;
   const span = periodWords(result.period);
   const before = `previous ${span}`;
   const merged = `${c.merged} (${before}: ${p.merged}, ${change(c.merged, p.merged)})`;
@@ -175,6 +187,9 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
         ["Pauses", () => pauses],
         ["Merged outside the queue", () => outside],
         ...(normal ? [["Health alerts' normal", () => normalWords(normal)] as [string, Text]] : []),
+        ...(shield && (shield.on || shield.requeued > 0)
+          ? [["Queued again by the flake shield", () => shieldWords(shield)] as [string, Text]]
+          : []),
       ],
     },
   ];
@@ -196,7 +211,7 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
     parts.push({
       kind: "list",
       name: "checks",
-      heading: (f) => f.bold("Checks that failed most"),
+      heading: (f) => f.bold("Checks that removed most pull requests"),
       items: top(
         c.failedChecks.map((check) => (f) => {
           const name = clip(check.name, 100);
@@ -204,12 +219,17 @@ function describeStats(result: StatsResult, context: { by?: string; now: Date })
           return `${label} × ${check.count}`;
         }),
         "more check",
+        TOP_CHECKS,
       ),
       more: (n) => () => `…and ${plural(n, "more check", "more checks")}`,
     });
   }
   if (c.mergedOutside.length > 0) parts.push(outsideList(repo, c.mergedOutside));
-  const summary: Text = () =>
-    `${title}, last ${span}: merged ${merged}; time in queue ${times}; left without merging ${left}; pauses ${pauses}; merged outside the queue ${outside}.`;
+  const checks = c.failedChecks
+    .slice(0, TOP_CHECKS)
+    .map((check) => `${clip(check.name, 100)} × ${check.count}`)
+    .join(", ");
+  const summary: Text = (f) =>
+    `${title}, last ${span}: merged ${merged}; time in queue ${times}; left without merging ${left}; pauses ${pauses}; merged outside the queue ${outside}${checks ? `; checks that removed most pull requests ${f.escape(checks)}` : ""}${shield && (shield.on || shield.requeued > 0) ? `; queued again by the flake shield ${shieldWords(shield)}` : ""}.`;
   return { parts, summary };
 }

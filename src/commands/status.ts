@@ -5,9 +5,10 @@ import {
   type QueueKind,
   type QueueState,
 } from "../core/merge-queue.js";
+import type { FlakeShieldSetting } from "../core/records.js";
 import type { ListedFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
-import type { BatchRow, Part, Text, TextFormat } from "../wording/description.js";
+import type { BatchRow, Description, Part, Text, TextFormat } from "../wording/description.js";
 import {
   batchStatusLabel,
   clip,
@@ -25,6 +26,7 @@ import { describeGitHubStatus, queueOf } from "./github-queue.js";
 import { branchName, unexpected } from "./grammar/arguments.js";
 import { parseTarget, repoArgument } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
+import { shieldNote } from "./retry.js";
 import { unpauseButton } from "./unpause-button.js";
 
 export interface StatusCommand {
@@ -47,6 +49,8 @@ export interface StatusResult {
   paused?: { by: string; resumesAt: Date | null };
   /** The repository's freeze window in progress or next (src/freezes). */
   nextFreeze?: ListedFreeze;
+  /** The repository's flake shield, when it is on (src/shield). */
+  shield?: FlakeShieldSetting;
 }
 
 /** Names from the service (batches, scopes) are cut to this many characters. */
@@ -101,7 +105,9 @@ export const status = defineCommand<StatusCommand, StatusResult>({
     const backend = await queueOf(ports, command.repo, branch);
     const state = await backend.state(command.repo, branch ?? null);
     const kind = backend.kind;
-    if (!state) return { name: "status", repo: command.repo, ...options, kind, state };
+    const setting = await ports.flakeShield?.get(command.repo).catch(() => null);
+    const shield = setting?.enabled ? { shield: setting } : {};
+    if (!state) return { name: "status", repo: command.repo, ...options, kind, state, ...shield };
     const paused = state.pause ? await pausedBy(ports, command.repo, state.pause.reason) : undefined;
     const nextFreeze = await nextFreezeOf(ports, command.repo);
     return {
@@ -112,11 +118,13 @@ export const status = defineCommand<StatusCommand, StatusResult>({
       state,
       ...(paused ? { paused } : {}),
       ...(nextFreeze ? { nextFreeze } : {}),
+      ...shield,
     };
   },
   describe(result, context) {
     const status = result.state;
-    if (result.kind === "github" || !status) return describeGitHubStatus(result, context);
+    if (result.kind === "github" || !status)
+      return withShield(describeGitHubStatus(result, context), result.shield);
     const { repo, branch, paused } = result;
     const batches = status.batches ?? [];
     const { by, now, githubWebUrl } = context;
@@ -187,9 +195,21 @@ export const status = defineCommand<StatusCommand, StatusResult>({
       kind: "buttons",
       buttons: [{ label: "Refresh", runs: { name: "status", repo, ...(branch ? { branch } : {}) } }],
     });
-    return { parts, summary: (f) => summary(f, repo, branch, status, by, paused, now) };
+    return withShield(
+      { parts, summary: (f) => summary(f, repo, branch, status, by, paused, now) },
+      result.shield,
+    );
   },
 });
+
+/** The flake shield's note after the status's first facts (or first, where there are none), when it is on. */
+function withShield(described: Description, setting: FlakeShieldSetting | undefined): Description {
+  if (!setting) return described;
+  const at = described.parts.findIndex((p) => p.kind === "note");
+  const parts = [...described.parts];
+  parts.splice(at < 0 ? 1 : at + 1, 0, shieldNote(setting));
+  return { ...described, parts };
+}
 
 /**
  * Whether one word after `status`, in a channel with a default repository, names a repository rather

@@ -63,6 +63,11 @@ export interface QueueEventNotes {
   alsoFailed?: { check: string; pulls: number[] }[];
   /** For its people's direct message: the pull request's checks started, first of this entry ("you're next"). */
   next?: { estimatedMergeAt: string | null };
+  /**
+   * For a pull request that left for a check failing for everyone, with the flake shield on: it was queued
+   * again, or could not be (`detail`: why, in plain words) (src/shield).
+   */
+  shield?: { check: string; outcome: "requeued" | "failed"; detail: string | null };
 }
 
 /** What happened, by kind. */

@@ -74,6 +74,19 @@ export interface PauseAttribution {
   scheduled?: boolean;
 }
 
+/**
+ * Whether the flake shield is on for a repository (docs/notifications.md, "The flake shield"), and who
+ * last turned it on or off. A repository without one has it off.
+ */
+export interface FlakeShieldSetting {
+  repository: Repo;
+  enabled: boolean;
+  /** The GitHub login of the person who asked (or how the surface names them). */
+  changedBy: string;
+  surface: "github" | "slack";
+  changedAt: Date;
+}
+
 /** A timed pause's end (docs/commands.md, "Timed pauses"): the merge queue is unpaused then, by itself. */
 export interface ScheduledUnpause {
   repository: Repo;

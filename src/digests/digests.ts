@@ -1,3 +1,4 @@
+import type { ShieldFigures } from "../commands/ports.js";
 import type { StatsResult } from "../commands/stats.js";
 import type { Subscription } from "../core/records.js";
 import { readPeriodFigures, type StatsDays, type StatsEvents } from "../history/stats-reader.js";
@@ -12,6 +13,8 @@ export interface DigestsDeps {
   /** A repository's queue events: Mergify's log, or the recorded history (as `stats` reads them). */
   statsEvents: StatsEvents;
   statsDays: StatsDays;
+  /** What the flake shield did in a period (src/shield/figures.ts); absent: not shown. */
+  shieldFigures?: (repository: Repo, period: { from: Date; to: Date }) => Promise<ShieldFigures>;
   poster: DigestPoster;
   /** The Slack message of a stats result (the same layout as `/mq stats`). */
   render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] };
@@ -167,8 +170,17 @@ export class Digests {
         digest.period,
         now,
       );
+      // Best effort: the digest goes without the shield's figures when they cannot be read.
+      const shield = await this.deps.shieldFigures?.(sub.repository, digest.period).catch(() => undefined);
       message = this.deps.render(
-        { name: "stats", repo: sub.repository, period: "7d", ...figures, digest: true },
+        {
+          name: "stats",
+          repo: sub.repository,
+          period: "7d",
+          ...figures,
+          ...(shield ? { shield } : {}),
+          digest: true,
+        },
         now,
       );
     } catch (error) {

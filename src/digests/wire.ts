@@ -1,5 +1,6 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
+import type { FlakeShieldPorts } from "../commands/ports.js";
 import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
 import { webApiDigestPoster } from "../notifier/slack-poster.js";
@@ -13,6 +14,8 @@ export interface DigestsWireDeps {
   /** What `stats` reads: Mergify's log, or the history of GitHub's merge queue; and the days kept. */
   statsEvents: StatsEvents;
   statsDays: StatsDays;
+  /** The flake shield's figures, where it can act. */
+  shieldFigures?: FlakeShieldPorts["figures"] | undefined;
 }
 
 /** Weekly digests (src/digests/digests.ts), posted once whatever the replicas. */
@@ -21,12 +24,14 @@ export function wireDigests({
   slack,
   statsEvents,
   statsDays,
+  shieldFigures,
 }: DigestsWireDeps): Wired & { digests: Digests } {
   const { options } = infra;
   const digests = new Digests({
     store: infra.store,
     statsEvents,
     statsDays,
+    ...(shieldFigures ? { shieldFigures } : {}),
     // At the channel's pace, shared with the notifier: a digest waits behind a burst of notices.
     poster: pacedDigestPoster(
       webApiDigestPoster(slackPosterOptions(slack, options)),

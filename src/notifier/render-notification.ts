@@ -1,4 +1,5 @@
 import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent, type QueueEventOf } from "../core/queue.js";
+import { shieldLine } from "../shield/words.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "../slack/mrkdwn.js";
 import {
   actions,
@@ -78,7 +79,7 @@ function describeLeft(event: QueueEventOf<"left">, ctx: NotificationContext): De
       plain: "left the queue: merged",
     };
   const lead = `without merging${event.reason ? `: ${event.reason}` : ""}`;
-  const also = alsoFailedLines(event, ctx);
+  const also = [alsoFailedLines(event, ctx), shieldLine(event, mrkdwnFormat())].filter(Boolean).join("\n");
   const failures = ctx.failures ? failureBlocks(ctx.failures, mrkdwnFormat(), ctx.githubWebUrl) : [];
   const why = ctx.failures ? failurePlain(ctx.failures) : "";
   return {

@@ -39,6 +39,8 @@ export interface NotifierDeps {
   app: GitHubAppConnection | null;
   /** Refreshed when a person's pull request moves (personal notices). */
   home: HomeTab | null;
+  /** Acts on removals for a check failing for everyone (src/shield), before their notices; null: off. */
+  shield?: { consider(repository: Repo, event: QueueEvent): Promise<QueueEvent> } | null;
 }
 
 /**
@@ -98,8 +100,13 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
     record: (repository: Repo, events: Parameters<typeof store.recordQueueEvents>[1]) =>
       store.recordQueueEvents(repository, events, now()),
   };
-  // A failed check that also failed for others says so (notes.ts), whether read or pushed.
-  const annotate = (repository: Repo, event: QueueEvent) => withAlsoFailed(store, repository, event);
+  // A failed check that also failed for others says so (notes.ts), whether read or pushed; and what the
+  // flake shield did of it.
+  const { shield } = deps;
+  const annotate = async (repository: Repo, event: QueueEvent) => {
+    const noted = await withAlsoFailed(store, repository, event);
+    return shield ? shield.consider(repository, noted) : noted;
+  };
   const poller = wirePoller(deps, deliverer, {
     personal,
     history,

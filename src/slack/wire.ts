@@ -65,6 +65,12 @@ export function wireSlack({ infra, commands, ...deps }: SlackDeps): SlackWiring 
             levels: { dequeue: config.permissions.dequeue, unpause: config.permissions.unpause },
             canLink: oauth !== null && oauth !== undefined,
             nextFreeze: async (repository: Repo) => (await nextFreezeOf(commands, repository)) ?? null,
+            ...(commands.flakeShield
+              ? {
+                  shieldOn: async (repository: Repo) =>
+                    (await commands.flakeShield?.get(repository))?.enabled === true,
+                }
+              : {}),
           },
         }
       : {}),

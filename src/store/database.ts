@@ -379,6 +379,30 @@ export interface Tables {
     held_at: Time;
     timed_out: ColumnType<number, number | undefined, number>;
   };
+  /** The flake shield (src/store/flake-shield.ts). */
+  flake_shields: {
+    repository_key: string;
+    repository: string;
+    /** 1: on. */
+    enabled: number;
+    changed_by: string;
+    surface: "github" | "slack";
+    changed_at: Time;
+  };
+  shield_retries: {
+    repository_key: string;
+    repository: string;
+    pull_number: number;
+    entry_key: string;
+    left_event_id: Int8;
+    left_at: Time;
+    check_name: string;
+    claimed_by: string;
+    claimed_at: Time;
+    outcome: "pending" | "requeued" | "failed" | "skipped";
+    detail: string | null;
+    decided_at: NullableTime;
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;

@@ -2,6 +2,13 @@ export { COMMAND_STEP_RETENTION_MS, type CommandStepStore } from "./command-step
 export { type Database, type DatabaseSettings, openDatabase, type Tables } from "./database.js";
 export type { DetailsEdit, FailureDetailsRecord, FailureDetailsStore } from "./failure-details.js";
 export {
+  type FlakeShieldStore,
+  SHIELD_RETRY_RETENTION_MS,
+  type ShieldOutcome,
+  type ShieldRetry,
+  type ShieldRetryClaim,
+} from "./flake-shield.js";
+export {
   FREEZE_STEP_RETENTION_MS,
   type Freeze,
   type FreezeStep,

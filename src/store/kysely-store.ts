@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { kyselyCommandSteps } from "./command-steps.js";
 import { type Database, inTransaction } from "./database.js";
 import { kyselyFailureDetails } from "./failure-details.js";
+import { kyselyFlakeShield } from "./flake-shield.js";
 import { kyselyFreezes } from "./freezes.js";
 import { kyselyGates } from "./gates.js";
 import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
@@ -51,6 +52,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselySlackEvents(ctx),
     ...kyselyCommandSteps(ctx),
     ...kyselyMergedPulls(ctx),
+    ...kyselyFlakeShield(ctx),
   };
 }
 

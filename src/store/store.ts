@@ -1,5 +1,6 @@
 import type { CommandStepStore } from "./command-steps.js";
 import type { FailureDetailsStore } from "./failure-details.js";
+import type { FlakeShieldStore } from "./flake-shield.js";
 import type { FreezeStore } from "./freezes.js";
 import type { GateStore } from "./gates.js";
 import type { GitHubQueueMemory } from "./github-queue-pulls.js";
@@ -73,4 +74,5 @@ export interface Store
     SlackEventStore,
     CommandStepStore,
     FailureDetailsStore,
-    MergedPullStore {}
+    MergedPullStore,
+    FlakeShieldStore {}

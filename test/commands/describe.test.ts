@@ -61,6 +61,10 @@ const RESULTS: [string, CommandResult][] = [
   ["dequeue, still listed", relayed("dequeue", queued)],
   ["pause", { name: "pause", repo, pause: mergifyPause(pauseState() as PauseState) as QueuePause }],
   ["unpause", { name: "unpause", repo }],
+  ["retry, on", { name: "retry", repo, enabled: true, was: false, heard: true }],
+  ["retry, off", { name: "retry", repo, enabled: false, was: true, heard: true }],
+  ["retry, already on", { name: "retry", repo, enabled: true, was: true, heard: true }],
+  ["retry, on but unheard", { name: "retry", repo, enabled: true, was: false, heard: false }],
   ["freeze", { name: "freeze", repo, freeze: listedWeekend() }],
   ["freezes", { name: "freezes", repo, freezes: [listedWeekend()] }],
   ["freezes, none", { name: "freezes", repo, freezes: [] }],
@@ -73,6 +77,26 @@ const RESULTS: [string, CommandResult][] = [
       branch: "main",
       kind: "mergify",
       state: mergifyState(queueStatus() as unknown as QueueStatus, "main"),
+    },
+  ],
+  [
+    "status, flake shield on",
+    {
+      name: "status",
+      repo,
+      kind: "mergify",
+      state: mergifyState(queueStatus() as unknown as QueueStatus, null),
+      shield: { repository: repo, enabled: true, changedBy: "alice", surface: "slack", changedAt: now },
+    },
+  ],
+  [
+    "status, GitHub's queue, flake shield on",
+    {
+      name: "status",
+      repo,
+      kind: "github",
+      state: null,
+      shield: { repository: repo, enabled: true, changedBy: "alice", surface: "slack", changedAt: now },
     },
   ],
   ["stats", statsResult()],
@@ -230,6 +254,15 @@ describe("descriptions", () => {
     expect(words(on("slack", withNormal)).join(" ")).toContain(
       "last 7 days: time between merges p90 12 min, checks p90 8 min · stalled after 36 min without a merge, checks slow after —",
     );
+  });
+
+  it("status says when the flake shield is on, and who turned it on", () => {
+    const line =
+      "🛡️ Flake shield on (turned on by alice, 2025-11-05 13:40 UTC): a pull request that leaves the merge queue for a check that also failed for two other pull requests within the hour is queued again, once.";
+    for (const [name, result] of RESULTS.filter(([n]) => n.includes("flake shield on")))
+      expect(words(on("slack", result)), name).toContain(line);
+    const plain = RESULTS.find(([n]) => n === "status")?.[1] as CommandResult;
+    expect(words(on("slack", plain)).join(" ")).not.toContain("Flake shield");
   });
 
   it("names who ran a command only when asked to", () => {

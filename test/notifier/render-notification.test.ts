@@ -174,6 +174,27 @@ describe("notification messages", () => {
     expect(text).toContain('"action_id":"mq.requeue"');
   });
 
+  it("says what the flake shield did in a removal's notice, next to what else failed, the check's name escaped", () => {
+    const event = parse(queueLeaveEvent());
+    const shielded = (shield: NonNullable<NonNullable<QueueEvent["notes"]>["shield"]>) =>
+      JSON.stringify(
+        render.event(
+          { ...event, notes: { alsoFailed: [{ check: "ci/test", pulls: [21, 22] }], shield } },
+          pull,
+          ctx,
+        ).blocks,
+      );
+    const requeued = shielded({ check: "ci/test", outcome: "requeued", detail: null });
+    expect(requeued).toContain("ci/test also failed for");
+    expect(requeued).toContain("🛡️ ci/test is failing for everyone: queued again, attempt 2 of 2");
+    const failed = shielded({ check: "ci/<!here>", outcome: "failed", detail: "GitHub answered <502>" });
+    expect(failed).toContain(
+      "⚠️ ci/&lt;!here&gt; is failing for everyone, but Yardmaster could not queue it again: GitHub answered &lt;502&gt;. Requeue it by hand once the check is fixed.",
+    );
+    expect(failed).not.toContain("<!here>");
+    expect(JSON.stringify(render.event(event, pull, ctx).blocks)).not.toContain("failing for everyone");
+  });
+
   it("words every removal: a code no one listed reads as its words, without a code the service's text", () => {
     const leave = (metadata: Record<string, unknown>) => {
       const raw = queueLeaveEvent();

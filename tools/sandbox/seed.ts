@@ -59,6 +59,16 @@ export async function seedSandbox(parts: {
     repository: Repo.from(SANDBOX_GITHUB_QUEUE_REPOSITORY),
     digest: { cadence: "weekly" },
   });
+  // The flake shield is on for both (flake-shield-demo.ts shows it at work in acme/widgets).
+  for (const repository of [SANDBOX_REPOSITORY, SANDBOX_GITHUB_QUEUE_REPOSITORY]) {
+    await parts.store.putFlakeShield({
+      repository: Repo.from(repository),
+      enabled: true,
+      changedBy: subscription.createdBy,
+      surface: "slack",
+      changedAt: subscription.createdAt,
+    });
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import type { EngineOptions } from "../simulator/index.js";
 import type { SlackRateLimitOptions } from "../stand-ins/slack/index.js";
 import { startWorld, type World } from "../world.js";
 import { SANDBOX_CHANNEL, SANDBOX_GITHUB_QUEUE_REPOSITORY, SANDBOX_REPOSITORY } from "./demo-people.js";
+import { startFlakeShieldDemo } from "./flake-shield-demo.js";
 import { startSandboxServer } from "./sandbox-server.js";
 import { seedSandbox } from "./seed.js";
 
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   healthStallMinutes?: number;
   /** The Slack stand-in's rate limits; default Slack's own figures, so that a person sees real pacing. */
   slackLimits?: SlackRateLimitOptions | false;
+  /** The flake shield's demo in acme/widgets (flake-shield-demo.ts); default true. */
+  flakeShieldDemo?: boolean;
 }
 
 export interface Sandbox {
@@ -78,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     const { sim, github, slack, yardmaster } = world;
     await seedSandbox({ sim, github, slack, store: yardmaster.store });
+    const stopDemo = options.flakeShieldDemo === false ? () => {} : startFlakeShieldDemo({ sim, github });
     const page = await startSandboxServer({
       host,
       port: options.port ?? 0,
@@ -103,6 +107,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       world,
       async close() {
         try {
+          stopDemo();
           await page.close();
           await started.close();
         } finally {

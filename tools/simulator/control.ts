@@ -5,7 +5,7 @@
 //   POST /__sim/repos                    {"repository", "branches"?, "mode"?}
 //   GET  /__sim/repos/{o}/{r}/pulls                           known pull requests
 //   POST /__sim/repos/{o}/{r}/pulls      {number, title, url?, author, base_ref, head_sha?, ...}
-//   PUT  /__sim/repos/{o}/{r}/pulls/{n}/checks {"outcome": "failure"|"success", "check"?}
+//   PUT  /__sim/repos/{o}/{r}/pulls/{n}/checks {"outcome": "failure"|"success", "check"?, "times"?}
 //   PUT  /__sim/repos/{o}/{r}/pulls/{n}/conditions {"unmet": ["label=ready", ...]} queue conditions not met
 //   POST /__sim/repos/{o}/{r}/pulls/{n}/merged-outside         merged on GitHub without the queue: leaves it
 //                                        (PR_MANUALLY_MERGED) if queued; {"was_queued"}
@@ -58,7 +58,11 @@ const schemas = {
     branches: z.array(z.string().min(1).max(255)).min(1).optional(),
     mode: z.enum(["serial", "parallel"]).optional(),
   }),
-  checks: z.object({ outcome: z.enum(["success", "failure"]), check: z.string().min(1).optional() }),
+  checks: z.object({
+    outcome: z.enum(["success", "failure"]),
+    check: z.string().min(1).optional(),
+    times: z.number().int().min(1).max(1000).optional(),
+  }),
   conditions: z.object({ unmet: z.array(z.string().min(1).max(255)).max(50) }),
   restrictions: z.object({ refuse_bots: z.boolean() }),
   pause: z.object({
@@ -180,7 +184,7 @@ export const controlRoutes: Route<ControlContext>[] = [
     const number = pullNumberParam(params.number);
     if (number === null) return invalidPullNumber();
     return guarded(() => {
-      context.state.setChecks(fullName(params), number, body.outcome, body.check);
+      context.state.setChecks(fullName(params), number, body.outcome, body.check, body.times);
       return json(200, { number, checks: body.outcome });
     });
   }),

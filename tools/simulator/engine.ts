@@ -448,6 +448,7 @@ export class Engine implements ClockDriver {
       batchId: batch.id,
       scopes: entry.pull.scopes,
     });
+    passOnceFlakesAreSpent(entry.pull);
   }
 
   private split(batch: Batch, entries: QueueEntry[]): SubBatch[] {
@@ -683,4 +684,17 @@ export function scopesOf(entries: QueueEntry[]): string[] {
   for (const entry of entries)
     for (const scope of entry.pull.scopes) if (!scopes.includes(scope)) scopes.push(scope);
   return scopes;
+}
+
+/**
+ * A flaky check removed the pull request once more: once it was removed for it as often as it was set to,
+ * its checks pass (a batch's failure it was part of does not count: the bisection finds it).
+ */
+function passOnceFlakesAreSpent(pull: KnownPullRequest): void {
+  if (pull.checks !== "failure" || pull.failuresLeft === undefined || pull.failuresLeft === null) return;
+  pull.failuresLeft -= 1;
+  if (pull.failuresLeft > 0) return;
+  pull.checks = "success";
+  pull.failingCheck = null;
+  pull.failuresLeft = null;
 }

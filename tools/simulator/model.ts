@@ -17,6 +17,11 @@ export interface KnownPullRequest {
   checks: "success" | "failure";
   /** Name of the check that fails when `checks` is "failure" (default: the last configured check). */
   failingCheck: string | null;
+  /**
+   * A flaky check: how many more times it removes the pull request from the queue before its checks pass
+   * (then `checks` turns "success"); absent or null: its checks fail until set again.
+   */
+  failuresLeft?: number | null;
   /** Queue conditions it does not meet yet (`label=ready`): a queue command waits for them. */
   unmetConditions: string[];
 }

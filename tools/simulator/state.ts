@@ -198,12 +198,23 @@ export class SimState {
     return this.getRepository(fullName)?.pulls.get(number);
   }
 
-  /** Sets the outcome the pull request's checks will have (at the end of their current or next run). */
-  setChecks(fullName: string, number: number, outcome: "success" | "failure", failingCheck?: string): void {
+  /**
+   * Sets the outcome the pull request's checks will have (at the end of their current or next run). A
+   * failure with `times` is a flaky check: it fails until it removed the pull request that many times, then
+   * its checks pass.
+   */
+  setChecks(
+    fullName: string,
+    number: number,
+    outcome: "success" | "failure",
+    failingCheck?: string,
+    times?: number,
+  ): void {
     const pull = this.requireRepository(fullName).pulls.get(number);
     if (pull === undefined) throw new SimError(404, `Pull request #${number} is not known in ${fullName}`);
     pull.checks = outcome;
     pull.failingCheck = outcome === "failure" ? (failingCheck ?? null) : null;
+    pull.failuresLeft = outcome === "failure" && times !== undefined ? times : null;
   }
 
   /**

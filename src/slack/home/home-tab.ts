@@ -29,6 +29,8 @@ export interface HomeTabDeps {
   canLink: boolean;
   /** A repository's freeze window in progress or next (src/freezes); absent: none are shown. */
   nextFreeze?: (repo: Repo) => Promise<ListedFreeze | null>;
+  /** Whether a repository's flake shield is on (src/shield); absent: not shown. */
+  shieldOn?: (repo: Repo) => Promise<boolean>;
   /** views.publish */
   publish: (slackUserId: string, view: HomeView) => Promise<void>;
   logger: Logger;
@@ -116,6 +118,7 @@ export class HomeTab {
       }
     }
     const freezes = await this.freezes(readable.map((r) => r.repo));
+    const shielded = await this.shielded(readable.map((r) => r.repo));
     const keys = new Set(readable.map((r) => r.repo.key));
     const subscriptions = (await store.listSubscriptions())
       .filter((s) => keys.has(s.repository.key) && (s.teamId === null || s.teamId === teamId))
@@ -134,6 +137,7 @@ export class HomeTab {
       queued,
       paused,
       ...(freezes.length ? { freezes } : {}),
+      ...(shielded.length ? { shielded } : {}),
       subscriptions,
       repositories: readable.map((r) => r.repo),
       preferences: {
@@ -155,6 +159,16 @@ export class HomeTab {
     return found
       .flatMap(({ repo, freeze }) => (freeze ? [{ repo, freeze }] : []))
       .sort((a, b) => (a.freeze.window?.start.getTime() ?? 0) - (b.freeze.window?.start.getTime() ?? 0));
+  }
+
+  /** The repositories whose flake shield is on; one that cannot be read is left out. */
+  private async shielded(repos: Repo[]): Promise<Repo[]> {
+    const on = this.deps.shieldOn;
+    if (!on) return [];
+    const found = await Promise.all(
+      repos.map(async (repo) => ((await on(repo).catch(() => false)) ? [repo] : [])),
+    );
+    return found.flat();
   }
 
   /** The subscribed repositories the login can read, with its level on each. A failed lookup hides one. */

@@ -40,6 +40,8 @@ export interface HomeModel {
   paused: { repo: Repo; reason: string | null; since: Date | null; canUnpause: boolean }[];
   /** The next freeze window of each repository that has one, soonest first. */
   freezes?: { repo: Repo; freeze: ListedFreeze }[];
+  /** Repositories they can read whose flake shield is on (docs/notifications.md, "The flake shield"). */
+  shielded?: Repo[];
   /** This workspace's channel subscriptions to repositories they can read. */
   subscriptions: { channelId: string; repo: Repo; branchGlob: string | null; groups: string[] }[];
   /** Their notice preferences; null when not linked. */
@@ -74,7 +76,12 @@ export function renderHome(model: HomeModel): HomeView {
   if (model.login !== null) {
     blocks.push({ type: "divider" }, header("Your pull requests in a merge queue"), ...queued(model));
     blocks.push({ type: "divider" }, header("Paused merge queues"), ...paused(model));
-    blocks.push({ type: "divider" }, header("Channel subscriptions"), ...subscriptions(model));
+    blocks.push(
+      { type: "divider" },
+      header("Channel subscriptions"),
+      ...subscriptions(model),
+      ...shielded(model),
+    );
     blocks.push({ type: "divider" }, header("Your direct messages"), ...preferences(model));
   }
   blocks.push(
@@ -171,6 +178,19 @@ function subscriptions(model: HomeModel): KnownBlock[] {
     },
   );
   return packed.map((text) => section(text));
+}
+
+/** Under the subscriptions: the repositories whose flake shield is on. */
+function shielded(model: HomeModel): KnownBlock[] {
+  const repos = model.shielded ?? [];
+  if (repos.length === 0) return [];
+  const shown = repos.slice(0, MAX_REPOS).map((r) => code(r.fullName));
+  const more = repos.length > MAX_REPOS ? ` and ${repos.length - MAX_REPOS} more` : "";
+  return [
+    context(
+      `🛡️ Flake shield on for ${shown.join(", ")}${more}: a pull request removed for a check that also failed for two others within the hour is queued again, once.`,
+    ),
+  ];
 }
 
 function preferences(model: HomeModel): KnownBlock[] {

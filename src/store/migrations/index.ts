@@ -26,6 +26,7 @@ import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps
 import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import { commandStepIntents } from "./028-command-step-intents.js";
 import { failureDetails } from "./029-failure-details.js";
+import { flakeShield } from "./030-flake-shield.js";
 import { mergedPulls } from "./032-merged-pulls.js";
 import type { Migration } from "./migration.js";
 
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   commandStepIntents,
   failureDetails,
   mergedPulls,
+  flakeShield,
 ];
 
 /** The highest migration version this build knows. */

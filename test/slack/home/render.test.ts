@@ -67,6 +67,14 @@ describe("the Home tab view", () => {
     for (const b of buttons(linked)) expect(readAction(b.actionId, b.value).kind, b.text).toBe("command");
   });
 
+  it("says which repositories have the flake shield on, none when none has", () => {
+    expect(text(linked)).not.toContain("Flake shield");
+    const shielded = text({ ...linked, shielded: [widgets] });
+    expect(shielded).toContain(
+      "🛡️ Flake shield on for `acme/widgets`: a pull request removed for a check that also failed for two others within the hour is queued again, once.",
+    );
+  });
+
   it("shows an unlinked person only a Link button", () => {
     const unlinked: HomeModel = {
       ...linked,
@@ -121,6 +129,7 @@ describe("the Home tab view", () => {
       })),
       preferences: { enabled: true, groups: ["queue", "pause"], muted: repos.slice(0, 50) },
       repositories: repos,
+      shielded: repos,
     };
     const view = renderHome(huge);
     expect(view.blocks.length).toBeLessThanOrEqual(HOME_MAX_BLOCKS);
@@ -132,5 +141,6 @@ describe("the Home tab view", () => {
     expect(text(huge)).toContain("more in a queue");
     expect(text(huge)).toContain("more paused");
     expect(text(huge)).toContain("more subscriptions");
+    expect(text(huge)).toContain("and 190 more: a pull request removed");
   });
 });

@@ -209,6 +209,28 @@ describe("failures", () => {
     expect((await status()).batches).toEqual([]);
   });
 
+  it("a flaky check (times) fails until it removed the pull request that many times, then passes", async () => {
+    api.sim.state.knowPullRequest(REPO, pullRequest(1));
+    api.sim.state.setChecks(REPO, 1, "failure", "ci/lint", 1);
+    await command(1, "@mergifyio queue");
+    api.sim.clock.advance(70_000);
+    expect(api.sim.state.events(REPO).filter((e) => e.type === "action.queue.leave")).toHaveLength(1);
+    expect(api.sim.state.getPullRequest(REPO, 1)).toMatchObject({ checks: "success", failingCheck: null });
+    await command(1, "@mergifyio queue");
+    const before = lastId();
+    api.sim.clock.advance(70_000);
+    expect(typesSince(api.sim, REPO, before)).toContain("action.queue.merged#1");
+    // Through the control endpoint too.
+    api.sim.state.knowPullRequest(REPO, pullRequest(2));
+    const set = await api.control("PUT", `/__sim/repos/${REPO}/pulls/2/checks`, {
+      outcome: "failure",
+      check: "ci/test",
+      times: 2,
+    });
+    expect(set.status).toBe(200);
+    expect(api.sim.state.getPullRequest(REPO, 2)).toMatchObject({ checks: "failure", failuresLeft: 2 });
+  });
+
   it("bisects a failing batch: the culprit leaves, the others merge", async () => {
     await command(1, "@mergifyio queue");
     await command(2, "@mergifyio queue", {});

@@ -1,0 +1,237 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { CommandError } from "../commands/errors.js";
+import type { GitHubGateway } from "../commands/ports.js";
+import type { MergeQueueBackend, MergeQueues } from "../core/merge-queue.js";
+import type { QueueEvent } from "../core/queue.js";
+import { QueueError } from "../core/queue-error.js";
+import type { FreezeRecords } from "../core/record-ports.js";
+import { listed } from "../freezes/present.js";
+import type { Logger } from "../logger.js";
+import type { Repo } from "../repo.js";
+import type {
+  FlakeShieldStore,
+  QueueHistory,
+  QueueRequestStore,
+  ShieldOutcome,
+  ShieldRetry,
+} from "../store/index.js";
+import type { Text } from "../wording/description.js";
+import { clip } from "../wording/words.js";
+import { endsShieldEntry, entryKeyOf, failingForEveryone, queuerOf, type Removal } from "./decide.js";
+import { relayedBecause, type ShieldNote, shieldSentence } from "./words.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How far back a pull request's entries and the shield's re-queues of it are looked for. */
+const LOOKBACK_MS = 30 * DAY_MS;
+/** How long a replica that sees another's claim waits for what came of it (then its notice goes without). */
+export const SHIELD_DECISION_WAIT_MS = 15_000;
+const SHIELD_DECISION_POLL_MS = 250;
+
+export interface FlakeShieldDeps {
+  store: Pick<
+    FlakeShieldStore,
+    "getFlakeShield" | "claimShieldRetry" | "decideShieldRetry" | "getShieldRetry" | "listShieldRetries"
+  > &
+    Pick<QueueHistory, "readPullQueueEvents"> &
+    Pick<FreezeRecords, "listFreezes"> &
+    Pick<QueueRequestStore, "rememberQueueRequest">;
+  /** The merge queue serving a branch (its pause, its entry, how it takes `queue`). */
+  queues: Pick<MergeQueues, "for">;
+  /** The pull request (open, its head) and, for a queue that takes commands as comments, the relay. */
+  github: Pick<GitHubGateway, "pullRequest" | "comment">;
+  /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
+  commandPrefix: string;
+  /** Writes the pull request's summary comment on GitHub; absent: none is written. */
+  summary?: (repository: Repo, pull: number, text: Text) => Promise<void>;
+  /** Counts background work until it settles (the graceful stop waits for it). */
+  track?: (work: Promise<unknown>) => void;
+  /** Which replica this is, for claims. */
+  owner: string;
+  now: () => Date;
+  logger: Logger;
+  /** How long to wait for another replica's decision (default SHIELD_DECISION_WAIT_MS). */
+  decisionWaitMs?: number;
+}
+
+type Decision = { outcome: Exclude<ShieldOutcome, "pending">; detail: string | null };
+
+/**
+ * The flake shield (docs/notifications.md, "The flake shield"): where it is on, a pull request that left
+ * the queue for a check that also failed for at least two other pull requests within the hour is queued
+ * again, once per queue entry, never while the queue is paused or frozen. The notifier hands it each
+ * event before its notices are queued; what it did goes with them (`notes.shield`) and into the pull
+ * request's summary comment. One replica acts: the entry is claimed in the store first, and a replica
+ * that finds it claimed shows what the claimant did.
+ */
+export class FlakeShield {
+  constructor(private readonly deps: FlakeShieldDeps) {}
+
+  /** The event, with what the shield did for it where it acted; as it is otherwise (never throws). */
+  async consider(repository: Repo, event: QueueEvent): Promise<QueueEvent> {
+    const failing = failingForEveryone(event);
+    if (!failing || event.kind !== "left" || event.pull === null) return event;
+    const removal = event as Removal;
+    try {
+      const note = await this.decide(repository, removal, failing);
+      return note ? { ...event, notes: { ...event.notes, shield: note } } : event;
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, repository: repository.fullName, pull: removal.pull },
+        "flake shield: could not consider a removal; its notice goes without",
+      );
+      return event;
+    }
+  }
+
+  private async decide(
+    repository: Repo,
+    removal: Removal,
+    failing: { check: string; pulls: number[] },
+  ): Promise<ShieldNote | null> {
+    const { store, owner } = this.deps;
+    if (!(await store.getFlakeShield(repository))?.enabled) return null;
+    const at = Date.parse(removal.at);
+    const now = this.deps.now();
+    const entered = await store.readPullQueueEvents(
+      repository,
+      removal.pull,
+      { from: new Date(at - LOOKBACK_MS), to: new Date(at + 1) },
+      ["entered"],
+    );
+    const requeues = await store.listShieldRetries(repository, {
+      from: new Date(Math.min(at, now.getTime()) - LOOKBACK_MS),
+      to: new Date(now.getTime() + DAY_MS),
+      pull: removal.pull,
+    });
+    if (endsShieldEntry(removal, requeues, entered)) return null;
+    const key = { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entered) };
+    const claimed = await store.claimShieldRetry({
+      ...key,
+      leftEventId: removal.id,
+      leftAt: new Date(at),
+      check: failing.check,
+      owner,
+      now,
+    });
+    // Another replica took this removal on (show what it did); or another removal of the same entry.
+    if (claimed !== "claimed") return claimed.leftEventId === removal.id ? this.awaitDecision(claimed) : null;
+    const decision = await this.requeue(repository, removal, failing, queuerOf(removal, entered));
+    await store.decideShieldRetry(key, owner, { ...decision, at: this.deps.now() });
+    this.deps.logger.info(
+      {
+        repository: repository.fullName,
+        pull: removal.pull,
+        check: failing.check,
+        outcome: decision.outcome,
+        detail: decision.detail,
+      },
+      `flake shield: ${decision.outcome === "requeued" ? "queued again" : decision.outcome === "failed" ? "could not queue again" : "left alone"} a pull request removed for a check failing for everyone`,
+    );
+    const note = noteOf(failing.check, decision);
+    if (note) this.tellGitHub(repository, removal.pull, note);
+    return note;
+  }
+
+  /** What the replica that claimed the removal did, once it says (null: left alone, or not said in time). */
+  private async awaitDecision(claimed: ShieldRetry): Promise<ShieldNote | null> {
+    const until = Date.now() + (this.deps.decisionWaitMs ?? SHIELD_DECISION_WAIT_MS);
+    let row: ShieldRetry | null = claimed;
+    while (row?.outcome === "pending" && Date.now() < until) {
+      await sleep(SHIELD_DECISION_POLL_MS);
+      row = await this.deps.store.getShieldRetry(claimed);
+    }
+    return row && row.outcome !== "pending" ? noteOf(row.check, row) : null;
+  }
+
+  /** Queues the pull request again, unless the queue is held or it needs not be; what came of it. */
+  private async requeue(
+    repository: Repo,
+    removal: Removal,
+    failing: { check: string; pulls: number[] },
+    queuer: string | null,
+  ): Promise<Decision> {
+    const { github } = this.deps;
+    try {
+      const backend = await this.deps.queues.for(repository, removal.branch ?? undefined);
+      const held = await this.heldBy(repository, removal, backend);
+      if (held) return { outcome: "skipped", detail: held };
+      const pull = await github.pullRequest(repository, removal.pull);
+      if (!pull) return { outcome: "skipped", detail: "it is not a pull request any more" };
+      if (pull.state !== "open")
+        return { outcome: "skipped", detail: pull.merged ? "it is merged" : "it is closed" };
+      const entry = await backend.entry(repository, removal.pull).catch(() => null);
+      if (entry) return { outcome: "skipped", detail: "it is in the queue again already" };
+      // Who queued the entry stays its queuer (the merge queue names the app's bot): they hear of it.
+      if (queuer && !queuer.endsWith("[bot]"))
+        await this.deps.store
+          .rememberQueueRequest(repository, removal.pull, { login: queuer, at: this.deps.now() })
+          .catch(() => undefined);
+      if (backend.commands.via === "api") {
+        await backend.commands.enqueue(
+          repository,
+          { number: removal.pull, headSha: pull.headSha },
+          { jump: false },
+        );
+      } else {
+        const name = removal.queue && /^[\w.\-/]{1,255}$/.test(removal.queue) ? ` ${removal.queue}` : "";
+        const body = `${this.deps.commandPrefix} queue${name}\n\n${relayedBecause(failing.check, failing.pulls)}`;
+        await github.comment(repository, removal.pull, body);
+      }
+      return { outcome: "requeued", detail: null };
+    } catch (error) {
+      return { outcome: "failed", detail: why(error) };
+    }
+  }
+
+  /** Why the queue must be left alone now (paused, or a freeze window in progress); null when it runs. */
+  private async heldBy(
+    repository: Repo,
+    removal: Removal,
+    backend: MergeQueueBackend,
+  ): Promise<string | null> {
+    const pause = await backend.pauses?.current({ repo: repository, branch: removal.branch });
+    if (pause) return `the merge queue is paused (${clip(pause.reason || "no reason given", 200)})`;
+    const now = this.deps.now();
+    const frozen = (await this.deps.store.listFreezes(repository))
+      .map((freeze) => listed(freeze, now))
+      .find((freeze) => freeze.inProgress);
+    return frozen ? `the freeze ${clip(frozen.name, 100)} is in progress` : null;
+  }
+
+  /** Says it in the pull request's summary comment on GitHub, in the background (logged when it fails). */
+  private tellGitHub(repository: Repo, pull: number, note: ShieldNote): void {
+    const summary = this.deps.summary;
+    if (!summary) return;
+    const writing = summary(repository, pull, shieldSentence(note)).catch((error: unknown) =>
+      this.deps.logger.warn(
+        { err: error, repository: repository.fullName, pull },
+        "flake shield: could not write the pull request's summary comment",
+      ),
+    );
+    this.deps.track?.(writing);
+  }
+}
+
+/** What the notices say of a decision: queued again, or could not be; nothing when left alone. */
+function noteOf(check: string, decision: Decision | ShieldRetry): ShieldNote | null {
+  if (decision.outcome === "requeued") return { check, outcome: "requeued", detail: null };
+  if (decision.outcome === "failed") return { check, outcome: "failed", detail: decision.detail };
+  return null;
+}
+
+/** Why a re-queue failed, in plain words (shown escaped). */
+function why(error: unknown): string {
+  if (error instanceof QueueError)
+    return clip(
+      `the merge queue answered ${error.status ?? error.code}${error.detail ? ` (${error.detail})` : ""}`,
+      300,
+    );
+  if (error instanceof CommandError)
+    return clip(
+      `${error.code.replace(/_/g, " ")}${error.details.detail ? ` (${error.details.detail})` : ""}`,
+      300,
+    );
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === "number") return `GitHub answered ${status}`;
+  return clip(error instanceof Error ? error.message : String(error), 300);
+}

@@ -1,0 +1,166 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../../src/store/index.js";
+import { at, DAY, HOUR, MINUTE_MS, r, SECOND, storeContract, T0 } from "./harness.js";
+
+storeContract("flake-shield", ({ h }) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await h.open();
+  });
+
+  describe("the flake shield's setting", () => {
+    const widgets = r("acme/Widgets");
+    it("is off (none) until set, then one per repository, case-insensitively, returning the one it replaced", async () => {
+      expect(await store.getFlakeShield(widgets)).toBeNull();
+      const on = {
+        repository: widgets,
+        enabled: true,
+        changedBy: "alice",
+        surface: "slack" as const,
+        changedAt: T0,
+      };
+      expect(await store.putFlakeShield(on)).toBeNull();
+      expect(await store.getFlakeShield(r("ACME/widgets"))).toEqual(on);
+      const off = {
+        ...on,
+        repository: r("acme/widgets"),
+        enabled: false,
+        changedBy: "bob",
+        surface: "github" as const,
+        changedAt: at(HOUR),
+      };
+      expect(await store.putFlakeShield(off)).toEqual(on);
+      expect(await store.getFlakeShield(widgets)).toEqual(off);
+      expect(await store.getFlakeShield(r("acme/other"))).toBeNull();
+    });
+
+    it("lists the repositories where it is on", async () => {
+      const set = (name: string, enabled: boolean) =>
+        store.putFlakeShield({
+          repository: r(name),
+          enabled,
+          changedBy: "alice",
+          surface: "slack",
+          changedAt: T0,
+        });
+      await set("acme/zeta", true);
+      await set("acme/alpha", true);
+      await set("acme/beta", false);
+      expect((await store.listFlakeShieldsOn()).map((s) => s.repository.fullName)).toEqual([
+        "acme/alpha",
+        "acme/zeta",
+      ]);
+    });
+  });
+
+  describe("the shield's re-queues", () => {
+    const widgets = r("acme/widgets");
+    const claim = (over: Partial<Parameters<Store["claimShieldRetry"]>[0]> = {}) =>
+      store.claimShieldRetry({
+        repository: widgets,
+        pull: 23,
+        entryKey: "501",
+        leftEventId: 510,
+        leftAt: T0,
+        check: "ci/test",
+        owner: "replica-a",
+        now: at(SECOND),
+        ...over,
+      });
+
+    it("claims a pull request's entry once: a second claim, from any replica and any removal, gets the first", async () => {
+      expect(await claim()).toBe("claimed");
+      const again = await claim({ owner: "replica-b", leftEventId: 520, now: at(2 * SECOND) });
+      expect(again).toEqual({
+        repository: widgets,
+        pull: 23,
+        entryKey: "501",
+        leftEventId: 510,
+        leftAt: T0,
+        check: "ci/test",
+        claimedBy: "replica-a",
+        claimedAt: at(SECOND),
+        outcome: "pending",
+        detail: null,
+        decidedAt: null,
+      });
+      // Another entry of the same pull request, or another pull request, is claimed apart.
+      expect(await claim({ entryKey: "600", owner: "replica-b" })).toBe("claimed");
+      expect(await claim({ pull: 24, owner: "replica-b" })).toBe("claimed");
+      expect(await claim({ repository: r("ACME/Widgets"), owner: "replica-c" })).not.toBe("claimed");
+    });
+
+    it("of two concurrent claims, exactly one is made", async () => {
+      const results = await Promise.all([claim({ owner: "replica-a" }), claim({ owner: "replica-b" })]);
+      expect(results.filter((x) => x === "claimed")).toHaveLength(1);
+      const held = results.find((x) => x !== "claimed");
+      expect(held).toMatchObject({ outcome: "pending" });
+    });
+
+    it("records what came of it once, by the replica that claimed it", async () => {
+      await claim();
+      const key = { repository: widgets, pull: 23, entryKey: "501" };
+      expect(
+        await store.decideShieldRetry(key, "replica-b", {
+          outcome: "requeued",
+          detail: null,
+          at: at(3 * SECOND),
+        }),
+      ).toBe(false);
+      expect(
+        await store.decideShieldRetry(key, "replica-a", {
+          outcome: "failed",
+          detail: "GitHub answered 502",
+          at: at(3 * SECOND),
+        }),
+      ).toBe(true);
+      expect(
+        await store.decideShieldRetry(key, "replica-a", {
+          outcome: "requeued",
+          detail: null,
+          at: at(4 * SECOND),
+        }),
+      ).toBe(false);
+      expect(await store.getShieldRetry(key)).toMatchObject({
+        outcome: "failed",
+        detail: "GitHub answered 502",
+        decidedAt: at(3 * SECOND),
+      });
+      expect(await store.getShieldRetry({ ...key, entryKey: "nope" })).toBeNull();
+    });
+
+    it("lists a repository's claims of a stretch, oldest first, of one pull request when asked", async () => {
+      await claim({ pull: 30, now: at(2 * HOUR) });
+      await claim({ pull: 31, now: at(HOUR) });
+      await claim({ pull: 30, entryKey: "700", now: at(3 * HOUR) });
+      await claim({ pull: 32, now: at(5 * HOUR) });
+      await store.claimShieldRetry({
+        repository: r("acme/other"),
+        pull: 30,
+        entryKey: "1",
+        leftEventId: 1,
+        leftAt: T0,
+        check: "ci/test",
+        owner: "replica-a",
+        now: at(2 * HOUR),
+      });
+      const range = { from: at(HOUR), to: at(5 * HOUR) };
+      expect((await store.listShieldRetries(widgets, range)).map((x) => [x.pull, x.entryKey])).toEqual([
+        [31, "501"],
+        [30, "501"],
+        [30, "700"],
+      ]);
+      expect((await store.listShieldRetries(widgets, { ...range, pull: 30 })).map((x) => x.entryKey)).toEqual(
+        ["501", "700"],
+      );
+    });
+
+    it("forgets claims older than 90 days, when a later one is made", async () => {
+      await claim({ pull: 1, now: T0 });
+      await claim({ pull: 2, now: at(DAY) });
+      await claim({ pull: 3, now: at(90 * DAY + MINUTE_MS) });
+      const all = await store.listShieldRetries(widgets, { from: T0, to: at(91 * DAY) });
+      expect(all.map((x) => x.pull)).toEqual([2, 3]);
+    });
+  });
+});
