@@ -1,4 +1,5 @@
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
+import { splitExcept } from "../commands/grammar/except.js";
 import { canonicalZone } from "../commands/grammar/resume-time.js";
 import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "./schedule.js";
 
@@ -7,13 +8,16 @@ import { type FreezeSchedule, type TimeOfDay, type Weekday, wallMinutes } from "
  *   <name> every <day> <HH:MM> - <day> <HH:MM> [zone]      (every week)
  *   <name> every day <HH:MM> - <HH:MM> [zone]              (every day)
  *   <name> from <YYYY-MM-DD> <HH:MM> to <YYYY-MM-DD> <HH:MM> [zone]   (once)
- * Without a zone the window is read in the person's zone (Slack) or UTC (GitHub).
+ * each optionally followed by `except label:<name> …` (grammar/except.ts). Without a zone the window is
+ * read in the person's zone (Slack) or UTC (GitHub).
  */
 export interface FreezeSpec {
   name: string;
   schedule: FreezeSchedule;
   /** An IANA zone as typed (canonical), or null: the default one. */
   zone: string | null;
+  /** Labels whose pull requests pass while a window holds the queue (lower case); empty: none. */
+  except: string[];
 }
 
 /** A freeze's name is part of its pause's reason. */
@@ -59,7 +63,8 @@ export function refuseFreeze(command: string, detail: string): never {
   });
 }
 
-export function parseFreeze(command: string, text: string): FreezeSpec {
+export function parseFreeze(command: string, all: string): FreezeSpec {
+  const { rest: text, labels: except } = splitExcept(command, all);
   const words = text.trim() === "" ? [] : text.trim().split(/\s+/);
   const at = words.findIndex((w) => /^(every|from)$/i.test(w));
   if (at < 0) {
@@ -81,7 +86,7 @@ export function parseFreeze(command: string, text: string): FreezeSpec {
   const typed = left[0];
   const zone = typed === undefined ? null : canonicalZone(typed);
   if (typed !== undefined && zone === null) refuseFreeze(command, `"${typed}" is not a time zone`);
-  return { name, schedule, zone };
+  return { name, schedule, zone, except };
 }
 
 function readEvery(command: string, w: string[]): { schedule: FreezeSchedule; left: string[] } {

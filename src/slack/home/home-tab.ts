@@ -3,6 +3,7 @@ import { defaultNoticePreferences } from "../../commands/notify.js";
 import { type PermissionLevel, satisfies } from "../../commands/permission-level.js";
 import type { PermissionLookup } from "../../commands/ports.js";
 import { estimatedAt, type MergeQueues, type QueueEntry, type QueueState } from "../../core/merge-queue.js";
+import { holdOf } from "../../core/pause.js";
 import type { ListedFreeze } from "../../freezes/present.js";
 import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";
@@ -111,6 +112,10 @@ export class HomeTab {
           reason: state.pause.reason || null,
           since: state.pause.pausedAt ? new Date(state.pause.pausedAt) : null,
           canUnpause: satisfies(level, this.deps.levels.unpause),
+          hold: holdOf(state.pause),
+          by: state.pause.by,
+          ...(state.pause.branch !== undefined ? { branch: state.pause.branch } : {}),
+          ...(state.pause.except ? { except: state.pause.except } : {}),
         });
       }
     }

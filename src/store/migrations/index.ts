@@ -24,6 +24,7 @@ import { notificationAttempts } from "./023-notification-attempts.js";
 import { gateRetries } from "./024-gate-retries.js";
 import { slackEventsAndCommandSteps } from "./026-slack-events-and-command-steps.js";
 import { signInConfirmations } from "./027-sign-in-confirmations.js";
+import { gateControl } from "./031-gate-control.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   gateRetries,
   slackEventsAndCommandSteps,
   signInConfirmations,
+  gateControl,
 ];
 
 /** The highest migration version this build knows. */
