@@ -93,7 +93,7 @@ export const letThrough = defineCommand<LetCommand, LetResult>({
       throw new CommandError(CommandErrorCode.NotPaused, {
         command: "let",
         repository: repo.fullName,
-        detail: `its merge queue of ${outcome.branch} is not held (not paused, draining or frozen), so #${number} needs no letting through`,
+        detail: `nothing holds branch ${outcome.branch} (no pause, drain or freeze), so #${number} needs no letting through`,
       });
     return { name: "let", repo, pull: number, outcome };
   },
@@ -136,12 +136,12 @@ function letThroughSaid(
 ) {
   const ahead = outcome.pulls.filter((n) => n !== result.pull);
   const text: Text = (f) => {
-    const who = by ? `${by} let` : "Let";
+    const goes = by ? `${by} let #${result.pull}` : `#${result.pull} goes`;
     const withAhead = ahead.length ? `, with ${pulls(ahead)} ahead of it` : "";
     const when = outcome.passedNow
       ? "its merge group passes the gate now"
       : "its merge group passes the gate as soon as GitHub makes it";
-    return `⏩ ${who} #${result.pull} through the held merge queue of ${where(f, result.repo, outcome.branch)}${withAhead}: ${when}. The rest stays held.`;
+    return `⏩ ${goes} through the held merge queue of ${where(f, result.repo, outcome.branch)}${withAhead}: ${when}. The rest stays held.`;
   };
   return { parts: [{ kind: "sentence" as const, text }], summary: text };
 }

@@ -12,7 +12,13 @@ import type {
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
-import type { GateCheckRecord, GateDrain, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import type {
+  GateCheckRecord,
+  GateDrain,
+  GatePass,
+  GatePauseRecord,
+  GateStore,
+} from "../../../store/gates.js";
 import { pushedEventId } from "../queue-events.js";
 import { GateChecks } from "./checks.js";
 
@@ -466,22 +472,28 @@ export class GitHubGate implements QueuePauses {
     if (!group) return { kind: "not-queued", branch };
     const others = group.filter((n) => n !== pull);
     if (others.length > 0 && !options.confirm) return { kind: "others", branch, others };
-    const pass = await store.putGatePass({
-      repository: repo,
-      branch,
-      pauseId: pause.pauseId,
-      pullNumber: pull,
-      pulls: group,
-      by: options.by,
-      at: now(),
-    });
-    await this.announce(repo, branch, `gate-let:${pass.passId}:${group.join(",")}`, {
+    // Each pull request of the group passes with those ahead of it: GitHub merges the group once the
+    // groups ahead of it within it have passed too.
+    let pass: GatePass | undefined;
+    for (const [i, number] of group.entries()) {
+      const pulls = group.slice(0, i + 1);
+      pass = await store.putGatePass({
+        repository: repo,
+        branch,
+        pauseId: pause.pauseId,
+        pullNumber: number,
+        pulls,
+        by: options.by,
+        at: now(),
+      });
+      await store.reconsiderGates(repo, branch, { pull: number });
+    }
+    await this.announce(repo, branch, `gate-let:${pass?.passId ?? pull}:${group.join(",")}`, {
       kind: "let-through",
       by: options.by,
       pulls: group,
       scope: "branch",
     });
-    await store.reconsiderGates(repo, branch, { pull });
     const passed = await this.reconsider({ repository: repo, branch });
     return { kind: "passed", branch, pulls: group, passedNow: passed.some((g) => g.pullNumber === pull) };
   }
