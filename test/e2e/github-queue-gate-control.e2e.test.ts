@@ -56,10 +56,6 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 
 const queues = () => world.github.mergeQueues;
-const queued = () =>
-  queues()
-    .entries(SHIPS, "main")
-    .map((e) => e.pull.number);
 const textOf = (message: { text?: string; blocks?: unknown }) =>
   `${message.text ?? ""}\n${JSON.stringify(message.blocks ?? [])}`;
 async function ask(text: string, userId = ALICE) {
