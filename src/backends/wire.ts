@@ -228,5 +228,6 @@ function gateOf(
     enqueue: (repo, pull, options) => github.enqueue(repo, pull, options),
     queued: async (repo, branch) =>
       ((await github.status(repo, branch))?.entries ?? []).flatMap((e) => (e.pull ? [e.pull.number] : [])),
+    entries: (repo, branch) => github.gateEntries(repo, branch),
   });
 }

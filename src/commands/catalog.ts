@@ -2,9 +2,11 @@ import { branches } from "./branches.js";
 import type { CommandModule, CommandSpec as Spec, Surface } from "./command.js";
 import { dequeue } from "./dequeue.js";
 import { doctor } from "./doctor.js";
+import { drain } from "./drain.js";
 import { freeze } from "./freeze.js";
 import { freezes } from "./freezes.js";
 import { help } from "./help.js";
+import { letThrough } from "./let-through.js";
 import { login } from "./login.js";
 import { logout } from "./logout.js";
 import { notify } from "./notify.js";
@@ -34,6 +36,8 @@ export const COMMAND_MODULES = named({
   retry,
   pause,
   unpause,
+  drain,
+  let: letThrough,
   freeze,
   freezes,
   unfreeze,

@@ -107,6 +107,11 @@ export interface CommandModule<C extends { name: string }, R extends { name: str
   grammar: { github?: Grammar<C, CommentPlace>; slack?: Grammar<C, SlackPlace> };
   /** Runs the command once authorized; throws CommandError (or MergeQueueError) when it cannot. */
   execute(command: C, actor: Actor, ports: Ports): Promise<R>;
+  /**
+   * Whether a result of a command that changes things is shown only to the person (a question, such as
+   * `let`'s asking to confirm, changes nothing yet); absent: never.
+   */
+  answersPrivately?(result: R): boolean;
   describe(result: R, context: DescribeContext): Description;
 }
 

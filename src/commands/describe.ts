@@ -120,7 +120,7 @@ export function describeError(error: CommandError, f: TextFormat, surface: Surfa
     case CommandErrorCode.NotAPullRequest:
       return `${pull} is not a pull request of ${repo}.`;
     case CommandErrorCode.NotPaused:
-      return `The merge queue of ${repo} is not paused.`;
+      return `The merge queue of ${repo} is not paused${d.detail ? `: ${f.escape(d.detail)}` : ""}.`;
     case CommandErrorCode.NotSubscribed:
       return `This channel is not subscribed to ${repo}. ${f.code("/mq subscriptions")} lists what it is subscribed to.`;
     case CommandErrorCode.Unavailable:

@@ -1,6 +1,13 @@
 import type { Freeze } from "../core/records.js";
 import { type FreezeSpec, MAX_FREEZE_NAME, parseFreeze, refuseFreeze } from "../freezes/parse.js";
-import { freezeLine, type ListedFreeze, listed, nextFreeze, windowText } from "../freezes/present.js";
+import {
+  exemptText,
+  freezeLine,
+  type ListedFreeze,
+  listed,
+  nextFreeze,
+  windowText,
+} from "../freezes/present.js";
 import { windowAt } from "../freezes/schedule.js";
 import type { FreezePorts } from "../freezes/types.js";
 import type { Repo } from "../repo.js";
@@ -27,8 +34,8 @@ export interface FreezeResult {
 }
 
 function freezeArguments(repo: Repo, text: string): FreezeCommand {
-  const { name, schedule, zone } = parseFreeze("freeze", text);
-  return { name: "freeze", repo, freezeName: name, schedule, zone };
+  const { name, schedule, zone, except } = parseFreeze("freeze", text);
+  return { name: "freeze", repo, freezeName: name, schedule, zone, except };
 }
 
 /** The freeze ports, or "not available" (a store-less setup). */
@@ -51,12 +58,12 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
   grammar: {
     github: {
       usage:
-        "freeze <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone]",
+        "freeze <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone] [except label:<name> …]",
       read: ({ text }, place) => freezeArguments(place.repo, text),
     },
     slack: {
       usage:
-        "freeze [repo] <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone]",
+        "freeze [repo] <name> every <day> <HH:MM> - <day> <HH:MM> [zone] | from <date> <HH:MM> to <date> <HH:MM> [zone] [except label:<name> …]",
       read: ({ words, text }, place) => {
         const first = words[0] ? parseTarget("freeze", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined)
@@ -68,8 +75,14 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
   },
   async execute(command, actor, ports) {
     const freezes = freezePorts(ports, "freeze");
-    // Until GitHub's merge queue can be paused, neither can it be frozen.
-    await pausesOf(ports, "freeze", command.repo);
+    // A queue that cannot be paused cannot be frozen; nor, with exemptions, one that cannot let some through.
+    await pausesOf(
+      ports,
+      "freeze",
+      command.repo,
+      undefined,
+      command.except.length ? "exemptions" : undefined,
+    );
     const zone = await zoneOf(command, actor, ports);
     const now = freezes.now();
     if (!windowAt(command.schedule, zone, now))
@@ -84,6 +97,7 @@ export const freeze = defineCommand<FreezeCommand, FreezeResult>({
       createdBy: actor.githubLogin ?? actor.display,
       surface: actor.surface,
       createdAt: now,
+      ...(command.except.length ? { except: command.except } : {}),
     };
     // Added once: a run taking over an addition begun and not recorded finds the freeze of this name
     // by this person (its replica died after adding it), rather than be told the name is taken.
@@ -160,6 +174,9 @@ export async function nextFreezeOf(
 export function freezeNote(freeze: ListedFreeze): Part {
   return {
     kind: "note",
-    texts: [(f) => `❄️ Freeze ${f.escape(freeze.name)}: ${windowText(freeze)} (${f.code(freeze.schedule)})`],
+    texts: [
+      (f) =>
+        `❄️ Freeze ${f.escape(freeze.name)}: ${windowText(freeze)} (${f.code(freeze.schedule)}${exemptText(f, freeze.except)})`,
+    ],
   };
 }

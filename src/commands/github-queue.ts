@@ -5,7 +5,7 @@ import {
   type QueueEntry,
   type QueueState,
 } from "../core/merge-queue.js";
-import type { QueuePause } from "../core/pause.js";
+import { holdOf, type QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
 import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../wording/words.js";
@@ -119,6 +119,12 @@ export function isRelayed<N extends RelayName>(
   result: RelayResult<N> | DirectQueueResult<N>,
 ): result is RelayResult<N> {
   return "relayed" in result;
+}
+
+/** " · except pull requests labelled `hotfix` or `release`" where a pause lets them through. */
+export function exceptText(f: TextFormat, labels: readonly string[] | undefined): string {
+  if (!labels?.length) return "";
+  return ` · except pull requests labelled ${labels.map((l) => f.code(clip(l, 50))).join(" or ")}`;
 }
 
 /** "in GitHub's merge queue of `main`". */
@@ -269,7 +275,25 @@ export function describeGitHubStatus(
   return { parts, summary };
 }
 
-/** "⏸️ Paused by alice since …: reason", with the Unpause button (of the branch asked, if one was). */
+/** How a held queue reads: paused, draining (and what that means), drained. */
+const HOLDS = {
+  paused: { icon: "⏸️", word: "Paused", meaning: "" },
+  draining: {
+    icon: "⏬",
+    word: "Draining",
+    meaning: " · what was queued before the drain merges, nothing queued since starts until unpaused",
+  },
+  drained: {
+    icon: "⏸️",
+    word: "Drained",
+    meaning: " · nothing queued before the drain is left: held until unpaused",
+  },
+} as const;
+
+/**
+ * "⏸️ Paused by alice since …: reason" (or "⏬ Draining …"), with its exemptions and the Unpause button (of
+ * the branch asked, if one was).
+ */
 function gatePauseParts(
   repo: Repo,
   branch: string | undefined,
@@ -277,8 +301,9 @@ function gatePauseParts(
   resumes: string,
 ): Part[] {
   if (!pause) return [];
+  const hold = HOLDS[holdOf(pause)];
   const text: Text = (f) =>
-    `⏸️ ${f.bold("Paused")}${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${resumes}`;
+    `${hold.icon} ${f.bold(hold.word)}${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}${pause.pausedAt ? ` since ${formatTime(pause.pausedAt)}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${resumes}${hold.meaning}${exceptText(f, pause.except)}`;
   return [
     { kind: "sentence", text },
     { kind: "buttons", buttons: [unpauseButton(repo, branch)] },
@@ -299,7 +324,7 @@ function heldBranch(f: TextFormat, pause: QueuePause): string {
 }
 
 function gatePauseLine(f: TextFormat, pause: QueuePause): string {
-  return `paused${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))};`;
+  return `${holdOf(pause)}${heldBranch(f, pause)}${pause.by ? ` by ${f.escape(clip(pause.by, 100))}` : ""}: ${f.escape(clip(pause.reason || "no reason given", 300))}${exceptText(f, pause.except)};`;
 }
 
 function entryLine(f: TextFormat, e: QueueEntry, now: Date): string {

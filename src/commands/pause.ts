@@ -6,7 +6,9 @@ import { clip, formatTime, resumesText } from "../wording/words.js";
 import { type Actor, defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { branchOption, pausesOf } from "./github-pause.js";
+import { exceptText } from "./github-queue.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
+import { splitExcept } from "./grammar/except.js";
 import { type ResumeSpec, resumeInstant, splitResume, userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";
@@ -21,6 +23,8 @@ export interface PauseCommand {
   resume?: ResumeSpec;
   /** `branch=<name>`: one branch's queue (GitHub's merge queue); absent: the default branch's. */
   branch?: string;
+  /** `except label:<name> …`: labels whose pull requests pass (GitHub's merge queue); absent: none. */
+  except?: string[];
 }
 
 export interface PauseResult {
@@ -33,9 +37,13 @@ export interface PauseResult {
   resumes?: { at: Date; now: Date; zone: string };
 }
 
-/** The reason and the timed pause's end, as typed after the command (or after its repository). */
+/**
+ * The reason, the timed pause's end and the exemptions, as typed after the command (or after its
+ * repository): `[branch=<name>] <reason> [for … | until …] [except label:<name> …]`.
+ */
 function pauseArguments(repo: Repo, text: string): PauseCommand {
-  const { branch, rest } = branchOption("pause", text);
+  const { branch, rest: afterBranch } = branchOption("pause", text);
+  const { rest, labels } = splitExcept("pause", afterBranch);
   const { reason, resume } = splitResume("pause", rest);
   if (branch !== undefined && resume) {
     throw new CommandError(CommandErrorCode.InvalidArgument, {
@@ -51,6 +59,7 @@ function pauseArguments(repo: Repo, text: string): PauseCommand {
     reason: pauseReason("pause", reason),
     ...(resume ? { resume } : {}),
     ...(branch !== undefined ? { branch } : {}),
+    ...(labels.length ? { except: labels } : {}),
   };
 }
 
@@ -66,11 +75,11 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   changes: true,
   grammar: {
     github: {
-      usage: "pause [branch=<name>] <reason> [for <duration> | until <time>]",
+      usage: "pause [branch=<name>] <reason> [for <duration> | until <time>] [except label:<name> …]",
       read: ({ text }, place) => pauseArguments(place.repo, text),
     },
     slack: {
-      usage: "pause [repo] [branch=<name>] <reason> [for <duration> | until <time>]",
+      usage: "pause [repo] [branch=<name>] <reason> [for <duration> | until <time>] [except label:<name> …]",
       read: ({ words, text }, place) => {
         const first = words[0] ? parseTarget("pause", words[0], place) : undefined;
         if (first?.repo && first.pull === undefined) {
@@ -84,7 +93,8 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
   async execute(command, actor, ports) {
     const steps = stepsOf(ports);
     // A queue without a pause: refused before anything else (a timed pause's end included).
-    const pauses = await pausesOf(ports, "pause", command.repo, command.branch);
+    const need = command.except ? "exemptions" : undefined;
+    const pauses = await pausesOf(ports, "pause", command.repo, command.branch, need);
     const resume = command.resume;
     // A timed pause's end, reckoned once: a run taking the command over keeps the first run's instant.
     const resumes = resume
@@ -95,7 +105,12 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     // paused for this reason (its replica died after asking) and does not ask again.
     const state = await steps.once(
       "queue.pause",
-      () => pauses.pause(target, { reason: command.reason, by: pauser(actor) }),
+      () =>
+        pauses.pause(target, {
+          reason: command.reason,
+          by: pauser(actor),
+          ...(command.except ? { except: command.except } : {}),
+        }),
       async () => {
         const current = await pauses.current(target);
         return current?.reason === command.reason ? current : null;
@@ -124,7 +139,7 @@ export const pause = defineCommand<PauseCommand, PauseResult>({
     const held = result.branch ?? result.pause.branch;
     const headline: Text = (f) => {
       const repo = `${f.code(result.repo.fullName)}${held !== undefined ? ` (branch ${f.code(clip(held, 255))})` : ""}`;
-      const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}`;
+      const reason = `${f.escape(clip(result.pause.reason || "no reason given", 300))}${ends}${exceptText(f, result.pause.except)}`;
       // GitHub's summary comment says how the queue stands; both wordings are pinned by the
       // end-to-end tests of their surface, so they stay two until one of those tests is revised.
       if (context.surface === "github")

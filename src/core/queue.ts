@@ -124,6 +124,30 @@ export type QueueEventBody =
        * default branch's.
        */
       scope?: "branch";
+      /** A drain (the gate): what was queued before it merges, nothing queued since starts. */
+      drain?: true;
+      /** Labels whose pull requests pass while the pause holds the rest (the gate). */
+      except?: string[];
+    }
+  | {
+      /**
+       * A drain is done: nothing queued before it is left in the queue (the gate), which stays held until
+       * resumed. `by` and `reason` are the drain's.
+       */
+      kind: "drained";
+      by: string | null;
+      reason: string;
+      scope?: "branch";
+    }
+  | {
+      /**
+       * Someone let a pull request's merge group through a held queue (the gate): `pulls` are the group's,
+       * in the queue's order, the one named last.
+       */
+      kind: "let-through";
+      by: string;
+      pulls: number[];
+      scope?: "branch";
     }
   | {
       kind: "resumed";
@@ -164,6 +188,8 @@ const KIND_GROUP: Readonly<Record<Exclude<QueueEventKind, "other">, EventGroup>>
   "bisection-started": "bisection",
   "bisection-ended": "bisection",
   paused: "pause",
+  drained: "pause",
+  "let-through": "pause",
   resumed: "pause",
   "merged-outside-queue": "health",
 };

@@ -180,6 +180,8 @@ export interface Freeze {
   createdBy: string;
   surface: "github" | "slack";
   createdAt: Date;
+  /** Labels whose pull requests pass while a window holds the queue (`except label:…`); absent: none. */
+  except?: readonly string[];
 }
 
 /** What happens to a window once: the notice before it, its pause, its resume. */

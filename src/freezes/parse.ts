@@ -1,3 +1,4 @@
+import { splitExcept } from "../commands/grammar/except.js";
 import { CommandError, CommandErrorCode } from "../core/errors.js";
 import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
 import { canonicalZone } from "../time-zone.js";
@@ -8,13 +9,16 @@ import { wallMinutes } from "./schedule.js";
  *   <name> every <day> <HH:MM> - <day> <HH:MM> [zone]      (every week)
  *   <name> every day <HH:MM> - <HH:MM> [zone]              (every day)
  *   <name> from <YYYY-MM-DD> <HH:MM> to <YYYY-MM-DD> <HH:MM> [zone]   (once)
- * Without a zone the window is read in the person's zone (Slack) or UTC (GitHub).
+ * each optionally followed by `except label:<name> …` (grammar/except.ts). Without a zone the window is
+ * read in the person's zone (Slack) or UTC (GitHub).
  */
 export interface FreezeSpec {
   name: string;
   schedule: FreezeSchedule;
   /** An IANA zone as typed (canonical), or null: the default one. */
   zone: string | null;
+  /** Labels whose pull requests pass while a window holds the queue (lower case); empty: none. */
+  except: string[];
 }
 
 /** A freeze's name is part of its pause's reason. */
@@ -60,7 +64,8 @@ export function refuseFreeze(command: string, detail: string): never {
   });
 }
 
-export function parseFreeze(command: string, text: string): FreezeSpec {
+export function parseFreeze(command: string, all: string): FreezeSpec {
+  const { rest: text, labels: except } = splitExcept(command, all);
   const words = text.trim() === "" ? [] : text.trim().split(/\s+/);
   const at = words.findIndex((w) => /^(every|from)$/i.test(w));
   if (at < 0) {
@@ -82,7 +87,7 @@ export function parseFreeze(command: string, text: string): FreezeSpec {
   const typed = left[0];
   const zone = typed === undefined ? null : canonicalZone(typed);
   if (typed !== undefined && zone === null) refuseFreeze(command, `"${typed}" is not a time zone`);
-  return { name, schedule, zone };
+  return { name, schedule, zone, except };
 }
 
 function readEvery(command: string, w: string[]): { schedule: FreezeSchedule; left: string[] } {

@@ -23,6 +23,8 @@ export interface ListedFreeze {
   createdBy: string;
   window: FreezeWindow | null;
   inProgress: boolean;
+  /** Labels whose pull requests pass while a window holds the queue; absent: none. */
+  except?: readonly string[];
 }
 
 export function listed(freeze: Freeze, now: Date): ListedFreeze {
@@ -35,6 +37,7 @@ export function listed(freeze: Freeze, now: Date): ListedFreeze {
     createdBy: freeze.createdBy,
     window,
     inProgress: window !== null && window.start.getTime() <= now.getTime(),
+    ...(freeze.except?.length ? { except: freeze.except } : {}),
   };
 }
 
@@ -48,7 +51,13 @@ export function windowText(f: ListedFreeze): string {
 
 /** `#1 weekend freeze: every fri 18:00 - mon 08:00 Europe/Paris · next from … to …` */
 export function freezeLine(f: TextFormat, freeze: ListedFreeze): string {
-  return `${f.bold(`#${freeze.number}`)} ${f.escape(freeze.name)}: ${f.code(freeze.schedule)} · ${windowText(freeze)} (set by ${f.escape(freeze.createdBy)})`;
+  return `${f.bold(`#${freeze.number}`)} ${f.escape(freeze.name)}: ${f.code(freeze.schedule)}${exemptText(f, freeze.except)} · ${windowText(freeze)} (set by ${f.escape(freeze.createdBy)})`;
+}
+
+/** " except pull requests labelled `hotfix` or `release`" where a freeze lets them through. */
+export function exemptText(f: TextFormat, labels: readonly string[] | undefined): string {
+  if (!labels?.length) return "";
+  return ` except pull requests labelled ${labels.map((l) => f.code(l)).join(" or ")}`;
 }
 
 /** The freeze whose window comes first (in progress, or next to start), for `status` and the Home tab. */

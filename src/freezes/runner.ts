@@ -163,7 +163,7 @@ export class FreezeRunner {
     const minutes = Math.max(1, Math.round((w.startsAt.getTime() - this.deps.now().getTime()) / 60_000));
     await this.deps.announce?.(
       w.repository,
-      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}.`,
+      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}${freeze.except?.length ? `, except pull requests labelled ${freeze.except.join(" or ")}` : ""}.`,
       `freeze:${w.freezeId}:${w.startsAt.toISOString()}:warn`,
     );
     return "announced";
@@ -186,7 +186,9 @@ export class FreezeRunner {
       );
       return "already-paused";
     }
-    await pauses.pause(target, { reason: w.reason, by: freeze.createdBy });
+    // Its exemptions where the queue takes them; a queue that cannot holds every pull request.
+    const except = pauses.exemptions === "labels" && freeze.except?.length ? { except: freeze.except } : {};
+    await pauses.pause(target, { reason: w.reason, by: freeze.createdBy, ...except });
     await this.deps
       .attributePause?.({
         repository: w.repository,

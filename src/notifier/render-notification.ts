@@ -191,15 +191,26 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
         ? { line: `🔍 Bisection found the culprit: ${culprits}`, plain: `bisection found ${culprits}` }
         : { line: "🔍 Bisection ended without a culprit", plain: "bisection ended without a culprit" };
     }
-    case "paused": {
-      const verb = event.update ? "pause updated" : "paused";
-      const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
-      const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
-      const branch = branchShown(event);
+    case "paused":
+      return describePaused(event, ctx);
+    case "drained": {
+      const branch = branchShown(event) ?? event.branch ?? "";
+      const who = event.by ? ` (${escapeMrkdwn(event.by)}'s drain: ${escapeMrkdwn(event.reason)})` : "";
       return {
-        line: `⏸️ The merge queue of ${code(repoName)}${branch ? ` (branch ${code(branch)})` : ""} was ${verb}${who ? ` by ${escapeMrkdwn(who)}` : ""}: ${escapeMrkdwn(event.reason)}${ends}`,
-        plain: `merge queue ${verb}${who ? ` by ${who}` : ""}${branch ? `, branch ${branch} only` : ""}: ${event.reason}${ends}`,
+        line: `🏁 ${code(repoName)} ${code(branch)} drained: every pull request queued before the drain has left the queue, which stays held until unpaused${who}`,
+        plain: `${branch} drained: every pull request queued before the drain has left the queue, which stays held until unpaused${event.by ? ` (${event.by}'s drain: ${event.reason})` : ""}`,
         unpause: true,
+      };
+    }
+    case "let-through": {
+      const branch = branchShown(event);
+      const named = event.pulls.at(-1);
+      const ahead = event.pulls.slice(0, -1);
+      const pulls = (n: readonly number[]) => n.map((p) => `#${p}`).join(", ");
+      const withAhead = ahead.length ? ` with ${pulls(ahead)} ahead of it` : "";
+      return {
+        line: `⏩ ${escapeMrkdwn(event.by)} let #${named ?? "?"} through the held merge queue of ${code(repoName)}${branch ? ` (branch ${code(branch)})` : ""}${withAhead}: its merge group passes the gate`,
+        plain: `${event.by} let #${named ?? "?"} through the held merge queue${branch ? `, branch ${branch}` : ""}${withAhead}`,
       };
     }
     case "resumed": {
@@ -215,6 +226,9 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
       return describeOutsideMerge(event, ctx);
     case "other":
       return { line: `ℹ️ ${escapeMrkdwn(event.what)}`, plain: event.what };
+    default:
+      // A kind a later version wrote (a rolling upgrade): said plainly rather than not at all.
+      return unknownKind(event);
   }
 }
 
@@ -244,9 +258,41 @@ function describeOutsideMerge(
   };
 }
 
+/** A pause (or a drain, or one with exemptions), with who and until when. */
+function describePaused(event: QueueEventOf<"paused">, ctx: NotificationContext): Described {
+  const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
+  const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
+  const branch = branchShown(event);
+  const except = event.except?.length ? event.except : null;
+  const exceptLine = except
+    ? ` · except pull requests labelled ${except.map((l) => code(l)).join(" or ")}`
+    : "";
+  const exceptPlain = except ? ` · except pull requests labelled ${except.join(" or ")}` : "";
+  const where = `${code(ctx.repo.fullName)}${branch ? ` (branch ${code(branch)})` : ""}`;
+  const by = who ? ` by ${escapeMrkdwn(who)}` : "";
+  if (event.drain)
+    return {
+      line: `⏬ The merge queue of ${where} is draining${by}: ${escapeMrkdwn(event.reason)} · what is queued merges, nothing queued from now on starts until unpaused`,
+      plain: `merge queue draining${who ? ` by ${who}` : ""}${branch ? `, branch ${branch} only` : ""}: ${event.reason} · what is queued merges, nothing queued from now on starts until unpaused`,
+      unpause: true,
+    };
+  const verb = event.update ? "pause updated" : "paused";
+  return {
+    line: `⏸️ The merge queue of ${where} was ${verb}${by}: ${escapeMrkdwn(event.reason)}${ends}${exceptLine}`,
+    plain: `merge queue ${verb}${who ? ` by ${who}` : ""}${branch ? `, branch ${branch} only` : ""}: ${event.reason}${ends}${exceptPlain}`,
+    unpause: true,
+  };
+}
+
+/** An event of a kind this version does not know. */
+function unknownKind(event: { kind: string }): Described {
+  const what = `the merge queue: ${String(event.kind)}`;
+  return { line: `ℹ️ ${escapeMrkdwn(what)}`, plain: what };
+}
+
 /** The branch a pause holds alone (its Unpause resumes that branch); undefined for a repository's pause. */
 function pausedBranch(event: QueueEvent): string | undefined {
-  return event.kind === "paused" ? heldBranch(event) : undefined;
+  return event.kind === "paused" || event.kind === "drained" ? heldBranch(event) : undefined;
 }
 
 /** The branch a pause or resume is of, as a notice shows it. */
@@ -257,7 +303,7 @@ function branchShown(event: QueueEvent): string | undefined {
 
 /** The branch a pause or resume is of, where one pause holds one branch (the gate); else undefined. */
 function heldBranch(event: QueueEvent): string | undefined {
-  if (event.kind !== "paused" && event.kind !== "resumed") return undefined;
+  if (!("scope" in event)) return undefined;
   return event.scope === "branch" && event.branch ? event.branch : undefined;
 }
 

@@ -15,6 +15,8 @@ export const ACTION_IDS = {
   unpause: "mq.unpause",
   requeue: "mq.requeue",
   refresh: "mq.refresh",
+  /** `let <pr> through confirm`, offered when its merge group holds others too. */
+  let: "mq.let",
   // The Home tab's buttons.
   dequeue: "mq.dequeue",
   notify: "mq.notify",
@@ -33,6 +35,7 @@ const VALUE_SCHEMAS = {
   [ACTION_IDS.unpause]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
   [ACTION_IDS.requeue]: z.strictObject({ r: repoField, p: pullField }),
   [ACTION_IDS.refresh]: z.strictObject({ r: repoField, b: branchSchema.optional() }),
+  [ACTION_IDS.let]: z.strictObject({ r: repoField, p: pullField }),
   [ACTION_IDS.dequeue]: z.strictObject({ r: repoField, p: pullField }),
   /** The words of `/mq notify` the button stands for. */
   [ACTION_IDS.notify]: z.strictObject({ w: z.string().max(400) }),
@@ -45,6 +48,7 @@ const COMMAND_OF: Record<ActionId, ButtonCommand["name"]> = {
   [ACTION_IDS.unpause]: "unpause",
   [ACTION_IDS.requeue]: "requeue",
   [ACTION_IDS.refresh]: "status",
+  [ACTION_IDS.let]: "let",
   [ACTION_IDS.dequeue]: "dequeue",
   [ACTION_IDS.notify]: "notify",
   [ACTION_IDS.login]: "login",
@@ -90,6 +94,9 @@ export function buttonValue(command: ButtonCommand): string {
     case "requeue":
     case "dequeue":
       return requeueValue(command.repo, command.pull);
+    case "let":
+      // Only `confirm` is a button: without it, the value stands for no button.
+      return command.confirm ? requeueValue(command.repo, command.pull) : "";
     case "status":
       return refreshValue(command.repo, command.branch);
     case "notify":
@@ -145,6 +152,8 @@ function commandOf(command: ButtonCommand["name"], data: object): ButtonCommand 
     case "requeue":
     case "dequeue":
       return { name: command, repo: Repo.from(d.r ?? ""), pull: d.p as number };
+    case "let":
+      return { name: "let", repo: Repo.from(d.r ?? ""), pull: d.p as number, confirm: true };
     case "unpause":
       return d.b === undefined
         ? { name: "unpause", repo: Repo.from(d.r ?? "") }

@@ -286,6 +286,8 @@ export interface Tables {
     created_by: string;
     surface: "github" | "slack";
     created_at: Time;
+    /** Migration 31: labels whose pull requests pass while a window holds the queue (null: none). */
+    except_labels: ColumnType<unknown, string | null | undefined, string | null>;
   };
   freeze_steps: {
     freeze_id: string;
@@ -345,6 +347,25 @@ export interface Tables {
     reason: string;
     paused_by: string;
     paused_at: Time;
+    /** Migration 31: the drain in force, a new id each time one begins (null: a pause). */
+    drain_id: ColumnType<string | null, string | null | undefined, string | null>;
+    /** Migration 31: the drain's author, start and the entries queued then (null: a pause). */
+    drain: ColumnType<unknown, string | null | undefined, string | null>;
+    /** Migration 31: when nothing queued before the drain was left (null: still draining, or a pause). */
+    drained_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+    /** Migration 31: labels whose pull requests pass (null: none). */
+    except_labels: ColumnType<unknown, string | null | undefined, string | null>;
+  };
+  /** Migration 31: pull requests an admin let through a branch's pause, and with which others. */
+  gate_passes: {
+    repository_key: string;
+    branch: string;
+    pause_id: string;
+    pull_number: number;
+    pass_id: string;
+    pulls: Json;
+    passed_by: string;
+    passed_at: Time;
   };
   gate_checks: {
     repository_key: string;
@@ -368,6 +389,8 @@ export interface Tables {
     attempts: Generated<number>;
     /** Migration 24: a refused check run or completion is made again no sooner than this. */
     retry_at: NullableTime;
+    /** Migration 31: 1 while a held gate waits to be decided again (GitHub could not be read). */
+    reconsider: ColumnType<number, number | undefined, number>;
   };
   gate_holds: {
     repository_key: string;

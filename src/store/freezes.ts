@@ -65,6 +65,7 @@ function addFreeze(ctx: StoreContext): FreezeStore["addFreeze"] {
           created_by: f.createdBy,
           surface: f.surface,
           created_at: time(f.createdAt),
+          except_labels: f.except?.length ? json([...f.except]) : null,
         })
         .onConflict((oc) => oc.doNothing())
         .returningAll()
@@ -197,6 +198,7 @@ function listFreezeWindowsToEnd(ctx: StoreContext): FreezeStore["listFreezeWindo
 }
 
 function toFreeze(ctx: StoreContext, row: Selectable<Tables["freezes"]>): Freeze {
+  const labels = row.except_labels ? (ctx.v.readJson(row.except_labels) as string[]) : [];
   return {
     id: row.id,
     repository: Repo.from(row.repository),
@@ -207,5 +209,6 @@ function toFreeze(ctx: StoreContext, row: Selectable<Tables["freezes"]>): Freeze
     createdBy: row.created_by,
     surface: row.surface,
     createdAt: readTime(row.created_at),
+    ...(labels.length ? { except: labels } : {}),
   };
 }

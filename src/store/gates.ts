@@ -3,7 +3,7 @@ import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { type GateCheckRecord, type GateSweepStore, gateSweeps, toCheck } from "./gate-sweeps.js";
-import { int, readTime, type StoreContext, time } from "./query-helpers.js";
+import { int, json, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // The gate check of GitHub's merge queue (src/backends/github/gate/): each branch's pause as Yardmaster
 // keeps it, each gate check claimed once per repository, commit and check name before its check run is
@@ -18,6 +18,48 @@ export interface GatePauseRecord {
   reason: string;
   by: string;
   pausedAt: Date;
+  /** A drain rather than a pause: what was queued when it began (null: a pause). */
+  drain: GateDrain | null;
+  /** When nothing queued before the drain was left (null: draining still, or a pause). */
+  drainedAt: Date | null;
+  /** Labels whose pull requests pass while the pause holds the rest (lower case; empty: none). */
+  except: string[];
+}
+
+/** A drain: a new id each time one begins (even over a pause in force), who began it, and what was queued. */
+export interface GateDrain {
+  id: string;
+  by: string;
+  startedAt: Date;
+  /** The entries of the branch's queue when the drain began, in its order, as GitHub said when each entered. */
+  entries: { number: number; enteredAt: string | null }[];
+}
+
+/** What a new pause (or drain) of a branch says; a pause in force keeps its id, author and start. */
+export interface GatePauseInput {
+  repository: Repo;
+  branch: string;
+  reason: string;
+  by: string;
+  pausedAt: Date;
+  /** A drain (its id made by the caller); absent or null: a pause (a drain in force becomes one). */
+  drain?: GateDrain | null;
+  /** Absent: none. */
+  except?: readonly string[];
+}
+
+/** A pull request an admin let through a branch's pause, with the others its merge group may hold. */
+export interface GatePass {
+  repository: Repo;
+  branch: string;
+  pauseId: string;
+  pullNumber: number;
+  /** The same for every update of the pass (a new one for each pause). */
+  passId: string;
+  /** Every pull request its merge group may hold to pass, the named one included, in the queue's order. */
+  pulls: number[];
+  by: string;
+  at: Date;
 }
 
 /** A pull request a pause held in a merge group, in the order the pause first held them. */
@@ -39,9 +81,35 @@ export interface GateStore extends GateSweepStore {
    * Pauses the branch, or changes the reason of the pause in force (its id, author and start stay), in
    * one statement: `updated` says a pause was in force (of two pauses at once, one is the update).
    */
-  putGatePause(pause: Omit<GatePauseRecord, "pauseId">): Promise<GatePauseRecord & { updated: boolean }>;
-  /** Ends the pause: the record to the one caller that removed it, null to any other (or if none). */
+  putGatePause(pause: GatePauseInput): Promise<GatePauseRecord & { updated: boolean }>;
+  /**
+   * Ends the pause: the record to the one caller that removed it, null to any other (or if none). The
+   * pull requests let through it are forgotten.
+   */
   takeGatePause(repository: Repo, branch: string): Promise<GatePauseRecord | null>;
+  /**
+   * Marks the drain `drainId` of the branch drained, once: the record to the one caller that marked it,
+   * null when it was marked already, or another drain (or a pause, or nothing) is in force.
+   */
+  markGateDrained(
+    repository: Repo,
+    branch: string,
+    drainId: string,
+    at: Date,
+  ): Promise<GatePauseRecord | null>;
+  /** Every branch draining still (not drained yet), of every repository. */
+  listDrainingGatePauses(): Promise<GatePauseRecord[]>;
+  /**
+   * Lets a pull request through the pause `pauseId`: a new pass, or the pull request's pass of that pause
+   * with these pulls (its id kept). The pass as kept.
+   */
+  putGatePass(pass: Omit<GatePass, "passId">): Promise<GatePass>;
+  getGatePass(
+    repository: Repo,
+    branch: string,
+    pauseId: string,
+    pullNumber: number,
+  ): Promise<GatePass | null>;
   /** Claims a gate check before its check run is made: false when one was claimed already. */
   /**
    * Claims a gate check before its check run is made: false when one was claimed already, unless that
@@ -96,6 +164,23 @@ export interface GateStore extends GateSweepStore {
   holdTimedOutEntry(hold: Omit<GateHold, "timedOut"> & { at: Date }): Promise<void>;
   /** The entries a pause held, in their first order, removed from the store. */
   takeGateHolds(repository: Repo, branch: string, pauseId: string): Promise<GateHold[]>;
+  /**
+   * A held gate is to be decided again (GitHub could not be read for it, or its branch's pause changed):
+   * every held merge group's gate of the branch, or only the one of a commit, or those made for a pull request.
+   */
+  reconsiderGates(
+    repository: Repo,
+    branch: string,
+    which?: { headSha?: string; pull?: number },
+  ): Promise<void>;
+  /**
+   * Takes up to `limit` held gates to decide again (of one repository and branch, or of any), oldest
+   * first: each to the one caller whose statement took it.
+   */
+  takeGatesToReconsider(
+    limit: number,
+    where?: { repository: Repo; branch: string },
+  ): Promise<GateCheckRecord[]>;
 }
 
 export type { GateCheckRecord } from "./gate-sweeps.js";
@@ -107,6 +192,9 @@ export function kyselyGates(ctx: StoreContext): GateStore {
     ...gateCompletions(ctx),
     ...gateHolds(ctx),
     ...gateSweeps(ctx),
+    ...gateDrains(ctx),
+    ...gatePasses(ctx),
+    ...gateReconsiders(ctx),
   };
 }
 
@@ -136,7 +224,7 @@ function gatePauses(ctx: StoreContext): PauseQueries {
         .where("repository_key", "=", repository.key)
         .where("branch", "=", branch)
         .executeTakeFirst();
-      return row ? toPause(row) : null;
+      return row ? toPause(ctx, row) : null;
     },
 
     async listGatePauses(repository) {
@@ -146,11 +234,19 @@ function gatePauses(ctx: StoreContext): PauseQueries {
         .where("repository_key", "=", repository.key)
         .orderBy("branch")
         .execute();
-      return rows.map(toPause);
+      return rows.map((row) => toPause(ctx, row));
     },
 
     async putGatePause(p) {
       const pauseId = randomUUID();
+      // What a new pause says replaces what the one in force said: its reason, drain and exemptions.
+      const says = {
+        reason: p.reason,
+        drain_id: p.drain?.id ?? null,
+        drain: p.drain ? json(drainJson(p.drain)) : null,
+        drained_at: null,
+        except_labels: p.except?.length ? json([...p.except]) : null,
+      };
       const row = await db
         .insertInto("gate_pauses")
         .values({
@@ -158,14 +254,14 @@ function gatePauses(ctx: StoreContext): PauseQueries {
           branch: p.branch,
           repository: p.repository.fullName,
           pause_id: pauseId,
-          reason: p.reason,
           paused_by: p.by,
           paused_at: time(p.pausedAt),
+          ...says,
         })
-        .onConflict((oc) => oc.columns(["repository_key", "branch"]).doUpdateSet({ reason: p.reason }))
+        .onConflict((oc) => oc.columns(["repository_key", "branch"]).doUpdateSet(says))
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...toPause(row), updated: row.pause_id !== pauseId };
+      return { ...toPause(ctx, row), updated: row.pause_id !== pauseId };
     },
 
     async takeGatePause(repository, branch) {
@@ -175,7 +271,14 @@ function gatePauses(ctx: StoreContext): PauseQueries {
         .where("branch", "=", branch)
         .returningAll()
         .executeTakeFirst();
-      return row ? toPause(row) : null;
+      if (!row) return null;
+      await db
+        .deleteFrom("gate_passes")
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("pause_id", "=", row.pause_id)
+        .execute();
+      return toPause(ctx, row);
     },
   };
 }
@@ -379,7 +482,13 @@ function gateHolds(ctx: StoreContext): HoldQueries {
   };
 }
 
-function toPause(row: Selectable<Tables["gate_pauses"]>): GatePauseRecord {
+function drainJson(drain: GateDrain): unknown {
+  return { by: drain.by, startedAt: time(drain.startedAt), entries: drain.entries };
+}
+
+function toPause(ctx: StoreContext, row: Selectable<Tables["gate_pauses"]>): GatePauseRecord {
+  const kept = row.drain_id && row.drain ? (ctx.v.readJson(row.drain) as StoredDrain) : null;
+  const labels = row.except_labels ? (ctx.v.readJson(row.except_labels) as string[]) : [];
   return {
     repository: Repo.from(row.repository),
     branch: row.branch,
@@ -387,5 +496,147 @@ function toPause(row: Selectable<Tables["gate_pauses"]>): GatePauseRecord {
     reason: row.reason,
     by: row.paused_by,
     pausedAt: readTime(row.paused_at),
+    drain:
+      kept && row.drain_id
+        ? { id: row.drain_id, by: kept.by, startedAt: readTime(kept.startedAt), entries: kept.entries }
+        : null,
+    drainedAt: maybeTime(row.drained_at ?? null),
+    except: labels,
+  };
+}
+
+interface StoredDrain {
+  by: string;
+  startedAt: string;
+  entries: { number: number; enteredAt: string | null }[];
+}
+
+type DrainQueries = Pick<GateStore, "markGateDrained" | "listDrainingGatePauses">;
+
+function gateDrains(ctx: StoreContext): DrainQueries {
+  const { db } = ctx;
+  return {
+    async markGateDrained(repository, branch, drainId, at) {
+      const row = await db
+        .updateTable("gate_pauses")
+        .set({ drained_at: time(at) })
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("drain_id", "=", drainId)
+        .where("drained_at", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toPause(ctx, row) : null;
+    },
+
+    async listDrainingGatePauses() {
+      const rows = await db
+        .selectFrom("gate_pauses")
+        .selectAll()
+        .where("drain_id", "is not", null)
+        .where("drained_at", "is", null)
+        .orderBy("repository_key")
+        .orderBy("branch")
+        .execute();
+      return rows.map((row) => toPause(ctx, row));
+    },
+  };
+}
+
+type PassQueries = Pick<GateStore, "putGatePass" | "getGatePass">;
+
+function gatePasses(ctx: StoreContext): PassQueries {
+  const { db } = ctx;
+  const toPass = (row: Selectable<Tables["gate_passes"]>, repository: Repo): GatePass => ({
+    repository,
+    branch: row.branch,
+    pauseId: row.pause_id,
+    pullNumber: Number(row.pull_number),
+    passId: row.pass_id,
+    pulls: ctx.v.readJson(row.pulls) as number[],
+    by: row.passed_by,
+    at: readTime(row.passed_at),
+  });
+  return {
+    async putGatePass(p) {
+      const says = { pulls: json(p.pulls), passed_by: p.by, passed_at: time(p.at) };
+      const row = await db
+        .insertInto("gate_passes")
+        .values({
+          repository_key: p.repository.key,
+          branch: p.branch,
+          pause_id: p.pauseId,
+          pull_number: p.pullNumber,
+          pass_id: randomUUID(),
+          ...says,
+        })
+        .onConflict((oc) =>
+          oc.columns(["repository_key", "branch", "pause_id", "pull_number"]).doUpdateSet(says),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toPass(row, p.repository);
+    },
+
+    async getGatePass(repository, branch, pauseId, pullNumber) {
+      const row = await db
+        .selectFrom("gate_passes")
+        .selectAll()
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("pause_id", "=", pauseId)
+        .where("pull_number", "=", pullNumber)
+        .executeTakeFirst();
+      return row ? toPass(row, repository) : null;
+    },
+  };
+}
+
+type ReconsiderQueries = Pick<GateStore, "reconsiderGates" | "takeGatesToReconsider">;
+
+function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
+  const { db } = ctx;
+  return {
+    async reconsiderGates(repository, branch, which = {}) {
+      const { headSha, pull } = which;
+      await db
+        .updateTable("gate_checks")
+        .set({ reconsider: 1 })
+        .where("repository_key", "=", repository.key)
+        .where("branch", "=", branch)
+        .where("state", "=", "queued")
+        .where("kind", "=", "group")
+        .$if(headSha !== undefined, (q) => q.where("head_sha", "=", (headSha ?? "").toLowerCase()))
+        .$if(pull !== undefined, (q) => q.where("pull_number", "=", pull ?? 0))
+        .execute();
+    },
+
+    async takeGatesToReconsider(limit, where) {
+      const candidates = db
+        .selectFrom("gate_checks")
+        .select("head_sha")
+        .where("reconsider", "=", 1)
+        .where("state", "=", "queued")
+        .$if(where !== undefined, (q) =>
+          q
+            .where("repository_key", "=", where?.repository.key ?? "")
+            .where("branch", "=", where?.branch ?? ""),
+        )
+        .orderBy("position")
+        .limit(limit);
+      // One statement: of two callers, each gate goes to the one whose update moved it.
+      const rows = await db
+        .updateTable("gate_checks")
+        .set({ reconsider: 0 })
+        .where("reconsider", "=", 1)
+        .where("state", "=", "queued")
+        .where("head_sha", "in", candidates)
+        .$if(where !== undefined, (q) => q.where("repository_key", "=", where?.repository.key ?? ""))
+        .returningAll()
+        .execute();
+      return rows
+        .sort((a, b) => Number(a.position) - Number(b.position) || a.pull_number - b.pull_number)
+        .map(toCheck);
+    },
   };
 }

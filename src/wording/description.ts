@@ -31,6 +31,7 @@ export type ButtonCommand =
   | { name: "requeue"; repo: Repo; pull: number }
   | { name: "dequeue"; repo: Repo; pull: number }
   | { name: "status"; repo: Repo; branch?: string }
+  | { name: "let"; repo: Repo; pull: number; confirm: boolean }
   | { name: "notify"; change: NotifyChange }
   | { name: "login" }
   | { name: "logout" };

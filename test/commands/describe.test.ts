@@ -65,6 +65,47 @@ const RESULTS: [string, CommandResult][] = [
   ["retry, off", { name: "retry", repo, enabled: false, was: true, heard: true }],
   ["retry, already on", { name: "retry", repo, enabled: true, was: true, heard: true }],
   ["retry, on but unheard", { name: "retry", repo, enabled: true, was: false, heard: false }],
+  [
+    "drain",
+    {
+      name: "drain",
+      repo,
+      pause: {
+        reason: "deploy <now>",
+        pausedAt: now.toISOString(),
+        by: "alice",
+        branch: "main",
+        drain: { drainedAt: null, entries: 2 },
+      },
+    },
+  ],
+  [
+    "drain, drained at once",
+    {
+      name: "drain",
+      repo,
+      pause: {
+        reason: "deploy",
+        pausedAt: now.toISOString(),
+        by: "alice",
+        branch: "main",
+        drain: { drainedAt: now.toISOString(), entries: 0 },
+      },
+    },
+  ],
+  [
+    "let, passed",
+    {
+      name: "let",
+      repo,
+      pull: 12,
+      outcome: { kind: "passed", branch: "main", pulls: [10, 12], passedNow: true },
+    },
+  ],
+  [
+    "let, others",
+    { name: "let", repo, pull: 12, outcome: { kind: "others", branch: "main", others: [10, 11] } },
+  ],
   ["freeze", { name: "freeze", repo, freeze: listedWeekend() }],
   ["freezes", { name: "freezes", repo, freezes: [listedWeekend()] }],
   ["freezes, none", { name: "freezes", repo, freezes: [] }],
@@ -183,7 +224,7 @@ function logEvent(type: string, metadata: Record<string, unknown>, at: string): 
  * Slack's message are each pinned by their end-to-end tests (test/e2e/github.e2e.test.ts, the Block Kit
  * snapshot). Help lists each surface's own commands and grammar.
  */
-const WORDED_PER_SURFACE = new Set(["queue, queued", "requeue, queued", "pause"]);
+const WORDED_PER_SURFACE = new Set(["queue, queued", "requeue, queued", "pause", "let, others"]);
 
 /** Writes the words with visible markup, so that two descriptions compare by what they say. */
 const NEUTRAL: TextFormat = {

@@ -16,11 +16,13 @@ describe("parseFreeze", () => {
         end: { day: 1, hour: 8, minute: 0 },
       },
       zone: "Europe/Paris",
+      except: [],
     });
     expect(parseFreeze("freeze", "nightly every day 22:00 - 06:00")).toEqual({
       name: "nightly",
       schedule: { kind: "daily", start: { hour: 22, minute: 0 }, end: { hour: 6, minute: 0 } },
       zone: null,
+      except: [],
     });
     expect(parseFreeze("freeze", "holidays from 2026-12-24 00:00 to 2027-01-02 00:00 europe/paris")).toEqual({
       name: "holidays",
@@ -30,7 +32,22 @@ describe("parseFreeze", () => {
         end: { year: 2027, month: 1, day: 2, hour: 0, minute: 0 },
       },
       zone: "Europe/Paris",
+      except: [],
     });
+  });
+
+  it("reads the labels a window lets through, after its zone (or after the window without one)", () => {
+    expect(
+      parseFreeze("freeze", "weekend every fri 18:00 - mon 08:00 UTC except label:Hotfix label:release"),
+    ).toMatchObject({ name: "weekend", zone: "UTC", except: ["hotfix", "release"] });
+    expect(parseFreeze("freeze", "nightly every day 22:00 - 06:00 except label:hotfix")).toMatchObject({
+      name: "nightly",
+      zone: null,
+      except: ["hotfix"],
+    });
+    expect(() => parseFreeze("freeze", "nightly every day 22:00 - 06:00 except label:hotfix UTC")).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ argument: "exemptions" }) }),
+    );
   });
 
   it.each([

@@ -242,6 +242,86 @@ describe("notification messages", () => {
     expect(unpauseOf(render.event(repositoryWide, null, ctx))).toBe(unpauseValue(ctx.repo));
   });
 
+  describe("the gate's drains, exemptions and pull requests let through", () => {
+    const base = {
+      at: "2025-11-05T15:59:00Z",
+      repository: "acme/widgets",
+      pull: null,
+      branch: "main",
+      queue: "main",
+      scope: "branch" as const,
+    };
+    const unpauseOf = (message: { blocks: unknown[] }) =>
+      (message.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+        .flatMap((b) => b.elements ?? [])
+        .find((e) => e.action_id === ACTION_IDS.unpause)?.value;
+
+    it("says a drain began, who began it and why, with Unpause", () => {
+      const message = render.event(
+        {
+          ...base,
+          id: -8,
+          origin: "gate.paused",
+          kind: "paused",
+          reason: "deploy <!here>",
+          by: "bob",
+          update: false,
+          drain: true,
+        },
+        null,
+        ctx,
+      );
+      expect(message.text).toContain(
+        "acme/widgets merge queue draining by bob, branch main only: deploy &lt;!here&gt; · what is queued merges, nothing queued from now on starts until unpaused",
+      );
+      expect(all(message)).not.toMatch(/<!here>/);
+      expect(unpauseOf(message)).toBe(unpauseValue(ctx.repo, "main"));
+    });
+
+    it("says the queue is drained once nothing queued before is left, and that it stays held", () => {
+      const message = render.event(
+        { ...base, id: -9, origin: "gate.drained", kind: "drained", by: "bob", reason: "deploy" },
+        null,
+        ctx,
+      );
+      expect(message.text).toMatch(/^acme\/widgets main drained: every pull request queued before the drain/);
+      expect(message.text).toContain("stays held until unpaused (bob's drain: deploy)");
+      expect(unpauseOf(message)).toBe(unpauseValue(ctx.repo, "main"));
+    });
+
+    it("names the labels a pause lets through", () => {
+      const message = render.event(
+        {
+          ...base,
+          id: -10,
+          origin: "gate.paused",
+          kind: "paused",
+          reason: "freeze",
+          by: "alice",
+          update: false,
+          except: ["hotfix", "release"],
+        },
+        null,
+        ctx,
+      );
+      expect(message.text).toContain(
+        "merge queue paused by alice, branch main only: freeze · except pull requests labelled hotfix or release",
+      );
+      expect(all(message)).toContain("`hotfix` or `release`");
+    });
+
+    it("says who let which pull request through, with those ahead of it", () => {
+      const message = render.event(
+        { ...base, id: -11, origin: "gate.let-through", kind: "let-through", by: "carol", pulls: [10, 12] },
+        null,
+        ctx,
+      );
+      expect(message.text).toContain(
+        "carol let #12 through the held merge queue, branch main with #10 ahead of it",
+      );
+    });
+  });
+
   it("says when a timed pause ends, and that it ended as scheduled", () => {
     const timed = render.event(parse(pauseCreateEvent()), null, {
       ...ctx,

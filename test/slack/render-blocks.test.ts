@@ -677,7 +677,7 @@ describe("help", () => {
     expect(message).toMatchSnapshot();
     const texts = sectionTexts(message).join("\n");
     const slackCommands = Object.values(COMMANDS).filter((c) => c.surfaces.includes("slack"));
-    expect(slackCommands.length).toBe(22);
+    expect(slackCommands.length).toBe(24);
     for (const c of slackCommands) {
       const usage = (c.usage.slack ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
       expect(texts).toContain(`\`/mq ${usage}\``);

@@ -104,6 +104,7 @@ describe("the store on PostgreSQL", () => {
     "freezes",
     "gate_checks",
     "gate_holds",
+    "gate_passes",
     "gate_pauses",
     "github_queue_pulls",
     "github_write_pace",

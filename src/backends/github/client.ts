@@ -12,6 +12,7 @@ import type { QueuePauses } from "../../core/pause.js";
 import { QueueError } from "../../core/queue-error.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
+import type { GateEntry } from "./gate/decide.js";
 import {
   DEQUEUE_MUTATION,
   dequeueAnswer,
@@ -19,6 +20,8 @@ import {
   ENTRY_CHECKS_QUERY,
   enqueueAnswer,
   entryChecksAnswer,
+  GATE_ENTRIES_QUERY,
+  gateEntriesAnswer,
   HAS_MERGE_QUEUE_QUERY,
   hasMergeQueueAnswer,
   MERGE_QUEUE_QUERY,
@@ -56,6 +59,7 @@ type GitHubQueueOperation =
   | "mergeQueue"
   | "mergeQueueEntry"
   | "mergeQueueEntryChecks"
+  | "mergeQueueGateEntries"
   | "enqueuePullRequest"
   | "dequeuePullRequest";
 
@@ -258,6 +262,33 @@ export class GitHubQueueClient {
         return [{ name: c.name, url: c.detailsUrl, state: state.toLowerCase(), description: null }];
       }),
     };
+  }
+
+  /**
+   * The entries of the branch's queue by position (the first GATE_ENTRIES_READ), each with when it entered
+   * and its pull request's labels (lower case): what the gate decides on. `complete` is false when the
+   * queue holds more than were read; null when the branch has no queue.
+   */
+  async gateEntries(repo: Repo, branch: string): Promise<{ entries: GateEntry[]; complete: boolean } | null> {
+    const data = await this.call(
+      "mergeQueueGateEntries",
+      repo,
+      GATE_ENTRIES_QUERY,
+      { owner: repo.owner, name: repo.name, branch },
+      gateEntriesAnswer,
+      { command: "status" },
+    );
+    const queue = data.repository?.mergeQueue;
+    if (!queue) return null;
+    const entries = queue.entries.nodes
+      .flatMap((e) => (e?.pullRequest ? [{ ...e, pullRequest: e.pullRequest }] : []))
+      .sort((a, b) => a.position - b.position)
+      .map((e) => ({
+        number: e.pullRequest.number,
+        enteredAt: e.enqueuedAt,
+        labels: (e.pullRequest.labels?.nodes ?? []).flatMap((l) => (l ? [l.name.toLowerCase()] : [])),
+      }));
+    return { entries, complete: queue.entries.totalCount <= queue.entries.nodes.length };
   }
 
   /** The pull request's entry; null when it is not queued. */

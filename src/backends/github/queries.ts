@@ -167,7 +167,62 @@ export const dequeueAnswer = z.object({
   dequeuePullRequest: z.object({ mergeQueueEntry: z.object({ position: z.number() }).nullable() }).nullable(),
 });
 
-/** Every document, for the test that validates them against GitHub's schema. */
+/** How many entries the gate reads to decide a merge group's gate (a group holds those ahead of it). */
+export const GATE_ENTRIES_READ = 100;
+/** How many labels of each pull request the gate reads (`except label:…`). */
+const GATE_LABELS_READ = 50;
+
+/**
+ * The entries of a branch's queue by position, with when each entered and its pull request's labels:
+ * what the gate decides a merge group on (a drain, a pause's exemptions, a pull request let through), and
+ * what a drain keeps when it begins.
+ */
+export const GATE_ENTRIES_QUERY = `
+query YardmasterGateEntries($owner: String!, $name: String!, $branch: String!) {
+  repository(owner: $owner, name: $name) {
+    mergeQueue(branch: $branch) {
+      entries(first: ${GATE_ENTRIES_READ}) {
+        totalCount
+        nodes {
+          position
+          enqueuedAt
+          pullRequest { number labels(first: ${GATE_LABELS_READ}) { nodes { name } } }
+        }
+      }
+    }
+  }
+}`;
+
+export const gateEntriesAnswer = z.object({
+  repository: z
+    .object({
+      mergeQueue: z
+        .object({
+          entries: z.object({
+            totalCount: z.number().int(),
+            nodes: z.array(
+              z
+                .object({
+                  position: z.number().int(),
+                  enqueuedAt: z.string().nullable(),
+                  pullRequest: z
+                    .object({
+                      number: z.number().int(),
+                      labels: z
+                        .object({ nodes: z.array(z.object({ name: z.string() }).nullable()).nullable() })
+                        .nullable(),
+                    })
+                    .nullable(),
+                })
+                .nullable(),
+            ),
+          }),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
 /**
  * The checks of a queued pull request's merge group (its entry's head commit): what the health alerts
  * name as still pending. Read apart from the entry, only when an alert opens.
@@ -235,8 +290,10 @@ export const entryChecksAnswer = z.object({
     .nullable(),
 });
 
+/** Every document, for the test that validates them against GitHub's schema. */
 export const DOCUMENTS = {
   ENTRY_CHECKS_QUERY,
+  GATE_ENTRIES_QUERY,
   MERGE_QUEUE_QUERY,
   HAS_MERGE_QUEUE_QUERY,
   PULL_REQUEST_ENTRY_QUERY,

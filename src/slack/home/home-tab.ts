@@ -3,6 +3,7 @@ import { readableBy } from "../../commands/cached-permission.js";
 import { defaultNoticePreferences } from "../../commands/notify.js";
 import type { PermissionLookup } from "../../commands/ports.js";
 import { estimatedAt, type MergeQueues, type QueueEntry, type QueueState } from "../../core/merge-queue.js";
+import { holdOf } from "../../core/pause.js";
 import { type PermissionLevel, satisfies } from "../../core/permission-level.js";
 import type { ListedFreeze } from "../../freezes/present.js";
 import type { Logger } from "../../logger.js";
@@ -114,6 +115,10 @@ export class HomeTab {
           reason: state.pause.reason || null,
           since: state.pause.pausedAt ? new Date(state.pause.pausedAt) : null,
           canUnpause: satisfies(level, this.deps.levels.unpause),
+          hold: holdOf(state.pause),
+          by: state.pause.by,
+          ...(state.pause.branch !== undefined ? { branch: state.pause.branch } : {}),
+          ...(state.pause.except ? { except: state.pause.except } : {}),
         });
       }
     }

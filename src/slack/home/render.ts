@@ -37,7 +37,17 @@ export interface HomeModel {
     canDequeue: boolean;
   }[];
   /** Paused queues of repositories they can read. */
-  paused: { repo: Repo; reason: string | null; since: Date | null; canUnpause: boolean }[];
+  paused: {
+    repo: Repo;
+    reason: string | null;
+    since: Date | null;
+    canUnpause: boolean;
+    /** How it holds its queue (absent: paused), who holds it, the branch, and the labels it lets through. */
+    hold?: "paused" | "draining" | "drained";
+    by?: string | null;
+    branch?: string;
+    except?: readonly string[];
+  }[];
   /** The next freeze window of each repository that has one, soonest first. */
   freezes?: { repo: Repo; freeze: ListedFreeze }[];
   /** Repositories they can read whose flake shield is on (docs/notifications.md, "The flake shield"). */
@@ -141,7 +151,14 @@ function paused(model: HomeModel): KnownBlock[] {
   const blocks: KnownBlock[] = model.paused.slice(0, MAX_PAUSED).map((p) => {
     const since = p.since ? ` since ${escapeMrkdwn(formatTime(p.since.toISOString()))}` : "";
     const reason = p.reason ? `: ${escapeMrkdwn(p.reason)}` : "";
-    const text = `⏸️ ${code(p.repo.fullName)} is paused${since}${reason}`;
+    const branch = p.branch ? ` (branch ${code(p.branch)})` : "";
+    const by = p.by ? ` by ${escapeMrkdwn(p.by)}` : "";
+    const except = p.except?.length
+      ? ` · except pull requests labelled ${p.except.map((l) => code(l)).join(" or ")}`
+      : "";
+    const hold = p.hold ?? "paused";
+    const icon = hold === "draining" ? "⏬" : "⏸️";
+    const text = `${icon} ${code(p.repo.fullName)}${branch} is ${hold}${by}${since}${reason}${except}`;
     return p.canUnpause ? section(text, unpauseButton(p.repo)) : section(text);
   });
   if (model.paused.length > MAX_PAUSED)

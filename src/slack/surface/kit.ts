@@ -1,5 +1,5 @@
 import type { RespondFn } from "@slack/bolt";
-import { COMMANDS, type Command } from "../../commands/catalog.js";
+import { COMMANDS, type Command, moduleOf } from "../../commands/catalog.js";
 import type { Actor, SlackPlace, Surface } from "../../commands/command.js";
 import type { PermissionLookup } from "../../commands/ports.js";
 import type { CommandOutcome, RunDeps } from "../../commands/run.js";
@@ -152,7 +152,9 @@ async function answer(
     });
     return;
   }
-  const changes = command ? COMMANDS[command.name].changes : false;
+  // A question (let's asking to confirm) is the person's alone, though its command changes things.
+  const asks = command ? moduleOf(command.name).answersPrivately?.(outcome.result) === true : false;
+  const changes = command ? COMMANDS[command.name].changes && !asks : false;
   const message: SlackMessage = renderResultMessage(
     outcome.result,
     changes && actor.slack ? { ...ctx, ranBy: actor.slack.userId } : ctx,

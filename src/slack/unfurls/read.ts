@@ -1,6 +1,7 @@
 import type { Actor } from "../../commands/command.js";
 import { type RunDeps, runCommand } from "../../commands/run.js";
 import { estimatedAt } from "../../core/merge-queue.js";
+import { holdOf } from "../../core/pause.js";
 import type { UnfurlTarget } from "./values.js";
 
 /** What an unfurl shows of one pull request, read through the `pr` and `status` commands. */
@@ -25,8 +26,16 @@ export interface UnfurlFacts extends UnfurlTarget {
       }
     | { kind: "not_queued" }
     | { kind: "unknown"; reason: string };
-  /** The repository's merge queue is paused, with the reason given. */
-  paused: { reason: string } | null;
+  /**
+   * The repository's merge queue is held, with the reason given: paused, draining or drained (absent:
+   * paused), by whom where known, and the labels it lets through.
+   */
+  paused: {
+    reason: string;
+    hold?: "paused" | "draining" | "drained";
+    by?: string | null;
+    except?: readonly string[];
+  } | null;
 }
 
 /**
@@ -49,7 +58,15 @@ export async function readUnfurlFacts(
     runCommand({ name: "status", repo, ...(info ? { branch: info.baseRef } : {}) }, actor, deps),
   ]);
   const state = status.ok && status.result.name === "status" ? status.result.state : null;
-  const paused = state?.pause ? { reason: state.pause.reason } : null;
+  const pause = state?.pause;
+  const paused = pause
+    ? {
+        reason: pause.reason,
+        hold: holdOf(pause),
+        by: pause.by,
+        ...(pause.except ? { except: pause.except } : {}),
+      }
+    : null;
   let queue: UnfurlFacts["queue"];
   if (!pr.ok || pr.result.name !== "pr") {
     queue = { kind: "unknown", reason: pr.ok ? "" : pr.error.code };

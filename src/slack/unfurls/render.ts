@@ -45,8 +45,16 @@ export function renderUnfurl(facts: UnfurlFacts, githubWebUrl: string, now: Date
   const title = facts.title ? ` ${escapeMrkdwn(clip(facts.title, 200))}` : "";
   const lines = [`*${link}*${title}`, stateLine(facts, now)];
   if (facts.paused && !facts.merged) {
+    const { hold = "paused", by, except } = facts.paused;
     const reason = facts.paused.reason ? `: ${escapeMrkdwn(clip(facts.paused.reason, 255))}` : "";
-    lines.push(`⏸️ The merge queue of ${codeMrkdwn(facts.repo.fullName)} is paused${reason}.`);
+    const who = by ? ` by ${escapeMrkdwn(clip(by, 100))}` : "";
+    const labels = except?.length
+      ? ` · except pull requests labelled ${except.map((l) => codeMrkdwn(clip(l, 50))).join(" or ")}`
+      : "";
+    const icon = hold === "draining" ? "⏬" : "⏸️";
+    lines.push(
+      `${icon} The merge queue of ${codeMrkdwn(facts.repo.fullName)} is ${hold}${who}${reason}${labels}.`,
+    );
   }
   const value = unfurlValue(facts);
   const buttons: Button[] = [];

@@ -27,6 +27,7 @@ import { signInConfirmations } from "./027-sign-in-confirmations.js";
 import { commandStepIntents } from "./028-command-step-intents.js";
 import { failureDetails } from "./029-failure-details.js";
 import { flakeShield } from "./030-flake-shield.js";
+import { gateControl } from "./031-gate-control.js";
 import { mergedPulls } from "./032-merged-pulls.js";
 import type { Migration } from "./migration.js";
 
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   failureDetails,
   mergedPulls,
   flakeShield,
+  gateControl,
 ];
 
 /** The highest migration version this build knows. */

@@ -47,6 +47,12 @@ storeContract("freezes", ({ h }) => {
       expect(await store.listFreezes(r("acme/widgets"))).toEqual([]);
       expect(await store.listFreezes(r("acme/gadgets"))).toHaveLength(1);
     });
+
+    it("keeps the labels a freeze's windows let through", async () => {
+      await store.addFreeze({ ...freeze("acme/ships", "weekend", "f5"), except: ["hotfix", "release"] });
+      expect((await store.listFreezes(r("acme/ships")))[0]).toMatchObject({ except: ["hotfix", "release"] });
+      expect(await store.addFreeze(freeze("acme/ships", "nightly", "f6"))).not.toHaveProperty("except");
+    });
   });
 
   describe("window steps", () => {

@@ -536,6 +536,10 @@ export class GitHubMergeQueues {
       headRefOid: pull.pull?.headSha,
       author: { __typename: pull.user.type === "Bot" ? "Bot" : "User", login: pull.user.login },
       mergeQueueEntry: () => entryNode(pull),
+      labels: ({ first }: { first?: number }) => ({
+        totalCount: pull.labels?.length ?? 0,
+        nodes: (pull.labels ?? []).slice(0, first ?? 100).map((name) => ({ name })),
+      }),
     });
     const queueNode = (queue: BranchQueue) => ({
       id: `MQ_${queue.repository.id}_${queue.branch}`,

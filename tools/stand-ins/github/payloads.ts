@@ -121,6 +121,19 @@ export function repositoryJson(urls: Urls, repository: Repository): Record<strin
   };
 }
 
+/** An issue's labels as GitHub's payloads carry them. */
+function labelsJson(urls: Urls, issue: Issue): Record<string, unknown>[] {
+  return (issue.labels ?? []).map((name, i) => ({
+    id: issue.id * 100 + i,
+    node_id: nodeId("LA", issue.id * 100 + i),
+    url: `${urls.api}/repos/${issue.repository.fullName}/labels/${encodeURIComponent(name)}`,
+    name,
+    color: "ededed",
+    default: false,
+    description: null,
+  }));
+}
+
 function issueUrls(urls: Urls, issue: Issue): { api: string; html: string; pullApi: string } {
   const repo = issue.repository.fullName;
   return {
@@ -142,7 +155,7 @@ export function issueJson(urls: Urls, state: GitHubState, issue: Issue): Record<
     number: issue.number,
     title: issue.title,
     user: userJson(urls, issue.user),
-    labels: [],
+    labels: labelsJson(urls, issue),
     state: issue.state,
     locked: false,
     assignee: null,
@@ -190,7 +203,7 @@ export function pullRequestJson(urls: Urls, state: GitHubState, issue: Issue): R
     title: issue.title,
     user: userJson(urls, issue.user),
     body: issue.body,
-    labels: [],
+    labels: labelsJson(urls, issue),
     milestone: null,
     created_at: issue.createdAt,
     updated_at: issue.updatedAt,

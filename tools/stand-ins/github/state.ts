@@ -108,6 +108,8 @@ export interface Issue {
   closedAt: string | null;
   /** Present when this issue is a pull request. */
   pull: PullRequestInfo | null;
+  /** Its labels' names, in the order added (absent: none). */
+  labels?: string[];
 }
 
 export interface Comment {
@@ -142,6 +144,8 @@ export interface AddPullRequestInput {
   draft?: boolean;
   state?: "open" | "closed";
   merged?: boolean;
+  /** Its labels' names. */
+  labels?: string[];
 }
 
 export interface AddIssueInput {
@@ -472,6 +476,7 @@ export class GitHubState {
         merged,
         mergedAt: merged ? now : null,
       },
+      ...(input.labels ? { labels: [...input.labels] } : {}),
     });
   }
 
@@ -496,6 +501,15 @@ export class GitHubState {
   }
 
   /** Changes a pull request in place (e.g. new head sha, merged), as later GitHub activity would. */
+  /** Sets an issue's or pull request's labels (as someone adding or removing them on GitHub would). */
+  setLabels(fullName: string, number: number, labels: readonly string[]): Issue {
+    const issue = this.getIssue(fullName, number);
+    if (!issue) throw new StateError(`no issue ${fullName}#${number}`);
+    issue.labels = [...labels];
+    issue.updatedAt = this.timestamp();
+    return issue;
+  }
+
   updatePullRequest(
     fullName: string,
     number: number,

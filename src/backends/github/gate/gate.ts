@@ -1,28 +1,38 @@
-import type { HeldPause, PauseTarget, QueuePause, QueuePauses, QueueResume } from "../../../core/pause.js";
+import { randomUUID } from "node:crypto";
+import { CommandError, CommandErrorCode } from "../../../commands/errors.js";
+import type {
+  HeldPause,
+  LetThrough,
+  PauseRequest,
+  PauseTarget,
+  QueuePause,
+  QueuePauses,
+  QueueResume,
+} from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
-import type { GateCheckRecord, GatePauseRecord, GateStore } from "../../../store/gates.js";
-import { codeSpan, escapeMarkdown } from "../../../wording/markdown.js";
-import { withoutBidiControls } from "../../../wording/words.js";
+import type {
+  GateCheckRecord,
+  GateDrain,
+  GatePass,
+  GatePauseRecord,
+  GateStore,
+} from "../../../store/gates.js";
 import { pushedEventId } from "../queue-events.js";
-import type { GateGitHub, GateRun } from "./github.js";
+import { GateChecks } from "./checks.js";
+
+import { GateDecisions, type GateEntries } from "./decisions.js";
+import type { GateGitHub } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
 import { gateWarning } from "./required.js";
-
-/** A claim (of a check run to make, or of a held gate to complete) older than this may be taken over. */
-const GATE_CLAIM_LEASE_MS = 60_000;
+import { passedRun } from "./runs.js";
 
 /** Completed gates and pull requests' gates older than this are deleted by the sweep. */
 const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** How many held gates one sweep completes at most. */
+/** How many held gates one sweep completes (or decides again) at most. */
 const SWEEP_BATCH = 100;
-
-/** After GitHub refused a gate's check run or completion `attempts` times before: when to try again. */
-export function gateRetryDelayMs(attempts: number): number {
-  return Math.min(5 * 60_000, 5_000 * 2 ** Math.min(attempts, 10));
-}
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
@@ -52,7 +62,16 @@ export interface GateDeps {
    * in that order, so what GitHub times out is put back in it; absent: only the groups made while paused.
    */
   queued?: (repo: Repo, branch: string) => Promise<number[]>;
+  /**
+   * The branch's queue by position, with when each entry entered and its labels (GitHub's `mergeQueue`),
+   * null where the branch has none: what drains, exemptions and pull requests let through are decided on.
+   * Absent: none of them can be decided, and every merge group of a held branch is held.
+   */
+  entries?: GateEntries;
 }
+
+/** The events the gate tells the channels of. */
+type GateAnnouncement = Extract<QueueEventBody, { kind: "paused" | "resumed" | "drained" | "let-through" }>;
 
 /** A merge group GitHub asks checks of (`merge_group` `checks_requested`). */
 export interface MergeGroupHead {
@@ -81,8 +100,14 @@ export interface PullHead {
  */
 export class GitHubGate implements QueuePauses {
   readonly scope = "branch" as const;
+  readonly exemptions = "labels" as const;
+  private readonly decisions: GateDecisions;
+  private readonly checks: GateChecks;
 
-  constructor(private readonly deps: GateDeps) {}
+  constructor(private readonly deps: GateDeps) {
+    this.decisions = new GateDecisions(deps);
+    this.checks = new GateChecks(deps);
+  }
 
   /** The branch a target names: its own, or the repository's default branch (read from GitHub). */
   private async branchOf(target: PauseTarget): Promise<string> {
@@ -101,7 +126,59 @@ export class GitHubGate implements QueuePauses {
     return pauses.map((p) => ({ ...toQueuePause(p), branch: p.branch }));
   }
 
-  async pause(target: PauseTarget, pause: { reason: string; by: string }): Promise<QueuePause> {
+  async pause(target: PauseTarget, pause: PauseRequest): Promise<QueuePause> {
+    const except = [...new Set((pause.except ?? []).map((l) => l.toLowerCase()))];
+    const key = `${pause.reason}${except.length ? `:except:${except.join(",")}` : ""}`;
+    return this.hold(target, pause, { except }, (pauseId) => `gate-pause:${pauseId}:${key}`);
+  }
+
+  /**
+   * Drains the branch (docs/backends.md, "The gate"): what its queue holds now (read from GitHub; refused
+   * when it cannot be read whole) merges, what is queued later waits; a pause in force becomes the drain,
+   * and the groups it held that hold only entries queued now pass at once.
+   */
+  async drain(target: PauseTarget, drain: { reason: string; by: string }): Promise<QueuePause> {
+    const branch = await this.branchOf(target);
+    const read = await this.queueToDrain(target.repo, branch);
+    const kept: GateDrain = {
+      id: randomUUID(),
+      by: drain.by,
+      startedAt: this.deps.now(),
+      entries: read.map(({ number, enteredAt }) => ({ number, enteredAt })),
+    };
+    return this.hold({ ...target, branch }, drain, { drain: kept }, () => `gate-drain:${kept.id}`);
+  }
+
+  /** What the branch's queue holds, for a drain: refused when GitHub cannot list all of it. */
+  private async queueToDrain(repo: Repo, branch: string) {
+    const entries = this.deps.entries;
+    if (!entries) {
+      throw new CommandError(CommandErrorCode.Unavailable, {
+        command: "drain",
+        detail: "draining GitHub's merge queue",
+      });
+    }
+    const read = await entries(repo, branch);
+    if (read && !read.complete) {
+      throw new CommandError(CommandErrorCode.NotOnThisQueue, {
+        command: "drain",
+        repository: repo.fullName,
+        detail: `GitHub's merge queue of ${branch} holds more pull requests than Yardmaster reads at once (${read.entries.length}): pause it instead`,
+      });
+    }
+    return read?.entries ?? [];
+  }
+
+  /**
+   * Pauses or drains the branch (or changes the pause in force), tells the channels, and decides again
+   * the groups a pause in force held; a drain of a queue with nothing queued before it is drained at once.
+   */
+  private async hold(
+    target: PauseTarget,
+    who: { reason: string; by: string },
+    how: { drain?: GateDrain; except?: readonly string[] },
+    key: (pauseId: string) => string,
+  ): Promise<QueuePause> {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
     const { github, checkName, appId } = this.deps;
@@ -109,20 +186,28 @@ export class GitHubGate implements QueuePauses {
     const { updated, ...record } = await this.deps.store.putGatePause({
       repository: target.repo,
       branch,
-      reason: pause.reason,
-      by: pause.by,
+      reason: who.reason,
+      by: who.by,
       pausedAt: this.deps.now(),
+      ...how,
     });
     if (!updated) await this.holdQueued(target.repo, branch, record.pauseId);
-    await this.announce(target.repo, branch, `gate-pause:${record.pauseId}:${pause.reason}`, {
+    // One branch's pause: its notice's Unpause names the branch.
+    await this.announce(target.repo, branch, key(record.pauseId), {
       kind: "paused",
-      reason: pause.reason,
-      by: pause.by,
+      reason: who.reason,
+      by: who.by,
       update: updated,
-      // One branch's pause: its notice's Unpause names the branch.
       scope: "branch",
+      ...(how.drain ? { drain: true as const } : {}),
+      ...(how.except?.length ? { except: [...how.except] } : {}),
     });
-    return { ...toQueuePause(record), ...(warning ? { warning } : {}) };
+    if (updated && (record.drain || record.except.length)) {
+      await this.deps.store.reconsiderGates(target.repo, branch);
+      await this.reconsider({ repository: target.repo, branch });
+    }
+    const now = record.drain ? ((await this.checkDrained(record)) ?? record) : record;
+    return { ...toQueuePause(now), ...(warning ? { warning } : {}) };
   }
 
   /**
@@ -151,14 +236,12 @@ export class GitHubGate implements QueuePauses {
     }
   }
 
-  /** Best effort: the pause or resume happened whether or not the channels hear of it. */
-  private async announce(
-    repo: Repo,
-    branch: string,
-    key: string,
-    body: Extract<QueueEventBody, { kind: "paused" | "resumed" }>,
-  ): Promise<void> {
-    const event: QueueEvent = {
+  /**
+   * Tells the channels (best effort: what happened happened whether or not they hear of it); false when
+   * they could not be told. The same key makes the same event (once per channel, whoever tells it).
+   */
+  private async announce(repo: Repo, branch: string, key: string, body: GateAnnouncement): Promise<boolean> {
+    const event = {
       id: pushedEventId(key),
       at: this.deps.now().toISOString(),
       repository: repo.fullName,
@@ -167,15 +250,17 @@ export class GitHubGate implements QueuePauses {
       queue: branch,
       origin: `gate.${body.kind}`,
       ...body,
-    };
-    await this.deps
-      .announce?.(repo, event)
-      .catch((error: unknown) =>
-        this.deps.logger.warn(
-          { err: error, repository: repo.fullName },
-          "could not announce the gate's pause",
-        ),
+    } as QueueEvent;
+    try {
+      await this.deps.announce?.(repo, event);
+      return true;
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, repository: repo.fullName },
+        `could not announce the gate's ${body.kind} event`,
       );
+      return false;
+    }
   }
 
   /**
@@ -194,7 +279,7 @@ export class GitHubGate implements QueuePauses {
     });
     let refused = 0;
     for (const gate of await this.deps.store.pendingGateChecks(target.repo, branch)) {
-      if (!(await this.complete(gate, `Resumed by ${by}`))) refused += 1;
+      if (!(await this.checks.complete(gate, `Resumed by ${by}`))) refused += 1;
     }
     if (this.deps.putBack) {
       const holds = await this.deps.store.takeGateHolds(target.repo, branch, pause.pauseId);
@@ -209,11 +294,16 @@ export class GitHubGate implements QueuePauses {
     return refused === 0 ? { branch } : { branch, warning: stillHeldWarning(branch, refused) };
   }
 
-  /** A merge group to test: its gate, held while its base branch is paused. */
+  /**
+   * A merge group to test: its gate, held while its base branch is paused, unless the pause lets it
+   * through (a drain's earlier entries, exempt labels, a pull request let through: decide.ts).
+   */
   async onMergeGroup(group: MergeGroupHead): Promise<void> {
     const { store, checkName: name, now } = this.deps;
+    const where = { repository: group.repository, branch: group.baseRef, pullNumber: group.pullNumber };
     const pause = await store.getGatePause(group.repository, group.baseRef);
-    if (pause) {
+    const decided = pause ? await this.decisions.decide(pause, where) : null;
+    if (pause && !decided?.pass) {
       await store.holdGateEntry({
         repository: group.repository,
         branch: group.baseRef,
@@ -223,14 +313,21 @@ export class GitHubGate implements QueuePauses {
         at: now(),
       });
     }
-    const reported = await this.report(
-      { ...group, kind: "group" },
-      pause ? heldRun(name, pause) : passedRun(name, "The merge queue is running"),
-    );
-    if (!reported || !pause) return;
+    const run = decided?.run ?? passedRun(name, "The merge queue is running");
+    const reported = await this.checks.report({ ...group, kind: "group" }, run);
+    if (!reported || !pause || decided?.pass) return;
+    if (decided?.undecided)
+      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
+    const after = await store.getGatePause(group.repository, group.baseRef);
     // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
-    if (!(await store.getGatePause(group.repository, group.baseRef))) {
-      await this.complete(reported, "Resumed");
+    if (!after) {
+      await this.checks.complete(reported, "Resumed");
+      return;
+    }
+    // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
+    if (await this.decisions.changed(pause, after, group.pullNumber)) {
+      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
+      await this.reconsider({ repository: group.repository, branch: group.baseRef });
     }
   }
 
@@ -240,7 +337,7 @@ export class GitHubGate implements QueuePauses {
     const check = this.deps.onGitHubQueue;
     const served = check ? await check(pull.repository, pull.baseRef).catch(() => true) : true;
     if (!served) return;
-    await this.report(
+    await this.checks.report(
       { ...pull, kind: "pull" },
       passedRun(this.deps.checkName, "Pull requests may be queued at any time"),
     );
@@ -257,10 +354,19 @@ export class GitHubGate implements QueuePauses {
     headSha: string;
     reason: string;
   }): Promise<void> {
-    if (removed.reason !== "CI_TIMEOUT") return;
     const { store, now } = this.deps;
     const pause = await store.getGatePause(removed.repository, removed.baseRef);
     if (!pause) return;
+    // A drain may have lost its last earlier entry (merged, or removed): best effort, the sweep checks too.
+    if (pause.drain && !pause.drainedAt) {
+      await this.checkDrained(pause, removed.pullNumber).catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, repository: removed.repository.fullName, branch: removed.baseRef },
+          "could not tell whether the merge queue is drained: the sweep looks again shortly",
+        ),
+      );
+    }
+    if (removed.reason !== "CI_TIMEOUT") return;
     await store.holdTimedOutEntry({
       repository: removed.repository,
       branch: removed.baseRef,
@@ -272,78 +378,6 @@ export class GitHubGate implements QueuePauses {
   }
 
   /**
-   * Claims the gate of a commit, then makes its check run; null when another replica or an earlier
-   * delivery claimed it, or when GitHub refused the check run: the claim is kept then, and the sweep
-   * makes it again later (GitHub never redelivers a webhook by itself).
-   */
-  private async report(
-    head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
-    run: GateRun,
-  ): Promise<GateCheckRecord | null> {
-    const { store, now } = this.deps;
-    const key = { repository: head.repository, headSha: head.headSha, name: run.name };
-    const claimed = await store.claimGateCheck({
-      ...key,
-      branch: head.baseRef,
-      kind: head.kind,
-      pullNumber: head.pullNumber,
-      owner: this.deps.owner,
-      at: now(),
-      staleBefore: this.staleBefore(),
-    });
-    if (!claimed) return null;
-    return this.makeRun(head, run, 0).catch((error: unknown) => {
-      this.deps.logger.warn(
-        { err: error, repository: head.repository.fullName, sha: head.headSha },
-        "GitHub refused the gate check: Yardmaster makes it again shortly",
-      );
-      return null;
-    });
-  }
-
-  private staleBefore(): Date {
-    return new Date(this.deps.now().getTime() - GATE_CLAIM_LEASE_MS);
-  }
-
-  /**
-   * Makes the check run of a gate this replica claimed; a failure keeps the claim, to be made again by the
-   * sweep after a backoff (`attempts`: GitHub's refusals so far), and throws.
-   */
-  private async makeRun(
-    head: { repository: Repo; baseRef: string; headSha: string; pullNumber: number; kind: "group" | "pull" },
-    run: GateRun,
-    attempts: number,
-  ): Promise<GateCheckRecord> {
-    const { store, github, now } = this.deps;
-    const key = { repository: head.repository, headSha: head.headSha, name: run.name };
-    let id: number;
-    try {
-      id = await github.createCheckRun(head.repository, { ...run, headSha: head.headSha });
-    } catch (error) {
-      await this.defer(head.repository, head.headSha, run.name, attempts);
-      throw error;
-    }
-    const state = run.status === "queued" ? "queued" : "success";
-    await store.gateCheckReported(head.repository, head.headSha, run.name, id, state, now());
-    return {
-      ...key,
-      branch: head.baseRef,
-      kind: head.kind,
-      pullNumber: head.pullNumber,
-      checkRunId: id,
-      state,
-      createdAt: now(),
-      attempts: 0,
-    };
-  }
-
-  /** GitHub refused a gate's check run or completion: tried again after the backoff. */
-  private async defer(repository: Repo, headSha: string, name: string, attempts: number): Promise<void> {
-    const retryAt = new Date(this.deps.now().getTime() + gateRetryDelayMs(attempts));
-    await this.deps.store.deferGateCheck(repository, headSha, name, retryAt).catch(() => undefined);
-  }
-
-  /**
    * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: takes over the claims
    * whose replica died before making their check run and makes it (queued if the branch is paused now,
    * else a success), completes the held gates of branches no longer paused (a resume that stopped half
@@ -352,7 +386,7 @@ export class GitHubGate implements QueuePauses {
    */
   async sweep(): Promise<void> {
     const { store, owner, now, logger } = this.deps;
-    for (const gate of await store.takeStaleGateClaims(owner, now(), this.staleBefore())) {
+    for (const gate of await store.takeStaleGateClaims(owner, now(), this.checks.staleBefore())) {
       await this.reportTakenOver(gate).catch((error: unknown) =>
         logger.warn(
           { err: error, repository: gate.repository.fullName, sha: gate.headSha },
@@ -361,9 +395,107 @@ export class GitHubGate implements QueuePauses {
       );
     }
     for (const gate of await store.unpausedHeldGates(SWEEP_BATCH, now())) {
-      await this.complete(gate, "Resumed");
+      await this.checks.complete(gate, "Resumed");
+    }
+    await this.reconsider();
+    for (const pause of await store.listDrainingGatePauses()) {
+      await this.checkDrained(pause).catch((error: unknown) =>
+        logger.warn(
+          { err: error, repository: pause.repository.fullName, branch: pause.branch },
+          "could not tell whether the merge queue is drained: Yardmaster looks again shortly",
+        ),
+      );
     }
     await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
+  }
+
+  /**
+   * Decides again the held gates waiting for it (of one branch, or of any: the sweep), each taken by one
+   * replica: those that pass now are completed; those GitHub could not be read for wait for the next
+   * sweep. The gates completed.
+   */
+  private async reconsider(where?: { repository: Repo; branch: string }): Promise<GateCheckRecord[]> {
+    const { store } = this.deps;
+    const passed: GateCheckRecord[] = [];
+    const reads = this.decisions.reads();
+    for (const gate of await store.takeGatesToReconsider(SWEEP_BATCH, where)) {
+      const pause = await store.getGatePause(gate.repository, gate.branch);
+      const decided = pause ? await this.decisions.decide(pause, gate, reads) : null;
+      if (pause && !decided?.pass) {
+        if (decided?.undecided)
+          await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
+        continue;
+      }
+      if (await this.checks.complete(gate, decided?.run ?? passedRun(this.deps.checkName, "Resumed")))
+        passed.push(gate);
+    }
+    return passed;
+  }
+
+  /**
+   * Whether the drain is done: nothing queued before it is left in the queue (`left`: a pull request GitHub
+   * just removed, which it may still list). Then the channels hear it once, and it is marked drained (the
+   * record, drained), held until resumed. Throws when GitHub cannot be read.
+   */
+  private async checkDrained(pause: GatePauseRecord, left?: number): Promise<GatePauseRecord | null> {
+    const drain = pause.drain;
+    if (!drain || pause.drainedAt) return null;
+    const remaining = await this.decisions.earlierLeft(pause, left);
+    if (remaining === null || remaining > 0) return null;
+    // Told first (the same event whoever tells it), then marked: a replica that dies between the two
+    // leaves it to the next sweep, and the channels still hear it once.
+    const told = await this.announce(pause.repository, pause.branch, `gate-drained:${drain.id}`, {
+      kind: "drained",
+      by: drain.by,
+      reason: pause.reason,
+      scope: "branch",
+    });
+    if (!told) return null;
+    return this.deps.store.markGateDrained(pause.repository, pause.branch, drain.id, this.deps.now());
+  }
+
+  /**
+   * Lets a pull request's merge group through the branch's pause (docs/backends.md, "The gate"): refused
+   * (`others`) while the group holds others ahead of it unless confirmed; then kept for the pause (a group
+   * GitHub makes again for it passes too, as long as it holds no one else), told to the channels, and its
+   * held gates completed at once.
+   */
+  async letThrough(
+    target: { repo: Repo; branch: string; pull: number },
+    options: { by: string; confirm: boolean },
+  ): Promise<LetThrough> {
+    const { store, now } = this.deps;
+    const { repo, branch, pull } = target;
+    const pause = await store.getGatePause(repo, branch);
+    if (!pause) return { kind: "not-held", branch };
+    const group = await this.decisions.groupToLet(repo, branch, pull);
+    if (!group) return { kind: "not-queued", branch };
+    const others = group.filter((n) => n !== pull);
+    if (others.length > 0 && !options.confirm) return { kind: "others", branch, others };
+    // Each pull request of the group passes with those ahead of it: GitHub merges the group once the
+    // groups ahead of it within it have passed too.
+    let pass: GatePass | undefined;
+    for (const [i, number] of group.entries()) {
+      const pulls = group.slice(0, i + 1);
+      pass = await store.putGatePass({
+        repository: repo,
+        branch,
+        pauseId: pause.pauseId,
+        pullNumber: number,
+        pulls,
+        by: options.by,
+        at: now(),
+      });
+      await store.reconsiderGates(repo, branch, { pull: number });
+    }
+    await this.announce(repo, branch, `gate-let:${pass?.passId ?? pull}:${group.join(",")}`, {
+      kind: "let-through",
+      by: options.by,
+      pulls: group,
+      scope: "branch",
+    });
+    const passed = await this.reconsider({ repository: repo, branch });
+    return { kind: "passed", branch, pulls: group, passedNow: passed.some((g) => g.pullNumber === pull) };
   }
 
   /** Makes the check run of a gate whose claim this replica took over. */
@@ -372,78 +504,36 @@ export class GitHubGate implements QueuePauses {
     const pause = gate.kind === "group" ? await store.getGatePause(gate.repository, gate.branch) : null;
     const open =
       gate.kind === "group" ? "The merge queue is running" : "Pull requests may be queued at any time";
+    const decided = pause ? await this.decisions.decide(pause, gate) : null;
     const head = { ...gate, baseRef: gate.branch };
-    const reported = await this.makeRun(
+    const reported = await this.checks.makeRun(
       head,
-      pause ? heldRun(gate.name, pause) : passedRun(gate.name, open),
+      decided?.run ?? passedRun(gate.name, open),
       gate.attempts,
     );
-    if (pause && !(await store.getGatePause(gate.repository, gate.branch))) {
-      await this.complete(reported, "Resumed");
-    }
-  }
-
-  /**
-   * Completes a held gate, once across replicas: false when GitHub refused (it stays held, and the sweep
-   * completes it again after a backoff).
-   */
-  private async complete(gate: GateCheckRecord, title: string): Promise<boolean> {
-    const { store, github, now, checkName } = this.deps;
-    const { repository, headSha, name } = gate;
-    const id = await store.claimGateCompletion(repository, headSha, name, now(), this.staleBefore());
-    if (id === null) return true;
-    try {
-      await github.updateCheckRun(repository, id, passedRun(checkName, title));
-    } catch (error) {
-      await this.defer(repository, headSha, name, gate.attempts);
-      this.deps.logger.error(
-        { err: error, repository: repository.fullName, sha: headSha },
-        "could not complete a held gate check: Yardmaster tries again shortly",
-      );
-      return false;
-    }
-    await store.gateCompleted(repository, headSha, name, now());
-    return true;
+    if (!pause || decided?.pass) return;
+    if (decided?.undecided)
+      await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
+    if (!(await store.getGatePause(gate.repository, gate.branch)))
+      await this.checks.complete(reported, "Resumed");
   }
 }
 
 function toQueuePause(pause: GatePauseRecord): QueuePause {
-  return { reason: pause.reason, pausedAt: pause.pausedAt.toISOString(), by: pause.by, branch: pause.branch };
+  return {
+    reason: pause.reason,
+    pausedAt: pause.pausedAt.toISOString(),
+    by: pause.drain?.by ?? pause.by,
+    branch: pause.branch,
+    ...(pause.drain
+      ? { drain: { drainedAt: pause.drainedAt?.toISOString() ?? null, entries: pause.drain.entries.length } }
+      : {}),
+    ...(pause.except.length ? { except: [...pause.except] } : {}),
+  };
 }
 
 /** What a resume says when GitHub would not complete some of the branch's held gates. */
 export function stillHeldWarning(branch: string, refused: number): string {
   const gates = refused === 1 ? "1 merge group's gate check" : `${refused} merge groups' gate checks`;
   return `Not running yet: GitHub refused to complete ${gates} on ${branch}, so GitHub's merge queue still holds them. Yardmaster tries again by itself, each time a little later; if it keeps failing, check that the GitHub App has the checks: write permission (/mq doctor says).`;
-}
-
-/** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */
-function checkRunTitle(text: string): string {
-  return withoutBidiControls(text)
-    .replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ")
-    .slice(0, 200);
-}
-
-function passedRun(name: string, title: string): GateRun {
-  return {
-    name,
-    status: "completed",
-    title: checkRunTitle(title),
-    summary: "Yardmaster does not hold this branch's merge queue: the gate is open.",
-  };
-}
-
-function heldRun(name: string, pause: GatePauseRecord): GateRun {
-  return {
-    name,
-    status: "queued",
-    title: checkRunTitle(`Paused by ${pause.by}: ${pause.reason}`),
-    summary: [
-      `Yardmaster holds the merge queue of ${codeSpan(pause.branch)}: paused by ${escapeMarkdown(pause.by)} since ${pause.pausedAt.toISOString()}.`,
-      "",
-      `Reason: ${escapeMarkdown(pause.reason)}`,
-      "",
-      "This check completes when the queue is unpaused (`/mq unpause` in Slack, or `@yardmaster unpause` on a pull request).",
-    ].join("\n"),
-  };
 }

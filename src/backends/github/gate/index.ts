@@ -3,9 +3,12 @@ import type { QueueEvent } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateStore } from "../../../store/gates.js";
+import type { GateEntries } from "./decisions.js";
 import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
 
+export type { GateEntry } from "./decide.js";
+export type { GateEntries } from "./decisions.js";
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
 export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
@@ -38,6 +41,8 @@ export function createGitHubGate(options: {
   ) => Promise<unknown>;
   /** The pull requests in a branch's queue, in its order (absent: not read when pausing). */
   queued?: (repo: Repo, branch: string) => Promise<number[]>;
+  /** A branch's queue with when each entry entered and its labels (absent: no drain, exemption or pass decided). */
+  entries?: GateEntries;
 }): GitHubGate {
   return new GitHubGate({
     store: options.store,
@@ -50,6 +55,7 @@ export function createGitHubGate(options: {
     ...(options.announce ? { announce: options.announce } : {}),
     ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
     ...(options.queued ? { queued: options.queued } : {}),
+    ...(options.entries ? { entries: options.entries } : {}),
     putBack: {
       pullRequest: (repo, number) => options.gateway().pullRequest(repo, number),
       enqueue: options.enqueue,
