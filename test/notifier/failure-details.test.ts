@@ -189,7 +189,7 @@ describe("a removal's notice and why its checks failed", () => {
     expect(posted?.blocks).toContain(
       "<https://github.com/acme/widgets/blob/abc/src/a.ts#L3|src/a.ts:3> — boom",
     );
-    expect(posted?.text).toContain("(ci/test: 3 tests failed)");
+    expect(posted?.text).toContain("its checks failed (ci/test) — ci/test: 3 tests failed");
     await r.deliverer.deliverPending();
     expect(slack.updates.filter((u) => u.blocks.includes("3 tests failed"))).toEqual([]);
     expect(r.summaries).toEqual([DETAILS]);
