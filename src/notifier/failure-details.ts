@@ -21,6 +21,11 @@ import type { DetailsEdit, FailureDetailsStore } from "../store/index.js";
 export const DETAILS_WAIT_MS = 10_000;
 /** How long a replica's claim on reading them lasts; past it, another reads them. */
 export const DETAILS_CLAIM_MS = 60_000;
+/**
+ * How long the replica reading them waits for them within its delivery pass (the rest of the wait holds
+ * the channel, its pass over): a read that takes a moment posts the notice with them in the same pass.
+ */
+export const DETAILS_INLINE_WAIT_MS = 3_000;
 
 export interface FailureDetailsDeps {
   store: FailureDetailsStore;
@@ -38,6 +43,7 @@ export interface FailureDetailsDeps {
   logger: Logger;
   waitMs?: number;
   claimMs?: number;
+  inlineWaitMs?: number;
   /** The real clock, in ms: a wait is real time, whatever clock the notices run on. */
   clock?: () => number;
 }
@@ -53,6 +59,9 @@ export interface DeliveredDetails {
 }
 
 export class FailureDetailsKeeper implements DeliveredDetails {
+  /** The readings this process is doing, by event id. */
+  private readonly reading = new Map<number, Promise<void>>();
+
   constructor(private readonly deps: FailureDetailsDeps) {}
 
   private clock(): number {
@@ -84,7 +93,8 @@ export class FailureDetailsKeeper implements DeliveredDetails {
       return;
     }
     if (!claimed) return;
-    const reading = this.readAndRecord(repository, event);
+    const reading = this.readAndRecord(repository, event).finally(() => this.reading.delete(event.id));
+    this.reading.set(event.id, reading);
     this.deps.track?.(reading);
   }
 
@@ -118,6 +128,7 @@ export class FailureDetailsKeeper implements DeliveredDetails {
 
   async forRow(repository: Repo, event: QueueEvent): Promise<RowDetails | undefined> {
     if (!wantsFailureDetails(event)) return undefined;
+    await this.inline(event.id);
     const record = await this.deps.store.getFailureDetails(event.id);
     if (!record || record.status === "none") return { details: null };
     if (record.status === "read") return { details: asDetails(record.details) };
@@ -126,6 +137,18 @@ export class FailureDetailsKeeper implements DeliveredDetails {
     if (record.claimedUntil.getTime() < now) await this.begin(repository, event);
     const waitMs = record.dueAt.getTime() - now;
     return waitMs > 0 ? { waitMs } : { details: null };
+  }
+
+  /** Waits a moment (DETAILS_INLINE_WAIT_MS at most) for this process's own reading of them, if any. */
+  private async inline(eventId: number): Promise<void> {
+    const reading = this.reading.get(eventId);
+    if (!reading) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.deps.inlineWaitMs ?? DETAILS_INLINE_WAIT_MS);
+    });
+    await Promise.race([reading, bound]);
+    clearTimeout(timer);
   }
 
   edits(channelId?: string): Promise<DetailsEdit[]> {

@@ -84,7 +84,7 @@ function describeLeft(event: QueueEventOf<"left">, ctx: NotificationContext): De
   const why = ctx.failures ? failurePlain(ctx.failures) : "";
   return {
     line: `❌ Left the merge queue${queueName(event.queue)} ${escapeMrkdwn(lead)}${checksInline(event.failedChecks, true)}`,
-    plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}${why ? ` (${why})` : ""}`,
+    plain: `left the queue ${lead}${checksInline(event.failedChecks, false)}${why ? ` — ${why}` : ""}`,
     ...(also ? { detail: also } : {}),
     ...(failures.length ? { failures } : {}),
     requeue: true,

@@ -84,7 +84,7 @@ function deferred() {
   return { promise, resolve, reject };
 }
 
-function replica(owner: string, read: () => Promise<FailureDetails>) {
+function replica(owner: string, read: () => Promise<FailureDetails>, inlineWaitMs = 20) {
   const reads: number[] = [];
   const summaries: (FailureDetails | null)[] = [];
   const work: Promise<unknown>[] = [];
@@ -105,6 +105,7 @@ function replica(owner: string, read: () => Promise<FailureDetails>) {
     owner,
     logger,
     clock: () => clock,
+    inlineWaitMs,
   });
   const deliverer = new Deliverer({
     store,
@@ -188,10 +189,20 @@ describe("a removal's notice and why its checks failed", () => {
     expect(posted?.blocks).toContain(
       "<https://github.com/acme/widgets/blob/abc/src/a.ts#L3|src/a.ts:3> — boom",
     );
-    expect(posted?.text).toContain("(ci/test: 3 tests failed)");
+    expect(posted?.text).toContain("its checks failed (ci/test) — ci/test: 3 tests failed");
     await r.deliverer.deliverPending();
     expect(slack.updates.filter((u) => u.blocks.includes("3 tests failed"))).toEqual([]);
     expect(r.summaries).toEqual([DETAILS]);
+  });
+
+  it("the replica reading them posts it with them in the same pass when they come at once", async () => {
+    // GitHub answers a moment after the delivery began (real time: the pass waits for it).
+    const r = replica("r1", () => new Promise((resolve) => setTimeout(() => resolve(DETAILS), 200)), 5_000);
+    await removal(r);
+    const report = await r.deliverer.deliverPending();
+    expect(report.nextAt).toBeUndefined();
+    expect(removalPosts()).toHaveLength(1);
+    expect(removalPosts()[0]?.blocks).toContain("*3 tests failed*");
   });
 
   it("after 10 s it goes without them, and is edited in place, once, when they come", async () => {
