@@ -193,7 +193,9 @@ describe("the flake shield on Mergify's queue", () => {
     const text = JSON.stringify(answer);
     // #23 was queued again once, and failed again: none merged.
     expect(text).toMatch(/\*Queued again by the flake shield\*\\n1 \(0 of them then merged\)/);
-    expect(text).toMatch(/\*Checks that removed most pull requests\*\\n• <[^>|]+\|ci\/test> × 4\\n• <[^>|]+\|ci\/lint> × 1/);
+    expect(text).toMatch(
+      /\*Checks that removed most pull requests\*\\n• <[^>|]+\|ci\/test> × 4\\n• <[^>|]+\|ci\/lint> × 1/,
+    );
   });
 });
 
