@@ -23,8 +23,11 @@ import { relayedBecause, type ShieldNote, shieldSentence } from "./words.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back a pull request's entries and the shield's re-queues of it are looked for. */
 const LOOKBACK_MS = 30 * DAY_MS;
-/** How long a replica that sees another's claim waits for what came of it (then its notice goes without). */
-export const SHIELD_DECISION_WAIT_MS = 15_000;
+/**
+ * How long a replica that sees another's claim waits for what came of it (then its notice goes without):
+ * within GitHub's 10 s for a webhook's answer (a pushed notice is queued before it is answered).
+ */
+export const SHIELD_DECISION_WAIT_MS = 8_000;
 const SHIELD_DECISION_POLL_MS = 250;
 
 export interface FlakeShieldDeps {
