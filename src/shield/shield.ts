@@ -23,8 +23,11 @@ import { relayedBecause, type ShieldNote, shieldSentence } from "./words.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back a pull request's entries and the shield's re-queues of it are looked for. */
 const LOOKBACK_MS = 30 * DAY_MS;
-/** How long a replica that sees another's claim waits for what came of it (then its notice goes without). */
-export const SHIELD_DECISION_WAIT_MS = 15_000;
+/**
+ * How long a replica that sees another's claim waits for what came of it (then its notice goes without):
+ * within GitHub's 10 s for a webhook's answer (a pushed notice is queued before it is answered).
+ */
+export const SHIELD_DECISION_WAIT_MS = 8_000;
 const SHIELD_DECISION_POLL_MS = 250;
 
 export interface FlakeShieldDeps {
@@ -41,6 +44,11 @@ export interface FlakeShieldDeps {
   github: Pick<GitHubGateway, "pullRequest" | "comment">;
   /** How relayed commands are addressed (MERGE_QUEUE_COMMAND_PREFIX). */
   commandPrefix: string;
+  /**
+   * Whether who turned the shield on may still do so (`retry`'s permission, asked of GitHub now); absent:
+   * not asked. A shield whose owner lost it queues nothing again, and says so.
+   */
+  mayRetry?: (repository: Repo, login: string) => Promise<boolean>;
   /** Writes the pull request's summary comment on GitHub; absent: none is written. */
   summary?: (repository: Repo, pull: number, text: Text) => Promise<void>;
   /** Counts background work until it settles (the graceful stop waits for it). */
@@ -89,7 +97,8 @@ export class FlakeShield {
     failing: { check: string; pulls: number[] },
   ): Promise<ShieldNote | null> {
     const { store, owner } = this.deps;
-    if (!(await store.getFlakeShield(repository))?.enabled) return null;
+    const setting = await store.getFlakeShield(repository);
+    if (!setting?.enabled) return null;
     const at = Date.parse(removal.at);
     const now = this.deps.now();
     const entered = await store.readPullQueueEvents(
@@ -115,7 +124,9 @@ export class FlakeShield {
     });
     // Another replica took this removal on (show what it did); or another removal of the same entry.
     if (claimed !== "claimed") return claimed.leftEventId === removal.id ? this.awaitDecision(claimed) : null;
-    const decision = await this.requeue(repository, removal, failing, queuerOf(removal, entered));
+    const decision =
+      (await this.ownerLost(repository, setting.changedBy)) ??
+      (await this.requeue(repository, removal, failing, queuerOf(removal, entered)));
     await store.decideShieldRetry(key, owner, { ...decision, at: this.deps.now() });
     this.deps.logger.info(
       {
@@ -181,6 +192,24 @@ export class FlakeShield {
     } catch (error) {
       return { outcome: "failed", detail: why(error) };
     }
+  }
+
+  /** A failure when who turned the shield on may no longer (asked of GitHub); null when they may. */
+  private async ownerLost(repository: Repo, login: string): Promise<Decision | null> {
+    const may = this.deps.mayRetry;
+    if (!may) return null;
+    try {
+      if (await may(repository, login)) return null;
+    } catch (error) {
+      return {
+        outcome: "failed",
+        detail: `GitHub could not say whether ${login}, who turned the flake shield on, may still do so (${why(error)})`,
+      };
+    }
+    return {
+      outcome: "failed",
+      detail: `${login}, who turned the flake shield on, may no longer do so (someone who may can turn it on again with retry on)`,
+    };
   }
 
   /** Why the queue must be left alone now (paused, or a freeze window in progress); null when it runs. */

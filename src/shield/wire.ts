@@ -1,4 +1,5 @@
 import type { Infrastructure } from "../app/infrastructure.js";
+import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
@@ -14,6 +15,12 @@ export interface ShieldWireDeps {
   summary: (repository: Repo, pull: number, text: Text) => Promise<void>;
 }
 
+/** Whether a login may still turn the shield on: `retry`'s permission (PERMISSION_RETRY), asked now. */
+function mayRetry(gateway: GitHubGateway, level: PermissionLevel) {
+  return async (repository: Repo, login: string) =>
+    satisfies(await gateway.permission(repository, login), level);
+}
+
 /**
  * The flake shield (src/shield/shield.ts), handed to the notifier: it acts on the removals the notifier
  * hears, before their notices are queued. Wired only with Slack and the GitHub App.
@@ -23,6 +30,7 @@ export function wireShield({ infra, queues, gateway, summary }: ShieldWireDeps):
     store: infra.store,
     queues,
     github: gateway,
+    mayRetry: mayRetry(gateway, infra.config.permissions.retry),
     commandPrefix: infra.config.mergeQueue.commandPrefix,
     summary,
     track: (work) => infra.trackWebhookWork(work),

@@ -135,13 +135,19 @@ afterEach(async () => {
   await store.close();
 });
 
-function shieldOn(q: ReturnType<typeof queue>, github = gateway().github, owner = "replica-a") {
+function shieldOn(
+  q: ReturnType<typeof queue>,
+  github = gateway().github,
+  owner = "replica-a",
+  mayRetry?: (repository: Repo, login: string) => Promise<boolean>,
+) {
   const summaries: { pull: number; text: string }[] = [];
   const shield = new FlakeShield({
     store,
     queues: { for: async () => q.backend },
     github,
     commandPrefix: "@mergifyio",
+    ...(mayRetry ? { mayRetry } : {}),
     summary: async (_repo, pull, text: Text) => {
       summaries.push({ pull, text: text(PLAIN) });
     },
@@ -322,6 +328,25 @@ describe("the flake shield", () => {
       .toBe(
         "⚠️ ci/test is failing for everyone, but Yardmaster could not queue it again: the merge queue answered 422 (Pull request is not mergeable). Requeue it by hand once the check is fixed.",
       );
+  });
+
+  it("queues nothing again once who turned it on lost the permission to, and says so", async () => {
+    await turnOn();
+    const q = queue("api");
+    const asked: string[] = [];
+    const { shield } = shieldOn(q, gateway().github, "replica-a", async (_repo, login) => {
+      asked.push(login);
+      return false;
+    });
+    const shown = await removal(shield, [left(21, -40), left(22, -20), left(23, 0)]);
+    expect(asked).toEqual(["alice"]);
+    expect(q.enqueued).toEqual([]);
+    expect(shown.notes?.shield).toEqual({
+      check: "ci/test",
+      outcome: "failed",
+      detail:
+        "alice, who turned the flake shield on, may no longer do so (someone who may can turn it on again with retry on)",
+    });
   });
 
   it("on a queue that takes commands as comments (Mergify's), relays queue to the same queue, saying why", async () => {
