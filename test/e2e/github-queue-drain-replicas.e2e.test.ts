@@ -81,7 +81,7 @@ describe("a drain with two replicas", () => {
     expect(queues().merge(SHIPS, "main")?.number).toBe(81);
     expect(queues().merge(SHIPS, "main")?.number).toBe(82);
     await world.github.settle();
-    await world.slack.waitFor(() => channel("acme/ships main drained")[0], 10_000);
+    await world.slack.waitFor(() => channel("acme/ships main drained")[0], 30_000);
 
     // The last earlier entry's removal, heard again by the other replica: nothing more is said.
     const removed = world.github.deliveries.find((d) => {
@@ -95,9 +95,9 @@ describe("a drain with two replicas", () => {
     await comment(83, "@yardmaster unpause", second.url);
     await until(() => gateOf(83)?.status === "completed");
     // The resume is heard after anything said before it: by then a second "drained" would be in too.
-    await world.slack.waitFor(() => channel("merge queue resumed by alice")[0], 10_000);
+    await world.slack.waitFor(() => channel("merge queue resumed by alice")[0], 30_000);
     expect(channel("acme/ships main drained")).toHaveLength(1);
     expect(channel("merge queue draining by alice")).toHaveLength(1);
     expect(queues().merge(SHIPS, "main")?.number).toBe(83);
-  });
+  }, 120_000);
 });

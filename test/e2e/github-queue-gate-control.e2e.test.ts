@@ -87,7 +87,7 @@ function gateOf(number: number) {
 }
 const channel = (needle: string) =>
   world.slack.state.messages(CHANNEL).filter((m) => (m.text ?? "").includes(needle));
-const heard = (needle: string) => world.slack.waitFor(() => channel(needle)[0], 10_000);
+const heard = (needle: string) => world.slack.waitFor(() => channel(needle)[0], 30_000);
 
 describe("a drain of GitHub's merge queue", () => {
   it("merges groups of what was queued before it, holds a later entry's group, says when it is drained, and holds until unpause", async () => {
@@ -134,7 +134,7 @@ describe("a drain of GitHub's merge queue", () => {
     await until(() => gateOf(53)?.status === "completed");
     expect(queues().merge(SHIPS, "main")?.number).toBe(53);
     expect(channel("acme/ships main drained")).toHaveLength(1);
-  });
+  }, 90_000);
 });
 
 describe("a pause with except label:hotfix", () => {
@@ -176,7 +176,7 @@ describe("a pause with except label:hotfix", () => {
     expect(await say(`unpause ${SHIPS}`)).toContain("unpaused the merge queue of");
     await until(() => gateOf(62)?.status === "completed");
     expect(queues().merge(SHIPS, "main")?.number).toBe(62);
-  });
+  }, 90_000);
 });
 
 describe("letting one pull request through", () => {
@@ -231,7 +231,7 @@ describe("letting one pull request through", () => {
       "The merge queue of `acme/ships` is not paused: nothing holds branch main (no pause, drain or freeze), so #51 needs no letting through.",
     );
     expect(queues().merge(SHIPS, "main")?.number).toBe(51);
-  });
+  }, 90_000);
 
   it("on GitHub, says to comment confirm when the group holds others, and lets them through once confirmed", async () => {
     for (const number of [74, 75]) {
@@ -267,7 +267,7 @@ describe("letting one pull request through", () => {
     expect(queues().merge(SHIPS, "main")?.number).toBe(74);
     expect(queues().merge(SHIPS, "main")?.number).toBe(75);
     await comment(75, "@yardmaster unpause");
-  });
+  }, 90_000);
 });
 
 describe("on Mergify's merge queue", () => {
@@ -296,5 +296,5 @@ describe("on Mergify's merge queue", () => {
       () => world.github.state.comments(WIDGETS, 21).find((c) => c.body.includes(SUMMARY_MARKER))?.body,
     );
     expect(summary.replace(/\\/g, "")).toContain("Mergify's API has no drain");
-  });
+  }, 90_000);
 });

@@ -31,6 +31,12 @@ describe("button values", () => {
       kind: "command",
       command: { name: "status", repo: REPO, branch: "release/<1.x>@next" },
     });
+    // let's question offers `let … through confirm`, and only that.
+    expect(readAction(ACTION_IDS.let, requeueValue(REPO, 12))).toEqual({
+      kind: "command",
+      command: { name: "let", repo: REPO, pull: 12, confirm: true },
+    });
+    expect(readAction(ACTION_IDS.let, '{"r":"acme/widgets","p":12,"c":false}').kind).toBe("refused");
     // What is written never holds the characters Slack would read as markup.
     expect(refreshValue(REPO, "<!channel>&@here")).toBe(
       '{"r":"acme/widgets","b":"\\u003c!channel\\u003e\\u0026\\u0040here"}',

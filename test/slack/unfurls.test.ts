@@ -65,6 +65,16 @@ describe("the unfurl's buttons", () => {
     expect(idle).not.toContain("<!channel>");
     expect(idle).not.toContain("<@U1>");
     expect(idle).toContain("is paused");
+    const draining = JSON.stringify(
+      renderUnfurl({ ...base, paused: { reason: "deploy", hold: "draining", by: "bob" } }, GITHUB, now)
+        .blocks,
+    );
+    expect(draining).toContain("⏬ The merge queue of `acme/widgets` is draining by bob: deploy.");
+    const exempting = JSON.stringify(
+      renderUnfurl({ ...base, paused: { reason: "freeze", by: "alice", except: ["hotfix"] } }, GITHUB, now)
+        .blocks,
+    );
+    expect(exempting).toContain("is paused by alice: freeze · except pull requests labelled `hotfix`.");
     const queued = renderUnfurl(
       {
         ...base,

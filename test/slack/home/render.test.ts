@@ -50,6 +50,40 @@ function buttons(model: HomeModel) {
 }
 
 describe("the Home tab view", () => {
+  it("says how a GitHub merge queue is held: draining, by whom, and the labels a pause lets through", () => {
+    const ships = Repo.of("acme", "ships");
+    const all = text({
+      ...linked,
+      paused: [
+        {
+          repo: ships,
+          reason: "deploy <!here>",
+          since: now,
+          canUnpause: true,
+          hold: "draining",
+          by: "bob",
+          branch: "main",
+        },
+        {
+          repo: ships,
+          reason: "freeze",
+          since: null,
+          canUnpause: false,
+          hold: "paused",
+          by: "alice",
+          branch: "release/2.0",
+          except: ["hotfix"],
+        },
+      ],
+    });
+    expect(all).toContain(
+      "⏬ `acme/ships` (branch `main`) is draining by bob since 2026-01-01 12:00 UTC: deploy &lt;!here&gt;",
+    );
+    expect(all).toContain(
+      "⏸️ `acme/ships` (branch `release/2.0`) is paused by alice: freeze · except pull requests labelled `hotfix`",
+    );
+  });
+
   it("shows a linked person their pull requests, pauses, subscriptions and notices, with working buttons", () => {
     const view = renderHome(linked);
     expect(view.type).toBe("home");

@@ -442,6 +442,10 @@ export class GitHubGate implements QueuePauses {
     if (!drain || pause.drainedAt) return null;
     const remaining = await this.decisions.earlierLeft(pause, left);
     if (remaining === null || remaining > 0) return null;
+    // Still this drain, undrained: not one an unpause or a new pause ended while GitHub was read.
+    const { store } = this.deps;
+    const current = await store.getGatePause(pause.repository, pause.branch);
+    if (current?.drain?.id !== drain.id || current.drainedAt) return null;
     // Told first (the same event whoever tells it), then marked: a replica that dies between the two
     // leaves it to the next sweep, and the channels still hear it once.
     const told = await this.announce(pause.repository, pause.branch, `gate-drained:${drain.id}`, {
@@ -451,7 +455,7 @@ export class GitHubGate implements QueuePauses {
       scope: "branch",
     });
     if (!told) return null;
-    return this.deps.store.markGateDrained(pause.repository, pause.branch, drain.id, this.deps.now());
+    return store.markGateDrained(pause.repository, pause.branch, drain.id, this.deps.now());
   }
 
   /**
