@@ -1,7 +1,7 @@
 import type { Infrastructure } from "../app/infrastructure.js";
-import { type PermissionLevel, satisfies } from "../commands/permission-level.js";
 import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
+import { type PermissionLevel, satisfies } from "../core/permission-level.js";
 import type { Repo } from "../repo.js";
 import type { Text } from "../wording/description.js";
 import { FlakeShield } from "./shield.js";
