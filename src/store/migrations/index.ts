@@ -63,9 +63,9 @@ export const MIGRATIONS: readonly Migration[] = [
   signInConfirmations,
   commandStepIntents,
   failureDetails,
-  mergedPulls,
   flakeShield,
   gateControl,
+  mergedPulls,
 ];
 
 /** The highest migration version this build knows. */
