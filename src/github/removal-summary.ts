@@ -1,6 +1,7 @@
 import type { FailureDetails } from "../core/check-failures.js";
 import type { QueueEventOf } from "../core/queue.js";
 import type { Repo } from "../repo.js";
+import { shieldLine } from "../shield/words.js";
 import { failureBlocks } from "../wording/check-failures.js";
 import { markdownFormat } from "../wording/markdown.js";
 import { clip, formatTime } from "../wording/words.js";
@@ -42,7 +43,9 @@ export function renderRemovalSummary(
           )
           .join("\n"),
       ];
-  const again = `Queue it again once fixed: ${f.code(`${f.invocation} queue`)}.`;
+  // What the flake shield did of it (src/shield), said here too: this text replaces the summary's.
+  const shielded = shieldLine(event, f);
+  const again = shielded || `Queue it again once fixed: ${f.code(`${f.invocation} queue`)}.`;
   const text = `${marker}\n${header}\n\n${blocks.join("\n\n")}\n\n${again}\n`;
   return text.length <= MAX_COMMENT_LENGTH ? text : `${clip(text, MAX_COMMENT_LENGTH - 40)}\n`;
 }

@@ -79,6 +79,17 @@ describe("a removal's failures, cut to each surface", () => {
     expect(body).toContain("- [ci/test](https://ci.example/ci/test) (failure)");
   });
 
+  it("says what the flake shield did in place of what to do, so its note is not lost", () => {
+    const body = renderRemovalSummary({
+      appSlug: "yardmaster",
+      event: { ...removal, notes: { shield: { check: "ci/test", outcome: "requeued", detail: null } } },
+      details: null,
+      githubWebUrl: GITHUB,
+    });
+    expect(body).toMatch(/ci\/test.*queued again/i);
+    expect(body).not.toContain("Queue it again once fixed");
+  });
+
   it("the Slack notice: a section per check within 3,000 characters, within 50 blocks", () => {
     const message = notificationRenderer.event(
       removal,
