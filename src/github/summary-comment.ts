@@ -134,7 +134,18 @@ export async function upsertSummaryComment(
   body: string,
   claims?: SummaryClaims,
 ): Promise<{ id: number; created: boolean }> {
-  const t: Target = { octokit, writes, repo, issueNumber, botLogin, body };
+  // Every writer of this process (a command's answer, a removal's details, the flake shield's note) in
+  // turn per pull request: the claim below keeps replicas apart, not two writers of one replica.
+  return WRITERS.run(`${repo.key}#${issueNumber}`, () =>
+    upsert({ octokit, writes, repo, issueNumber, botLogin, body }, claims),
+  );
+}
+
+/** This process's summary writers, one at a time per pull request. */
+const WRITERS = new KeyedLock();
+
+async function upsert(t: Target, claims?: SummaryClaims): Promise<{ id: number; created: boolean }> {
+  const { repo, issueNumber } = t;
   if (!claims) {
     const existing = await findOnGitHub(t);
     if (existing !== undefined && (await edit(t, existing))) return { id: existing, created: false };

@@ -365,6 +365,7 @@ describe("freeze windows", () => {
     freezeName: "release",
     schedule: { kind: "daily", start: { hour: 18, minute: 0 }, end: { hour: 20, minute: 0 } },
     zone: "UTC",
+    except: [],
   } as Command;
 
   it("adds a freeze once across two runs: the second is not told its name is taken", async () => {
