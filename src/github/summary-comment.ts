@@ -134,14 +134,15 @@ export async function upsertSummaryComment(
   body: string,
   claims?: SummaryClaims,
 ): Promise<{ id: number; created: boolean }> {
-  // Every writer of this process (a command's answer, a removal's details, the flake shield's note) in
-  // turn per pull request: the claim below keeps replicas apart, not two writers of one replica.
-  return WRITERS.run(`${repo.key}#${issueNumber}`, () =>
+  // Every writer of this replica (a command's answer, a removal's details, the flake shield's note) in
+  // turn per pull request: the claim below keeps replicas apart, not two writers of one replica (its
+  // owner; tests run several replicas in one process).
+  return WRITERS.run(`${claims?.owner ?? ""} ${repo.key}#${issueNumber}`, () =>
     upsert({ octokit, writes, repo, issueNumber, botLogin, body }, claims),
   );
 }
 
-/** This process's summary writers, one at a time per pull request. */
+/** This process's summary writers, one at a time per replica and pull request. */
 const WRITERS = new KeyedLock();
 
 async function upsert(t: Target, claims?: SummaryClaims): Promise<{ id: number; created: boolean }> {
