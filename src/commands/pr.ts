@@ -1,4 +1,4 @@
-import { type EntryChecks, estimatedAt, type QueueKind } from "../core/merge-queue.js";
+import { type EntryChecks, estimatedAt } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { Part, Text, TextFormat } from "../wording/description.js";
 import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "../wording/words.js";
@@ -18,8 +18,8 @@ export interface PrResult {
   name: "pr";
   repo: Repo;
   pull: number;
-  /** Whose queue, for its wording. */
-  kind: QueueKind;
+  /** Whether its queue reports batches and named queues (`can.batches`); without, its branch's queue. */
+  batches: boolean;
   /** The base branch, whose queue was read, when it was read to choose the queue. */
   branch?: string;
   queue: QueueState;
@@ -53,14 +53,14 @@ export const pr = defineCommand<PrCommand, PrResult>({
     // In a queue that is its base branch's (no named queues), the answer names the branch.
     if (queue.state === "queued" && queue.entry.queue === null) branch ??= await baseBranch();
     const { repo, pull } = command;
-    return { name: "pr", repo, pull, kind: backend.kind, ...(branch ? { branch } : {}), queue };
+    return { name: "pr", repo, pull, batches: backend.can.batches, ...(branch ? { branch } : {}), queue };
   },
   describe(result, context) {
     const { repo, pull } = result;
     const link = (f: TextFormat) =>
       `${f.link(pullUrl(context.githubWebUrl, repo, pull), `#${pull}`)} of ${f.code(repo.fullName)}`;
     const { queue } = result;
-    if (result.kind === "github" && queue.state !== "unknown") {
+    if (!result.batches && queue.state !== "unknown") {
       const entry = queue.state === "queued" ? queue.entry : null;
       return describeGitHubPr({ branch: result.branch, entry }, context, link);
     }

@@ -58,16 +58,12 @@ export async function queueOn<N extends "queue" | "requeue">(
   ports: Ports,
 ): Promise<RelayResult<N> | DirectQueueResult<N>> {
   const backend = await queueOf(ports, command.repo, baseBranchOf(ports, command.repo, command.pull));
-  const direct = backend.commands.via === "api";
-  if (direct && command.queueName) {
-    notOnThisQueue(command.name, command.repo, "it uses GitHub's merge queue, which has no named queues");
+  const { can, cannot } = backend;
+  if (!can.namedQueues && command.queueName) {
+    notOnThisQueue(command.name, command.repo, cannot.namedQueues ?? "its merge queue has no named queues");
   }
-  if (!direct && command.jump) {
-    notOnThisQueue(
-      command.name,
-      command.repo,
-      "--jump is for GitHub's merge queue; this repository's is Mergify",
-    );
+  if (!can.jump && command.jump) {
+    notOnThisQueue(command.name, command.repo, cannot.jump ?? "its merge queue cannot put one at its head");
   }
   await rememberAsker(command, actor, ports);
   if (backend.commands.via === "api")

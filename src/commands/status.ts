@@ -1,10 +1,4 @@
-import {
-  estimatedAt,
-  type QueueBatch,
-  type QueueEntry,
-  type QueueKind,
-  type QueueState,
-} from "../core/merge-queue.js";
+import { estimatedAt, type QueueBatch, type QueueEntry, type QueueState } from "../core/merge-queue.js";
 import type { FlakeShieldSetting } from "../core/records.js";
 import type { ListedFreeze } from "../freezes/present.js";
 import type { Repo } from "../repo.js";
@@ -41,8 +35,8 @@ export interface StatusResult {
   name: "status";
   repo: Repo;
   branch?: string;
-  /** Whose queue, for its wording. */
-  kind: QueueKind;
+  /** Whether its queue reports batches (`can.batches`): the layout; without, entries by position. */
+  batches: boolean;
   /** Null: the branch has no merge queue. */
   state: QueueState | null;
   /** Who paused it through Yardmaster, and when a timed pause ends, when the pause is theirs. */
@@ -104,17 +98,17 @@ export const status = defineCommand<StatusCommand, StatusResult>({
     const options = branch ? { branch } : {};
     const backend = await queueOf(ports, command.repo, branch);
     const state = await backend.state(command.repo, branch ?? null);
-    const kind = backend.kind;
+    const batches = backend.can.batches;
     const setting = await ports.flakeShield?.get(command.repo).catch(() => null);
     const shield = setting?.enabled ? { shield: setting } : {};
-    if (!state) return { name: "status", repo: command.repo, ...options, kind, state, ...shield };
+    if (!state) return { name: "status", repo: command.repo, ...options, batches, state, ...shield };
     const paused = state.pause ? await pausedBy(ports, command.repo, state.pause.reason) : undefined;
     const nextFreeze = await nextFreezeOf(ports, command.repo);
     return {
       name: "status",
       repo: command.repo,
       ...options,
-      kind,
+      batches,
       state,
       ...(paused ? { paused } : {}),
       ...(nextFreeze ? { nextFreeze } : {}),
@@ -123,8 +117,7 @@ export const status = defineCommand<StatusCommand, StatusResult>({
   },
   describe(result, context) {
     const status = result.state;
-    if (result.kind === "github" || !status)
-      return withShield(describeGitHubStatus(result, context), result.shield);
+    if (!result.batches || !status) return withShield(describeGitHubStatus(result, context), result.shield);
     const { repo, branch, paused } = result;
     const batches = status.batches ?? [];
     const { by, now, githubWebUrl } = context;

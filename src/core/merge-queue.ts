@@ -7,8 +7,39 @@ import type { QueuePause, QueuePauses } from "./pause.js";
  * backend cannot do is absent from its object, never a method that throws.
  */
 
-/** Which merge queue it is: for wording only ("GitHub's merge queue"), never for decisions. */
+/**
+ * Which merge queue it is: known and compared in src/backends only (which one serves a branch, where
+ * stats read). The core, the commands and the features ask a backend what it can do (`can`), never this.
+ */
 export type QueueKind = "mergify" | "github";
+
+/** What a backend can do beyond reading its queue, as it declares it (src/backends). */
+export interface QueueAbilities {
+  /** Several named queues a pull request is queued into (`queue <name>`). */
+  namedQueues: boolean;
+  /** Putting a pull request at the head of its queue (`queue --jump`). */
+  jump: boolean;
+  /**
+   * Batches its state reports (`status` shows them, `pr` its queue and priority rule); without, one
+   * queue per branch whose entries `status` lists by position, with the queue's configuration.
+   */
+  batches: boolean;
+}
+
+/** What a command may be refused on a backend, beyond `can`: its pause's abilities (QueuePauses). */
+export type QueueRefusal =
+  | keyof QueueAbilities
+  | "pause"
+  | "branchPause"
+  | "drain"
+  | "exemptions"
+  | "letThrough";
+
+/**
+ * Why a backend cannot do something, in its own words (the refusal's detail, which names the vendor),
+ * where it has them; the commands have a neutral sentence for the rest.
+ */
+export type QueueRefusals = Partial<Record<QueueRefusal, string>>;
 
 /** Where an entry stands, whatever the backend calls it. */
 export type EntryState =
@@ -181,7 +212,12 @@ export type QueueCommands =
  * command runner turns into one (src/commands/run.ts).
  */
 export interface MergeQueueBackend {
+  /** For src/backends only (see QueueKind). */
   kind: QueueKind;
+  /** What it can do: what the commands ask before acting. How commands reach it is `commands.via`. */
+  can: QueueAbilities;
+  /** Why it cannot, in its own words. */
+  cannot: QueueRefusals;
   /** The branch's queue (`null`: the default branch's, or every branch's); null when it has none. */
   state(repo: Repo, branch: string | null): Promise<QueueState | null>;
   /** The pull request's entry; null when it is not queued. */

@@ -310,6 +310,8 @@ function directQueue() {
   });
   const backend: MergeQueueBackend = {
     kind: "github",
+    can: { namedQueues: false, jump: true, batches: false },
+    cannot: {},
     state: async () => null,
     entry: async (_repo, number) => (queued.has(number) ? entry(number) : null),
     commands: {

@@ -53,7 +53,7 @@ describe("GitHub rendering", () => {
     status.pause = { paused: true, reason: "deploy", paused_at: "2025-11-05T13:00:00Z" };
     status.scope_queues = { __default__: ["a"], frontend: ["b", "c"] };
     const text = render(
-      { name: "status", repo: REPO, branch: "main", kind: "mergify", state: mergifyState(status, null) },
+      { name: "status", repo: REPO, branch: "main", batches: true, state: mergifyState(status, null) },
       new Date("2025-11-05T13:40:00Z"),
     );
     expect(text).toContain("⏸️ **Paused** since 2025-11-05 13:00 UTC: deploy");
@@ -70,7 +70,7 @@ describe("GitHub rendering", () => {
       ...queuedPullRequest(i + 1),
       title: "x".repeat(300),
     })) as QueueStatus["waiting_pull_requests"];
-    const text = render({ name: "status", repo: REPO, kind: "mergify", state: mergifyState(status, null) });
+    const text = render({ name: "status", repo: REPO, batches: true, state: mergifyState(status, null) });
     expect(text).toContain("**Waiting** (500)");
     expect(text).toContain("- …and 470 more");
     const summary = renderSummary(
@@ -81,7 +81,7 @@ describe("GitHub rendering", () => {
         commentUrl: "https://github.com/acme/widgets/pull/1#c",
         outcome: {
           ok: true,
-          result: { name: "status", repo: REPO, kind: "mergify", state: mergifyState(status, null) },
+          result: { name: "status", repo: REPO, batches: true, state: mergifyState(status, null) },
         },
         at: new Date(),
       },

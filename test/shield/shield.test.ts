@@ -68,6 +68,8 @@ function queue(via: "api" | "comments") {
   };
   q.backend = {
     kind: via === "api" ? "github" : "mergify",
+    can: { namedQueues: via !== "api", jump: via === "api", batches: via !== "api" },
+    cannot: {},
     state: async () => null,
     entry: async (_repo, n) => (q.queued.has(n) ? ({ position: 1 } as QueueEntry) : null),
     pauses: {

@@ -210,7 +210,7 @@ describe("status", () => {
         name: "status",
         repo: REPO,
         branch: "main",
-        kind: "mergify",
+        batches: true,
         state: mergifyState(pausedStatus(), null),
       },
       CTX,
@@ -256,7 +256,7 @@ describe("status", () => {
   it("has no pause and no scope queues when there are none, and says so when the queue is empty", () => {
     const s = status();
     const message = renderResultMessage(
-      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(s, null) },
+      { name: "status", repo: REPO, batches: true, state: mergifyState(s, null) },
       QUIET,
     );
     assertWithinSlackLimits(message);
@@ -271,7 +271,7 @@ describe("status", () => {
     s.batches = [];
     s.waiting_pull_requests = [];
     const empty = renderResultMessage(
-      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(s, null) },
+      { name: "status", repo: REPO, batches: true, state: mergifyState(s, null) },
       QUIET,
     );
     assertWithinSlackLimits(empty);
@@ -281,11 +281,11 @@ describe("status", () => {
 
   it("gives every rendering new block ids, so that Refresh can replace the message", () => {
     const a = renderResultMessage(
-      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(status(), null) },
+      { name: "status", repo: REPO, batches: true, state: mergifyState(status(), null) },
       QUIET,
     );
     const b = renderResultMessage(
-      { name: "status", repo: REPO, kind: "mergify", state: mergifyState(status(), null) },
+      { name: "status", repo: REPO, batches: true, state: mergifyState(status(), null) },
       { ...QUIET, now: new Date(NOW.getTime() + 60_000) },
     );
     const ids = (m: SlackMessage) => m.blocks.map((x) => x.block_id);
@@ -318,7 +318,7 @@ describe("status", () => {
     s.pause = { paused: true, reason: "&".repeat(255), paused_at: "2025-11-05T13:00:00Z" };
 
     const message = renderResultMessage(
-      { name: "status", repo: REPO, branch: "<".repeat(255), kind: "mergify", state: mergifyState(s, null) },
+      { name: "status", repo: REPO, branch: "<".repeat(255), batches: true, state: mergifyState(s, null) },
       CTX,
     );
     assertWithinSlackLimits(message);
@@ -492,7 +492,7 @@ describe("relayed commands", () => {
 describe("pr", () => {
   it("shows the place, queue, ETA, CI state and the checks with links", () => {
     const message = renderResultMessage(
-      { name: "pr", repo: REPO, pull: 42, kind: "mergify", queue: queued },
+      { name: "pr", repo: REPO, pull: 42, batches: true, queue: queued },
       QUIET,
     );
     assertWithinSlackLimits(message);
@@ -525,7 +525,7 @@ describe("pr", () => {
         name: "pr",
         repo: REPO,
         pull: 42,
-        kind: "mergify",
+        batches: true,
         queue: { state: "queued", entry: mergifyEntry(d) },
       },
       QUIET,
@@ -538,7 +538,7 @@ describe("pr", () => {
 
   it("says when the pull request is in no queue, or when its state could not be read", () => {
     const none = renderResultMessage(
-      { name: "pr", repo: REPO, pull: 7, kind: "mergify", queue: notQueued },
+      { name: "pr", repo: REPO, pull: 7, batches: true, queue: notQueued },
       QUIET,
     );
     assertWithinSlackLimits(none);
@@ -547,7 +547,7 @@ describe("pr", () => {
     ]);
     expect(none.text).toBe("#7 of acme/widgets is not in any merge queue.");
     const failed = renderResultMessage(
-      { name: "pr", repo: REPO, pull: 7, kind: "mergify", queue: unknown },
+      { name: "pr", repo: REPO, pull: 7, batches: true, queue: unknown },
       QUIET,
     );
     assertWithinSlackLimits(failed);
@@ -845,7 +845,7 @@ describe("escaping what people typed", () => {
           name: "status",
           repo: REPO,
           branch: NASTY,
-          kind: "mergify",
+          batches: true,
           state: mergifyState(nastyStatus(), null),
         },
         ctx,
@@ -877,7 +877,7 @@ describe("escaping what people typed", () => {
           name: "pr",
           repo: REPO,
           pull: 42,
-          kind: "mergify",
+          batches: true,
           queue: { state: "queued", entry: mergifyEntry(nastyDetails()) },
         },
         ctx,
@@ -961,7 +961,7 @@ describe("escaping what people typed", () => {
     // A branch may hold anything but white space and control characters: the worst of it here.
     const branch = "<!channel>@here<@U123><#C1|general>&*bold*_it_~del~`code`\\\"'\u202e";
     const message = renderResultMessage(
-      { name: "status", repo: REPO, branch, kind: "mergify", state: mergifyState(status(), null) },
+      { name: "status", repo: REPO, branch, batches: true, state: mergifyState(status(), null) },
       ctx,
     );
     const refresh = buttons(message).find((b) => b.action_id === ACTION_IDS.refresh);

@@ -58,6 +58,8 @@ describe("the flake shield on several replicas of one PostgreSQL", () => {
     const enqueued: string[] = [];
     const backend: MergeQueueBackend = {
       kind: "github",
+      can: { namedQueues: false, jump: true, batches: false },
+      cannot: {},
       state: async () => null,
       entry: async () => null,
       commands: {

@@ -50,7 +50,7 @@ describe("the branch a pause of GitHub's merge queue holds", () => {
     const result: CommandResult = {
       name: "status",
       repo: SHIPS,
-      kind: "github",
+      batches: false,
       state: {
         branch: "main",
         url: "https://github.com/acme/ships/queue/main",

@@ -6,6 +6,7 @@ import type {
   EntryState,
   MergeQueueBackend,
   QueueEntry,
+  QueueRefusals,
   QueueState,
 } from "../../core/merge-queue.js";
 import type { QueuePauses } from "../../core/pause.js";
@@ -363,6 +364,13 @@ function entry(e: MergeQueueEntryData): QueueEntry {
   };
 }
 
+/** Why GitHub's merge queue cannot do what some commands ask, and what to use instead. */
+const GITHUB_CANNOT: QueueRefusals = {
+  namedQueues: "it uses GitHub's merge queue, which has no named queues",
+  pause:
+    "it uses GitHub's merge queue, which has no pause. To hold merges, dequeue the pull requests, or have an admin turn the merge queue off in the branch's ruleset",
+};
+
 /**
  * GitHub's merge queue behind the core's port: no list of branches (yet); a pause only through
  * Yardmaster's gate check (`pauses`, per branch), which its state then shows.
@@ -373,6 +381,8 @@ export function githubBackend(
 ): MergeQueueBackend {
   return {
     kind: "github",
+    can: { namedQueues: false, jump: true, batches: false },
+    cannot: GITHUB_CANNOT,
     async state(repo, branch) {
       const state = await client.status(repo, branch ?? undefined);
       if (!state || !pauses) return state;

@@ -3,6 +3,7 @@ import type {
   MergeQueueBackend,
   QueueBatch,
   QueueEntry,
+  QueueRefusals,
   QueueState,
 } from "../../core/merge-queue.js";
 import type { QueuePause, QueuePauses } from "../../core/pause.js";
@@ -26,6 +27,8 @@ export function mergifyBackend(
 ): MergeQueueBackend {
   return {
     kind: "mergify",
+    can: { namedQueues: true, jump: false, batches: true },
+    cannot: MERGIFY_CANNOT,
     state: async (repo, branch) =>
       mergifyState(await client.getStatus(repo, branch ? { branch } : {}), branch),
     async entry(repo, pull) {
@@ -41,6 +44,18 @@ export function mergifyBackend(
     commands: { via: "comments", readAnswer: classifyCommandAnswer },
   };
 }
+
+/** Why Mergify's queue cannot do what some commands ask, and what to use instead. */
+const MERGIFY_CANNOT: QueueRefusals = {
+  jump: "--jump is for GitHub's merge queue; this repository's is Mergify",
+  branchPause: "its merge queue (Mergify's) pauses every branch of the repository at once: leave branch= out",
+  drain:
+    "Mergify's API has no drain: its pause holds every pull request at once, queued or not. Pause it instead (pause <reason>) once what is queued has merged, or dequeue what should not merge",
+  exemptions:
+    "its merge queue (Mergify's) holds every pull request while paused and cannot let some through: Mergify's own queue rules are the way there (conditions on the label, label=hotfix, in .mergify.yml), or pause without except",
+  letThrough:
+    "its merge queue (Mergify's) holds every pull request of the repository while paused and cannot let one through: unpause it, or give the pull request a queue rule of its own in .mergify.yml whose conditions match it",
+};
 
 /** Mergify's pause API: repository-wide (a branch named is the repository's pause). */
 function mergifyPauses(client: Pick<MergeQueueClient, "pause" | "unpause" | "getPause">): QueuePauses {
