@@ -1,6 +1,178 @@
+/**
+ * The layers, lowest first: a module imports only from its own place or from places listed before it
+ * (`layers-point-down`). Within a layer the folders are ordered too, so that no two top-level folders of
+ * src/ import each other in a circle. A feature's wiring (src/<folder>/wire.ts: its one function the
+ * composition root calls) belongs to the root. docs/architecture.md ("Layers") draws it.
+ */
+const LAYERS = [
+  {
+    layer: "shared kernel",
+    places: [
+      ["settings", "^src/settings/"],
+      ["kernel", "^src/(repo|time-zone|logger|metrics|version|event-loop|periodic)[.]ts$"],
+    ],
+  },
+  {
+    layer: "core",
+    places: [
+      ["core", "^src/core/"],
+      ["wording", "^src/wording/"],
+      ["history", "^src/history/"],
+    ],
+  },
+  {
+    layer: "store and backends (the ports' implementations)",
+    places: [
+      ["store", "^src/store/"],
+      ["backends", "^src/backends/"],
+    ],
+  },
+  { layer: "use cases", places: [["use-cases", "^src/use-cases/"]] },
+  {
+    layer: "features",
+    places: [
+      ["freezes", "^src/freezes/"],
+      ["commands", "^src/commands/"],
+      ["relays", "^src/relays/"],
+      ["timed-pauses", "^src/timed-pauses/"],
+      ["shield", "^src/shield/"],
+      ["notifier", "^src/notifier/"],
+      ["outside-merges", "^src/outside-merges/"],
+      ["digests", "^src/digests/"],
+      ["health", "^src/health/"],
+      ["doctor", "^src/doctor/"],
+    ],
+  },
+  {
+    layer: "surfaces",
+    places: [
+      ["server", "^src/server/"],
+      ["github", "^src/github/"],
+      ["slack", "^src/slack/"],
+      ["identity", "^src/identity/"],
+    ],
+  },
+  {
+    layer: "composition root",
+    places: [["root", "^src/app/|^src/[^/]+/wire[.]ts$|^src/(index|yardmaster|doctor)[.]ts$"]],
+  },
+];
+
+/** Where the root's wiring sits inside a feature's folder (it belongs to the root). */
+const WIRING = "^src/[^/]+/wire[.]ts$";
+
+/**
+ * Imports that point up today, each with its reason; each is allowed only from its module(s) to its
+ * target(s). Remove one when its reason is gone.
+ */
+const EXCEPTIONS = [
+  {
+    from: "^src/notifier/",
+    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
+    because:
+      "the notices are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
+  },
+  {
+    from: "^src/health/",
+    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
+    because:
+      "the health alerts are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
+  },
+  {
+    from: "^src/digests/",
+    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
+    because:
+      "the weekly digest is written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
+  },
+  {
+    from: "^src/notifier/slack-settings[.]ts$",
+    to: "^src/app/(options|infrastructure)[.]ts$",
+    because: "the notifier's settings read the app's options type; it belongs beside the notifier's wiring",
+  },
+  {
+    from: "^src/backends/github/gate/sweep[.]ts$",
+    to: "^src/app/(options|service)[.]ts$",
+    because:
+      "the gate's sweep is a background service of the app's shape (src/app/service.ts) reading its options; it belongs beside the backends' wiring",
+  },
+  {
+    from: "^src/backends/github/gate/",
+    to: "^src/commands/errors[.]ts$",
+    because:
+      "the gate refuses with the commands' closed error codes (CommandError); they belong in src/core/errors.ts",
+  },
+  {
+    from: "^src/freezes/parse[.]ts$",
+    to: "^src/commands/grammar/",
+    because:
+      "a freeze's `except` reads as pause's does (src/commands/grammar/except.ts): a grammar both share",
+  },
+  {
+    from: "^src/doctor/",
+    to: "^src/github/(doorbell|installations)[.]ts$",
+    because: "the setup check asks the GitHub App's installations and its webhook doorbell directly",
+  },
+];
+
+const places = LAYERS.flatMap(({ layer, places }) => places.map(([name, path]) => ({ layer, name, path })));
+
+/** One rule per place: nothing in it imports a place listed after it, but for the exceptions. */
+function layerRules() {
+  return places.flatMap((place, i) => {
+    const above = places.slice(i + 1).map((p) => p.path);
+    if (!above.length) return [];
+    const own = EXCEPTIONS.filter((e) => matchesPlace(e.from, place));
+    const rule = {
+      name: `layers-point-down-${place.name}`,
+      comment: `${place.name} (${place.layer}) imports only its own place and the ones below it (LAYERS).`,
+      severity: "error",
+      from: {
+        path: place.path,
+        pathNot: [...(place.name === "root" ? [] : [WIRING]), ...own.map((e) => e.from)],
+      },
+      to: { path: above },
+    };
+    const excepted = own.map((e, n) => ({
+      name: `layers-point-down-${place.name}-except-${n + 1}`,
+      comment: `As layers-point-down-${place.name}, but for: ${e.because}`,
+      severity: "error",
+      from: { path: e.from, pathNot: place.name === "root" ? [] : [WIRING] },
+      to: { path: above, pathNot: own.map((o) => o.to) },
+    }));
+    return [rule, ...excepted];
+  });
+}
+
+/** Whether an exception's modules start in the place (its path's prefix names the same folder). */
+function matchesPlace(from, place) {
+  return place.path.split("|").some((p) => from.startsWith(p.replace(/\/$/, "")));
+}
+
 /** Boundaries that `npm run check` enforces (dependency-cruiser). */
 module.exports = {
   forbidden: [
+    ...layerRules(),
+    {
+      name: "store-knows-only-core",
+      comment: "The store implements the core's ports: it imports only the core and the shared kernel.",
+      severity: "error",
+      from: { path: "^src/store/" },
+      to: {
+        path: "^src/",
+        pathNot: [
+          "^src/(store|core|settings)/",
+          "^src/(repo|time-zone|logger|metrics|version|event-loop|periodic)[.]ts$",
+        ],
+      },
+    },
+    {
+      name: "backends-know-no-surface",
+      comment:
+        "A backend implements the core's merge-queue port: it imports no surface (GitHub, Slack, the server, identity).",
+      severity: "error",
+      from: { path: "^src/backends/" },
+      to: { path: "^src/(github|slack|server|identity)/" },
+    },
     {
       name: "product-not-tools",
       comment:
