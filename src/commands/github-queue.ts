@@ -7,6 +7,7 @@ import {
 } from "../core/merge-queue.js";
 import { holdOf, type QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
+import { baseBranchOf as baseBranch, queueFor } from "../use-cases/pull-queue.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
 import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
@@ -29,18 +30,12 @@ export async function queueOf(
   repo: Repo,
   branch?: string | (() => Promise<string | undefined>),
 ): Promise<MergeQueueBackend> {
-  return ports.queues.for(repo, branch).catch((error: unknown) => {
-    if (error instanceof CommandError) throw error;
-    throw new CommandError(CommandErrorCode.GitHubFailed, {
-      repository: repo.fullName,
-      detail: (error as Error).message,
-    });
-  });
+  return queueFor(ports.queues, repo, branch);
 }
 
 /** The base branch of a pull request, for choosing its queue (undefined when GitHub cannot say). */
 export function baseBranchOf(ports: Ports, repo: Repo, number: number): () => Promise<string | undefined> {
-  return async () => (await ports.github.pullRequest(repo, number).catch(() => null))?.baseRef;
+  return baseBranch(ports, repo, number);
 }
 
 /** Refuses a command the repository's merge queue cannot do, before anything is called. */

@@ -1,12 +1,13 @@
 import { type EntryChecks, estimatedAt } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
+import { pullInQueue } from "../use-cases/pull-queue.js";
 import type { Part, Text, TextFormat } from "../wording/description.js";
 import { clip, formatEta, formatTime, moreOnGitHub, pullUrl } from "../wording/words.js";
 import { defineCommand } from "./command.js";
-import { baseBranchOf, describeGitHubPr, queueOf } from "./github-queue.js";
+import { describeGitHubPr } from "./github-queue.js";
 import { unexpected } from "./grammar/arguments.js";
 import { pullArgument } from "./grammar/targets.js";
-import { type QueueState, queuePlace, readQueueState } from "./queue-state.js";
+import { type QueueState, queuePlace } from "./queue-state.js";
 
 export interface PrCommand {
   name: "pr";
@@ -43,17 +44,11 @@ export const pr = defineCommand<PrCommand, PrResult>({
     },
   },
   async execute(command, _actor, ports) {
-    let branch: string | undefined;
-    const baseBranch = baseBranchOf(ports, command.repo, command.pull);
-    const backend = await queueOf(ports, command.repo, async () => {
-      branch = await baseBranch();
-      return branch;
-    });
-    const queue = await readQueueState(backend, command.repo, command.pull, "pr", true);
-    // In a queue that is its base branch's (no named queues), the answer names the branch.
-    if (queue.state === "queued" && queue.entry.queue === null) branch ??= await baseBranch();
     const { repo, pull } = command;
-    return { name: "pr", repo, pull, batches: backend.can.batches, ...(branch ? { branch } : {}), queue };
+    const read = await pullInQueue(ports, repo, pull, "pr");
+    const queue: QueueState = read.entry ? { state: "queued", entry: read.entry } : { state: "not_queued" };
+    const branch = read.branch ? { branch: read.branch } : {};
+    return { name: "pr", repo, pull, batches: read.can.batches, ...branch, queue };
   },
   describe(result, context) {
     const { repo, pull } = result;

@@ -290,4 +290,20 @@ describe("pull-request links unfurled with their queue state", () => {
     expect(textOf(posted.blocks)).toContain("Change 104");
     expect(world.slack.state.unfurls.of(`composer:${shared.unfurlId}`)).toEqual([]);
   });
+
+  it("is not a command: an unfurl counts no `pr` or `status` in /metrics", async () => {
+    const before = await readCommands();
+    const shared = await world.slack.shareLink({ userId: ALICE, channelId: CHANNEL, text: link(104) });
+    const preview = await previewOf(shared.unfurlId);
+    expect(textOf(preview.blocks)).toContain("Change 104");
+    const posted = await unfurlWhen(CHANNEL, shared.ts, link(104), () => true);
+    expect(textOf(posted.blocks)).toContain("Change 104");
+    expect(await readCommands()).toEqual(before);
+  });
 });
+
+/** yardmaster_commands_total's samples of the read commands an unfurl once ran (pr, status). */
+async function readCommands(): Promise<string[]> {
+  const text = await (await fetch(`${world.url}/metrics`)).text();
+  return text.split("\n").filter((l) => /^yardmaster_commands_total\{.*command="(pr|status)"/.test(l));
+}

@@ -63,12 +63,11 @@ export function pullRequestLinks(
 async function unfurlsOf(
   deps: UnfurlDeps,
   targets: (UnfurlTarget & { url: string })[],
-  actor: Actor,
 ): Promise<Record<string, Unfurl>> {
   const now = deps.now();
   const unfurls: Record<string, Unfurl> = {};
   for (const target of targets) {
-    const facts = await readUnfurlFacts(target, actor, deps.run, now);
+    const facts = await readUnfurlFacts(target, deps.run, now);
     unfurls[target.url] = renderUnfurl(facts, deps.githubWebUrl, now);
   }
   return unfurls;
@@ -120,7 +119,7 @@ async function linkShared(app: App, deps: UnfurlDeps, data: z.infer<typeof LINK_
         deps.githubWebUrl,
       );
   if (targets.length === 0) return;
-  const unfurls = await unfurlsOf(deps, targets, actor);
+  const unfurls = await unfurlsOf(deps, targets);
   const where =
     composing && event.unfurl_id
       ? { source: "composer" as const, unfurl_id: event.unfurl_id }
@@ -201,7 +200,7 @@ async function unfurlClick(
   const url = sameTarget(container.app_unfurl_url, target, deps.githubWebUrl)
     ? (container.app_unfurl_url as string)
     : pullUrl(deps.githubWebUrl, target.repo, target.pull);
-  const unfurls = await unfurlsOf(deps, [{ ...target, url }], actor);
+  const unfurls = await unfurlsOf(deps, [{ ...target, url }]);
   await app.client.chat.unfurl({ channel: container.channel_id, ts: container.message_ts, unfurls });
 }
 

@@ -1,10 +1,10 @@
-import type { Actor } from "../../commands/command.js";
-import { type RunDeps, runCommand } from "../../commands/run.js";
+import type { RunDeps } from "../../commands/run.js";
 import { estimatedAt } from "../../core/merge-queue.js";
 import { holdOf } from "../../core/pause.js";
+import { previewPull } from "../../use-cases/pull-queue.js";
 import type { UnfurlTarget } from "./values.js";
 
-/** What an unfurl shows of one pull request, read through the `pr` and `status` commands. */
+/** What an unfurl shows of one pull request, read through the pull request's queue state (src/use-cases/pull-queue.ts). */
 export interface UnfurlFacts extends UnfurlTarget {
   /** The link as it was posted (the key of chat.unfurl's map). */
   url: string;
@@ -39,26 +39,19 @@ export interface UnfurlFacts extends UnfurlTarget {
 }
 
 /**
- * Reads a pull request's queue state as `/mq pr` and `/mq status` would (the same run path, counted
- * and logged like them; neither needs a permission). GitHub's own facts (title, merged) come from the
- * GitHub gateway the commands use.
+ * Reads a pull request's queue state through the use case the `pr` command and the Home tab share
+ * (src/use-cases/pull-queue.ts): an unfurl is not a command, neither counted nor logged as one.
+ * GitHub's own facts (title, merged) come from the GitHub gateway the commands use.
  */
 export async function readUnfurlFacts(
   target: UnfurlTarget & { url: string },
-  actor: Actor,
-  deps: RunDeps,
+  deps: Pick<RunDeps, "queues" | "github">,
   now: Date,
 ): Promise<UnfurlFacts> {
   const { repo, pull } = target;
-  const info = await deps.github.pullRequest(repo, pull).catch(() => null);
+  const { info, queue: read, pause } = await previewPull(deps, repo, pull);
   const base = { ...target, title: info?.title ?? null, merged: info?.merged ?? false };
   const closed = info?.state === "closed";
-  const [pr, status] = await Promise.all([
-    runCommand({ name: "pr", repo, pull }, actor, deps),
-    runCommand({ name: "status", repo, ...(info ? { branch: info.baseRef } : {}) }, actor, deps),
-  ]);
-  const state = status.ok && status.result.name === "status" ? status.result.state : null;
-  const pause = state?.pause;
   const paused = pause
     ? {
         reason: pause.reason,
@@ -68,28 +61,23 @@ export async function readUnfurlFacts(
       }
     : null;
   let queue: UnfurlFacts["queue"];
-  if (!pr.ok || pr.result.name !== "pr") {
-    queue = { kind: "unknown", reason: pr.ok ? "" : pr.error.code };
-  } else {
-    const q = pr.result.queue;
-    if (q.state === "queued") {
-      const e = q.entry;
-      queue = {
-        kind: "queued",
-        position: e.position,
-        // The named queue, or on a queue per branch (GitHub's) the base branch.
-        queueName: e.queue ?? pr.result.branch ?? "",
-        eta: estimatedAt(e.estimate, now),
-        checks: e.checks
-          ? {
-              passed: e.checks.checks.filter((c) => c.state === "success").length,
-              total: e.checks.checks.length,
-              state: e.checks.state,
-            }
-          : null,
-      };
-    } else if (q.state === "not_queued") queue = { kind: "not_queued" };
-    else queue = { kind: "unknown", reason: q.error.code };
-  }
+  if ("error" in read) queue = { kind: "unknown", reason: read.error };
+  else if (read.entry) {
+    const e = read.entry;
+    queue = {
+      kind: "queued",
+      position: e.position,
+      // The named queue, or on a queue per branch (GitHub's) the base branch.
+      queueName: e.queue ?? read.branch ?? "",
+      eta: estimatedAt(e.estimate, now),
+      checks: e.checks
+        ? {
+            passed: e.checks.checks.filter((c) => c.state === "success").length,
+            total: e.checks.checks.length,
+            state: e.checks.state,
+          }
+        : null,
+    };
+  } else queue = { kind: "not_queued" };
   return { ...base, closed, queue, paused };
 }
