@@ -1,14 +1,14 @@
-import pLimit from "p-limit";
 import { readableBy } from "../../commands/cached-permission.js";
 import { defaultNoticePreferences } from "../../commands/notify.js";
 import type { PermissionLookup } from "../../commands/ports.js";
-import { estimatedAt, type MergeQueues, type QueueEntry, type QueueState } from "../../core/merge-queue.js";
+import { estimatedAt, type MergeQueues } from "../../core/merge-queue.js";
 import { holdOf } from "../../core/pause.js";
 import { type PermissionLevel, satisfies } from "../../core/permission-level.js";
 import type { ListedFreeze } from "../../freezes/present.js";
 import type { Logger } from "../../logger.js";
 import type { Repo } from "../../repo.js";
 import type { IdentityLinkStore, NoticePreferenceStore, SubscriptionStore } from "../../store/index.js";
+import { pullsBy, queuesOf } from "../../use-cases/person-pulls.js";
 import type { KnownBlock } from "../render-kit.js";
 import { type HomeModel, type HomeView, renderHome } from "./render.js";
 
@@ -83,32 +83,23 @@ export class HomeTab {
     const readable = await this.readable(login);
     const queued: HomeModel["queued"] = [];
     const paused: HomeModel["paused"] = [];
-    const couldNot = (repo: Repo) => (error: unknown) => {
+    const couldNot = (repo: Repo, error: unknown) =>
       this.deps.logger.warn({ err: error, repository: repo }, "Home tab: could not read a queue");
-      return null;
-    };
-    const statuses = await pLimit(4).map(readable, async ({ repo, level }) => {
-      const backend = await this.deps.queues.for(repo).catch(couldNot(repo));
-      const state = backend ? await backend.state(repo, null).catch(couldNot(repo)) : null;
-      return { repo, level, state };
-    });
+    const statuses = await queuesOf(this.deps.queues, readable, couldNot);
     for (const { repo, level, state } of statuses) {
       if (!state) continue;
-      ordered(state).forEach((entry, i) => {
-        const pull = entry.pull;
-        if (!pull || pull.author?.toLowerCase() !== login.toLowerCase()) return;
+      for (const { entry, pull, position } of pullsBy(state, login)) {
         const eta = estimatedAt(entry.estimate, now);
         queued.push({
           repo,
           number: pull.number,
           title: pull.title,
           url: pull.url,
-          // In merge order across batches; a queue without batches numbers its entries itself.
-          position: state.batches ? i + 1 : entry.position,
+          position,
           eta: eta ? new Date(eta) : null,
           canDequeue: satisfies(level, this.deps.levels.dequeue),
         });
-      });
+      }
       if (state.pause) {
         paused.push({
           repo,
@@ -182,24 +173,4 @@ export class HomeTab {
     const readable = await readableBy(repos, (repo) => repo, login, this.deps.permission, 4);
     return readable.map(({ item, level }) => ({ repo: item, level }));
   }
-}
-
-/** The queue's entries in merge order: batches (with their parts), then those waiting. */
-function ordered(state: QueueState): QueueEntry[] {
-  const seen = new Set<number>();
-  const out: QueueEntry[] = [];
-  const add = (entries: readonly QueueEntry[]) => {
-    for (const e of entries) {
-      const number = e.pull?.number;
-      if (number !== undefined && seen.has(number)) continue;
-      if (number !== undefined) seen.add(number);
-      out.push(e);
-    }
-  };
-  for (const batch of state.batches ?? []) {
-    add(batch.entries);
-    for (const part of batch.parts) add(part.entries);
-  }
-  add(state.entries);
-  return out;
 }
