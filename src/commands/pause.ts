@@ -1,6 +1,7 @@
 import type { QueuePause } from "../core/pause.js";
 import type { PauseAttribution } from "../core/records.js";
 import type { Repo } from "../repo.js";
+import { recordPauseChange } from "../use-cases/pause.js";
 import type { Text } from "../wording/description.js";
 import { clip, formatTime, resumesText } from "../wording/words.js";
 import { type Actor, defineCommand } from "./command.js";
@@ -241,15 +242,6 @@ export async function attributePause(
   reason: string | null,
   resumesAt: Date | null = null,
 ): Promise<void> {
-  await ports
-    .attributePause?.({
-      repository: repo,
-      action,
-      reason,
-      actor: pauser(actor),
-      surface: actor.surface,
-      at: ports.now?.() ?? new Date(),
-      resumesAt,
-    })
-    .catch(() => undefined);
+  const who = { login: pauser(actor), surface: actor.surface };
+  await recordPauseChange(ports, repo, who, { action, reason, resumesAt });
 }

@@ -5,6 +5,7 @@ import type { Freeze, FreezeStep, FreezeWindowToEnd, PauseAttribution } from "..
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
+import { recordPauseChange, resumeQueue } from "../use-cases/pause.js";
 import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
 
@@ -189,17 +190,12 @@ export class FreezeRunner {
     // Its exemptions where the queue takes them; a queue that cannot holds every pull request.
     const except = pauses.exemptions === "labels" && freeze.except?.length ? { except: freeze.except } : {};
     await pauses.pause(target, { reason: w.reason, by: freeze.createdBy, ...except });
-    await this.deps
-      .attributePause?.({
-        repository: w.repository,
-        action: "pause",
-        reason: w.reason,
-        actor: freeze.createdBy,
-        surface: freeze.surface,
-        at: this.deps.now(),
-        resumesAt: w.endsAt,
-      })
-      .catch(() => undefined);
+    const who = { login: freeze.createdBy, surface: freeze.surface };
+    await recordPauseChange(this.deps, w.repository, who, {
+      action: "pause",
+      reason: w.reason,
+      resumesAt: w.endsAt,
+    });
     await this.deps.afterChange?.(w.repository).catch(() => undefined);
     return "paused";
   }
@@ -218,19 +214,9 @@ export class FreezeRunner {
       );
       return "paused-otherwise";
     }
+    // Who set the window up: the reason names them (a freeze may be gone by its end, its record with it).
     const by = w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1");
-    await pauses.resume(target, by);
-    await this.deps
-      .attributePause?.({
-        repository: w.repository,
-        action: "unpause",
-        reason: null,
-        actor: by,
-        surface: "slack",
-        at: this.deps.now(),
-        scheduled: true,
-      })
-      .catch(() => undefined);
+    await resumeQueue(this.deps, pauses, target, { login: by, surface: "slack" }, { scheduled: true });
     await this.deps.afterChange?.(w.repository).catch(() => undefined);
     return "resumed";
   }

@@ -6,6 +6,7 @@ import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
+import { resumeQueue } from "../use-cases/pause.js";
 
 /**
  * Ends timed pauses (docs/commands.md, "Timed pauses"): every `intervalMs`, claims the scheduled
@@ -128,19 +129,10 @@ export class ScheduledUnpauser {
 
   private async unpause(unpause: ScheduledUnpause, pauses: QueuePauses): Promise<UnpauseOutcome> {
     const target = { repo: unpause.repository, branch: null };
-    if (!(await pauses.resume(target, unpause.scheduledBy))) return "not-paused";
-    await this.deps
-      .attributePause?.({
-        repository: unpause.repository,
-        action: "unpause",
-        reason: null,
-        actor: unpause.scheduledBy,
-        surface: unpause.surface,
-        at: this.now(),
-        scheduled: true,
-      })
-      .catch(() => undefined);
-    return "unpaused";
+    const who = { login: unpause.scheduledBy, surface: unpause.surface };
+    const deps = { ...this.deps, now: () => this.now() };
+    const resumed = await resumeQueue(deps, pauses, target, who, { scheduled: true });
+    return resumed ? "unpaused" : "not-paused";
   }
 
   private leaseEnd(): Date {
