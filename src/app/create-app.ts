@@ -17,6 +17,7 @@ import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
+import { slackAlertPoster } from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -113,7 +114,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
   const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
-  const health = slack ? wireHealth({ infra, slack, queues }) : null;
+  const health = slack ? wireHealth({ infra, poster: slackAlertPoster(slack, infra), queues }) : null;
   // Merges that skipped the queue are said where the health alerts are (they need the notifier).
   const outsideMerges = notifier
     ? wireOutsideMerges({ infra, witness: backends.witness, tell: notifier.tell })

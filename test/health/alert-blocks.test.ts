@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Condition } from "../../src/health/assess.js";
 import { endedMessage, endingWords, openedMessage } from "../../src/health/text.js";
 import { Repo } from "../../src/repo.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 import { at } from "./events.js";
 
 /**
@@ -9,7 +10,7 @@ import { at } from "./events.js";
  * or laid out must leave these as they are (src/slack/render-message.ts lays them out).
  */
 const place = { repository: Repo.from("acme/widgets"), githubWebUrl: "https://github.com", now: at(45) };
-const slack = (m: unknown) => m;
+const slack = renderChatMessage;
 
 const look = {
   pull: 7,
