@@ -11,13 +11,12 @@ import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
-import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
-import { slackAlertPoster } from "../slack/chat-posters.js";
+import { slackAlertPoster, slackNoticePoster } from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -132,7 +131,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
         satisfies(await github.gateway.permission(repository, login), freezeLevel)
     : undefined;
   // A freeze's notices are posted with their key in Slack's message metadata, and found again by it.
-  const notices = slack ? webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }) : null;
+  const notices = slack ? slackNoticePoster(slack) : null;
   const freezes = wireFreezes({
     ...pausing,
     subscriptions,
