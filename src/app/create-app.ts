@@ -16,7 +16,7 @@ import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
-import { slackAlertPoster, slackNoticePoster } from "../slack/chat-posters.js";
+import { slackAlertPoster, slackDigestChat, slackNoticePoster } from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -112,7 +112,10 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
-  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
+  const digestChat = slack && slackDigestChat(slack, { ...infra, githubWebUrl: infra.urls.webUrl });
+  const digests = digestChat
+    ? wireDigests({ infra, chat: digestChat, statsEvents, statsDays, shieldFigures })
+    : null;
   const health = slack ? wireHealth({ infra, poster: slackAlertPoster(slack, infra), queues }) : null;
   // Merges that skipped the queue are said where the health alerts are (they need the notifier).
   const outsideMerges = notifier

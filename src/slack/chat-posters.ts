@@ -1,9 +1,11 @@
 import type { YardmasterOptions } from "../app/options.js";
+import type { StatsResult } from "../commands/stats.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
 import { type DigestPoster, webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
 import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
 import type { Store } from "../store/index.js";
 import type { ChatMessage } from "../wording/message.js";
+import { renderResultMessage } from "./render-blocks.js";
 import { renderChatMessage } from "./render-message.js";
 
 /**
@@ -51,5 +53,22 @@ export function slackNoticePoster(slack: { botToken: string; apiUrl: string }): 
   return {
     post: ({ channel, message, key }) => poster.post({ channel, ...renderChatMessage(message), key }),
     find: (channel, key, oldest) => poster.find(channel, key, oldest),
+  };
+}
+
+/**
+ * The weekly digests': the stats result laid out as `/mq stats` shows it, posted at its channel's pace,
+ * shared with the notifier (a digest waits behind a burst of notices).
+ */
+export function slackDigestChat(
+  slack: { botToken: string; apiUrl: string },
+  deps: { options: YardmasterOptions; store: Store; now: () => Date; githubWebUrl: string },
+): { poster: DigestPoster; render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] } } {
+  return {
+    poster: pacedDigestPoster(
+      webApiDigestPoster(slackPosterOptions(slack, deps.options)),
+      channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
+    ),
+    render: (result, now) => renderResultMessage(result, { now, githubWebUrl: deps.githubWebUrl }),
   };
 }
