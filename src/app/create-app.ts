@@ -16,7 +16,12 @@ import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
-import { slackAlertPoster, slackDigestChat, slackNoticePoster } from "../slack/chat-posters.js";
+import {
+  slackAlertPoster,
+  slackDigestChat,
+  slackIdentityChat,
+  slackNoticePoster,
+} from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -92,7 +97,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const loginUrl = identityLoginUrl(infra);
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
-  const identity = wireIdentity(infra, home);
+  const identity = wireIdentity(infra, slack ? slackIdentityChat(slack, { logger, home }) : null);
   // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
   const shield =
     slack && app && writing

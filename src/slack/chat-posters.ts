@@ -1,12 +1,16 @@
 import type { YardmasterOptions } from "../app/options.js";
 import type { StatsResult } from "../commands/stats.js";
+import type { Logger } from "../logger.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
 import { type DigestPoster, webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
 import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
 import type { Store } from "../store/index.js";
 import type { ChatMessage } from "../wording/message.js";
+import type { HomeTab } from "./home/home-tab.js";
+import { slackNamesFromWebApi } from "./names.js";
 import { renderResultMessage } from "./render-blocks.js";
 import { renderChatMessage } from "./render-message.js";
+import { slackResponseReply, slackResponseUrlCheck } from "./response-url.js";
 
 /**
  * Where features' messages (src/wording/message.ts) meet Slack: each is laid out here
@@ -70,5 +74,20 @@ export function slackDigestChat(
       channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
     ),
     render: (result, now) => renderResultMessage(result, { now, githubWebUrl: deps.githubWebUrl }),
+  };
+}
+
+/**
+ * Identity linking's (src/identity): Slack's names of a user and workspace, the answer on `/mq login`'s
+ * response_url (only Slack's own), and the Home tab refreshed once a user is linked.
+ */
+export function slackIdentityChat(
+  slack: { botToken: string; apiUrl: string },
+  deps: { logger: Logger; home: HomeTab | null },
+) {
+  return {
+    names: slackNamesFromWebApi({ token: slack.botToken, apiUrl: slack.apiUrl, logger: deps.logger }),
+    reply: slackResponseReply(slackResponseUrlCheck(slack.apiUrl)),
+    onLinked: (person: { teamId: string; slackUserId: string }) => deps.home?.refreshSoon(person),
   };
 }
