@@ -11,12 +11,17 @@ import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
 import { createMetrics } from "../metrics.js";
 import { currentReadReason } from "../notifier/poller.js";
-import { webApiDigestPoster } from "../notifier/slack-poster.js";
 import { wireNotifier } from "../notifier/wire.js";
 import { wireOutsideMerges } from "../outside-merges/wire.js";
 import { wireRelays } from "../relays/wire.js";
 import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
+import {
+  slackAlertPoster,
+  slackDigestChat,
+  slackIdentityChat,
+  slackNoticePoster,
+} from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
 import { openStore } from "../store/index.js";
 import { wireTimedPauses } from "../timed-pauses/wire.js";
@@ -92,7 +97,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const loginUrl = identityLoginUrl(infra);
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
-  const identity = wireIdentity(infra, home);
+  const identity = wireIdentity(infra, slack ? slackIdentityChat(slack, { logger, home }) : null);
   // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
   const shield =
     slack && app && writing
@@ -112,8 +117,11 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
-  const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
-  const health = slack ? wireHealth({ infra, slack, queues }) : null;
+  const digestChat = slack && slackDigestChat(slack, { ...infra, githubWebUrl: infra.urls.webUrl });
+  const digests = digestChat
+    ? wireDigests({ infra, chat: digestChat, statsEvents, statsDays, shieldFigures })
+    : null;
+  const health = slack ? wireHealth({ infra, poster: slackAlertPoster(slack, infra), queues }) : null;
   // Merges that skipped the queue are said where the health alerts are (they need the notifier).
   const outsideMerges = notifier
     ? wireOutsideMerges({ infra, witness: backends.witness, tell: notifier.tell })
@@ -131,7 +139,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
         satisfies(await github.gateway.permission(repository, login), freezeLevel)
     : undefined;
   // A freeze's notices are posted with their key in Slack's message metadata, and found again by it.
-  const notices = slack ? webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl }) : null;
+  const notices = slack ? slackNoticePoster(slack) : null;
   const freezes = wireFreezes({
     ...pausing,
     subscriptions,

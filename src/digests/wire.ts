@@ -2,15 +2,15 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { FlakeShieldPorts } from "../commands/ports.js";
 import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
-import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
-import { webApiDigestPoster } from "../notifier/slack-poster.js";
-import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
-import { renderResultMessage } from "../slack/render-blocks.js";
-import { Digests } from "./digests.js";
+import { Digests, type DigestsDeps } from "./digests.js";
 
 export interface DigestsWireDeps {
   infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
-  slack: { botToken: string; apiUrl: string };
+  /**
+   * The chat surface: a digest is the stats result, laid out as `/mq stats` shows it, posted at its
+   * channel's pace, shared with the notifier (src/slack/chat-posters.ts, given by the composition root).
+   */
+  chat: Pick<DigestsDeps, "poster" | "render">;
   /** What `stats` reads: Mergify's log, or the history of GitHub's merge queue; and the days kept. */
   statsEvents: StatsEvents;
   statsDays: StatsDays;
@@ -21,7 +21,7 @@ export interface DigestsWireDeps {
 /** Weekly digests (src/digests/digests.ts), posted once whatever the replicas. */
 export function wireDigests({
   infra,
-  slack,
+  chat,
   statsEvents,
   statsDays,
   shieldFigures,
@@ -32,12 +32,8 @@ export function wireDigests({
     statsEvents,
     statsDays,
     ...(shieldFigures ? { shieldFigures } : {}),
-    // At the channel's pace, shared with the notifier: a digest waits behind a burst of notices.
-    poster: pacedDigestPoster(
-      webApiDigestPoster(slackPosterOptions(slack, options)),
-      channelTurns({ store: infra.store, pace: postPace(options), now: infra.now }),
-    ),
-    render: (result, now) => renderResultMessage(result, { now, githubWebUrl: infra.urls.webUrl }),
+    poster: chat.poster,
+    render: chat.render,
     timeZone: infra.config.digestTimeZone,
     owner: infra.owner,
     logger: infra.logger.child({ name: "digests" }),

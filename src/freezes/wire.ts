@@ -2,7 +2,7 @@ import type { Wired } from "../app/service.js";
 import type { Subscription } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
-import { slackFreezeAnnouncer } from "./announce.js";
+import { freezeAnnouncer } from "./announce.js";
 import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
 
 export interface FreezesDeps
@@ -10,10 +10,10 @@ export interface FreezesDeps
   /** A repository's subscriptions: where its freezes are announced. */
   subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
   /**
-   * Where its notices are posted, each with its key, and found again by it (Slack's Web API, built by the
-   * composition root: src/notifier/slack-poster.ts); null: nothing is announced.
+   * Where its notices are posted, each with its key, and found again by it (the chat surface, built by the
+   * composition root: src/slack/chat-posters.ts); null: nothing is announced.
    */
-  notices: Pick<Parameters<typeof slackFreezeAnnouncer>[0], "post" | "find"> | null;
+  notices: Pick<Parameters<typeof freezeAnnouncer>[0], "post" | "find"> | null;
   /** After a pause or resume: the notifier reads the repository promptly. */
   ring: (repository: Repo) => Promise<void>;
   logger: Logger;
@@ -32,7 +32,7 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
     ...(deps.creatorMayFreeze ? { creatorMayFreeze: deps.creatorMayFreeze } : {}),
     ...(notices
       ? {
-          announce: slackFreezeAnnouncer({
+          announce: freezeAnnouncer({
             channels: async (repository) => (await deps.subscriptions(repository)).map((s) => s.channelId),
             post: notices.post,
             ...(notices.find ? { find: notices.find } : {}),

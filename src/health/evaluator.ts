@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import type { HealthEpisode, Store } from "../store/index.js";
+import type { ChatMessage, Inline } from "../wording/message.js";
 import {
   type Condition,
   failingChecks,
@@ -21,7 +22,7 @@ import {
 import { branchOfPull, lookAtHead } from "./head-look.js";
 import { HealthHistory } from "./history-cache.js";
 import { QueuePauseLook } from "./queue-pauses.js";
-import { type AlertMessage, endedMessage, endingWords, openedMessage } from "./text.js";
+import { endedMessage, endingOf, endingWords, openedMessage, storedEnding } from "./text.js";
 import { HOUR_MS } from "./thresholds.js";
 
 /** What the evaluator keeps and reads in the store. */
@@ -44,10 +45,10 @@ export type HealthStore = Pick<
   | "listFreezes"
 >;
 
-/** Posts a top-level message in a channel (its ts), and edits one. */
+/** Posts a top-level message in a channel (its id), and edits one: the chat surface lays it out. */
 export interface AlertPoster {
-  post(channel: string, message: AlertMessage, key: string): Promise<string>;
-  update(channel: string, ts: string, message: AlertMessage): Promise<void>;
+  post(channel: string, message: ChatMessage, key: string): Promise<string>;
+  update(channel: string, ts: string, message: ChatMessage): Promise<void>;
 }
 
 export interface HealthSettings {
@@ -255,7 +256,7 @@ export class HealthEvaluator {
     state: QueueState,
     held: ReadonlyMap<string, Pause>,
     now: Date,
-  ): string | null {
+  ): Inline | null {
     const place = this.place(episode.repository, now);
     const after = (e: QueueEvent) => Date.parse(e.at) >= episode.since.getTime();
     switch (episode.kind) {
@@ -417,7 +418,7 @@ export class HealthEvaluator {
   private async postAll(
     episode: HealthEpisode,
     channels: readonly string[],
-    message: AlertMessage,
+    message: ChatMessage,
     key: string,
   ) {
     const { store, poster, logger } = this.deps;
@@ -432,16 +433,19 @@ export class HealthEvaluator {
       const recorded = await store.addHealthEpisodePosts(episode, [post], this.deps.now());
       if (recorded.recorded) continue;
       const now = this.deps.now();
-      const ending = recorded.ending ?? endingWords(this.place(episode.repository, now), { kind: "gone" });
+      const ending =
+        recorded.ending !== null
+          ? endingOf(recorded.ending)
+          : endingWords(this.place(episode.repository, now), { kind: "gone" });
       await this.edit({ ...episode, posts: [post] }, ending, now);
       return;
     }
   }
 
   /** Closes the episode (one replica does) and edits its notices to say how it ended. */
-  private async close(episode: HealthEpisode, ending: string): Promise<void> {
+  private async close(episode: HealthEpisode, ending: Inline): Promise<void> {
     const now = this.deps.now();
-    const closed = await this.deps.store.closeHealthEpisode(episode, ending, now);
+    const closed = await this.deps.store.closeHealthEpisode(episode, storedEnding(ending), now);
     if (!closed) return;
     this.deps.logger.info(
       { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
@@ -466,13 +470,13 @@ export class HealthEvaluator {
         "health: ended alert's edit taken over",
       );
       // Said as of its closing (how long it lasted), as its closer would have.
-      await this.edit(closed, closed.ending, closed.closedAt);
+      await this.edit(closed, endingOf(closed.ending), closed.closedAt);
       await store.recordHealthEndingEdited(closed);
     }
   }
 
   /** Edits an episode's posts to say how it ended. */
-  private async edit(closed: HealthEpisode, ending: string, now: Date): Promise<void> {
+  private async edit(closed: HealthEpisode, ending: Inline, now: Date): Promise<void> {
     const message = endedMessage(this.place(closed.repository, now), closed, ending);
     for (const post of closed.posts) {
       await this.deps.poster.update(post.channel, post.ts, message).catch((error: unknown) => {

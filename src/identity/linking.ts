@@ -3,13 +3,34 @@ import { exchangeWebFlowCode } from "@octokit/oauth-methods";
 import { ProbotOctokit } from "probot";
 import type { Logger } from "../logger.js";
 import { type Handler, pathOf, readBody } from "../server/http-server.js";
-import type { SlackNames, SlackNamesLookup } from "../slack/names.js";
 import type { IdentityLinkStore, OAuthStateStore } from "../store/index.js";
-import { confirmationPage, escapeHtml, linkedPage, notice } from "./pages.js";
+import type { ChatMessage } from "../wording/message.js";
+import { type ChatNames, confirmationPage, escapeHtml, linkedPage, notice } from "./pages.js";
 
-/** The linking confirmation says once that personal notices are on (docs/notifications.md). */
-const PERSONAL_NOTICES_ON =
-  "Yardmaster will now send you a direct message when one of your pull requests enters a merge queue, merges or leaves it (`/mq notify` shows and changes this; `/mq notify off` stops it).";
+export type ChatNamesLookup = (teamId: string, userId: string) => Promise<ChatNames>;
+
+/** The chat's answer to a `/mq login`, where the person ran it (Slack: its response_url). */
+export interface ChatReply {
+  /** Whether a `/mq login`'s reply address is the chat's own (Slack: src/slack/response-url.ts): only then is it told. */
+  accepts(url: string): boolean;
+  /** Says the message to the person alone at that address. */
+  send(url: string, message: ChatMessage): Promise<void>;
+}
+
+/** The linking confirmation, which says once that personal notices are on (docs/notifications.md). */
+function linkedMessage(githubLogin: string): ChatMessage {
+  return {
+    summary: [
+      "You are linked to GitHub as ",
+      { text: githubLogin },
+      ". Yardmaster will now send you a direct message when one of your pull requests enters a merge queue, merges or leaves it (",
+      { code: "/mq notify" },
+      " shows and changes this; ",
+      { code: "/mq notify off" },
+      " stops it).",
+    ],
+  };
+}
 
 export const OAUTH_CALLBACK_PATH = "/github/oauth/callback";
 
@@ -23,11 +44,11 @@ export interface IdentityLinkingOptions {
   /** Yardmaster's PUBLIC_URL: the callback is PUBLIC_URL/github/oauth/callback. */
   publicUrl: string;
   store: Pick<OAuthStateStore, "consumeOAuthState" | "createOAuthState"> & Pick<IdentityLinkStore, "putLink">;
-  /** Whether a `/mq login`'s response_url is Slack's own (slack/response-url.ts): only then is it told. */
-  isSlackResponseUrl: (url: string) => boolean;
+  /** Where the person who ran `/mq login` is told once linked; null: nobody is told (no chat). */
+  reply: ChatReply | null;
   logger: Logger;
   /** What the linked Slack user and workspace are called (Slack's Web API); their ids without it. */
-  slackNames?: SlackNamesLookup;
+  slackNames?: ChatNamesLookup;
   /** A Slack user was linked (their Home tab is refreshed). */
   onLinked?: (person: { teamId: string; slackUserId: string }) => void;
   now?: () => Date;
@@ -185,7 +206,7 @@ async function readForm(req: Parameters<Handler>[0]): Promise<URLSearchParams | 
   return body ? new URLSearchParams(body.toString("utf8")) : null;
 }
 
-async function namesOf(options: IdentityLinkingOptions, state: OAuthState): Promise<SlackNames> {
+async function namesOf(options: IdentityLinkingOptions, state: OAuthState): Promise<ChatNames> {
   return options.slackNames
     ? await options.slackNames(state.teamId, state.slackUserId)
     : { user: state.slackUserId, team: state.teamId };
@@ -234,17 +255,11 @@ async function link(
   });
   options.logger.info({ slackUser: state.slackUserId, githubLogin: user.githubLogin }, "identity linked");
   options.onLinked?.({ teamId: state.teamId, slackUserId: state.slackUserId });
-  if (state.responseUrl && options.isSlackResponseUrl(state.responseUrl)) {
-    await fetch(state.responseUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        response_type: "ephemeral",
-        replace_original: false,
-        text: `You are linked to GitHub as ${user.githubLogin.replace(/[&<>]/g, "")}. ${PERSONAL_NOTICES_ON}`,
-      }),
-      signal: AbortSignal.timeout(5_000),
-    }).catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
+  const reply = options.reply;
+  if (state.responseUrl && reply?.accepts(state.responseUrl)) {
+    await reply
+      .send(state.responseUrl, linkedMessage(user.githubLogin))
+      .catch((error: unknown) => options.logger.warn({ err: error }, "could not tell Slack about the link"));
   }
   return linkedPage(res, await namesOf(options, state), user.githubLogin);
 }

@@ -1,10 +1,17 @@
 import type { ServerResponse } from "node:http";
-import type { SlackNames } from "../slack/names.js";
 
 /**
  * The pages of the sign-in (linking.ts): what happened, and the confirmation form that names both sides
  * before anything is linked. Everything shown is escaped: Slack's names and GitHub's logins are people's text.
  */
+
+/** How a chat user and their workspace are named to a person; ids when the chat does not say. */
+export interface ChatNames {
+  /** "@alice" (the display name, else the user name), or the user id. */
+  user: string;
+  /** The workspace's name, or the team id. */
+  team: string;
+}
 
 // Hand-written: five characters, and no HTML-escaping package is a dependency.
 export const escapeHtml = (text: string) =>
@@ -53,7 +60,7 @@ const strong = (text: string) => `<strong>${escapeHtml(text)}</strong>`;
  */
 export function confirmationPage(
   res: ServerResponse,
-  a: { names: SlackNames; githubLogin: string; state: string; action: string; expiresInMinutes: number },
+  a: { names: ChatNames; githubLogin: string; state: string; action: string; expiresInMinutes: number },
 ): true {
   const { names } = a;
   return page(
@@ -72,7 +79,7 @@ export function confirmationPage(
 }
 
 /** The page once linked: both sides, by the names Slack gives them. */
-export function linkedPage(res: ServerResponse, names: SlackNames, githubLogin: string): true {
+export function linkedPage(res: ServerResponse, names: ChatNames, githubLogin: string): true {
   return notice(
     res,
     200,

@@ -1,32 +1,36 @@
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Wired } from "../app/service.js";
-import type { HomeTab } from "../slack/home/home-tab.js";
-import { slackNamesFromWebApi } from "../slack/names.js";
-import { slackResponseUrlCheck } from "../slack/response-url.js";
-import { loginUrl, oauthCallbackHandler } from "./linking.js";
+import { type ChatNamesLookup, type ChatReply, loginUrl, oauthCallbackHandler } from "./linking.js";
+
+/** What identity linking needs of the chat (Slack's, built by the composition root: src/slack/chat-posters.ts). */
+export interface IdentityChat {
+  /** What a chat user and their workspace are called. */
+  names?: ChatNamesLookup;
+  /** Where the person who ran `/mq login` is told once linked. */
+  reply: ChatReply;
+  /** A chat user was linked (their Home tab is refreshed). */
+  onLinked?: (person: { teamId: string; slackUserId: string }) => void;
+}
 
 /** Identity linking (`/mq login`): GitHub's OAuth callback, which links a Slack user to their login. */
 export function wireIdentity(
   infra: Pick<Infrastructure, "config" | "logger" | "store" | "urls" | "now">,
-  home: HomeTab | null,
+  chat: IdentityChat | null,
 ): Wired {
   const { config, logger } = infra;
   if (!config.oauth) return {};
-  const slack = config.slack;
   const handler = oauthCallbackHandler({
     ...config.oauth,
     ...infra.urls,
     publicUrl: config.publicUrl,
     store: infra.store,
     logger,
-    // Without Slack there is no response_url to tell.
-    isSlackResponseUrl: slack ? slackResponseUrlCheck(slack.apiUrl) : () => false,
-    onLinked: (person) => home?.refreshSoon(person),
+    // Without a chat there is nobody to tell.
+    reply: chat?.reply ?? null,
+    ...(chat?.onLinked ? { onLinked: chat.onLinked } : {}),
     // A login's link expires on the clock `/mq login` started it on.
     now: infra.now,
-    ...(slack
-      ? { slackNames: slackNamesFromWebApi({ token: slack.botToken, apiUrl: slack.apiUrl, logger }) }
-      : {}),
+    ...(chat?.names ? { slackNames: chat.names } : {}),
   });
   return { handlers: [handler] };
 }

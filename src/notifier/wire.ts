@@ -8,7 +8,6 @@ import type { GitHubWrites } from "../github/github-writes.js";
 import type { GitHubAppConnection } from "../github/probot.js";
 import { removalSummaryWriter } from "../github/removal-summary.js";
 import type { Repo } from "../repo.js";
-import type { HomeTab } from "../slack/home/home-tab.js";
 import { Backoffs } from "./backoff.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";
@@ -37,8 +36,8 @@ export interface NotifierDeps {
   github: { gateway: GitHubGateway; readPermission: PermissionLookup; writes?: GitHubWrites | null };
   /** The GitHub App: the doorbell, GitHub's merge queue's webhooks; null when it is off. */
   app: GitHubAppConnection | null;
-  /** Refreshed when a person's pull request moves (personal notices). */
-  home: HomeTab | null;
+  /** Refreshed when a person's pull request moves (personal notices): Slack's Home tab. */
+  home: { refreshSoon(person: { teamId: string; slackUserId: string }): void } | null;
   /** Acts on removals for a check failing for everyone (src/shield), before their notices; null: off. */
   shield?: { consider(repository: Repo, event: QueueEvent): Promise<QueueEvent> } | null;
 }

@@ -2,10 +2,11 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MergeQueueBackend } from "../../src/core/merge-queue.js";
 import type { QueuePause, QueuePauses } from "../../src/core/pause.js";
-import { slackFreezeAnnouncer } from "../../src/freezes/announce.js";
+import { freezeAnnouncer } from "../../src/freezes/announce.js";
 import { FreezeRunner } from "../../src/freezes/runner.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
@@ -154,9 +155,9 @@ describe("a freeze step whose replica died before marking it done", () => {
         new FreezeRunner({
           store,
           queues: { for: async () => ({ pauses }) as unknown as MergeQueueBackend },
-          announce: slackFreezeAnnouncer({
+          announce: freezeAnnouncer({
             channels: async () => ["C1"],
-            post: async (m) => channel.push({ key: m.key, text: m.text }),
+            post: async (m) => channel.push({ key: m.key, text: renderChatMessage(m.message).text }),
             find: async (_c, key) => (channel.some((m) => m.key === key) ? "1.1" : null),
             logger: createLogger({ level: "silent" }),
             now: () => now,

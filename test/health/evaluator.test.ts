@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MergeQueueBackend, MergeQueues, QueueEntry } from "../../src/core/merge-queue.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js";
-import type { AlertMessage } from "../../src/health/text.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { unpauseValue } from "../../src/slack/actions.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import type { ChatMessage } from "../../src/wording/message.js";
 import { at, ended, entered, merged, paused, resumed, started } from "./events.js";
 
 /**
@@ -22,13 +23,15 @@ class Channel implements AlertPoster {
   edits = 0;
   /** Runs as a message is posted, before the poster answers (another replica acting meanwhile). */
   onPost: ((channel: string) => Promise<void>) | null = null;
-  async post(channel: string, message: AlertMessage) {
+  async post(channel: string, said: ChatMessage) {
+    const message = renderChatMessage(said);
     const ts = `${this.posted.length + 1}.000000`;
     this.posted.push({ channel, ts, ...message });
     await this.onPost?.(channel);
     return ts;
   }
-  async update(channel: string, ts: string, message: AlertMessage) {
+  async update(channel: string, ts: string, said: ChatMessage) {
+    const message = renderChatMessage(said);
     const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
     if (found) Object.assign(found, message);
     this.edits += 1;

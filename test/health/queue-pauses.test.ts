@@ -4,10 +4,11 @@ import type { HeldPause } from "../../src/core/pause.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { type AlertPoster, HealthEvaluator, RESUME_RECORD_WAIT_MS } from "../../src/health/evaluator.js";
 import { PAUSES_TTL_MS } from "../../src/health/queue-pauses.js";
-import type { AlertMessage } from "../../src/health/text.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import type { ChatMessage } from "../../src/wording/message.js";
 import { at, MIN, paused, resumed } from "./events.js";
 
 /**
@@ -21,12 +22,14 @@ let clock: Date;
 class Channel implements AlertPoster {
   posted: { channel: string; ts: string; text: string }[] = [];
   edits = 0;
-  async post(channel: string, message: AlertMessage) {
+  async post(channel: string, said: ChatMessage) {
+    const message = renderChatMessage(said);
     const ts = `${this.posted.length + 1}.000000`;
     this.posted.push({ channel, ts, text: message.text });
     return ts;
   }
-  async update(channel: string, ts: string, message: AlertMessage) {
+  async update(channel: string, ts: string, said: ChatMessage) {
+    const message = renderChatMessage(said);
     const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
     if (found) found.text = message.text;
     this.edits += 1;

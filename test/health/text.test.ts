@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { endedMessage, openedMessage } from "../../src/health/text.js";
+import * as text from "../../src/health/text.js";
 import { Repo } from "../../src/repo.js";
 import { unpauseValue } from "../../src/slack/actions.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 import { at } from "./events.js";
+
+/** As Slack shows them. */
+const openedMessage = (...a: Parameters<typeof text.openedMessage>) =>
+  renderChatMessage(text.openedMessage(...a));
+const endedMessage = (...a: Parameters<typeof text.endedMessage>) =>
+  renderChatMessage(text.endedMessage(...a));
 
 const place = { repository: Repo.from("acme/widgets"), githubWebUrl: "https://github.com", now: at(45) };
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loginUrl, oauthCallbackHandler } from "../../src/identity/linking.js";
 import { createLogger } from "../../src/logger.js";
 import { type SlackNamesLookup, slackNamesFromWebApi } from "../../src/slack/names.js";
+import { slackResponseReply } from "../../src/slack/response-url.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 const options = {
@@ -30,7 +31,7 @@ async function serve(
     ...(slackNames ? { slackNames } : {}),
     store,
     logger: createLogger({ level: "silent" }),
-    isSlackResponseUrl: (url) => url.startsWith("https://hooks.slack.test/"),
+    reply: slackResponseReply((url) => url.startsWith("https://hooks.slack.test/")),
     now: () => now,
   });
   const listening = createServer((req, res) => {
@@ -327,7 +328,13 @@ describe("the confirmation after GitHub's sign-in", () => {
         expiresAt: new Date(now.getTime() + 60_000),
       });
     }
-    const told = nock("https://hooks.slack.test").post("/commands/1").reply(200, "ok");
+    let body: unknown;
+    const told = nock("https://hooks.slack.test")
+      .post("/commands/1", (b) => {
+        body = b;
+        return true;
+      })
+      .reply(200, "ok");
     const evil = nock("https://evil.example").post("/collect").reply(200, "ok");
     for (const state of ["to-slack", "elsewhere"]) {
       githubSignsIn("alice");
@@ -335,6 +342,11 @@ describe("the confirmation after GitHub's sign-in", () => {
       expect((await press(asked, "link")).status).toBe(200);
     }
     expect(told.isDone()).toBe(true);
+    expect(body).toEqual({
+      response_type: "ephemeral",
+      replace_original: false,
+      text: "You are linked to GitHub as alice. Yardmaster will now send you a direct message when one of your pull requests enters a merge queue, merges or leaves it (`/mq notify` shows and changes this; `/mq notify off` stops it).",
+    });
     expect(evil.isDone()).toBe(false);
     nock.cleanAll();
   });

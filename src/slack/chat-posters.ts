@@ -1,0 +1,93 @@
+import type { YardmasterOptions } from "../app/options.js";
+import type { StatsResult } from "../commands/stats.js";
+import type { Logger } from "../logger.js";
+import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
+import { type DigestPoster, webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
+import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
+import type { Store } from "../store/index.js";
+import type { ChatMessage } from "../wording/message.js";
+import type { HomeTab } from "./home/home-tab.js";
+import { slackNamesFromWebApi } from "./names.js";
+import { renderResultMessage } from "./render-blocks.js";
+import { renderChatMessage } from "./render-message.js";
+import { slackResponseReply, slackResponseUrlCheck } from "./response-url.js";
+
+/**
+ * Where features' messages (src/wording/message.ts) meet Slack: each is laid out here
+ * (render-message.ts) and posted with Slack's Web API, top-level posts at their channel's pace
+ * (src/notifier/channel-turns.ts), shared with the notices. The composition root gives them to features.
+ */
+
+/** A poster of top-level messages with their key (found again by it), and edits of them. */
+export interface ChatPoster {
+  /** Posts a message with its key; its id (Slack's ts). */
+  post(channel: string, message: ChatMessage, key: string): Promise<string>;
+  update(channel: string, ts: string, message: ChatMessage): Promise<void>;
+}
+
+/** The health alerts': posts at their channel's turn, keyed `health:…`; edits are not paced per channel. */
+export function slackAlertPoster(
+  slack: { botToken: string; apiUrl: string },
+  deps: { options: YardmasterOptions; store: Store; now: () => Date },
+): ChatPoster {
+  const options = slackPosterOptions(slack, deps.options);
+  const paced = pacedDigestPoster(
+    webApiDigestPoster(options),
+    channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
+  );
+  const edits = webApiPoster(options);
+  return {
+    post: (channel, message, key) =>
+      paced.post({ channel, ...renderChatMessage(message), key: `health:${key}` }),
+    async update(channel, ts, message) {
+      await edits.update({ channel, ts, ...renderChatMessage(message) });
+    },
+  };
+}
+
+/**
+ * The freezes' notices: posted with their key in Slack's message metadata, and found again by it (not
+ * paced per channel: a few a day).
+ */
+export function slackNoticePoster(slack: { botToken: string; apiUrl: string }): {
+  post: (notice: { channel: string; message: ChatMessage; key: string }) => Promise<string>;
+  find: DigestPoster["find"];
+} {
+  const poster = webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl });
+  return {
+    post: ({ channel, message, key }) => poster.post({ channel, ...renderChatMessage(message), key }),
+    find: (channel, key, oldest) => poster.find(channel, key, oldest),
+  };
+}
+
+/**
+ * The weekly digests': the stats result laid out as `/mq stats` shows it, posted at its channel's pace,
+ * shared with the notifier (a digest waits behind a burst of notices).
+ */
+export function slackDigestChat(
+  slack: { botToken: string; apiUrl: string },
+  deps: { options: YardmasterOptions; store: Store; now: () => Date; githubWebUrl: string },
+): { poster: DigestPoster; render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] } } {
+  return {
+    poster: pacedDigestPoster(
+      webApiDigestPoster(slackPosterOptions(slack, deps.options)),
+      channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
+    ),
+    render: (result, now) => renderResultMessage(result, { now, githubWebUrl: deps.githubWebUrl }),
+  };
+}
+
+/**
+ * Identity linking's (src/identity): Slack's names of a user and workspace, the answer on `/mq login`'s
+ * response_url (only Slack's own), and the Home tab refreshed once a user is linked.
+ */
+export function slackIdentityChat(
+  slack: { botToken: string; apiUrl: string },
+  deps: { logger: Logger; home: HomeTab | null },
+) {
+  return {
+    names: slackNamesFromWebApi({ token: slack.botToken, apiUrl: slack.apiUrl, logger: deps.logger }),
+    reply: slackResponseReply(slackResponseUrlCheck(slack.apiUrl)),
+    onLinked: (person: { teamId: string; slackUserId: string }) => deps.home?.refreshSoon(person),
+  };
+}
