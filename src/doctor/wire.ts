@@ -38,7 +38,10 @@ export function wireDoctor(
     ...(installations ? { graphqlFor: (repo: Repo) => installations.graphql(repo) } : {}),
   };
   const start = () => {
-    if (!settings.setupCheckOnStart) return;
+    if (!settings.setupCheckOnStart) {
+      logger.info("The setup check is not run at start (SETUP_CHECK_ON_START=false): /mq doctor runs it.");
+      return;
+    }
     // Once, in the background: the start neither waits for it nor fails for what it finds, and a
     // stop does not wait for it either (what it would say once the store is closed is not logged).
     void runSetupCheck(setup).then(

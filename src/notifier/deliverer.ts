@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import type { QueueEvent } from "../core/queue.js";
-import { Turns } from "../event-loop.js";
+import { Turns, yieldToEventLoop } from "../event-loop.js";
 import type { Repo } from "../repo.js";
 import type { NoticeOrder, PendingNotification } from "../store/index.js";
 import { ChannelLease } from "./channel-lease.js";
@@ -114,7 +114,12 @@ export class Deliverer {
     const turns = new Turns();
     const rows = await store.listPendingNotifications(cutoff, BATCH);
     const byChannel = new Map<string, PendingNotification[]>();
-    for (const row of rows) byChannel.set(row.channelId, [...(byChannel.get(row.channelId) ?? []), row]);
+    for (const row of rows) {
+      const listed = byChannel.get(row.channelId);
+      if (listed) listed.push(row);
+      else byChannel.set(row.channelId, [row]);
+    }
+    await turns.next();
     if (rows.length >= BATCH) {
       // One channel's backlog (drained at Slack's pace) fills the list: the other channels' rows are
       // listed each on their own, so that they are not held up behind it.
@@ -180,6 +185,8 @@ export class Deliverer {
           // Read again under the lease: another replica may have posted some since the list.
           const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
           progress.left = rows;
+          // A backlog's page of rows is read in one task; the posts begin in another (event-loop.ts).
+          await yieldToEventLoop();
           await this.postRows(channel, rows, renew, progress);
           await backoffs.succeed(channelKey(channel));
         } catch (error) {

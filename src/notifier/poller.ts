@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pLimit from "p-limit";
 import type { EventGroup } from "../core/event-groups.js";
-import { compareQueueEvents, groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
+import { groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
+import { Turns } from "../event-loop.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
@@ -394,11 +395,16 @@ export class Poller {
     })) {
       events.push(event);
     }
-    events.sort(compareQueueEvents);
+    // A backlog's thousands of events (read again at each poll while they are the newest) are sorted,
+    // sifted and handed over in turns of the event loop (event-loop.ts), not in one long task.
+    const turns = new Turns();
+    await turns.next();
+    sortByTime(events);
     const seen = new Set(cursor.seenEventIds);
     let fresh = 0;
     const routed: QueueEvent[] = [];
     for (const event of events) {
+      await turns.next();
       if (seen.has(event.id)) continue;
       fresh += 1;
       metrics?.eventsPolled.inc({ type: event.origin });
@@ -410,14 +416,24 @@ export class Poller {
     const onChannelsQueued = () => this.deliverSoon();
     const { annotate, details } = this.deps;
     await dispatchEvents(
-      { deliverer, personal, annotate, details, onChannelsQueued },
+      { deliverer, personal, annotate, details, onChannelsQueued, turns },
       repository,
       routed,
       subs,
     );
+    await turns.next();
     await store.putPollCursor(advance(cursor, events, now));
     return fresh;
   }
+}
+
+/**
+ * Sorts events as compareQueueEvents does (by time, then id), each time parsed once: a comparator that
+ * parses both times of each of a backlog's n·log n comparisons is a long task by itself.
+ */
+function sortByTime(events: QueueEvent[]): void {
+  const at = new Map(events.map((e) => [e, Date.parse(e.at)]));
+  events.sort((a, b) => (at.get(a) ?? 0) - (at.get(b) ?? 0) || a.id - b.id);
 }
 
 /**
@@ -425,10 +441,11 @@ export class Poller {
  * for an idle repository (never backwards), with the ids that will be read again.
  */
 export function advance(cursor: PollCursor, events: readonly QueueEvent[], now: Date): PollCursor {
-  const newest = events.reduce((max, e) => Math.max(max, Date.parse(e.at)), Number.NEGATIVE_INFINITY);
+  const times = events.map((e) => Date.parse(e.at));
+  const newest = times.reduce((max, t) => Math.max(max, t), Number.NEGATIVE_INFINITY);
   const anchor = Math.max(newest - LATE_MS, now.getTime() - OVERLAP_MS);
   const receivedFrom = new Date(Math.max(cursor.receivedFrom.getTime(), anchor));
   // Every event from receivedFrom on is read again next time: remember which were handled.
-  const seenEventIds = events.filter((e) => Date.parse(e.at) >= receivedFrom.getTime()).map((e) => e.id);
+  const seenEventIds = events.filter((_, i) => (times[i] ?? 0) >= receivedFrom.getTime()).map((e) => e.id);
   return { repository: cursor.repository, receivedFrom, seenEventIds, updatedAt: now };
 }

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from "kysely";
+import { Turns } from "../event-loop.js";
 import { Repo } from "../repo.js";
 import { inTransaction, type Tables } from "./database.js";
 import { type DialectValues, int, json, readTime, type StoreContext, time } from "./query-helpers.js";
@@ -244,7 +245,18 @@ function listPendingNotifications(ctx: StoreContext): OutboxStore["listPendingNo
       .orderBy("event_id")
       .$if(Number.isFinite(limit), (q) => q.limit(Math.max(0, Math.floor(limit))))
       .execute();
-    return rows.map((row) => toPendingNotification(row, v));
+    // A backlog's page is read back in turns of the event loop (event-loop.ts), its rows' repository
+    // (mostly one) parsed once.
+    const turns = new Turns();
+    const repos = new Map<string, Repo>();
+    const pending: PendingNotification[] = [];
+    for (const row of rows) {
+      await turns.next();
+      const repository = repos.get(row.repository) ?? Repo.from(row.repository);
+      repos.set(row.repository, repository);
+      pending.push(toPendingNotification(row, v, repository));
+    }
+    return pending;
   };
 }
 
@@ -404,11 +416,12 @@ function kyselyBackoffs({ db }: StoreContext): BackoffStore {
 function toPendingNotification(
   row: Selectable<Tables["notifications"]>,
   v: DialectValues,
+  repository: Repo,
 ): PendingNotification {
   return {
     channelId: row.channel_id,
     eventId: int(row.event_id),
-    repository: Repo.from(row.repository),
+    repository,
     pullRequest: row.pull_request === null ? null : int(row.pull_request),
     eventType: row.event_type,
     payload: v.readJson(row.payload),

@@ -39,6 +39,13 @@ function runOf(event: LogEvent): ChecksEndRun | null {
 export function withDraftHeads(read: readonly LogEvent[], events: QueueEvent[]): QueueEvent[] {
   const runs = read.map(runOf).filter((r): r is ChecksEndRun => r !== null);
   if (runs.length === 0) return events;
+  // By pull request: a backlog's removals each look through their own pull request's runs, not all.
+  const runsOf = new Map<number, ChecksEndRun[]>();
+  for (const r of runs) {
+    const list = runsOf.get(r.pull);
+    if (list) list.push(r);
+    else runsOf.set(r.pull, [r]);
+  }
   const batchOf = new Map<number, string | null>();
   for (const e of read)
     if (e.type === "action.queue.leave")
@@ -47,11 +54,8 @@ export function withDraftHeads(read: readonly LogEvent[], events: QueueEvent[]):
     if (event.kind !== "left" || event.merged || !event.ranOn || event.pull === null) return event;
     const at = Date.parse(event.at);
     const batch = batchOf.get(event.id) ?? null;
-    const run = runs
-      .filter(
-        (r) =>
-          r.pull === event.pull && r.at <= at && (batch === null || r.batch === null || r.batch === batch),
-      )
+    const run = (runsOf.get(event.pull) ?? [])
+      .filter((r) => r.at <= at && (batch === null || r.batch === null || r.batch === batch))
       .sort((a, b) => a.at - b.at)
       .at(-1);
     return run?.draft ? { ...event, ranOn: { ...event.ranOn, pull: run.draft } } : event;

@@ -294,10 +294,11 @@ export function mergifyEventLog(
         await turns.next();
         mapped.set(event, fromMergifyLog(event));
       }
-      const events = withDraftHeads(
-        read,
-        withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event)),
-      );
+      await turns.next();
+      const queued = withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event));
+      await turns.next();
+      const events = withDraftHeads(read, queued);
+      await turns.next();
       // Relayed by Yardmaster: the person who asked it, rather than its bot.
       if (options.askedOf) await withAskers(repo, events, options.askedOf);
       yield* events;
