@@ -1,4 +1,3 @@
-import type { YardmasterOptions } from "../app/options.js";
 import type { StatsResult } from "../commands/stats.js";
 import type { Logger } from "../logger.js";
 import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
@@ -11,6 +10,9 @@ import { slackNamesFromWebApi } from "./names.js";
 import { renderResultMessage } from "./render-blocks.js";
 import { renderChatMessage } from "./render-message.js";
 import { slackResponseReply, slackResponseUrlCheck } from "./response-url.js";
+
+/** The settings the posters read: Slack's retries and each channel's pace. */
+type YardmasterOptions = Parameters<typeof slackPosterOptions>[1] & Parameters<typeof postPace>[0];
 
 /**
  * Where features' messages (src/wording/message.ts) meet Slack: each is laid out here
