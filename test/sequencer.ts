@@ -10,10 +10,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * not listed runs after these, in vitest's order.
  */
 export const LONGEST_FILES = [
-  "test/tools/bench/scale.test.ts",
   "test/e2e/sandbox-flake-shield.e2e.test.ts",
-  "test/e2e/command-steps-takeover.e2e.test.ts",
+  "test/tools/bench/scale.test.ts",
   "test/tools/bench/run.test.ts",
+  "test/e2e/command-steps-takeover.e2e.test.ts",
   "test/e2e/notifier-replicas.e2e.test.ts",
   "test/e2e/replica-takeover.e2e.test.ts",
   "test/e2e/sandbox.browser.test.ts",
