@@ -17,12 +17,11 @@ describe("npm run bench -- scale", () => {
         import.meta.resolve("tsx"),
         "tools/bench/run.ts",
         "scale",
-        // Its simulated hour in 6 passes, one event's lag, 2 repositories per replica count: what the
-        // benchmark's real time and simulated passes cost, with each part still run once.
-        ...["--idle-repos", "1", "--idle-step", "600"],
-        ...["--lag-repos", "1", "--lag-samples", "1", "--lag-spacing", "200", "--lag-max", "1"],
+        // Its simulated hour in 6 passes (a pass every 10 simulated minutes).
+        ...["--idle-repos", "2", "--idle-step", "600"],
+        ...["--lag-repos", "1", "--lag-samples", "3", "--lag-spacing", "200", "--lag-max", "5"],
         ...["--burst", "4", "--quiet-after", "1"],
-        ...["--repos", "2", "--busy", "1", "--replicas", "1,2,3", "--cycles", "2"],
+        ...["--repos", "6", "--busy", "1", "--replicas", "1,2,3", "--cycles", "2"],
         ...["--stream-seconds", "5", "--backlog-events", "40", "--backlog-window", "5"],
         ...["--takeover-pulls", "1"],
       ],
