@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/sequencer.js";
 
 /** Tests that start servers or need PostgreSQL: end to end, stores, the contract, the tools. */
 const INTEGRATION = [
@@ -22,6 +23,8 @@ export default defineConfig({
     // timers, so on two cores two workers left the processors half idle (224 s with three, 247 s with two).
     pool: "forks",
     maxWorkers: Math.max(3, availableParallelism()),
+    // The longest files start first (test/sequencer.ts), a fresh clone included.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

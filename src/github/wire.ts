@@ -97,7 +97,7 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
           track: infra.trackWebhookWork,
           arrivals,
           logger: logger.child({ name: "webhook-jobs" }),
-          ...(answers.jobLeaseMs !== undefined ? { leaseMs: answers.jobLeaseMs } : {}),
+          leaseMs: answers.jobLeaseMs ?? infra.config.commandClaimSeconds * 1000,
           ...(answers.jobSweepMs !== undefined ? { sweepMs: answers.jobSweepMs } : {}),
         });
         return made.jobs;

@@ -61,6 +61,8 @@ export interface Settings {
   logLevel: LogLevel;
   /** Whether the start logs the setup check once listening (SETUP_CHECK_ON_START). */
   setupCheckOnStart: boolean;
+  /** How long a replica's claim of a comment command holds unrenewed (COMMAND_CLAIM_SECONDS). */
+  commandClaimSeconds: number;
   /** How long a graceful stop waits for in-flight work (SHUTDOWN_TIMEOUT_SECONDS). */
   shutdownTimeoutSeconds: number;
 }
@@ -252,6 +254,7 @@ function toSettings(e: Env, on: Set<string>, privateKey: string): Settings {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     setupCheckOnStart: e.SETUP_CHECK_ON_START,
+    commandClaimSeconds: e.COMMAND_CLAIM_SECONDS,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
   };
 }

@@ -336,6 +336,13 @@ export const SETTINGS = {
     meaning:
       "whether npm start logs the setup check (npm run doctor) once it listens; false skips its calls to GitHub, Slack and the merge queue",
   }),
+  COMMAND_CLAIM_SECONDS: setting({
+    ...defaulted("30", seconds(600)),
+    group: "server",
+    secret: false,
+    meaning:
+      "with several replicas, how long a replica's claim of a comment command holds unrenewed (it renews it every third of that while it runs): a replica that dies mid-command is taken over by another this long after",
+  }),
   SHUTDOWN_TIMEOUT_SECONDS: setting({
     ...defaulted("10", seconds(600)),
     group: "server",

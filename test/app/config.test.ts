@@ -50,6 +50,7 @@ describe("loadConfig", () => {
       port: 3000,
       host: "0.0.0.0",
       logLevel: "info",
+      commandClaimSeconds: 30,
       shutdownTimeoutSeconds: 10,
     });
     expect(config.permissions).toMatchObject({

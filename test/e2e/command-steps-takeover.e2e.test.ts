@@ -21,7 +21,8 @@ let settings: Settings;
 const children: ChildServer[] = [];
 
 beforeAll(async () => {
-  settings = { DATABASE_URL: db.url(), MERGE_QUEUE_PROVIDER: "auto" };
+  // A dead replica's claim lapses 5 s after its last renewal (production's 30 s: the same takeover, sooner).
+  settings = { DATABASE_URL: db.url(), MERGE_QUEUE_PROVIDER: "auto", COMMAND_CLAIM_SECONDS: "5" };
   // The survivor looks for lapsed claims often, and its 👀 timer fires at once: a 👀 the dead replica
   // recorded is not added again.
   world = await startWorld(settings, { githubAnswers: { jobSweepMs: 200, seenAfterMs: 1 } });
@@ -100,7 +101,7 @@ async function killedBeforeAnswering(repo: string, body: string, step: string): 
   } finally {
     release();
   }
-  // No new webhook: the survivor's sweeps find the dead replica's claim lapsed (30 s) and run it.
+  // No new webhook: the survivor's sweeps find the dead replica's claim lapsed (5 s) and run it.
   expect(reactions(commentId)).toEqual(["eyes"]);
   await eventually(() => reactions(commentId).includes("+1"), 120_000);
   await world.yardmaster.webhookWorkDone();

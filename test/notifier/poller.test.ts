@@ -1,5 +1,5 @@
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LogEvent } from "../../src/backends/mergify/index.js";
 import { mergifyEventLog } from "../../src/backends/mergify/queue-events.js";
 import { createLogger } from "../../src/logger.js";
@@ -98,6 +98,7 @@ describe("the poller's schedule", () => {
     });
   });
   afterEach(async () => {
+    vi.useRealTimers();
     nock.cleanAll();
     await store.close();
   });
@@ -256,7 +257,8 @@ describe("the poller's schedule", () => {
   });
 
   it("running by itself, reads a rung repository at the doorbell delay even when a regular pass comes just before", async () => {
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // The loop's own timers on a fake clock: RECHECK_MS passes at once (no real 5 s wait).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     const { deliverer } = recordingDeliverer();
     const p = new Poller({
       store,
@@ -281,7 +283,7 @@ describe("the poller's schedule", () => {
     log([queueEnterEvent(2)]);
     log();
     const read = async (n: number) => {
-      for (const until = Date.now() + 15_000; reasons.length < n; await sleep(5))
+      for (const until = Date.now() + 15_000; reasons.length < n; await vi.advanceTimersByTimeAsync(5))
         if (Date.now() > until) throw new Error(`fewer than ${n} reads: ${reasons.join(", ")}`);
     };
     p.start();

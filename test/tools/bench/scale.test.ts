@@ -17,7 +17,8 @@ describe("npm run bench -- scale", () => {
         import.meta.resolve("tsx"),
         "tools/bench/run.ts",
         "scale",
-        ...["--idle-repos", "2", "--idle-step", "60"],
+        // Its simulated hour in 6 passes (a pass every 10 simulated minutes).
+        ...["--idle-repos", "2", "--idle-step", "600"],
         ...["--lag-repos", "1", "--lag-samples", "3", "--lag-spacing", "200", "--lag-max", "5"],
         ...["--burst", "4", "--quiet-after", "1"],
         ...["--repos", "6", "--busy", "1", "--replicas", "1,2,3", "--cycles", "2"],

@@ -56,7 +56,8 @@ export class SlackApiError extends Error {
 type Args = Record<string, unknown>;
 type Handler = (args: Args, ctx: WebApiContext, warnings: string[]) => Record<string, unknown>;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A held request or answer (a fault): it does not keep the process alive once the stand-in is closed. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export async function handleWebApiCall(ctx: WebApiContext, request: WebApiRequest): Promise<WebApiAnswer> {
   const { method } = request;
