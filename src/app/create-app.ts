@@ -5,7 +5,6 @@ import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
-import { summaryNotes } from "../github/summary-notes.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
@@ -94,21 +93,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
   // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
-  const shield =
-    slack && app && writing
-      ? wireShield({
-          infra,
-          queues,
-          gateway: github.gateway,
-          summary: summaryNotes({
-            installations: app.installations,
-            writes: writing.writes,
-            claims: { records: store, owner },
-            appSlug: app.appSlug,
-            now,
-          }),
-        })
-      : null;
+  const shield = slack && app && writing ? wireShield({ infra, queues, gateway: github.gateway }) : null;
   const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
