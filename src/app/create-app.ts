@@ -50,8 +50,17 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const app = config.github
     ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit, now)
     : null;
-  const installations = app?.installations ?? null;
   const writing = githubWrites(infra, app);
+  // GitHub's merge queue reads a merge group's failed checks through the reader the notices' details use
+  // (one read of a commit's check runs, in turn with the shared pace).
+  const installations =
+    app && writing
+      ? {
+          graphql: (repo: Repo) => app.installations.graphql(repo),
+          rest: (repo: Repo) => app.installations.rest(repo),
+          failedChecks: (repo: Repo, sha: string) => writing.checkRuns.failedChecks(repo, sha),
+        }
+      : null;
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
   const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
   const history = { history: store, queueRequests: store };
@@ -87,14 +96,25 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     writing,
     gate: backends.gate,
   });
-  const doctor = wireDoctor(infra, installations);
+  const doctor = wireDoctor(infra, app?.installations ?? null);
   const loginUrl = identityLoginUrl(infra);
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, home);
   // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
   const shield = slack && app && writing ? wireShield({ infra, queues, gateway: github.gateway }) : null;
-  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
+  const notifier = slack
+    ? wireNotifier({
+        infra,
+        slack,
+        backends,
+        github,
+        app,
+        checkRuns: writing?.checkRuns ?? null,
+        home,
+        shield,
+      })
+    : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
   const digests = slack ? wireDigests({ infra, slack, statsEvents, statsDays, shieldFigures }) : null;
