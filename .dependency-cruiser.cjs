@@ -253,7 +253,7 @@ module.exports = {
     {
       name: "shield-knows-no-backend-nor-surface",
       comment:
-        "The flake shield (src/shield) drives the merge queue through the core's port (src/core/merge-queue.ts) and writes GitHub's summary through a function it is given: it imports no backend and no surface.",
+        "The flake shield (src/shield) drives the merge queue through the core's port (src/core/merge-queue.ts) and says what it did in the removal's notices (which the summary comment shows): it imports no backend and no surface.",
       severity: "error",
       from: { path: "^src/shield/" },
       to: { path: "^src/(backends|github|slack|notifier)/" },

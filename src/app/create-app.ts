@@ -5,7 +5,6 @@ import { wireDigests } from "../digests/wire.js";
 import { wireDoctor } from "../doctor/wire.js";
 import { wireFreezes } from "../freezes/wire.js";
 import { connectGitHubApp } from "../github/probot.js";
-import { summaryNotes } from "../github/summary-notes.js";
 import { githubWrites, wireGitHub } from "../github/wire.js";
 import { wireHealth } from "../health/wire.js";
 import { identityLoginUrl, wireIdentity } from "../identity/wire.js";
@@ -56,8 +55,17 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const app = config.github
     ? await connectGitHubApp(config.github, config.githubHost, logger, options.Octokit, now)
     : null;
-  const installations = app?.installations ?? null;
   const writing = githubWrites(infra, app);
+  // GitHub's merge queue reads a merge group's failed checks through the reader the notices' details use
+  // (one read of a commit's check runs, in turn with the shared pace).
+  const installations =
+    app && writing
+      ? {
+          graphql: (repo: Repo) => app.installations.graphql(repo),
+          rest: (repo: Repo) => app.installations.rest(repo),
+          failedChecks: (repo: Repo, sha: string) => writing.checkRuns.failedChecks(repo, sha),
+        }
+      : null;
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
   const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
   const history = { history: store, queueRequests: store };
@@ -93,28 +101,25 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     writing,
     gate: backends.gate,
   });
-  const doctor = wireDoctor(infra, installations);
+  const doctor = wireDoctor(infra, app?.installations ?? null);
   const loginUrl = identityLoginUrl(infra);
   const slackSurface = wireSlack({ infra, commands, github, setup: doctor.check, follower, loginUrl });
   const { home } = slackSurface;
   const identity = wireIdentity(infra, slack ? slackIdentityChat(slack, { logger, home }) : null);
   // The flake shield acts on the notifier's removals, through the GitHub App (src/shield).
-  const shield =
-    slack && app && writing
-      ? wireShield({
-          infra,
-          queues,
-          gateway: github.gateway,
-          summary: summaryNotes({
-            installations: app.installations,
-            writes: writing.writes,
-            claims: { records: store, owner },
-            appSlug: app.appSlug,
-            now,
-          }),
-        })
-      : null;
-  const notifier = slack ? wireNotifier({ infra, slack, backends, github, app, home, shield }) : null;
+  const shield = slack && app && writing ? wireShield({ infra, queues, gateway: github.gateway }) : null;
+  const notifier = slack
+    ? wireNotifier({
+        infra,
+        slack,
+        backends,
+        github,
+        app,
+        checkRuns: writing?.checkRuns ?? null,
+        home,
+        shield,
+      })
+    : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
   const digestChat = slack && slackDigestChat(slack, { ...infra, githubWebUrl: infra.urls.webUrl });

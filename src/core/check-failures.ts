@@ -60,6 +60,6 @@ export const FAILURE_LIMITS = {
 } as const;
 
 /** Whether an event is a removal whose failed checks are detailed: left without merging, with failed checks. */
-export function wantsFailureDetails(event: QueueEvent): event is QueueEventOf<"left"> {
+export function wantsFailureDetails(event: QueueEvent): event is QueueEventOf<"left"> & { pull: number } {
   return event.kind === "left" && !event.merged && event.failedChecks.length > 0 && event.pull !== null;
 }

@@ -65,9 +65,11 @@ export interface QueueEventNotes {
   next?: { estimatedMergeAt: string | null };
   /**
    * For a pull request that left for a check failing for everyone, with the flake shield on: it was queued
-   * again, or could not be (`detail`: why, in plain words) (src/shield).
+   * again ("requeued", through the merge queue's API), Mergify was asked to ("asked": the relayed `queue`
+   * comment is posted; Mergify's answer and its `entered` event say whether it took it), or it could not
+   * be (`detail`: why, in plain words) (src/shield).
    */
-  shield?: { check: string; outcome: "requeued" | "failed"; detail: string | null };
+  shield?: { check: string; outcome: "requeued" | "asked" | "failed"; detail: string | null };
 }
 
 /** What happened, by kind. */

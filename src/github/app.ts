@@ -18,7 +18,7 @@ import { registerMergedPulls } from "./merged-pulls.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
 import { type GitHubPresentation, type RelayAnswersDeps, registerRelayAnswers } from "./relay-answers.js";
 import { renderSummary } from "./render-markdown.js";
-import { KeyedLock, SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
+import { SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
 import type { JobClaim, JobQueueFactory } from "./webhook-jobs.js";
 
 /** 👀 is sent only for a command whose answer is not written within this long. */
@@ -77,9 +77,8 @@ export interface CommentPayload {
  * the answer takes longer than a second) and how it ended (👍 / 😕).
  */
 export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
-  const summaries = new KeyedLock();
   return (app) => {
-    const jobs = deps.jobs((job, claim) => runCommentJob(app, job, claim, deps, summaries));
+    const jobs = deps.jobs((job, claim) => runCommentJob(app, job, claim, deps));
     app.on("issue_comment.created", async (context) => {
       const job = commentJob(context, deps.appSlug, new Date());
       if (!job) return;
@@ -93,7 +92,6 @@ export function githubApp(deps: GitHubSurfaceDeps): ApplicationFunction {
       registerRelayAnswers(app, deps.relays, {
         appSlug: deps.appSlug,
         writes: deps.writes,
-        summaries,
         ...(deps.summaryClaims ? { summaryClaims: deps.summaryClaims } : {}),
         ...(deps.githubWebUrl ? { githubWebUrl: deps.githubWebUrl } : {}),
       });
@@ -135,7 +133,6 @@ async function runCommentJob(
   job: WebhookJob,
   claim: JobClaim,
   deps: GitHubSurfaceDeps,
-  summaries: KeyedLock,
 ): Promise<void> {
   const payload = job.payload as CommentPayload;
   const log = app.log.child({
@@ -144,7 +141,7 @@ async function runCommentJob(
     issue: payload.issue.number,
   });
   const octokit = (await app.auth(job.installationId)) as unknown as Octokit;
-  await handleComment({ ...job, payload }, { octokit, log, claim }, deps, summaries);
+  await handleComment({ ...job, payload }, { octokit, log, claim }, deps);
 }
 
 /** Where a comment's command runs: as its installation, logging with its delivery, holding its job. */
@@ -158,7 +155,6 @@ export async function handleComment(
   job: Omit<WebhookJob, "payload"> & { payload: CommentPayload },
   env: CommentEnv,
   deps: GitHubSurfaceDeps,
-  summaries = new KeyedLock(),
 ): Promise<void> {
   const { comment } = job.payload;
   const place = placeOf(job.payload);
@@ -194,16 +190,14 @@ export async function handleComment(
   const deliver = () =>
     attemptDelivery(() =>
       steps.once("summary", async () => {
-        await summaries.run(`${place.repo.key}#${place.number}`, () =>
-          upsertSummaryComment(
-            octokit,
-            answerWrites,
-            place.repo,
-            place.number,
-            `${deps.appSlug}[bot]`,
-            body,
-            deps.summaryClaims,
-          ),
+        await upsertSummaryComment(
+          octokit,
+          answerWrites,
+          place.repo,
+          place.number,
+          `${deps.appSlug}[bot]`,
+          body,
+          deps.summaryClaims,
         );
         return true;
       }),

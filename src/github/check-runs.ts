@@ -8,6 +8,7 @@ import {
 } from "../core/check-failures.js";
 import type { ChecksRanOn, QueueCheck } from "../core/queue.js";
 import type { Repo } from "../repo.js";
+import type { GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
 
 /**
@@ -20,8 +21,15 @@ import type { Octokit } from "./octokit-gateway.js";
  * commit status: its description is the backend's.
  */
 
-/** Conclusions of a check run that failed. */
-const FAILED = new Set(["failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale"]);
+/** Conclusions of a check run that failed (a merge group's failed checks, a removal's details). */
+export const FAILED_CONCLUSIONS: ReadonlySet<string> = new Set([
+  "failure",
+  "timed_out",
+  "cancelled",
+  "action_required",
+  "startup_failure",
+  "stale",
+]);
 /** A commit's check runs, read 100 a page, this many pages at most. */
 const RUN_PAGES = 3;
 /** A run's annotations, read 50 a page (GitHub's limit per request is 50 for writes), this many pages at most. */
@@ -35,6 +43,11 @@ export interface CheckRunReaderDeps {
   octokitFor(repo: Repo): Promise<Octokit>;
   /** e.g. "https://github.com": annotations link to files there. */
   githubWebUrl: string;
+  /**
+   * The app's shared pace (src/github/github-writes.ts): each read waits out a rate limit any replica met,
+   * and one met here holds them all. Absent: reads go without it (no GitHub App writes, the tests).
+   */
+  pace?: Pick<GitHubWrites, "read">;
   /** Reads at once, across every removal of this process. Default 4. */
   concurrency?: number;
   timeoutMs?: number;
@@ -109,6 +122,20 @@ export class CheckRunReader {
     return { checks: detailed, more: Math.max(0, checks.length - shown.length) };
   }
 
+  /**
+   * A commit's check runs that failed (latest of each name), with their pages: why a merge group failed
+   * (GitHub's merge queue). Read as a removal's details read them, so its details read them no more.
+   */
+  async failedChecks(repo: Repo, sha: string): Promise<{ name: string; conclusion: string; url: string }[]> {
+    const signal = AbortSignal.timeout(this.deps.timeoutMs ?? CHECK_READ_TIMEOUT_MS);
+    const runs = await this.runsOf(await this.deps.octokitFor(repo), repo, sha, signal);
+    return runs.filter(failed).map((run) => ({
+      name: run.name,
+      conclusion: run.conclusion ?? "failure",
+      url: run.html_url ?? run.details_url ?? "",
+    }));
+  }
+
   /** The commit the checks ran on: a draft pull request's head, else the commit named. */
   private async headOf(
     octokit: Octokit,
@@ -118,7 +145,7 @@ export class CheckRunReader {
   ): Promise<string | null> {
     if (ranOn.pull === null) return ranOn.sha;
     try {
-      const { data } = await this.limit(() =>
+      const { data } = await this.read(`pull request ${repo.fullName}#${ranOn.pull}`, signal, () =>
         octokit.rest.pulls.get({
           owner: repo.owner,
           repo: repo.name,
@@ -141,7 +168,7 @@ export class CheckRunReader {
     const reading = (async () => {
       const all: RunJson[] = [];
       for (let page = 1; page <= RUN_PAGES; page++) {
-        const { data } = await this.limit(() =>
+        const { data } = await this.read(`check runs of ${repo.fullName}@${sha}`, signal, () =>
           octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", {
             owner: repo.owner,
             repo: repo.name,
@@ -175,7 +202,7 @@ export class CheckRunReader {
     const reading = (async () => {
       const found: CheckAnnotation[] = [];
       for (let page = 1; page <= ANNOTATION_PAGES && found.length < FAILURE_LIMITS.annotations; page++) {
-        const { data } = await this.limit(() =>
+        const { data } = await this.read(`annotations of ${repo.fullName} check run ${run.id}`, signal, () =>
           octokit.request("GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", {
             owner: repo.owner,
             repo: repo.name,
@@ -200,6 +227,12 @@ export class CheckRunReader {
     return reading;
   }
 
+  /** One GET: at most `concurrency` at once in this process, in turn with the app's shared pace. */
+  private read<T>(what: string, signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+    const { pace } = this.deps;
+    return this.limit(() => (pace ? pace.read(what, send, signal) : send()));
+  }
+
   private annotation(repo: Repo, sha: string, a: AnnotationJson): CheckAnnotation {
     const line = typeof a.start_line === "number" && a.start_line > 0 ? a.start_line : null;
     const path = a.path.replace(/^\/+/, "");
@@ -217,8 +250,11 @@ export class CheckRunReader {
 /** The run of a failed check: the failed one of its name, else the latest of its name. */
 function pick(runs: readonly RunJson[], name: string): RunJson | undefined {
   const named = runs.filter((r) => r.name === name);
-  return named.find((r) => r.status === "completed" && FAILED.has(r.conclusion ?? "")) ?? named[0];
+  return named.find(failed) ?? named[0];
 }
+
+/** Whether a run completed and failed. */
+const failed = (run: RunJson) => run.status === "completed" && FAILED_CONCLUSIONS.has(run.conclusion ?? "");
 
 /** A check GitHub did not list as a run: a commit status, with the backend's description. */
 function asStatus(check: QueueCheck): CheckFailure {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../logger.js";
 import {
   askPace,
@@ -226,6 +227,38 @@ export class GitHubWrites {
       write.signal?.addEventListener("abort", () => this.pump(), { once: true });
       this.pump();
     });
+  }
+
+  /**
+   * A read (a GET) within the pace's read side: it waits out a rate-limit answer any replica met (the
+   * pace's block, kept in the store), and a rate-limit answer to it holds every replica's writes and reads
+   * for its wait. It takes no write's slot (GitHub's second between requests is for writes); how many
+   * reads go at once is the caller's bound. Rejects with GitHub's error, or when `signal` aborts the wait.
+   */
+  async read<T>(what: string, send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const blockedUntil = await this.pace.update((state) => ({ state, result: state.blockedUntil }));
+    const waitMs = blockedUntil - Date.now();
+    if (waitMs > 0) await sleep(waitMs, undefined, signal ? { signal } : {});
+    try {
+      return await send();
+    } catch (error) {
+      const now = Date.now();
+      const limitMs = rateLimitWaitMs(error, now, this.retry.fallbackLimitWaitMs);
+      if (limitMs !== null) {
+        this.counts.rateLimited += 1;
+        this.onRateLimited?.(errorStatus(error) ?? 0);
+        this.logger.warn(
+          { what, waitMs: limitMs },
+          "GitHub's rate limit on a read: no call until it has passed",
+        );
+        await this.pace
+          .update((state) => blockPace(state, now + limitMs))
+          .catch((err: unknown) =>
+            this.logger.warn({ err }, "could not record GitHub's rate limit in the store"),
+          );
+      }
+      throw error;
+    }
   }
 
   /** Writes waiting (not the one in flight), by priority. */

@@ -1,7 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Probot } from "probot";
 import type { GraphQL } from "../backends/github/client.js";
-import type { FailedCheck } from "../backends/github/queue-events.js";
 import { repositoryError } from "../backends/github/repository-error.js";
 import { CommandError, CommandErrorCode } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
@@ -11,15 +10,6 @@ import { surfaceSettings } from "../settings/surfaces.js";
 import { ANNOUNCING_EVENTS } from "./doorbell.js";
 import type { GitHubWrites } from "./github-writes.js";
 import { type Octokit, octokitGateway } from "./octokit-gateway.js";
-
-/** Check-run conclusions that fail a merge group. */
-const FAILED_CONCLUSIONS = new Set([
-  "failure",
-  "timed_out",
-  "cancelled",
-  "action_required",
-  "startup_failure",
-]);
 
 /** How long the app's installation on a repository is trusted (it changes when the app is reinstalled). */
 const INSTALLATION_CACHE_MS = 10 * 60_000;
@@ -97,28 +87,6 @@ export class Installations {
   async graphql(repo: Repo): Promise<GraphQL> {
     const octokit = await this.octokitFor(repo);
     return (query, variables) => octokit.graphql(query, variables);
-  }
-
-  /**
-   * The check runs of a commit that did not succeed (latest of each name), with their pages: why a merge
-   * group failed. Needs the `checks: read` permission.
-   */
-  async failedChecks(repo: Repo, sha: string): Promise<FailedCheck[]> {
-    const octokit = await this.octokitFor(repo);
-    const { data } = await octokit.rest.checks.listForRef({
-      owner: repo.owner,
-      repo: repo.name,
-      ref: sha,
-      filter: "latest",
-      per_page: 100,
-    });
-    return data.check_runs
-      .filter((run) => run.status === "completed" && FAILED_CONCLUSIONS.has(run.conclusion ?? ""))
-      .map((run) => ({
-        name: run.name,
-        conclusion: run.conclusion ?? "failure",
-        url: run.html_url ?? run.details_url ?? "",
-      }));
   }
 
   /** The commands' GitHub gateway, acting as the repository's installation. */

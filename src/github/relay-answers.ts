@@ -6,12 +6,7 @@ import { markdownFormat } from "../wording/markdown.js";
 import type { GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
 import { renderSummary } from "./render-markdown.js";
-import {
-  type KeyedLock,
-  SUMMARY_MARKER,
-  type SummaryClaims,
-  upsertSummaryComment,
-} from "./summary-comment.js";
+import { SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
 
 /**
  * The merge queue's answers to relayed commands on the GitHub surface (docs/commands.md, "Following the
@@ -42,7 +37,6 @@ interface PresenterDeps {
   appSlug: string;
   writes: GitHubWrites;
   githubWebUrl?: string;
-  summaries: KeyedLock;
   summaryClaims?: SummaryClaims;
 }
 
@@ -101,16 +95,14 @@ async function showInSummary(
     },
     markdownFormat(deps.appSlug),
   );
-  await deps.summaries.run(`${repo.key}#${where.number}`, () =>
-    upsertSummaryComment(
-      octokit,
-      deps.writes,
-      repo,
-      where.number,
-      `${deps.appSlug}[bot]`,
-      body,
-      deps.summaryClaims,
-    ),
+  await upsertSummaryComment(
+    octokit,
+    deps.writes,
+    repo,
+    where.number,
+    `${deps.appSlug}[bot]`,
+    body,
+    deps.summaryClaims,
   );
   if (relayTurnedDown(result)) await turnDown(octokit, repo, where.commentId, deps);
 }

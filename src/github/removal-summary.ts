@@ -8,7 +8,7 @@ import { clip, formatTime } from "../wording/words.js";
 import type { GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
 import { MAX_COMMENT_LENGTH } from "./render-markdown.js";
-import { KeyedLock, SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
+import { SUMMARY_MARKER, type SummaryClaims, upsertSummaryComment } from "./summary-comment.js";
 
 /**
  * A removal for failed checks in the pull request's summary comment (docs/notifications.md, "Why a check
@@ -65,7 +65,6 @@ export interface RemovalSummaryDeps {
 export function removalSummaryWriter(
   deps: RemovalSummaryDeps,
 ): (repository: Repo, event: QueueEventOf<"left">, details: FailureDetails | null) => Promise<void> {
-  const lock = new KeyedLock();
   return async (repository, event, details) => {
     const pull = event.pull;
     if (pull === null) return;
@@ -76,8 +75,15 @@ export function removalSummaryWriter(
       details,
       githubWebUrl: deps.githubWebUrl,
     });
-    await lock.run(`${repository.key}#${pull}`, () =>
-      upsertSummaryComment(octokit, deps.writes, repository, pull, `${deps.appSlug}[bot]`, body, deps.claims),
+    // Every writer of the summary takes its turn per pull request (upsertSummaryComment).
+    await upsertSummaryComment(
+      octokit,
+      deps.writes,
+      repository,
+      pull,
+      `${deps.appSlug}[bot]`,
+      body,
+      deps.claims,
     );
   };
 }

@@ -5,6 +5,7 @@ import { type GitHubGate, gateSweepService, registerGateWebhooks } from "../back
 import { cachedPermission } from "../commands/cached-permission.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { RelayFollower } from "../relays/follower.js";
+import { CheckRunReader } from "./check-runs.js";
 import { GitHubWrites } from "./github-writes.js";
 import { unavailableGateway } from "./installations.js";
 import { type GitHubAppConnection, startGitHubSurface } from "./probot.js";
@@ -43,6 +44,11 @@ export interface GitHubDeps {
 export interface GitHubWriting {
   writes: GitHubWrites;
   gateway: GitHubGateway;
+  /**
+   * GitHub's check runs as the repository's installation, read within the shared pace and cached: a merge
+   * group's failed checks and a removal's details read them once (src/github/check-runs.ts).
+   */
+  checkRuns: CheckRunReader;
 }
 
 /**
@@ -50,7 +56,7 @@ export interface GitHubWriting {
  * as the repository's installation over it: built before the backends (the gate writes through it).
  */
 export function githubWrites(
-  infra: Pick<Infrastructure, "config" | "options" | "logger" | "metrics" | "store" | "owner">,
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls">,
   app: GitHubAppConnection | null,
 ): GitHubWriting | null {
   const config = infra.config.github;
@@ -65,7 +71,13 @@ export function githubWrites(
     pace: new StoreWritePace(store, config.appId, owner),
     onRateLimited: (status) => metrics.githubRateLimited.inc({ status: String(status) }),
   });
-  return { writes, gateway: app.installations.gateway(writes) };
+  const { installations } = app;
+  const checkRuns = new CheckRunReader({
+    octokitFor: (repo) => installations.rest(repo),
+    githubWebUrl: infra.urls.webUrl,
+    pace: writes,
+  });
+  return { writes, gateway: installations.gateway(writes), checkRuns };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { wantsFailureDetails } from "../core/check-failures.js";
 import type { QueueCheck, QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/index.js";
@@ -44,8 +45,7 @@ export async function withAlsoFailed(
   repository: Repo,
   event: QueueEvent,
 ): Promise<QueueEvent> {
-  if (event.kind !== "left" || event.merged || event.failedChecks.length === 0 || event.pull === null)
-    return event;
+  if (!wantsFailureDetails(event)) return event;
   const at = Date.parse(event.at);
   const earlier = await history.readQueueEvents(
     repository,

@@ -36,6 +36,8 @@ export interface NotifierDeps {
   github: { gateway: GitHubGateway; readPermission: PermissionLookup; writes?: GitHubWrites | null };
   /** The GitHub App: the doorbell, GitHub's merge queue's webhooks; null when it is off. */
   app: GitHubAppConnection | null;
+  /** GitHub's check runs, read within the shared pace and cached (src/github/wire.ts); null: the app is off. */
+  checkRuns?: CheckRunReader | null;
   /** Refreshed when a person's pull request moves (personal notices): Slack's Home tab. */
   home: { refreshSoon(person: { teamId: string; slackUserId: string }): void } | null;
   /** Acts on removals for a check failing for everyone (src/shield), before their notices; null: off. */
@@ -141,13 +143,14 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
  * pull request's summary comment that shows it; none without the GitHub App.
  */
 function failureDetails(
-  { infra, app, github }: NotifierDeps,
+  { infra, app, github, checkRuns }: NotifierDeps,
   deliver: () => void,
 ): FailureDetailsKeeper | undefined {
   if (!app) return undefined;
   const { installations } = app;
   const githubWebUrl = infra.urls.webUrl;
-  const reader = new CheckRunReader({ octokitFor: (repo) => installations.rest(repo), githubWebUrl });
+  const reader =
+    checkRuns ?? new CheckRunReader({ octokitFor: (repo) => installations.rest(repo), githubWebUrl });
   const summarize = github.writes
     ? removalSummaryWriter({
         octokitFor: (repo) => installations.rest(repo),

@@ -1,3 +1,4 @@
+import { wantsFailureDetails } from "../core/check-failures.js";
 import type { QueueEvent, QueueEventOf } from "../core/queue.js";
 
 /**
@@ -10,7 +11,7 @@ export const SHIELD_MIN_OTHERS = 2;
 /** How many times one queue entry is tried, the first included: the shield queues it again once. */
 export const SHIELD_ATTEMPTS = 2;
 
-/** A removal the shield may act on: a pull request that left without merging. */
+/** A removal the shield may act on: a pull request that left without merging, for failed checks. */
 export type Removal = QueueEventOf<"left"> & { pull: number };
 
 /**
@@ -20,7 +21,7 @@ export type Removal = QueueEventOf<"left"> & { pull: number };
  * fewer others, an event that is not a removal.
  */
 export function failingForEveryone(event: QueueEvent): { check: string; pulls: number[] } | null {
-  if (event.kind !== "left" || event.merged || event.pull === null) return null;
+  if (!wantsFailureDetails(event)) return null;
   const failed = new Set(event.failedChecks.map((c) => c.name));
   return (
     (event.notes?.alsoFailed ?? []).find((a) => failed.has(a.check) && a.pulls.length >= SHIELD_MIN_OTHERS) ??
@@ -28,8 +29,8 @@ export function failingForEveryone(event: QueueEvent): { check: string; pulls: n
   );
 }
 
-/** The pull request's `entered` events at or before the removal, by time. */
-function entriesUpTo(removal: Removal, entered: readonly QueueEvent[]): QueueEvent[] {
+/** The pull request's `entered` events at or before the removal, by time: what the entry is read from. */
+export function entriesUpTo(removal: Removal, entered: readonly QueueEvent[]): QueueEvent[] {
   const at = Date.parse(removal.at);
   return entered
     .filter((e) => e.kind === "entered" && e.pull === removal.pull && Date.parse(e.at) <= at)
@@ -38,28 +39,29 @@ function entriesUpTo(removal: Removal, entered: readonly QueueEvent[]): QueueEve
 
 /**
  * The queue entry a removal ends, as the shield claims it: its latest `entered` event at or before the
- * removal (its id), or, where the history holds none, the removal itself.
+ * removal (its id; `entries`: entriesUpTo's), or, where the history holds none, the removal itself.
  */
-export function entryKeyOf(removal: Removal, entered: readonly QueueEvent[]): string {
-  const entry = entriesUpTo(removal, entered).at(-1);
+export function entryKeyOf(removal: Removal, entries: readonly QueueEvent[]): string {
+  const entry = entries.at(-1);
   return entry ? String(entry.id) : `left:${removal.id}`;
 }
 
-/** Who put the entry the removal ends in the queue, where the backend said; null otherwise. */
-export function queuerOf(removal: Removal, entered: readonly QueueEvent[]): string | null {
-  const entry = entriesUpTo(removal, entered).at(-1);
+/** Who put the entry the removal ends in the queue (`entries`: entriesUpTo's), where the backend said. */
+export function queuerOf(entries: readonly QueueEvent[]): string | null {
+  const entry = entries.at(-1);
   return entry?.kind === "entered" ? (entry.queuedBy ?? null) : null;
 }
 
 /**
  * Whether the removal ends the entry the shield made: the pull request was queued again by the shield
- * after an earlier removal, and it has not entered the queue since but for that once. Such an entry is
- * never queued again (one retry per entry); a person who queues it again starts a new one.
+ * after an earlier removal, and it has not entered the queue since but for that once (`entries`:
+ * entriesUpTo's). Such an entry is never queued again (one retry per entry); a person who queues it again
+ * starts a new one.
  */
 export function endsShieldEntry(
   removal: Removal,
   requeues: readonly { outcome: string; leftEventId: number; leftAt: Date }[],
-  entered: readonly QueueEvent[],
+  entries: readonly QueueEvent[],
 ): boolean {
   const at = Date.parse(removal.at);
   const last = requeues
@@ -67,6 +69,5 @@ export function endsShieldEntry(
     .sort((a, b) => a.leftAt.getTime() - b.leftAt.getTime())
     .at(-1);
   if (!last) return false;
-  const since = entriesUpTo(removal, entered).filter((e) => Date.parse(e.at) > last.leftAt.getTime());
-  return since.length <= 1;
+  return entries.filter((e) => Date.parse(e.at) > last.leftAt.getTime()).length <= 1;
 }

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { CommandError } from "../commands/errors.js";
 import type { GitHubGateway } from "../commands/ports.js";
+import { wantsFailureDetails } from "../core/check-failures.js";
 import type { MergeQueueBackend, MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import { QueueError } from "../core/queue-error.js";
 import type { FreezeRecords } from "../core/record-ports.js";
-import { listed } from "../freezes/present.js";
+import { windowAt } from "../freezes/schedule.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type {
@@ -15,10 +16,16 @@ import type {
   ShieldOutcome,
   ShieldRetry,
 } from "../store/index.js";
-import type { Text } from "../wording/description.js";
 import { clip } from "../wording/words.js";
-import { endsShieldEntry, entryKeyOf, failingForEveryone, queuerOf, type Removal } from "./decide.js";
-import { relayedBecause, type ShieldNote, shieldSentence } from "./words.js";
+import {
+  endsShieldEntry,
+  entriesUpTo,
+  entryKeyOf,
+  failingForEveryone,
+  queuerOf,
+  type Removal,
+} from "./decide.js";
+import { relayedBecause, type ShieldNote } from "./words.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back a pull request's entries and the shield's re-queues of it are looked for. */
@@ -49,10 +56,6 @@ export interface FlakeShieldDeps {
    * not asked. A shield whose owner lost it queues nothing again, and says so.
    */
   mayRetry?: (repository: Repo, login: string) => Promise<boolean>;
-  /** Writes the pull request's summary comment on GitHub; absent: none is written. */
-  summary?: (repository: Repo, pull: number, text: Text) => Promise<void>;
-  /** Counts background work until it settles (the graceful stop waits for it). */
-  track?: (work: Promise<unknown>) => void;
   /** Which replica this is, for claims. */
   owner: string;
   now: () => Date;
@@ -68,7 +71,8 @@ type Decision = { outcome: Exclude<ShieldOutcome, "pending">; detail: string | n
  * the queue for a check that also failed for at least two other pull requests within the hour is queued
  * again, once per queue entry, never while the queue is paused or frozen. The notifier hands it each
  * event before its notices are queued; what it did goes with them (`notes.shield`) and into the pull
- * request's summary comment. One replica acts: the entry is claimed in the store first, and a replica
+ * request's summary comment (the removal's, src/github/removal-summary.ts, which says it with its details).
+ * One replica acts: the entry is claimed in the store first, and a replica
  * that finds it claimed shows what the claimant did.
  */
 export class FlakeShield {
@@ -76,9 +80,10 @@ export class FlakeShield {
 
   /** The event, with what the shield did for it where it acted; as it is otherwise (never throws). */
   async consider(repository: Repo, event: QueueEvent): Promise<QueueEvent> {
+    if (!wantsFailureDetails(event)) return event;
     const failing = failingForEveryone(event);
-    if (!failing || event.kind !== "left" || event.pull === null) return event;
-    const removal = event as Removal;
+    if (!failing) return event;
+    const removal: Removal = event;
     try {
       const note = await this.decide(repository, removal, failing);
       return note ? { ...event, notes: { ...event.notes, shield: note } } : event;
@@ -112,8 +117,9 @@ export class FlakeShield {
       to: new Date(now.getTime() + DAY_MS),
       pull: removal.pull,
     });
-    if (endsShieldEntry(removal, requeues, entered)) return null;
-    const key = { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entered) };
+    const entries = entriesUpTo(removal, entered);
+    if (endsShieldEntry(removal, requeues, entries)) return null;
+    const key = { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entries) };
     const claimed = await store.claimShieldRetry({
       ...key,
       leftEventId: removal.id,
@@ -123,10 +129,11 @@ export class FlakeShield {
       now,
     });
     // Another replica took this removal on (show what it did); or another removal of the same entry.
-    if (claimed !== "claimed") return claimed.leftEventId === removal.id ? this.awaitDecision(claimed) : null;
+    if (claimed !== "claimed")
+      return claimed.leftEventId === removal.id ? this.awaitDecision(repository, removal, claimed) : null;
     const decision =
       (await this.ownerLost(repository, setting.changedBy)) ??
-      (await this.requeue(repository, removal, failing, queuerOf(removal, entered)));
+      (await this.requeue(repository, removal, failing, queuerOf(entries)));
     await store.decideShieldRetry(key, owner, { ...decision, at: this.deps.now() });
     this.deps.logger.info(
       {
@@ -138,20 +145,33 @@ export class FlakeShield {
       },
       `flake shield: ${decision.outcome === "requeued" ? "queued again" : decision.outcome === "failed" ? "could not queue again" : "left alone"} a pull request removed for a check failing for everyone`,
     );
-    const note = noteOf(failing.check, decision);
-    if (note) this.tellGitHub(repository, removal.pull, note);
-    return note;
+    return noteOf(failing.check, decision, await this.relays(repository, removal));
   }
 
   /** What the replica that claimed the removal did, once it says (null: left alone, or not said in time). */
-  private async awaitDecision(claimed: ShieldRetry): Promise<ShieldNote | null> {
+  private async awaitDecision(
+    repository: Repo,
+    removal: Removal,
+    claimed: ShieldRetry,
+  ): Promise<ShieldNote | null> {
     const until = Date.now() + (this.deps.decisionWaitMs ?? SHIELD_DECISION_WAIT_MS);
     let row: ShieldRetry | null = claimed;
     while (row?.outcome === "pending" && Date.now() < until) {
       await sleep(SHIELD_DECISION_POLL_MS);
       row = await this.deps.store.getShieldRetry(claimed);
     }
-    return row && row.outcome !== "pending" ? noteOf(row.check, row) : null;
+    return row && row.outcome !== "pending"
+      ? noteOf(row.check, row, await this.relays(repository, removal))
+      : null;
+  }
+
+  /**
+   * Whether the queue takes `queue` as a relayed comment (Mergify's): it is then asked, and takes it in
+   * its own time (its answer and its `entered` event say it did), so the notice says it was asked.
+   */
+  private async relays(repository: Repo, removal: Removal): Promise<boolean> {
+    const backend = await this.deps.queues.for(repository, removal.branch ?? undefined).catch(() => null);
+    return backend?.commands.via === "comments";
   }
 
   /** Queues the pull request again, unless the queue is held or it needs not be; what came of it. */
@@ -221,29 +241,18 @@ export class FlakeShield {
     const pause = await backend.pauses?.current({ repo: repository, branch: removal.branch });
     if (pause) return `the merge queue is paused (${clip(pause.reason || "no reason given", 200)})`;
     const now = this.deps.now();
-    const frozen = (await this.deps.store.listFreezes(repository))
-      .map((freeze) => listed(freeze, now))
-      .find((freeze) => freeze.inProgress);
+    const frozen = (await this.deps.store.listFreezes(repository)).find((freeze) => {
+      const window = windowAt(freeze.schedule, freeze.zone, now);
+      return window !== null && window.start.getTime() <= now.getTime();
+    });
     return frozen ? `the freeze ${clip(frozen.name, 100)} is in progress` : null;
-  }
-
-  /** Says it in the pull request's summary comment on GitHub, in the background (logged when it fails). */
-  private tellGitHub(repository: Repo, pull: number, note: ShieldNote): void {
-    const summary = this.deps.summary;
-    if (!summary) return;
-    const writing = summary(repository, pull, shieldSentence(note)).catch((error: unknown) =>
-      this.deps.logger.warn(
-        { err: error, repository: repository.fullName, pull },
-        "flake shield: could not write the pull request's summary comment",
-      ),
-    );
-    this.deps.track?.(writing);
   }
 }
 
-/** What the notices say of a decision: queued again, or could not be; nothing when left alone. */
-function noteOf(check: string, decision: Decision | ShieldRetry): ShieldNote | null {
-  if (decision.outcome === "requeued") return { check, outcome: "requeued", detail: null };
+/** What the notices say of a decision: queued again (or asked to be), or could not be; nothing when left alone. */
+function noteOf(check: string, decision: Decision | ShieldRetry, relayed: boolean): ShieldNote | null {
+  if (decision.outcome === "requeued")
+    return { check, outcome: relayed ? "asked" : "requeued", detail: null };
   if (decision.outcome === "failed") return { check, outcome: "failed", detail: decision.detail };
   return null;
 }

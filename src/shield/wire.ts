@@ -3,16 +3,13 @@ import type { GitHubGateway } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import { type PermissionLevel, satisfies } from "../core/permission-level.js";
 import type { Repo } from "../repo.js";
-import type { Text } from "../wording/description.js";
 import { FlakeShield } from "./shield.js";
 
 export interface ShieldWireDeps {
-  infra: Pick<Infrastructure, "config" | "logger" | "store" | "owner" | "now" | "trackWebhookWork">;
+  infra: Pick<Infrastructure, "config" | "logger" | "store" | "owner" | "now">;
   queues: MergeQueues;
   /** The commands' GitHub, as the repository's installation. */
   gateway: GitHubGateway;
-  /** Writes a pull request's summary comment (src/github/summary-notes.ts). */
-  summary: (repository: Repo, pull: number, text: Text) => Promise<void>;
 }
 
 /** Whether a login may still turn the shield on: `retry`'s permission (PERMISSION_RETRY), asked now. */
@@ -25,15 +22,13 @@ function mayRetry(gateway: GitHubGateway, level: PermissionLevel) {
  * The flake shield (src/shield/shield.ts), handed to the notifier: it acts on the removals the notifier
  * hears, before their notices are queued. Wired only with Slack and the GitHub App.
  */
-export function wireShield({ infra, queues, gateway, summary }: ShieldWireDeps): FlakeShield {
+export function wireShield({ infra, queues, gateway }: ShieldWireDeps): FlakeShield {
   return new FlakeShield({
     store: infra.store,
     queues,
     github: gateway,
     mayRetry: mayRetry(gateway, infra.config.permissions.retry),
     commandPrefix: infra.config.mergeQueue.commandPrefix,
-    summary,
-    track: (work) => infra.trackWebhookWork(work),
     owner: infra.owner,
     now: infra.now,
     logger: infra.logger.child({ name: "shield" }),

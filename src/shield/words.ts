@@ -10,14 +10,17 @@ export type ShieldNote = NonNullable<QueueEventNotes["shield"]>;
 const checkName = (name: string) => clip(name.replace(/\s+/g, " ").trim(), 100);
 
 /**
- * "🛡️ ci/test is failing for everyone: queued again, attempt 2 of 2", or that it could not be queued
- * again, why, and what to do. The check's name and the reason are escaped for the surface.
+ * "🛡️ ci/test is failing for everyone: queued again, attempt 2 of 2" (on Mergify, which takes the relayed
+ * command in its own time: "asked Mergify to queue it again"), or that it could not be queued again, why,
+ * and what to do. The check's name and the reason are escaped for the surface.
  */
 export function shieldSentence(note: ShieldNote): Text {
   return (f) => {
     const check = f.escape(checkName(note.check));
-    if (note.outcome === "requeued")
-      return `🛡️ ${check} is failing for everyone: queued again, attempt ${SHIELD_ATTEMPTS} of ${SHIELD_ATTEMPTS}`;
+    const attempt = `attempt ${SHIELD_ATTEMPTS} of ${SHIELD_ATTEMPTS}`;
+    if (note.outcome === "requeued") return `🛡️ ${check} is failing for everyone: queued again, ${attempt}`;
+    if (note.outcome === "asked")
+      return `🛡️ ${check} is failing for everyone: asked Mergify to queue it again, ${attempt}`;
     const why = note.detail ? `: ${f.escape(clip(note.detail, 300))}` : "";
     return `⚠️ ${check} is failing for everyone, but Yardmaster could not queue it again${why}. Requeue it by hand once the check is fixed.`;
   };

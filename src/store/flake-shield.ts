@@ -40,8 +40,6 @@ export interface FlakeShieldStore {
   getFlakeShield(repository: Repo): Promise<FlakeShieldSetting | null>;
   /** Upsert per repository; returns the setting it replaced (null: none). */
   putFlakeShield(setting: FlakeShieldSetting): Promise<FlakeShieldSetting | null>;
-  /** Every repository's setting that is on, by repository. */
-  listFlakeShieldsOn(): Promise<FlakeShieldSetting[]>;
   /**
    * Takes on a removal for the pull request's queue entry: "claimed" when this call made the claim (as
    * `owner`, pending); otherwise the claim that was there (whoever made it, whatever its removal). Of
@@ -111,16 +109,6 @@ export function kyselyFlakeShield(ctx: StoreContext): FlakeShieldStore {
           .execute();
         return before ? settingOf(before) : null;
       });
-    },
-
-    async listFlakeShieldsOn() {
-      const rows = await db
-        .selectFrom("flake_shields")
-        .selectAll()
-        .where("enabled", "=", 1)
-        .orderBy(ctx.v.bytewise("repository_key"))
-        .execute();
-      return rows.map(settingOf);
     },
 
     async claimShieldRetry(claim) {

@@ -53,13 +53,12 @@ export function failureLines(check: CheckFailure, f: TextFormat, githubWebUrl: s
   const name = check.url ? f.link(check.url, check.name) : f.escape(check.name);
   const head = `❌ ${f.strong(name)} ${conclusionWords(check.conclusion)}${check.title ? `: ${f.bold(clip(check.title, FAILURE_LIMITS.lineChars))}` : ""}`;
   const lines = [head];
-  if (check.summary) {
-    const allow = allowedLinks(githubWebUrl, check.detailsUrl);
-    lines.push(...summaryLines(check.summary, f, allow));
-  }
+  if (check.summary)
+    lines.push(...summaryLines(check.summary, f, allowedLinks(githubWebUrl, check.detailsUrl)));
+  const onGitHub = allowedLinks(githubWebUrl, null);
   for (const a of check.annotations.slice(0, FAILURE_LIMITS.annotations)) {
     const where = `${clip(a.path, FAILURE_LIMITS.lineChars)}${a.line ? `:${a.line}` : ""}`;
-    const link = allowedLinks(githubWebUrl, null)(a.url) ? f.link(a.url, where) : f.escape(where);
+    const link = onGitHub(a.url) ? f.link(a.url, where) : f.escape(where);
     const message = firstLine(a.message);
     lines.push(`• ${link}${message ? ` — ${f.escape(clip(message, FAILURE_LIMITS.lineChars))}` : ""}`);
   }

@@ -14,6 +14,8 @@ import { eventually, linkSlackUser, startWorld, subscribeChannel, type World } f
  */
 
 const SAID = "ci/test is failing for everyone: queued again, attempt 2 of 2";
+/** On Mergify the relayed `queue` is a request: Mergify takes it in its own time (its `entered` event). */
+const ASKED = "ci/test is failing for everyone: asked Mergify to queue it again, attempt 2 of 2";
 const IDS: Record<string, number> = { alice: 1, bob: 2, carol: 3, dave: 4 };
 
 /** Every notice in a Slack conversation (a channel's threads, or a person's direct messages). */
@@ -37,6 +39,25 @@ function summary(world: World, repository: string, number: number): string {
     .filter((c) => c.body.includes(SUMMARY_MARKER));
   expect(found.length).toBeLessThanOrEqual(1);
   return found[0]?.body ?? "";
+}
+
+/**
+ * Every text Yardmaster wrote into a pull request's summary comment (created or edited): one summary
+ * carries a removal's details and the shield's word, never a note of the shield's own that replaces them.
+ */
+function summaryWrites(world: World, repository: string, number: number): string[] {
+  const ids = new Set(
+    world.github.state
+      .comments(repository, number)
+      .filter((c) => c.body.includes(SUMMARY_MARKER))
+      .map((c) => c.id),
+  );
+  const onIt = new RegExp(`/repos/${repository}/issues/(${number}/comments|comments/(\\d+))$`);
+  return world.github.requests
+    .filter((r) => (r.method === "POST" || r.method === "PATCH") && onIt.test(r.path))
+    .filter((r) => r.method === "POST" || ids.has(Number(onIt.exec(r.path)?.[2])))
+    .map((r) => String((r.body as { body?: unknown } | undefined)?.body ?? ""))
+    .filter((body) => body.includes(SUMMARY_MARKER));
 }
 
 describe("the flake shield on Mergify's queue", () => {
@@ -145,14 +166,19 @@ describe("the flake shield on Mergify's queue", () => {
     expect(notice?.blocks).toMatch(
       /ci\/test also failed for <[^>|]+\/pull\/21\|#21> and <[^>|]+\/pull\/22\|#22>/,
     );
-    expect(notice?.blocks).toContain(SAID);
+    expect(notice?.blocks).toContain(ASKED);
     // And in its author's direct message, and its summary comment on GitHub.
     const leave = events(23, "action.queue.leave")[0];
     const dm = await eventually(() =>
       notices(world, world.slack.state.directChannel(DAVE)?.id).find((n) => n.eventId === leave?.id),
     );
-    expect(dm.blocks).toContain(SAID);
-    expect(await eventually(() => summary(world, REPO, 23))).toContain(`🛡️ ${SAID}`);
+    expect(dm.blocks).toContain(ASKED);
+    // One summary comment says both why it left (its failed check) and what the shield did of it.
+    const said = await eventually(() => summary(world, REPO, 23).includes(ASKED) && summary(world, REPO, 23));
+    expect(said).toContain("left the merge queue");
+    expect(said).toContain("ci/test");
+    expect(said).toContain(`🛡️ ${ASKED}`);
+    for (const body of summaryWrites(world, REPO, 23)) expect(body).toContain("left the merge queue");
   });
 
   it("never queues the shield's own entry again: its second removal stays out", async () => {
@@ -291,7 +317,10 @@ describe("the flake shield on GitHub's merge queue", () => {
       expect(notice(CHANNEL, removals(n)[0])?.blocks, `#${n}`).not.toContain("failing for everyone");
     const dm = await eventually(() => notice(gh.slack.state.directChannel(DAVE)?.id, removal));
     expect(dm.blocks).toContain(SAID);
-    expect(await eventually(() => summary(gh, SHIPS, 43))).toContain(`🛡️ ${SAID}`);
+    const said = await eventually(() => summary(gh, SHIPS, 43).includes(SAID) && summary(gh, SHIPS, 43));
+    expect(said).toContain("left the merge queue");
+    expect(said).toContain(`🛡️ ${SAID}`);
+    for (const body of summaryWrites(gh, SHIPS, 43)) expect(body).toContain("left the merge queue");
     // Its second removal (the shield's entry) stays out.
     expect(gh.github.mergeQueues.completeChecks(SHIPS, 43, { "ci/test": "failure" })).toMatchObject({
       removed: true,

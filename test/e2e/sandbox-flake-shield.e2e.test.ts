@@ -5,7 +5,7 @@ import { eventually } from "../helpers/e2e.js";
 
 /**
  * The sandbox shows the flake shield at work by itself (tools/sandbox/flake-shield-demo.ts): ci/e2e fails for
- * #110, then #111, then once for #112, whose removal is queued again by the shield, said in its thread, and
+ * #110, then #111, then once for #112, whose removal the shield asks Mergify to queue again, said in its thread, and
  * merges. On a real clock, with quick checks: it waits for what the channel shows, however long the machine
  * takes.
  */
@@ -32,7 +32,9 @@ describe("the sandbox's flake shield", () => {
   it("queues #112 again when ci/e2e fails for everyone, says so in its thread, and #112 then merges", async () => {
     const said = await eventually(
       () =>
-        thread(112).find((m) => m.includes("ci/e2e is failing for everyone: queued again, attempt 2 of 2")),
+        thread(112).find((m) =>
+          m.includes("ci/e2e is failing for everyone: asked Mergify to queue it again, attempt 2 of 2"),
+        ),
       180_000,
     );
     // #110 and #111 among others (a batch tested behind a failing one fails the check too, in its own run).
@@ -42,6 +44,8 @@ describe("the sandbox's flake shield", () => {
     // The shield relayed `queue` on #112 as Yardmaster's bot, and said it in #112's summary comment.
     const comments = sandbox.world.github.state.comments(SANDBOX_REPOSITORY, 112).map((c) => c.body);
     expect(comments.filter((c) => c.startsWith("@mergifyio queue urgent"))).toHaveLength(1);
-    expect(comments.join("\n")).toContain("🛡️ ci/e2e is failing for everyone: queued again, attempt 2 of 2");
+    expect(comments.join("\n")).toContain(
+      "🛡️ ci/e2e is failing for everyone: asked Mergify to queue it again, attempt 2 of 2",
+    );
   }, 400_000);
 });

@@ -2,7 +2,10 @@ import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
 import type { QueueCheck } from "../../src/core/queue.js";
 import { CheckRunReader } from "../../src/github/check-runs.js";
+import { GitHubWrites } from "../../src/github/github-writes.js";
 import type { Octokit } from "../../src/github/octokit-gateway.js";
+import { blockPace, LocalWritePace } from "../../src/github/write-pace.js";
+import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { TestOctokit } from "../helpers/github-app.js";
 
@@ -15,7 +18,7 @@ const DRAFT_SHA = "d".repeat(40);
 const repo = Repo.from("acme/widgets");
 const octokit = new TestOctokit({ auth: "token" }) as unknown as Octokit;
 
-function reader(options: { timeoutMs?: number } = {}) {
+function reader(options: { timeoutMs?: number; pace?: GitHubWrites } = {}) {
   return new CheckRunReader({
     octokitFor: async () => octokit,
     githubWebUrl: "https://github.com",
@@ -183,6 +186,43 @@ describe("reading why a removal's checks failed", () => {
     });
     const again = await read.failures(repo, { sha: SHA, pull: null }, [check("ci/test")]);
     expect(again.checks[0]?.title).toBe("ci/test failed");
+  });
+
+  it("reads within the app's shared pace: a rate limit met by a read holds every replica's calls", async () => {
+    const pace = new LocalWritePace("replica-a");
+    const writes = new GitHubWrites({ logger: createLogger({ level: "silent" }), pace });
+    const blockedUntil = () => pace.update((state) => ({ state, result: state.blockedUntil }));
+    nock(GH)
+      .get(`${REPO}/commits/${SHA}/check-runs`)
+      .query(true)
+      .reply(429, { message: "You have exceeded a secondary rate limit" }, { "retry-after": "60" });
+    const before = Date.now();
+    await expect(
+      reader({ pace: writes }).failures(repo, { sha: SHA, pull: null }, [check("ci/test")]),
+    ).rejects.toMatchObject({ status: 429 });
+    // Recorded in the pace every replica asks: no write nor read for a minute.
+    expect(await blockedUntil()).toBeGreaterThanOrEqual(before + 60_000);
+    expect(writes.stats.rateLimited).toBe(1);
+  });
+
+  it("waits out a rate limit another replica met before it reads", async () => {
+    const pace = new LocalWritePace("replica-a");
+    const writes = new GitHubWrites({ logger: createLogger({ level: "silent" }), pace });
+    const until = Date.now() + 300;
+    await pace.update((state) => blockPace(state, until));
+    let askedAt = 0;
+    nock(GH)
+      .get(`${REPO}/commits/${SHA}/check-runs`)
+      .query(true)
+      .reply(() => {
+        askedAt = Date.now();
+        return [200, { total_count: 1, check_runs: [run(1, "ci/test")] }];
+      });
+    const details = await reader({ pace: writes }).failures(repo, { sha: SHA, pull: null }, [
+      check("ci/test"),
+    ]);
+    expect(details.checks[0]?.title).toBe("ci/test failed");
+    expect(askedAt).toBeGreaterThanOrEqual(until);
   });
 
   it("gives up after its time limit", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { QueueEvent } from "../../src/core/queue.js";
 import {
   endsShieldEntry,
+  entriesUpTo,
   entryKeyOf,
   failingForEveryone,
   queuerOf,
@@ -74,10 +75,11 @@ describe("failingForEveryone", () => {
 describe("the entry a removal ends", () => {
   it("is its latest entry at or before it, with who queued it; the removal itself without one", () => {
     const history = [entered(1, -30, "carol"), entered(2, -10, "dave[bot]"), entered(3, 5, "erin")];
-    expect(entryKeyOf(removal(10, 0), history)).toBe("2");
-    expect(queuerOf(removal(10, 0), history)).toBe("dave[bot]");
+    const entries = entriesUpTo(removal(10, 0), history);
+    expect(entryKeyOf(removal(10, 0), entries)).toBe("2");
+    expect(queuerOf(entries)).toBe("dave[bot]");
     expect(entryKeyOf(removal(10, 0), [])).toBe("left:10");
-    expect(queuerOf(removal(10, 0), [])).toBeNull();
+    expect(queuerOf([])).toBeNull();
   });
 });
 
@@ -85,24 +87,42 @@ describe("endsShieldEntry: one retry per entry", () => {
   const requeued = { outcome: "requeued", leftEventId: 10, leftAt: new Date(iso(0)) };
 
   it("is false while the shield never queued it again, or its try failed", () => {
-    expect(endsShieldEntry(removal(10, 0), [], [entered(1, -30)])).toBe(false);
-    expect(endsShieldEntry(removal(20, 20), [{ ...requeued, outcome: "failed" }], [entered(1, -30)])).toBe(
+    expect(endsShieldEntry(removal(10, 0), [], entriesUpTo(removal(10, 0), [entered(1, -30)]))).toBe(false);
+    expect(
+      endsShieldEntry(
+        removal(20, 20),
+        [{ ...requeued, outcome: "failed" }],
+        entriesUpTo(removal(20, 20), [entered(1, -30)]),
+      ),
+    ).toBe(false);
+  });
+
+  it("is true for the removal of the entry the shield made, seen or not in the history", () => {
+    expect(
+      endsShieldEntry(
+        removal(20, 20),
+        [requeued],
+        entriesUpTo(removal(20, 20), [entered(1, -30), entered(2, 1)]),
+      ),
+    ).toBe(true);
+    expect(
+      endsShieldEntry(removal(20, 20), [requeued], entriesUpTo(removal(20, 20), [entered(1, -30)])),
+    ).toBe(true);
+  });
+
+  it("is false for the removal the shield acted on itself (seen again)", () => {
+    expect(endsShieldEntry(removal(10, 0), [requeued], entriesUpTo(removal(10, 0), [entered(1, -30)]))).toBe(
       false,
     );
   });
 
-  it("is true for the removal of the entry the shield made, seen or not in the history", () => {
-    expect(endsShieldEntry(removal(20, 20), [requeued], [entered(1, -30), entered(2, 1)])).toBe(true);
-    expect(endsShieldEntry(removal(20, 20), [requeued], [entered(1, -30)])).toBe(true);
-  });
-
-  it("is false for the removal the shield acted on itself (seen again)", () => {
-    expect(endsShieldEntry(removal(10, 0), [requeued], [entered(1, -30)])).toBe(false);
-  });
-
   it("is false once a person queued it again after the shield's entry: a new entry", () => {
     expect(
-      endsShieldEntry(removal(30, 40), [requeued], [entered(1, -30), entered(2, 1), entered(3, 30)]),
+      endsShieldEntry(
+        removal(30, 40),
+        [requeued],
+        entriesUpTo(removal(30, 40), [entered(1, -30), entered(2, 1), entered(3, 30)]),
+      ),
     ).toBe(false);
   });
 });

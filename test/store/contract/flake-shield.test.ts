@@ -33,24 +33,6 @@ storeContract("flake-shield", ({ h }) => {
       expect(await store.getFlakeShield(widgets)).toEqual(off);
       expect(await store.getFlakeShield(r("acme/other"))).toBeNull();
     });
-
-    it("lists the repositories where it is on", async () => {
-      const set = (name: string, enabled: boolean) =>
-        store.putFlakeShield({
-          repository: r(name),
-          enabled,
-          changedBy: "alice",
-          surface: "slack",
-          changedAt: T0,
-        });
-      await set("acme/zeta", true);
-      await set("acme/alpha", true);
-      await set("acme/beta", false);
-      expect((await store.listFlakeShieldsOn()).map((s) => s.repository.fullName)).toEqual([
-        "acme/alpha",
-        "acme/zeta",
-      ]);
-    });
   });
 
   describe("the shield's re-queues", () => {
