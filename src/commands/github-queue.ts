@@ -12,6 +12,7 @@ import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../w
 import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
+import { pullRequestOf } from "./pull-request.js";
 import type { RelayName, RelayResult } from "./relay.js";
 import { stepsOf } from "./steps.js";
 import { unpauseButton } from "./unpause-button.js";
@@ -78,10 +79,8 @@ export async function actDirectly<N extends RelayName>(
   const steps = stepsOf(ports);
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
-  const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
-    throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
-  });
-  if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
+  // A closed pull request can still be taken out of the queue, never put in it.
+  const pull = await pullRequestOf(ports, command, command.name !== "dequeue");
   const jump = command.jump === true;
   if (command.name === "dequeue") {
     // Before GitHub is asked: its webhook may come before its answer. The same write again in a run
@@ -99,12 +98,6 @@ export async function actDirectly<N extends RelayName>(
     );
     if (!dequeued) throw new CommandError(CommandErrorCode.NotInQueue, details);
     return { name: command.name, repo, pull, direct: { entry: null, jump } };
-  }
-  if (pull.state !== "open") {
-    throw new CommandError(CommandErrorCode.WrongPlace, {
-      ...details,
-      detail: pull.merged ? "the pull request is already merged" : "the pull request is closed",
-    });
   }
   const entry = await steps.once(
     "queue.enqueue",
