@@ -8,6 +8,7 @@ import {
 import { holdOf, type QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
+import { exceptLabels } from "../wording/lists.js";
 import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
@@ -116,8 +117,7 @@ export function isRelayed<N extends RelayName>(
 
 /** " · except pull requests labelled `hotfix` or `release`" where a pause lets them through. */
 export function exceptText(f: TextFormat, labels: readonly string[] | undefined): string {
-  if (!labels?.length) return "";
-  return ` · except pull requests labelled ${labels.map((l) => f.code(clip(l, 50))).join(" or ")}`;
+  return exceptLabels(labels, (l) => f.code(clip(l, 50)));
 }
 
 /** "in GitHub's merge queue of `main`". */

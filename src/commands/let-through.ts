@@ -1,6 +1,7 @@
 import type { LetThrough } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Part, Text, TextFormat } from "../wording/description.js";
+import { pullList as pulls } from "../wording/lists.js";
 import { clip } from "../wording/words.js";
 import { defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
@@ -116,12 +117,6 @@ export const letThrough = defineCommand<LetCommand, LetResult>({
       : letThroughSaid(result, result.outcome, by);
   },
 });
-
-/** "#10, #11 and #12". */
-function pulls(numbers: readonly number[]): string {
-  const named = numbers.map((n) => `#${n}`);
-  return named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : (named[0] ?? "");
-}
 
 function where(f: TextFormat, repo: Repo, branch: string): string {
   return `${f.code(repo.fullName)} (branch ${f.code(clip(branch, 255))})`;

@@ -1,4 +1,4 @@
-import { CommandError, CommandErrorCode } from "../../../commands/errors.js";
+import { CommandError, CommandErrorCode } from "../../../core/errors.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GatePauseRecord, GateStore } from "../../../store/gates.js";

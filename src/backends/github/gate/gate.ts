@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { CommandError, CommandErrorCode } from "../../../commands/errors.js";
-import type {
-  HeldPause,
-  LetThrough,
-  PauseRequest,
-  PauseTarget,
-  QueuePause,
-  QueuePauses,
-  QueueResume,
+import { CommandError, CommandErrorCode } from "../../../core/errors.js";
+import {
+  type HeldPause,
+  type LetThrough,
+  labelKey,
+  type PauseRequest,
+  type PauseTarget,
+  type QueuePause,
+  type QueuePauses,
+  type QueueResume,
 } from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
@@ -127,7 +128,7 @@ export class GitHubGate implements QueuePauses {
   }
 
   async pause(target: PauseTarget, pause: PauseRequest): Promise<QueuePause> {
-    const except = [...new Set((pause.except ?? []).map((l) => l.toLowerCase()))];
+    const except = [...new Set((pause.except ?? []).map(labelKey))];
     const key = `${pause.reason}${except.length ? `:except:${except.join(",")}` : ""}`;
     return this.hold(target, pause, { except }, (pauseId) => `gate-pause:${pauseId}:${key}`);
   }
@@ -398,6 +399,9 @@ export class GitHubGate implements QueuePauses {
       await this.checks.complete(gate, "Resumed");
     }
     await this.reconsider();
+    // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
+    // key) and one replica marks it (markGateDrained); the cost is one read of GitHub's queue per draining
+    // branch and replica each sweep, while a drain lasts.
     for (const pause of await store.listDrainingGatePauses()) {
       await this.checkDrained(pause).catch((error: unknown) =>
         logger.warn(
@@ -418,8 +422,16 @@ export class GitHubGate implements QueuePauses {
     const { store } = this.deps;
     const passed: GateCheckRecord[] = [];
     const reads = this.decisions.reads();
+    // Each branch's pause read once per pass (the gates taken are of few branches, often one).
+    const pauses = new Map<string, Promise<GatePauseRecord | null>>();
+    const pauseOf = (gate: GateCheckRecord) => {
+      const key = `${gate.repository.key}\n${gate.branch}`;
+      const read = pauses.get(key) ?? store.getGatePause(gate.repository, gate.branch);
+      pauses.set(key, read);
+      return read;
+    };
     for (const gate of await store.takeGatesToReconsider(SWEEP_BATCH, where)) {
-      const pause = await store.getGatePause(gate.repository, gate.branch);
+      const pause = await pauseOf(gate);
       const decided = pause ? await this.decisions.decide(pause, gate, reads) : null;
       if (pause && !decided?.pass) {
         if (decided?.undecided)
