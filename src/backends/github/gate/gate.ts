@@ -147,7 +147,9 @@ export class GitHubGate implements QueuePauses {
       startedAt: this.deps.now(),
       entries: read.map(({ number, enteredAt }) => ({ number, enteredAt })),
     };
-    return this.hold({ ...target, branch }, drain, { drain: kept }, () => `gate-drain:${kept.id}`);
+    // The queue read once for the drain: what it holds, what a new pause holds, and whether it is drained.
+    const known: GateEntries = async () => ({ entries: read, complete: true });
+    return this.hold({ ...target, branch }, drain, { drain: kept }, () => `gate-drain:${kept.id}`, known);
   }
 
   /** What the branch's queue holds, for a drain: refused when GitHub cannot list all of it. */
@@ -179,6 +181,7 @@ export class GitHubGate implements QueuePauses {
     who: { reason: string; by: string },
     how: { drain?: GateDrain; except?: readonly string[] },
     key: (pauseId: string) => string,
+    known?: GateEntries,
   ): Promise<QueuePause> {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
@@ -192,7 +195,7 @@ export class GitHubGate implements QueuePauses {
       pausedAt: this.deps.now(),
       ...how,
     });
-    if (!updated) await this.holdQueued(target.repo, branch, record.pauseId);
+    if (!updated) await this.holdQueued(target.repo, branch, record.pauseId, known);
     // One branch's pause: its notice's Unpause names the branch.
     await this.announce(target.repo, branch, key(record.pauseId), {
       kind: "paused",
@@ -207,7 +210,7 @@ export class GitHubGate implements QueuePauses {
       await this.deps.store.reconsiderGates(target.repo, branch);
       await this.reconsider({ repository: target.repo, branch });
     }
-    const now = record.drain ? ((await this.checkDrained(record)) ?? record) : record;
+    const now = record.drain ? ((await this.checkDrained(record, undefined, known)) ?? record) : record;
     return { ...toQueuePause(now), ...(warning ? { warning } : {}) };
   }
 
@@ -215,11 +218,14 @@ export class GitHubGate implements QueuePauses {
    * Best effort: the entries queued when the pause begins, held in the queue's order (their merge groups
    * may have passed the gate already, and still time out on other checks while the queue waits).
    */
-  private async holdQueued(repo: Repo, branch: string, pauseId: string): Promise<void> {
+  private async holdQueued(repo: Repo, branch: string, pauseId: string, known?: GateEntries): Promise<void> {
     const { queued, store, now, logger } = this.deps;
-    if (!queued) return;
+    const read = known
+      ? async () => ((await known(repo, branch))?.entries ?? []).map((e) => e.number)
+      : queued && (() => queued(repo, branch));
+    if (!read) return;
     try {
-      for (const pullNumber of await queued(repo, branch)) {
+      for (const pullNumber of await read()) {
         await store.holdGateEntry({
           repository: repo,
           branch,
@@ -449,10 +455,14 @@ export class GitHubGate implements QueuePauses {
    * just removed, which it may still list). Then the channels hear it once, and it is marked drained (the
    * record, drained), held until resumed. Throws when GitHub cannot be read.
    */
-  private async checkDrained(pause: GatePauseRecord, left?: number): Promise<GatePauseRecord | null> {
+  private async checkDrained(
+    pause: GatePauseRecord,
+    left?: number,
+    known?: GateEntries,
+  ): Promise<GatePauseRecord | null> {
     const drain = pause.drain;
     if (!drain || pause.drainedAt) return null;
-    const remaining = await this.decisions.earlierLeft(pause, left);
+    const remaining = await this.decisions.earlierLeft(pause, left, known);
     if (remaining === null || remaining > 0) return null;
     // Still this drain, undrained: not one an unpause or a new pause ended while GitHub was read.
     const { store } = this.deps;
