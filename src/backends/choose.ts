@@ -41,6 +41,29 @@ const AUTO_CACHE_MS = 60_000;
 /** Branches whose backend `auto` remembers; the least recently used go first. */
 const AUTO_CACHE_SIZE = 5_000;
 
+/** Whether a branch (null: the default one) has GitHub's merge queue. */
+export type HasQueue = (repo: Repo, branch: string | null) => Promise<boolean>;
+
+/**
+ * GitHub's answer of whether a branch has its merge queue (GraphQL), kept a minute per repository and
+ * branch: what `auto` chooses by, and what the merge witness asks of each merge.
+ */
+export function cachedHasQueue(ask: HasQueue, now?: () => number): HasQueue {
+  const cache = new LRUCache<string, boolean>({
+    max: AUTO_CACHE_SIZE,
+    ttl: AUTO_CACHE_MS,
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+  });
+  return async (repo, branch) => {
+    const key = `${repo.key}\n${branch ?? ""}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const has = await ask(repo, branch);
+    cache.set(key, has);
+    return has;
+  };
+}
+
 /** Refuses what only Mergify can answer when it is not configured (MERGE_QUEUE_PROVIDER=github without its token). */
 function mergifyNotConfigured(): never {
   throw new CommandError(CommandErrorCode.Unavailable, {
@@ -58,6 +81,8 @@ export interface QueueClients {
   githubPauses?: QueuePauses | null;
   /** Milliseconds, for `auto`'s cache (tests). */
   now?: () => number;
+  /** Whether a branch has GitHub's merge queue, cached (`cachedHasQueue`); absent: made here. */
+  hasQueue?: HasQueue;
 }
 
 /**
@@ -67,23 +92,15 @@ export interface QueueClients {
 export function mergeQueues(provider: QueueProvider, clients: QueueClients): MergeQueues {
   const mergify = clients.mergify ? mergifyBackend(clients.mergify) : null;
   const github = clients.github ? githubBackend(clients.github, clients.githubPauses ?? null) : null;
-  const cache = new LRUCache<string, QueueKind>({
-    max: AUTO_CACHE_SIZE,
-    ttl: AUTO_CACHE_MS,
-    ...(clients.now ? { perf: { now: clients.now }, ttlResolution: 0 } : {}),
-  });
+  const gh = clients.github;
+  const hasQueue = clients.hasQueue ?? (gh ? cachedHasQueue((r, b) => gh.hasQueue(r, b), clients.now) : null);
   const kindOf = async (
     repo: Repo,
     named?: string | (() => Promise<string | undefined>),
   ): Promise<QueueKind> => {
-    if (provider !== "auto" || !clients.github) return provider === "github" ? "github" : "mergify";
+    if (provider !== "auto" || !hasQueue) return provider === "github" ? "github" : "mergify";
     const branch = typeof named === "function" ? await named() : named;
-    const key = `${repo.key}\n${branch ?? ""}`;
-    const hit = cache.get(key);
-    if (hit) return hit;
-    const kind: QueueKind = (await clients.github.hasQueue(repo, branch ?? null)) ? "github" : "mergify";
-    cache.set(key, kind);
-    return kind;
+    return (await hasQueue(repo, branch ?? null)) ? "github" : "mergify";
   };
   return {
     async for(repo, branch) {

@@ -17,7 +17,14 @@ import type {
   QueueHistory,
   QueueRequestStore,
 } from "../store/index.js";
-import { type BackendPlan, backendPlan, mergeQueues, mergeWitness, queueStatsEvents } from "./choose.js";
+import {
+  type BackendPlan,
+  backendPlan,
+  cachedHasQueue,
+  mergeQueues,
+  mergeWitness,
+  queueStatsEvents,
+} from "./choose.js";
 import { GitHubQueueClient, type GraphQL } from "./github/client.js";
 import type { GateOctokit, GateWrites } from "./github/gate/github.js";
 import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
@@ -152,7 +159,14 @@ export function wireBackends(deps: BackendsDeps): Backends {
           choice.queues ? (await choice.queues.for(repo, branch)).kind === "github" : true,
         )
       : null;
-  const queues = mergeQueues(plan.provider, { mergify, github, githubPauses: gate });
+  // Whether a branch has GitHub's merge queue, read once a minute per branch for the choice and the witness.
+  const hasQueue = github ? cachedHasQueue((repo, branch) => github.hasQueue(repo, branch)) : undefined;
+  const queues = mergeQueues(plan.provider, {
+    mergify,
+    github,
+    githubPauses: gate,
+    ...(hasQueue ? { hasQueue } : {}),
+  });
   choice.queues = queues;
   return {
     plan,
@@ -173,9 +187,9 @@ export function wireBackends(deps: BackendsDeps): Backends {
     storedEvents: mergifyStoredEvents,
     gate,
     witness: mergeWitness(queues, {
-      github: github
+      github: hasQueue
         ? githubMergeWitness({
-            hasQueue: (repo, branch) => github.hasQueue(repo, branch),
+            hasQueue,
             memory: deps.merges,
             merges: deps.merges,
           })

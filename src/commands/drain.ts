@@ -7,7 +7,8 @@ import { branchOption, pausesOf } from "./github-pause.js";
 import { notOnThisQueue } from "./github-queue.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
 import { parseTarget } from "./grammar/targets.js";
-import { attributePause, pauser } from "./pause.js";
+import { keepTimedPause, pauser } from "./pause.js";
+import { stepsOf } from "./steps.js";
 import { unpauseButton } from "./unpause-button.js";
 
 export interface DrainCommand {
@@ -66,14 +67,21 @@ export const drain = defineCommand<DrainCommand, DrainResult>({
   },
   async execute(command, actor, ports) {
     const pauses = await pausesOf(ports, "drain", command.repo, command.branch, "drain");
+    const drainOf = pauses.drain?.bind(pauses);
+    if (!drainOf) return notOnThisQueue("drain", command.repo, "its merge queue has no drain");
     const target = { repo: command.repo, branch: command.branch ?? null };
-    const state = await pauses.drain?.(target, { reason: command.reason, by: pauser(actor) });
-    if (!state) return notOnThisQueue("drain", command.repo, "its merge queue has no drain");
+    // The drain, once: a run taking over a drain begun and not recorded finds the queue draining for
+    // this reason (its replica died after asking) and does not drain it again, nor say it again.
+    const state = await stepsOf(ports).once(
+      "queue.drain",
+      () => drainOf(target, { reason: command.reason, by: pauser(actor) }),
+      async () => {
+        const current = await pauses.current(target);
+        return current?.drain && current.reason === command.reason ? current : null;
+      },
+    );
     // As a pause of the default branch: it replaces a timed pause's end, and is attributed.
-    if (command.branch === undefined) {
-      await ports.unpauseSchedule?.cancel(command.repo).catch(() => false);
-      await attributePause(ports, actor, command.repo, "pause", command.reason);
-    }
+    if (command.branch === undefined) await keepTimedPause(command, actor, ports, undefined);
     return {
       name: "drain",
       repo: command.repo,

@@ -9,10 +9,12 @@ import { holdOf, type QueuePause } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import { baseBranchOf as baseBranch, queueFor } from "../use-cases/pull-queue.js";
 import type { Button, Description, Part, Text, TextFormat } from "../wording/description.js";
+import { exceptLabels } from "../wording/lists.js";
 import { clip, formatEta, formatTime, plural, pullLink, resumesText } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
+import { pullRequestOf } from "./pull-request.js";
 import type { RelayName, RelayResult } from "./relay.js";
 import { stepsOf } from "./steps.js";
 import { unpauseButton } from "./unpause-button.js";
@@ -73,10 +75,8 @@ export async function actDirectly<N extends RelayName>(
   const steps = stepsOf(ports);
   const { repo, pull: number } = command;
   const details = { command: command.name, repository: repo.fullName, pull: number };
-  const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
-    throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
-  });
-  if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
+  // A closed pull request can still be taken out of the queue, never put in it.
+  const pull = await pullRequestOf(ports, command, command.name !== "dequeue");
   const jump = command.jump === true;
   if (command.name === "dequeue") {
     // Before GitHub is asked: its webhook may come before its answer. The same write again in a run
@@ -95,12 +95,6 @@ export async function actDirectly<N extends RelayName>(
     if (!dequeued) throw new CommandError(CommandErrorCode.NotInQueue, details);
     return { name: command.name, repo, pull, direct: { entry: null, jump } };
   }
-  if (pull.state !== "open") {
-    throw new CommandError(CommandErrorCode.WrongPlace, {
-      ...details,
-      detail: pull.merged ? "the pull request is already merged" : "the pull request is closed",
-    });
-  }
   const entry = await steps.once(
     "queue.enqueue",
     () => queue.enqueue(repo, { number, headSha: pull.headSha }, { jump }),
@@ -118,8 +112,7 @@ export function isRelayed<N extends RelayName>(
 
 /** " · except pull requests labelled `hotfix` or `release`" where a pause lets them through. */
 export function exceptText(f: TextFormat, labels: readonly string[] | undefined): string {
-  if (!labels?.length) return "";
-  return ` · except pull requests labelled ${labels.map((l) => f.code(clip(l, 50))).join(" or ")}`;
+  return exceptLabels(labels, (l) => f.code(clip(l, 50)));
 }
 
 /** "in GitHub's merge queue of `main`". */

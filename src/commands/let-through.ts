@@ -1,6 +1,7 @@
 import type { LetThrough } from "../core/pause.js";
 import type { Repo } from "../repo.js";
 import type { Part, Text, TextFormat } from "../wording/description.js";
+import { pullList as pulls } from "../wording/lists.js";
 import { clip } from "../wording/words.js";
 import { defineCommand } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
@@ -9,7 +10,8 @@ import { notOnThisQueue } from "./github-queue.js";
 import { unexpected } from "./grammar/arguments.js";
 import { commentPull, pullArgument, pullNumber } from "./grammar/targets.js";
 import { pauser } from "./pause.js";
-import type { Ports } from "./ports.js";
+import { pullRequestOf } from "./pull-request.js";
+import { stepsOf } from "./steps.js";
 
 export interface LetCommand {
   name: "let";
@@ -78,10 +80,21 @@ export const letThrough = defineCommand<LetCommand, LetResult>({
   },
   async execute(command, actor, ports) {
     const { repo, pull: number } = command;
-    const pull = await pullRequestOf(ports, repo, number);
-    const pauses = await pausesOf(ports, "let", repo, pull.baseRef, "letThrough");
-    const target = { repo, branch: pull.baseRef, pull: number };
-    const outcome = await pauses.letThrough?.(target, { by: pauser(actor), confirm: command.confirm });
+    const steps = stepsOf(ports);
+    // Its base branch, read once: a run taking the command over keeps it (by then it may be merged).
+    const { baseRef } = await steps.once("let.pull", async () => ({
+      baseRef: (await pullRequestOf(ports, command, true)).baseRef,
+    }));
+    const pauses = await pausesOf(ports, "let", repo, baseRef, "letThrough");
+    const target = { repo, branch: baseRef, pull: number };
+    const letThroughOf = pauses.letThrough?.bind(pauses);
+    if (!letThroughOf)
+      return notOnThisQueue("let", repo, "its merge queue cannot let one pull request through");
+    // Let through once: a run taking the command over answers with what the first run did, and does not
+    // say it again (a run that died before recording it makes it again: the pause's one pass, one notice).
+    const outcome = await steps.once("queue.let", () =>
+      letThroughOf(target, { by: pauser(actor), confirm: command.confirm }),
+    );
     if (!outcome) return notOnThisQueue("let", repo, "its merge queue cannot let one pull request through");
     if (outcome.kind === "not-queued")
       throw new CommandError(CommandErrorCode.NotInQueue, {
@@ -104,26 +117,6 @@ export const letThrough = defineCommand<LetCommand, LetResult>({
       : letThroughSaid(result, result.outcome, by);
   },
 });
-
-/** The pull request, open; refused when it is not one, or closed. */
-async function pullRequestOf(ports: Ports, repo: Repo, number: number) {
-  const details = { command: "let", repository: repo.fullName, pull: number };
-  const pull = await ports.github.pullRequest(repo, number).catch((error: unknown) => {
-    throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
-  });
-  if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
-  if (pull.state !== "open") {
-    const detail = pull.merged ? "the pull request is already merged" : "the pull request is closed";
-    throw new CommandError(CommandErrorCode.WrongPlace, { ...details, detail });
-  }
-  return pull;
-}
-
-/** "#10, #11 and #12". */
-function pulls(numbers: readonly number[]): string {
-  const named = numbers.map((n) => `#${n}`);
-  return named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : (named[0] ?? "");
-}
 
 function where(f: TextFormat, repo: Repo, branch: string): string {
   return `${f.code(repo.fullName)} (branch ${f.code(clip(branch, 255))})`;

@@ -192,12 +192,12 @@ function fromEnds(ends: { at: string; now: string; zone: string }): Ends {
 }
 
 /**
- * A new pause of the default branch replaces a timed pause's end (with its own, or with none), and is
- * attributed. Both are the same write again in a run that takes the command over (a put or a removal of
+ * A new pause or drain of the default branch replaces a timed pause's end (with its own, or with none),
+ * and is attributed; refused with what to do when the end could not be kept or cancelled. Both are the same write again in a run that takes the command over (a put or a removal of
  * the repository's one end, its one attribution): not steps.
  */
-async function keepTimedPause(
-  command: PauseCommand,
+export async function keepTimedPause(
+  command: Pick<PauseCommand, "repo" | "reason"> & { name: "pause" | "drain" },
   actor: Actor,
   ports: Ports,
   resumes: { at: Date; now: Date; zone: string } | undefined,
@@ -217,12 +217,13 @@ async function keepTimedPause(
       await ports.unpauseSchedule?.cancel(command.repo);
     }
   } catch {
+    const held = `the merge queue of ${command.repo.fullName} is ${command.name === "drain" ? "draining" : "paused"}`;
     throw new CommandError(CommandErrorCode.Unavailable, {
-      command: "pause",
+      command: command.name,
       repository: command.repo.fullName,
       detail: resumes
-        ? `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not keep when it ends: unpause it by hand`
-        : `the merge queue of ${command.repo.fullName} is paused, but Yardmaster could not cancel the end of an earlier timed pause, which may unpause it`,
+        ? `${held}, but Yardmaster could not keep when it ends: unpause it by hand`
+        : `${held}, but Yardmaster could not cancel the end of an earlier timed pause, which may unpause it`,
     });
   }
   await attributePause(ports, actor, command.repo, "pause", command.reason, resumes?.at ?? null);

@@ -5,6 +5,7 @@ import { clip, pullLink } from "../wording/words.js";
 import type { Actor, DescribeContext } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import type { Ports, PullRequestInfo } from "./ports.js";
+import { pullRequestOf } from "./pull-request.js";
 import { type QueueState, readQueueState } from "./queue-state.js";
 import { stepMarker, stepsOf } from "./steps.js";
 
@@ -63,15 +64,8 @@ export async function relay<N extends RelayName>(
       if (error instanceof CommandError) throw error;
       throw new CommandError(CommandErrorCode.GitHubFailed, { ...details, detail: (error as Error).message });
     });
-  const pull = await github(() => ports.github.pullRequest(repo, number));
-  if (!pull) throw new CommandError(CommandErrorCode.NotAPullRequest, details);
   // A closed pull request can still be taken out of the queue, never put in it.
-  if (pull.state !== "open" && command.name !== "dequeue") {
-    throw new CommandError(CommandErrorCode.WrongPlace, {
-      ...details,
-      detail: pull.merged ? "the pull request is already merged" : "the pull request is closed",
-    });
-  }
+  const pull = await pullRequestOf(ports, command, command.name !== "dequeue");
   // Each outside effect once across the runs of this command (a run taken over skips what was done).
   const steps = stepsOf(ports);
   // The relayed comment carries its step's key, hidden: a run taking over finds it rather than post again.

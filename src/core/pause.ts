@@ -114,3 +114,8 @@ export function holdOf(pause: Pick<QueuePause, "drain">): "paused" | "draining" 
   if (!pause.drain) return "paused";
   return pause.drain.drainedAt ? "drained" : "draining";
 }
+
+/** A label's name as exemptions keep and compare it: GitHub's labels are the same whatever their case. */
+export function labelKey(name: string): string {
+  return name.toLowerCase();
+}

@@ -1,6 +1,7 @@
 import type { Freeze } from "../core/records.js";
 import { wallClock } from "../time-zone.js";
 import type { TextFormat } from "../wording/description.js";
+import { exceptLabels } from "../wording/lists.js";
 import { describeSchedule, type FreezeWindow, WEEKDAY_NAMES, windowAt } from "./schedule.js";
 
 /** How the freeze commands and `status` show freezes: their schedule and next window, in their zone. */
@@ -56,8 +57,7 @@ export function freezeLine(f: TextFormat, freeze: ListedFreeze): string {
 
 /** " except pull requests labelled `hotfix` or `release`" where a freeze lets them through. */
 export function exemptText(f: TextFormat, labels: readonly string[] | undefined): string {
-  if (!labels?.length) return "";
-  return ` except pull requests labelled ${labels.map((l) => f.code(l)).join(" or ")}`;
+  return exceptLabels(labels, (l) => f.code(l), " ");
 }
 
 /** The freeze whose window comes first (in progress, or next to start), for `status` and the Home tab. */

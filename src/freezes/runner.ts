@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import { recordPauseChange, resumeQueue } from "../use-cases/pause.js";
+import { exceptLabels } from "../wording/lists.js";
 import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
 
@@ -164,7 +165,7 @@ export class FreezeRunner {
     const minutes = Math.max(1, Math.round((w.startsAt.getTime() - this.deps.now().getTime()) / 60_000));
     await this.deps.announce?.(
       w.repository,
-      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}${freeze.except?.length ? `, except pull requests labelled ${freeze.except.join(" or ")}` : ""}.`,
+      `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins in ${minutes} minutes: its merge queue will be paused until ${timeIn(w.endsAt, freeze.zone)} ${freeze.zone}${exceptLabels(freeze.except, (l) => l, ", ")}.`,
       `freeze:${w.freezeId}:${w.startsAt.toISOString()}:warn`,
     );
     return "announced";

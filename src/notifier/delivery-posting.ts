@@ -86,7 +86,10 @@ export class RowPosting {
     const showsDetails = shown ? { showsDetails: shown.details !== null } : {};
     let posted: PostedMessage;
     if (!this.threaded(row)) {
-      const pausedBy = isPauseEvent(event) ? await this.pausedBy(row.repository, event) : undefined;
+      // Who paused or resumed through Yardmaster: read only for those (a drained queue or a pull request
+      // let through says who itself).
+      const attributed = event.kind === "paused" || event.kind === "resumed";
+      const pausedBy = attributed ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
       posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
       await this.record(row, posted, undefined, showsDetails);

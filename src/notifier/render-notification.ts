@@ -12,6 +12,7 @@ import {
   unpauseButton,
 } from "../slack/render-kit.js";
 import { failureBlocks, failurePlain } from "../wording/check-failures.js";
+import { exceptLabels, joinList } from "../wording/lists.js";
 import { clip, formatDuration, formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
 
@@ -100,7 +101,7 @@ function alsoFailedLines(event: QueueEvent, ctx: NotificationContext): string {
       const shown = pulls.slice(0, MAX_PULLS).map(pullLink);
       const more = pulls.length - shown.length;
       const names = more > 0 ? [...shown, `${more} more`] : shown;
-      const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+      const list = joinList(names);
       return `⚠️ ${escapeMrkdwn(check)} also failed for ${list} in the last hour: probably not this change`;
     })
     .join("\n");
@@ -263,11 +264,8 @@ function describePaused(event: QueueEventOf<"paused">, ctx: NotificationContext)
   const who = ctx.pausedBy ? `${ctx.pausedBy} (through Yardmaster)` : event.by;
   const ends = ctx.resumesAt ? ` · ${resumesText(ctx.resumesAt, ctx.now)}` : "";
   const branch = branchShown(event);
-  const except = event.except?.length ? event.except : null;
-  const exceptLine = except
-    ? ` · except pull requests labelled ${except.map((l) => code(l)).join(" or ")}`
-    : "";
-  const exceptPlain = except ? ` · except pull requests labelled ${except.join(" or ")}` : "";
+  const exceptLine = exceptLabels(event.except, code);
+  const exceptPlain = exceptLabels(event.except, (l) => l);
   const where = `${code(ctx.repo.fullName)}${branch ? ` (branch ${code(branch)})` : ""}`;
   const by = who ? ` by ${escapeMrkdwn(who)}` : "";
   if (event.drain)

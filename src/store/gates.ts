@@ -123,8 +123,6 @@ export interface GateStore extends GateSweepStore {
       staleBefore?: Date;
     },
   ): Promise<boolean>;
-  /** Gives a claim up (its check run could not be made): a redelivery may claim it again. */
-  releaseGateCheck(repository: Repo, headSha: string, name: string): Promise<void>;
   /** The check run is made: held (`queued`) or done (`success`). */
   gateCheckReported(
     repository: Repo,
@@ -135,8 +133,7 @@ export interface GateStore extends GateSweepStore {
     at: Date,
   ): Promise<void>;
   /**
-   * Claims the completion of a held gate (until GitHub is told: `gateCompleted`, or given up with
-   * `releaseGateCompletion`): its check run id to the one caller that claimed it, else null. A claim
+   * Claims the completion of a held gate (until GitHub is told: `gateCompleted`): its check run id to the one caller that claimed it, else null. A claim
    * taken before `staleBefore` whose gate is still held may be taken again.
    */
   claimGateCompletion(
@@ -149,8 +146,6 @@ export interface GateStore extends GateSweepStore {
   ): Promise<number | null>;
   /** GitHub was told the held gate succeeded: it is done. */
   gateCompleted(repository: Repo, headSha: string, name: string, at: Date): Promise<void>;
-  /** GitHub could not be told: the held gate may be completed again (the sweep retries it). */
-  releaseGateCompletion(repository: Repo, headSha: string, name: string): Promise<void>;
   /** The held gates of a branch, oldest first. */
   pendingGateChecks(repository: Repo, branch: string): Promise<GateCheckRecord[]>;
   /** Remembers a pull request a pause held (the first time only: its place stays the first one). */
@@ -283,10 +278,7 @@ function gatePauses(ctx: StoreContext): PauseQueries {
   };
 }
 
-type CheckQueries = Pick<
-  GateStore,
-  "claimGateCheck" | "releaseGateCheck" | "gateCheckReported" | "pendingGateChecks"
->;
+type CheckQueries = Pick<GateStore, "claimGateCheck" | "gateCheckReported" | "pendingGateChecks">;
 
 function gateChecks(ctx: StoreContext): CheckQueries {
   const { db } = ctx;
@@ -329,16 +321,6 @@ function gateChecks(ctx: StoreContext): CheckQueries {
       return row !== undefined;
     },
 
-    async releaseGateCheck(repository, headSha, name) {
-      await db
-        .deleteFrom("gate_checks")
-        .where("repository_key", "=", repository.key)
-        .where("head_sha", "=", headSha.toLowerCase())
-        .where("check_name", "=", name)
-        .where("check_run_id", "is", null)
-        .execute();
-    },
-
     async gateCheckReported(repository, headSha, name, checkRunId, state, at) {
       await db
         .updateTable("gate_checks")
@@ -364,7 +346,7 @@ function gateChecks(ctx: StoreContext): CheckQueries {
   };
 }
 
-type CompletionQueries = Pick<GateStore, "claimGateCompletion" | "gateCompleted" | "releaseGateCompletion">;
+type CompletionQueries = Pick<GateStore, "claimGateCompletion" | "gateCompleted">;
 
 function gateCompletions(ctx: StoreContext): CompletionQueries {
   const { db } = ctx;
@@ -394,10 +376,6 @@ function gateCompletions(ctx: StoreContext): CompletionQueries {
       await gate(repository, headSha, name)
         .set({ state: "success", completed_at: time(at), completing_at: null })
         .execute();
-    },
-
-    async releaseGateCompletion(repository, headSha, name) {
-      await gate(repository, headSha, name).set({ completing_at: null }).execute();
     },
   };
 }

@@ -2,20 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import type { Settings } from "../../tools/world.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
-import { eventually, startWorld, type World } from "../helpers/e2e.js";
+import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
 
 /**
  * A comment command's steps (docs/architecture.md, "A command's path"), end to end on two replicas of one
  * PostgreSQL: the replica running `@yardmaster pause` (Mergify's queue, the simulator) or `@yardmaster
- * queue` (GitHub's merge queue, the stand-in) is killed (`kill -9`) after its call to the merge queue and
- * its 👀, while it waits on GitHub to write its answer. The other replica takes the command over once the
+ * queue`, `drain` and `let through` (GitHub's merge queue, the stand-in, held by the gate) is killed
+ * (`kill -9`) after its call to the merge queue and its 👀, while it waits on GitHub to write its answer. The other replica takes the command over once the
  * dead one's claim lapses, with no new webhook, and answers it: one summary, one call to the merge queue,
- * each reaction added once.
+ * each reaction added once, each notice in the channel once.
  */
 const db = useSchema("ym_command_takeover");
 const GEARS = "acme/gears";
 const SHIPS = "acme/ships";
+/** GitHub's merge queue whose ruleset requires the gate: drained, and one pull request let through it. */
+const DOCKS = "acme/docks";
+const GATE = "yardmaster/gate";
+const CHANNEL = "C0DOCKS";
 let world: World;
 let settings: Settings;
 const children: ChildServer[] = [];
@@ -34,6 +38,18 @@ beforeAll(async () => {
   }
   world.sim.state.knowPullRequest(GEARS, { number: 1, base_ref: "main" });
   world.github.mergeQueues.enable(SHIPS, "main");
+  world.github.state.addRepository(DOCKS);
+  world.github.state.setPermission(DOCKS, "alice", "admin");
+  for (const number of [1, 2, 3, 4]) {
+    world.github.state.addPullRequest({
+      repository: DOCKS,
+      number,
+      author: "alice",
+      title: `Dock ${number}`,
+    });
+  }
+  world.github.mergeQueues.enable(DOCKS, "main", { requiredChecks: [], appRequiredChecks: [GATE] });
+  await subscribeChannel(world, CHANNEL, [DOCKS], ["queue", "pause"]);
 }, 120_000);
 
 afterAll(async () => {
@@ -58,8 +74,8 @@ async function stepDone(deliveryId: string, step: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-const summaries = (repo: string) =>
-  world.github.state.comments(repo, 1).filter((c) => c.body.includes(SUMMARY_MARKER));
+const summaries = (repo: string, number = 1) =>
+  world.github.state.comments(repo, number).filter((c) => c.body.includes(SUMMARY_MARKER));
 const reactions = (commentId: number) => world.github.state.reactions(commentId).map((r) => r.content);
 /** The reactions asked for on the comment, as GitHub received them (a second ask of one is counted). */
 const reactionsAsked = (commentId: number) =>
@@ -67,24 +83,27 @@ const reactionsAsked = (commentId: number) =>
     .filter((r) => r.method === "POST" && r.path.endsWith(`/issues/comments/${commentId}/reactions`))
     .map((r) => (r.body as { content: string }).content)
     .sort();
-const threadRead = (repo: string) =>
+const threadRead = (repo: string, number: number) =>
   world.github.requests.some(
-    (r) => r.method === "GET" && r.path.endsWith(`/repos/${repo}/issues/1/comments`),
+    (r) => r.method === "GET" && r.path.endsWith(`/repos/${repo}/issues/${number}/comments`),
   );
 
 /**
- * `body` on `repo`'s pull request 1, its webhook sent to a replica of its own, which is killed once it
+ * `body` on `repo`'s pull request `number` (1 unless said), its webhook sent to a replica of its own, which is killed once it
  * made `step` (the merge queue's call), recorded its 👀 and is held reading the thread for its answer.
  * Resolves with the command comment's id once the surviving replica answered it.
  */
-async function killedBeforeAnswering(repo: string, body: string, step: string): Promise<number> {
+async function killedBeforeAnswering(repo: string, body: string, step: string, number = 1): Promise<number> {
   const doomed = await startReplica();
-  const release = world.github.faults.hold({ method: "GET", path: `/repos/${repo}/issues/1/comments` });
+  const release = world.github.faults.hold({
+    method: "GET",
+    path: `/repos/${repo}/issues/${number}/comments`,
+  });
   let commentId: number;
   try {
     const asked = await world.github.deliverIssueComment({
       repository: repo,
-      number: 1,
+      number,
       body,
       author: "alice",
       url: `${doomed.url}/api/github/webhooks`,
@@ -94,7 +113,7 @@ async function killedBeforeAnswering(repo: string, body: string, step: string): 
     commentId = asked.commentId;
     await eventually(() => stepDone(asked.deliveryId, step), 60_000);
     await eventually(() => stepDone(asked.deliveryId, "reaction.eyes"), 60_000);
-    await eventually(() => threadRead(repo), 60_000);
+    await eventually(() => threadRead(repo, number), 60_000);
     expect(await stepDone(asked.deliveryId, "summary")).toBe(false);
     doomed.signal("SIGKILL");
     await doomed.exited;
@@ -138,5 +157,62 @@ describe("a comment command whose replica died after calling the merge queue, be
     expect(summaries(SHIPS)[0]?.body).toContain("#1 is at position 1 in GitHub's merge queue of `main`");
     expect(reactions(commentId)).toEqual(["eyes", "+1"]);
     expect(reactionsAsked(commentId)).toEqual(["+1", "eyes"]);
+  });
+
+  it("drain, then let through, on GitHub's merge queue held by the gate: each made, answered and said once", {
+    timeout: 300_000,
+  }, async () => {
+    const queues = world.github.mergeQueues;
+    const gateOf = (number: number) => {
+      const entry = queues.entries(DOCKS, "main").find((e) => e.pull.number === number);
+      return entry ? queues.appChecks.latest(DOCKS, entry.group.headSha, GATE) : undefined;
+    };
+    const channel = (needle: string) =>
+      world.slack.state.messages(CHANNEL).filter((m) => (m.text ?? "").includes(needle));
+    const queue = async (number: number) => {
+      await world.github.deliverIssueComment({
+        repository: DOCKS,
+        number,
+        body: "@yardmaster queue",
+        author: "alice",
+      });
+      await world.github.settle();
+      await eventually(() => gateOf(number), 60_000);
+    };
+    await queue(2);
+    expect(gateOf(2)).toMatchObject({ status: "completed", conclusion: "success" });
+
+    const drained = await killedBeforeAnswering(DOCKS, "@yardmaster drain release day", "queue.drain");
+    expect(summaries(DOCKS)).toHaveLength(1);
+    expect(summaries(DOCKS)[0]?.body).toContain("is draining: release day");
+    expect(summaries(DOCKS)[0]?.body).toContain("1 pull request queued now will merge");
+    expect(reactionsAsked(drained)).toEqual(["+1", "eyes"]);
+
+    // #2, queued before the drain, merges; #3, queued since, is held until let through alone.
+    expect(queues.merge(DOCKS, "main")?.number).toBe(2);
+    await world.github.settle();
+    await queue(3);
+    expect(gateOf(3)).toMatchObject({ status: "queued" });
+    // Named from another pull request's thread (one without a summary yet: its answer reads the thread).
+    const let3 = await killedBeforeAnswering(DOCKS, "@yardmaster let #3 through", "queue.let", 4);
+    expect(summaries(DOCKS, 4)).toHaveLength(1);
+    expect(summaries(DOCKS, 4)[0]?.body.replace(/\\/g, "")).toContain(
+      "#3 goes through the held merge queue of `acme/docks`",
+    );
+    expect(reactionsAsked(let3)).toEqual(["+1", "eyes"]);
+    await eventually(() => gateOf(3)?.status === "completed", 60_000);
+    expect(gateOf(3)).toMatchObject({ conclusion: "success" });
+
+    // The resume is heard after anything said before it: by then a second notice would be in too.
+    await world.github.deliverIssueComment({
+      repository: DOCKS,
+      number: 1,
+      body: "@yardmaster unpause",
+      author: "alice",
+    });
+    await world.slack.waitFor(() => channel("merge queue resumed by alice")[0], 60_000);
+    expect(channel("merge queue draining by alice")).toHaveLength(1);
+    expect(channel("acme/docks main drained")).toHaveLength(1);
+    expect(channel("alice let #3 through the held merge queue")).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import type {
   QueueState,
 } from "../../core/merge-queue.js";
 import type { QueuePauses } from "../../core/pause.js";
+import { labelKey } from "../../core/pause.js";
 import { QueueError } from "../../core/queue-error.js";
 import type { Metrics } from "../../metrics.js";
 import type { Repo } from "../../repo.js";
@@ -287,7 +288,7 @@ export class GitHubQueueClient {
       .map((e) => ({
         number: e.pullRequest.number,
         enteredAt: e.enqueuedAt,
-        labels: (e.pullRequest.labels?.nodes ?? []).flatMap((l) => (l ? [l.name.toLowerCase()] : [])),
+        labels: (e.pullRequest.labels?.nodes ?? []).flatMap((l) => (l ? [labelKey(l.name)] : [])),
       }));
     return { entries, complete: queue.entries.totalCount <= queue.entries.nodes.length };
   }

@@ -1,4 +1,5 @@
 import { characterCount } from "../../core/input-limits.js";
+import { labelKey } from "../../core/pause.js";
 import { CommandError, CommandErrorCode } from "../errors.js";
 
 /**
@@ -9,9 +10,9 @@ import { CommandError, CommandErrorCode } from "../errors.js";
  */
 
 /** At most this many labels after `except`. */
-export const MAX_EXCEPT_LABELS = 10;
+const MAX_EXCEPT_LABELS = 10;
 /** GitHub's longest label name. */
-export const LABEL_MAX_LENGTH = 50;
+const LABEL_MAX_LENGTH = 50;
 
 const EXAMPLE = 'write them last, one "label:<name>" each: "deploy for 2h except label:hotfix label:release"';
 
@@ -37,7 +38,7 @@ export function splitExcept(command: string, text: string): { rest: string; labe
   for (const word of words) {
     const m = /^label:(.*)$/is.exec(word);
     if (!m) refuse(command, `"${word}" after except is not a label`);
-    const name = (m[1] ?? "").toLowerCase();
+    const name = labelKey(m[1] ?? "");
     if (name === "") refuse(command, "label: needs a name");
     if (characterCount(name) > LABEL_MAX_LENGTH || /\p{Cc}/u.test(name))
       refuse(command, `a label's name is 1 to ${LABEL_MAX_LENGTH} characters, without control characters`);

@@ -3,6 +3,7 @@ import { PERSONAL_EVENT_GROUPS } from "../../core/event-groups.js";
 import { type ListedFreeze, windowText } from "../../freezes/present.js";
 import type { Repo } from "../../repo.js";
 import { VERSION } from "../../version.js";
+import { exceptLabels } from "../../wording/lists.js";
 import { formatTime } from "../../wording/words.js";
 import { ACTION_IDS, buttonValue } from "../actions.js";
 import { codeMrkdwn as code, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "../mrkdwn.js";
@@ -153,9 +154,7 @@ function paused(model: HomeModel): KnownBlock[] {
     const reason = p.reason ? `: ${escapeMrkdwn(p.reason)}` : "";
     const branch = p.branch ? ` (branch ${code(p.branch)})` : "";
     const by = p.by ? ` by ${escapeMrkdwn(p.by)}` : "";
-    const except = p.except?.length
-      ? ` · except pull requests labelled ${p.except.map((l) => code(l)).join(" or ")}`
-      : "";
+    const except = exceptLabels(p.except, code);
     const hold = p.hold ?? "paused";
     const icon = hold === "draining" ? "⏬" : "⏸️";
     const text = `${icon} ${code(p.repo.fullName)}${branch} is ${hold}${by}${since}${reason}${except}`;

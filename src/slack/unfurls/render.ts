@@ -1,3 +1,4 @@
+import { exceptLabels } from "../../wording/lists.js";
 import { clip, formatEta, pullUrl } from "../../wording/words.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn } from "../mrkdwn.js";
 import { type Button, type KnownBlock, mrkdwn } from "../render-kit.js";
@@ -48,9 +49,7 @@ export function renderUnfurl(facts: UnfurlFacts, githubWebUrl: string, now: Date
     const { hold = "paused", by, except } = facts.paused;
     const reason = facts.paused.reason ? `: ${escapeMrkdwn(clip(facts.paused.reason, 255))}` : "";
     const who = by ? ` by ${escapeMrkdwn(clip(by, 100))}` : "";
-    const labels = except?.length
-      ? ` · except pull requests labelled ${except.map((l) => codeMrkdwn(clip(l, 50))).join(" or ")}`
-      : "";
+    const labels = exceptLabels(except, (l) => codeMrkdwn(clip(l, 50)));
     const icon = hold === "draining" ? "⏬" : "⏸️";
     lines.push(
       `${icon} The merge queue of ${codeMrkdwn(facts.repo.fullName)} is ${hold}${who}${reason}${labels}.`,

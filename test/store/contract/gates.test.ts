@@ -94,15 +94,14 @@ storeContract("gates", ({ h }) => {
       at: at(SECOND),
     });
 
-    it("are claimed once per repository, commit and name, and a claim given up may be taken again", async () => {
+    it("are claimed once per repository, commit and name", async () => {
       const claims = await Promise.all([
         store.claimGateCheck(check(SHA_A, 1)),
         store.claimGateCheck(check(SHA_A, 1, "replica-2")),
       ]);
       expect(claims.filter(Boolean)).toHaveLength(1);
       expect(await store.claimGateCheck({ ...check(SHA_A, 1), repository: r("ACME/ships") })).toBe(false);
-      await store.releaseGateCheck(r("acme/ships"), SHA_A, GATE);
-      expect(await store.claimGateCheck(check(SHA_A, 1))).toBe(true);
+      expect(await store.claimGateCheck(check(SHA_A, 1))).toBe(false);
     });
 
     it("held ones are listed oldest first and completed once", async () => {
@@ -129,15 +128,13 @@ storeContract("gates", ({ h }) => {
       expect(await store.pendingGateChecks(r("acme/ships"), "release/2.0")).toEqual([]);
     });
 
-    it("a completion GitHub did not hear may be claimed again: at once when given up, else once its claim is stale", async () => {
+    it("a completion GitHub did not hear may be claimed again once its claim is stale", async () => {
       await store.claimGateCheck(check(SHA_A, 1));
       await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 41, "queued", at(SECOND));
       const claim = (t: number) =>
         store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(t), at(t - MINUTE));
       expect(await claim(HOUR)).toBe(41);
       expect(await claim(HOUR + SECOND)).toBeNull();
-      await store.releaseGateCompletion(r("acme/ships"), SHA_A, GATE);
-      expect(await claim(HOUR + 2 * SECOND)).toBe(41);
       expect(await claim(HOUR + MINUTE + 3 * SECOND)).toBe(41);
       await store.gateCompleted(r("acme/ships"), SHA_A, GATE, at(2 * HOUR));
       expect(await claim(3 * HOUR)).toBeNull();

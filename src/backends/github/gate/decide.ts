@@ -1,7 +1,9 @@
+import { labelKey } from "../../../core/pause.js";
 import type { GateDrain, GatePass, GatePauseRecord } from "../../../store/gates.js";
+import { pullList } from "../../../wording/lists.js";
 import { escapeMarkdown } from "../../../wording/markdown.js";
 import type { GateRun } from "./github.js";
-import { heldRun, passedRun, pullList } from "./runs.js";
+import { heldRun, passedRun } from "./runs.js";
 
 /**
  * Whether a merge group passes the gate of a held branch (docs/backends.md, "The gate"). On GitHub's merge
@@ -40,7 +42,7 @@ export function queuedBefore(drain: GateDrain, entry: GateEntry): boolean {
 
 /** Whether an entry carries one of the pause's exempt labels (GitHub's labels are case-insensitive). */
 export function exempt(except: readonly string[], entry: GateEntry): boolean {
-  return entry.labels.some((label) => except.includes(label.toLowerCase()));
+  return entry.labels.some((label) => except.includes(labelKey(label)));
 }
 
 /** Whether a pause decides some merge groups apart (a drain, exemptions, or a pull request let through). */

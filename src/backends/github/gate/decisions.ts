@@ -1,4 +1,4 @@
-import { CommandError, CommandErrorCode } from "../../../commands/errors.js";
+import { CommandError, CommandErrorCode } from "../../../core/errors.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GatePauseRecord, GateStore } from "../../../store/gates.js";
@@ -90,11 +90,13 @@ export class GateDecisions {
   /**
    * How many entries queued before the drain the queue still holds (`left`: one GitHub just removed, not
    * counted); null when it cannot tell (GitHub listed only part of the queue). Throws when GitHub fails.
+   * `reads`: the queue as read already for this decision (a drain just begun); absent: read from GitHub.
    */
-  async earlierLeft(pause: GatePauseRecord, left?: number): Promise<number | null> {
+  async earlierLeft(pause: GatePauseRecord, left?: number, reads?: GateEntries): Promise<number | null> {
     const { drain } = pause;
-    if (!drain || !this.deps.entries) return null;
-    const read = await this.deps.entries(pause.repository, pause.branch);
+    const entries = reads ?? this.deps.entries;
+    if (!drain || !entries) return null;
+    const read = await entries(pause.repository, pause.branch);
     if (!read) return 0;
     const earlier = read.entries.filter((e) => e.number !== left && queuedBefore(drain, e)).length;
     return earlier === 0 && !read.complete ? null : earlier;

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { CommandError, CommandErrorCode } from "../../../commands/errors.js";
-import type {
-  HeldPause,
-  LetThrough,
-  PauseRequest,
-  PauseTarget,
-  QueuePause,
-  QueuePauses,
-  QueueResume,
+import { CommandError, CommandErrorCode } from "../../../core/errors.js";
+import {
+  type HeldPause,
+  type LetThrough,
+  labelKey,
+  type PauseRequest,
+  type PauseTarget,
+  type QueuePause,
+  type QueuePauses,
+  type QueueResume,
 } from "../../../core/pause.js";
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
@@ -127,7 +128,7 @@ export class GitHubGate implements QueuePauses {
   }
 
   async pause(target: PauseTarget, pause: PauseRequest): Promise<QueuePause> {
-    const except = [...new Set((pause.except ?? []).map((l) => l.toLowerCase()))];
+    const except = [...new Set((pause.except ?? []).map(labelKey))];
     const key = `${pause.reason}${except.length ? `:except:${except.join(",")}` : ""}`;
     return this.hold(target, pause, { except }, (pauseId) => `gate-pause:${pauseId}:${key}`);
   }
@@ -146,7 +147,9 @@ export class GitHubGate implements QueuePauses {
       startedAt: this.deps.now(),
       entries: read.map(({ number, enteredAt }) => ({ number, enteredAt })),
     };
-    return this.hold({ ...target, branch }, drain, { drain: kept }, () => `gate-drain:${kept.id}`);
+    // The queue read once for the drain: what it holds, what a new pause holds, and whether it is drained.
+    const known: GateEntries = async () => ({ entries: read, complete: true });
+    return this.hold({ ...target, branch }, drain, { drain: kept }, () => `gate-drain:${kept.id}`, known);
   }
 
   /** What the branch's queue holds, for a drain: refused when GitHub cannot list all of it. */
@@ -178,6 +181,7 @@ export class GitHubGate implements QueuePauses {
     who: { reason: string; by: string },
     how: { drain?: GateDrain; except?: readonly string[] },
     key: (pauseId: string) => string,
+    known?: GateEntries,
   ): Promise<QueuePause> {
     const branch = await this.branchOf(target);
     // Read first: the pause's notice then follows as closely as before the command's own record of it.
@@ -191,7 +195,7 @@ export class GitHubGate implements QueuePauses {
       pausedAt: this.deps.now(),
       ...how,
     });
-    if (!updated) await this.holdQueued(target.repo, branch, record.pauseId);
+    if (!updated) await this.holdQueued(target.repo, branch, record.pauseId, known);
     // One branch's pause: its notice's Unpause names the branch.
     await this.announce(target.repo, branch, key(record.pauseId), {
       kind: "paused",
@@ -206,7 +210,7 @@ export class GitHubGate implements QueuePauses {
       await this.deps.store.reconsiderGates(target.repo, branch);
       await this.reconsider({ repository: target.repo, branch });
     }
-    const now = record.drain ? ((await this.checkDrained(record)) ?? record) : record;
+    const now = record.drain ? ((await this.checkDrained(record, undefined, known)) ?? record) : record;
     return { ...toQueuePause(now), ...(warning ? { warning } : {}) };
   }
 
@@ -214,11 +218,14 @@ export class GitHubGate implements QueuePauses {
    * Best effort: the entries queued when the pause begins, held in the queue's order (their merge groups
    * may have passed the gate already, and still time out on other checks while the queue waits).
    */
-  private async holdQueued(repo: Repo, branch: string, pauseId: string): Promise<void> {
+  private async holdQueued(repo: Repo, branch: string, pauseId: string, known?: GateEntries): Promise<void> {
     const { queued, store, now, logger } = this.deps;
-    if (!queued) return;
+    const read = known
+      ? async () => ((await known(repo, branch))?.entries ?? []).map((e) => e.number)
+      : queued && (() => queued(repo, branch));
+    if (!read) return;
     try {
-      for (const pullNumber of await queued(repo, branch)) {
+      for (const pullNumber of await read()) {
         await store.holdGateEntry({
           repository: repo,
           branch,
@@ -398,6 +405,9 @@ export class GitHubGate implements QueuePauses {
       await this.checks.complete(gate, "Resumed");
     }
     await this.reconsider();
+    // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
+    // key) and one replica marks it (markGateDrained); the cost is one read of GitHub's queue per draining
+    // branch and replica each sweep, while a drain lasts.
     for (const pause of await store.listDrainingGatePauses()) {
       await this.checkDrained(pause).catch((error: unknown) =>
         logger.warn(
@@ -418,8 +428,16 @@ export class GitHubGate implements QueuePauses {
     const { store } = this.deps;
     const passed: GateCheckRecord[] = [];
     const reads = this.decisions.reads();
+    // Each branch's pause read once per pass (the gates taken are of few branches, often one).
+    const pauses = new Map<string, Promise<GatePauseRecord | null>>();
+    const pauseOf = (gate: GateCheckRecord) => {
+      const key = `${gate.repository.key}\n${gate.branch}`;
+      const read = pauses.get(key) ?? store.getGatePause(gate.repository, gate.branch);
+      pauses.set(key, read);
+      return read;
+    };
     for (const gate of await store.takeGatesToReconsider(SWEEP_BATCH, where)) {
-      const pause = await store.getGatePause(gate.repository, gate.branch);
+      const pause = await pauseOf(gate);
       const decided = pause ? await this.decisions.decide(pause, gate, reads) : null;
       if (pause && !decided?.pass) {
         if (decided?.undecided)
@@ -437,10 +455,14 @@ export class GitHubGate implements QueuePauses {
    * just removed, which it may still list). Then the channels hear it once, and it is marked drained (the
    * record, drained), held until resumed. Throws when GitHub cannot be read.
    */
-  private async checkDrained(pause: GatePauseRecord, left?: number): Promise<GatePauseRecord | null> {
+  private async checkDrained(
+    pause: GatePauseRecord,
+    left?: number,
+    known?: GateEntries,
+  ): Promise<GatePauseRecord | null> {
     const drain = pause.drain;
     if (!drain || pause.drainedAt) return null;
-    const remaining = await this.decisions.earlierLeft(pause, left);
+    const remaining = await this.decisions.earlierLeft(pause, left, known);
     if (remaining === null || remaining > 0) return null;
     // Still this drain, undrained: not one an unpause or a new pause ended while GitHub was read.
     const { store } = this.deps;

@@ -7,7 +7,6 @@ import type { GateEntries } from "./decisions.js";
 import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
 
-export type { GateEntry } from "./decide.js";
 export type { GateEntries } from "./decisions.js";
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";

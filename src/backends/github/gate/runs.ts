@@ -1,4 +1,5 @@
 import type { GatePauseRecord } from "../../../store/gates.js";
+import { joinList, pullList } from "../../../wording/lists.js";
 import { codeSpan, escapeMarkdown } from "../../../wording/markdown.js";
 import { withoutBidiControls } from "../../../wording/words.js";
 import type { GateRun } from "./github.js";
@@ -6,22 +7,10 @@ import type { GateRun } from "./github.js";
 /** What the gate's check runs say: open, or held with who holds the branch, how and why. */
 
 /** A check run's title from what people typed: one line, no bidirectional controls, at most 200 characters. */
-export function checkRunTitle(text: string): string {
+function checkRunTitle(text: string): string {
   return withoutBidiControls(text)
     .replace(/\s*[\r\n\u2028\u2029]+\s*/g, " ")
     .slice(0, 200);
-}
-
-/** "#12, #13 and #14". */
-export function pullList(pulls: readonly number[]): string {
-  const named = pulls.map((n) => `#${n}`);
-  return named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : (named[0] ?? "");
-}
-
-/** "`hotfix` or `release`". */
-function labelList(labels: readonly string[]): string {
-  const named = labels.map((l) => codeSpan(l));
-  return named.length > 1 ? `${named.slice(0, -1).join(", ")} or ${named.at(-1)}` : (named[0] ?? "");
 }
 
 export function passedRun(
@@ -41,7 +30,7 @@ export interface HeldFor {
 }
 
 /** The title of a held gate: "Paused by alice: deploy", "Draining by alice: …", "Drained by alice: …". */
-export function heldTitle(pause: GatePauseRecord): string {
+function heldTitle(pause: GatePauseRecord): string {
   if (!pause.drain) return checkRunTitle(`Paused by ${pause.by}: ${pause.reason}`);
   const how = pause.drainedAt ? "Drained" : "Draining";
   return checkRunTitle(`${how} by ${pause.drain.by}: ${pause.reason}`);
@@ -58,7 +47,13 @@ export function heldRun(name: string, pause: GatePauseRecord, why: HeldFor = {})
     const without = why.unlabelled?.length
       ? `: this merge group holds ${pullList(why.unlabelled)}, without one`
       : "";
-    lines.push("", `Pull requests labelled ${labelList(pause.except)} pass${without}.`);
+    lines.push(
+      "",
+      `Pull requests labelled ${joinList(
+        pause.except.map((l) => codeSpan(l)),
+        "or",
+      )} pass${without}.`,
+    );
   }
   lines.push(
     "",
