@@ -72,18 +72,8 @@ const EXCEPTIONS = [
     because:
       "the notices are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
   },
-  {
-    from: "^src/health/",
-    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
-    because:
-      "the health alerts are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
-  },
-  {
-    from: "^src/digests/",
-    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
-    because:
-      "the weekly digest is written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
-  },
+
+
   {
     from: "^src/notifier/slack-settings[.]ts$",
     to: "^src/app/(options|infrastructure)[.]ts$",
@@ -95,12 +85,7 @@ const EXCEPTIONS = [
     because:
       "the gate's sweep is a background service of the app's shape (src/app/service.ts) reading its options; it belongs beside the backends' wiring",
   },
-  {
-    from: "^src/backends/github/gate/",
-    to: "^src/commands/errors[.]ts$",
-    because:
-      "the gate refuses with the commands' closed error codes (CommandError); they belong in src/core/errors.ts",
-  },
+
   {
     from: "^src/freezes/parse[.]ts$",
     to: "^src/commands/grammar/",
