@@ -108,3 +108,11 @@ export {
   type WebhookJob,
   type WebhookJobStore,
 } from "./webhook-jobs.js";
+export type {
+  ClaimedWork,
+  ClaimWork,
+  ScheduleWork,
+  WorkItem,
+  WorkPayload,
+  WorkStore,
+} from "./work-items.js";
