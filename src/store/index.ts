@@ -61,9 +61,9 @@ export {
 export type {
   PauseAttributionStore,
   PauseStore,
-  ScheduledUnpauseClaims,
   ScheduledUnpauseStore,
 } from "./pauses.js";
+export { scheduledUnpauseOf, UNPAUSE_KIND } from "./pauses.js";
 export type {
   ClaimedPoll,
   PollCadence,

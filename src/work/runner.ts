@@ -5,6 +5,11 @@ import type { ScheduleWork, WorkItem, WorkPayload, WorkStore } from "../store/in
 /** When an item runs next after a successful run (its payload merged into the kept one), or null: done. */
 export type WorkNext = { dueAt: Date; payload?: WorkPayload } | null;
 
+export interface WorkContext {
+  signal: AbortSignal;
+  renew(): Promise<boolean>;
+}
+
 /**
  * A kind of durable work (docs/architecture.md, "Durable work"): what runs one item, how many run at once
  * on a replica, how long a claim lasts unrenewed, and how long a failed item waits before its retry.
@@ -13,9 +18,11 @@ export interface WorkKind {
   kind: string;
   /**
    * Runs one claimed item; throws when it failed (then it is retried with backoff). `signal` aborts when
-   * the item is no longer this replica's (replaced, or its claim lapsed and was taken over).
+   * the item is no longer this replica's (replaced, or its claim lapsed and was taken over); `renew`
+   * renews the claim now, false when it is not this replica's any more (before an act that must not
+   * be done twice).
    */
-  run(item: WorkItem, context: { signal: AbortSignal }): Promise<WorkNext>;
+  run(item: WorkItem, context: WorkContext): Promise<WorkNext>;
   /** Before the items of one claim run (what they need read at once). */
   beforeBatch?(items: readonly WorkItem[]): Promise<void>;
   /** Items run at once on this replica (one claim takes at most this many); default 1. */
@@ -210,15 +217,15 @@ export class WorkRunner {
     const { store, owner, now, logger, metrics } = this.deps;
     const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
     const lost = new AbortController();
-    const renew = setInterval(() => {
-      store
-        .renewWork(item.kind, item.key, owner, new Date(now().getTime() + leaseMs))
-        .then((mine) => (mine ? undefined : lost.abort()))
-        .catch(() => undefined);
-    }, leaseMs / 3);
+    const renewNow = async () => {
+      const mine = await store.renewWork(item.kind, item.key, owner, new Date(now().getTime() + leaseMs));
+      if (!mine) lost.abort();
+      return mine;
+    };
+    const renew = setInterval(() => void renewNow().catch(() => undefined), leaseMs / 3);
     renew.unref?.();
     try {
-      const next = await kind.run(item, { signal: lost.signal });
+      const next = await kind.run(item, { signal: lost.signal, renew: renewNow });
       await store.completeWork(item.kind, item.key, owner, next);
       metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
       this.markFailing(item, false);
