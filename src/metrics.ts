@@ -57,6 +57,7 @@ export function createMetrics() {
     ...notifierEventMetrics(registry),
     ...notifierWorkMetrics(registry),
     ...durationAndRateLimitMetrics(registry),
+    ...workMetrics(registry),
     ...notifierGauges,
     ...processAndStore,
   };
@@ -243,6 +244,24 @@ function durationAndRateLimitMetrics(registry: Registry) {
       "yardmaster_notifier_repository_reads_total",
       "The notifier's reads of a repository's merge-queue event log, by repository and outcome (ok, failed).",
       ["repository", "outcome"],
+    ),
+  };
+}
+
+/** Durable work (src/work): its runs, and the items that keep failing. */
+function workMetrics(registry: Registry) {
+  return {
+    workRuns: counter(
+      registry,
+      "yardmaster_work_runs_total",
+      "Runs of durable work (src/work) on this replica, by kind (poll, unpause, ...) and outcome (ok, failed).",
+      ["kind", "outcome"],
+    ),
+    workFailing: gauge(
+      registry,
+      "yardmaster_work_failing",
+      "Durable work items whose latest run on this replica failed: kept, and retried with backoff; by kind.",
+      ["kind"],
     ),
   };
 }

@@ -12,6 +12,8 @@ export type CommandPorts = Omit<RunDeps, "github">;
 
 export interface CommandPortsDeps
   extends Pick<Infrastructure, "config" | "options" | "metrics" | "logger" | "now"> {
+  /** Woken for a timed pause's end (durable work, src/work). */
+  work?: Pick<Infrastructure["work"], "wakeAt">;
   store: Store;
   backends: Backends;
   /** Whether relayed commands are followed (src/relays/follower.ts). */
@@ -46,7 +48,10 @@ export function commandPorts(
     pauseAttribution: (repository: Repo) => store.getPauseAttribution(repository),
     unpauseSchedule: {
       now,
-      put: (unpause: ScheduledUnpause) => store.putScheduledUnpause(unpause),
+      put: async (unpause: ScheduledUnpause) => {
+        await store.putScheduledUnpause(unpause);
+        deps.work?.wakeAt(unpause.resumesAt);
+      },
       cancel: (repository: Repo) => store.deleteScheduledUnpause(repository),
     },
     freezes: { store, now },

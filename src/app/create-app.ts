@@ -135,7 +135,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const ring = (repository: Repo) => infra.rings.tell(repository);
   const intervalMs = options.scheduledUnpauseIntervalMs;
   const pausing = { store, queues, attributePause, ring, owner, logger, now, intervalMs };
-  const timedPauses = wireTimedPauses({ ...pausing, claims: store, counter: metrics.scheduledUnpauses });
+  const timedPauses = wireTimedPauses({ ...pausing, work: infra.work, counter: metrics.scheduledUnpauses });
   const subscriptions = (repository: Repo) => store.listSubscriptions({ repository });
   // A freeze's steps ask GitHub whether its creator may still set it (the freeze command's permission).
   const freezeLevel = config.permissions.freeze;
@@ -164,6 +164,8 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
       health,
       outsideMerges,
       doctor,
+      // Last: stopping it waits for every kind's items under way.
+      { services: [{ name: "work", start: () => undefined, stop: () => infra.work.stop() }] },
     ].flatMap((feature) => feature?.services ?? []),
     appSlug: app?.appSlug ?? null,
     ...(notifier ? { pollerLastTick: () => notifier.poller.lastSuccessfulTick } : {}),

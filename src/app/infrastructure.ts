@@ -9,6 +9,7 @@ import type { Repo } from "../repo.js";
 import { InFlight } from "../server/in-flight.js";
 import { githubUrls } from "../settings/read-settings.js";
 import type { Store } from "../store/index.js";
+import { WorkRunner } from "../work/runner.js";
 import type { Config } from "./config.js";
 import { Hub } from "./hub.js";
 import type { YardmasterOptions } from "./options.js";
@@ -24,6 +25,8 @@ export interface Infrastructure {
   owner: string;
   /** The clock of the merge queue's time (docs/architecture.md, "Time"): `options.now`, or the system's. */
   now: () => Date;
+  /** This replica's runner of durable work (src/work): every kind registers with it, and it stops last. */
+  work: WorkRunner;
   /** GitHub's web and API addresses (github.com, or GHE_HOST's). */
   urls: { apiUrl: string; webUrl: string };
   /** Requests and the work surfaces go on doing after answering: a graceful stop waits for them. */
@@ -57,13 +60,27 @@ export function infrastructure(
 ): Infrastructure {
   const inFlight = new InFlight();
   const webhookWork = new InFlight();
+  const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const now = options.now ?? (() => new Date());
   return {
     config,
     options,
     logger: options.logger,
     ...opened,
-    owner: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
-    now: options.now ?? (() => new Date()),
+    owner,
+    now,
+    work: new WorkRunner({
+      store: opened.store,
+      owner,
+      now,
+      logger: options.logger.child({ name: "work" }),
+      metrics: opened.metrics,
+      // As often as the poller looked before (a repository due on another replica's schedule, a lapsed
+      // claim nobody here knew of); tests that move the clock shorten it.
+      safetyMs:
+        options.workSafetyMs ??
+        Math.min(1_000, config.pollIntervalSeconds * 1000, options.scheduledUnpauseIntervalMs ?? 1_000),
+    }),
     urls: githubUrls(config.githubHost),
     inFlight,
     webhookWork,

@@ -27,8 +27,13 @@ export interface YardmasterOptions {
    * tokens, rate limits, webhook deliveries' records): docs/architecture.md, "Time".
    */
   now?: () => Date;
-  /** How often each replica looks for timed pauses to end, ms; default 5 s (tests shorten it). */
+  /** How often each replica looks for freeze steps to run, ms; default 5 s (tests shorten it). */
   scheduledUnpauseIntervalMs?: number;
+  /**
+   * How often the runner of durable work (src/work) looks for work it was not told of (another replica's,
+   * a claim that lapsed), ms, besides waking at the earliest due item; default 1 s, or the poll interval.
+   */
+  workSafetyMs?: number;
   /** Repositories the poller reads at once; default the Poller's. */
   pollConcurrency?: number;
   /** Sees every merge-queue HTTP attempt, besides the metrics (the benchmark counts them). */

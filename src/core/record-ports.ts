@@ -6,7 +6,6 @@ import type {
   FreezeWindowToEnd,
   RelayAnswerComment,
   RelayRecord,
-  ScheduledUnpause,
 } from "./records.js";
 
 /**
@@ -15,25 +14,6 @@ import type {
  * own these ports; they are defined here, beside the records they take and return (records.ts), so that
  * the store (src/store/<concern>.ts), below every feature, implements them importing only the core.
  */
-
-/** What the runner of scheduled unpauses needs of the store (src/timed-pauses/runner.ts). */
-export interface ScheduledUnpauseClaims {
-  /**
-   * Claims up to `limit` scheduled unpauses whose time has come (`resumesAt <= now`) and that no live
-   * replica claims: each is `owner`'s until `now + leaseMs`, soonest first. One statement (PostgreSQL
-   * skips the rows another replica is claiming): of two concurrent claims, each row goes to one.
-   */
-  claimScheduledUnpauses(claim: {
-    owner: string;
-    now: Date;
-    leaseMs: number;
-    limit: number;
-  }): Promise<ScheduledUnpause[]>;
-  /** Extends `owner`'s claim; false when the row is gone, replaced, or claimed by another since. */
-  renewScheduledUnpauseClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
-  /** Removes the row if `owner` still claims it (done, or nothing to do); false otherwise. */
-  finishScheduledUnpause(repository: Repo, owner: string): Promise<boolean>;
-}
 
 /** What following relays keeps in the store (one row per relay, shared by the replicas). */
 export interface RelayStore {

@@ -258,6 +258,18 @@ export interface Tables {
     muted: TextList;
     updated_at: Time;
   };
+  /** Durable work of every kind (src/store/work-items.ts, src/work). */
+  work_items: {
+    kind: string;
+    key: string;
+    due_at: Time;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    started_at: NullableTime;
+    attempts: ColumnType<number, number | undefined, number>;
+    last_error: string | null;
+    payload: Json;
+  };
   poll_schedule: {
     repository_key: string;
     repository: string;

@@ -61,9 +61,9 @@ export {
 export type {
   PauseAttributionStore,
   PauseStore,
-  ScheduledUnpauseClaims,
   ScheduledUnpauseStore,
 } from "./pauses.js";
+export { scheduledUnpauseOf, UNPAUSE_KIND } from "./pauses.js";
 export type {
   ClaimedPoll,
   PollCadence,
@@ -108,3 +108,11 @@ export {
   type WebhookJob,
   type WebhookJobStore,
 } from "./webhook-jobs.js";
+export type {
+  ClaimedWork,
+  ClaimWork,
+  ScheduleWork,
+  WorkItem,
+  WorkPayload,
+  WorkStore,
+} from "./work-items.js";

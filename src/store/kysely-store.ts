@@ -23,6 +23,7 @@ import { kyselyStatsAndDigests } from "./stats-and-digests.js";
 import type { Store, StoreLifecycle } from "./store.js";
 import { kyselySubscriptions } from "./subscriptions.js";
 import { kyselyWebhookJobs } from "./webhook-jobs.js";
+import { kyselyWorkItems } from "./work-items.js";
 
 /**
  * The store, written once for SQLite and PostgreSQL: the facade over each concern's queries (one file
@@ -53,6 +54,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyCommandSteps(ctx),
     ...kyselyMergedPulls(ctx),
     ...kyselyFlakeShield(ctx),
+    ...kyselyWorkItems(ctx),
   };
 }
 

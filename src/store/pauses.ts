@@ -1,14 +1,15 @@
-import { type Selectable, sql } from "kysely";
-import type { ScheduledUnpauseClaims } from "../core/record-ports.js";
 import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import { Repo } from "../repo.js";
-import type { Tables } from "./database.js";
-import { chosenBy, readTime, renewClaim, type StoreContext, time } from "./query-helpers.js";
+import { readTime, type StoreContext, time } from "./query-helpers.js";
+import { kyselyWorkItems, toWorkItem, type WorkItem } from "./work-items.js";
 
 // Pauses: who last paused or unpaused a repository's queue through Yardmaster (the merge queue sees only
-// the app's account, so its pause events cannot say who), and when a timed pause ends by itself. The
-// core owns the records' types (src/core/records.ts) and the claims' port (src/core/record-ports.ts).
-export type { ScheduledUnpauseClaims };
+// the app's account, so its pause events cannot say who), and when a timed pause ends by itself: durable
+// work of kind `unpause` (src/work, work-items.ts), one item per repository. The core owns the records'
+// types (src/core/records.ts).
+
+/** The kind of durable work that ends timed pauses (src/timed-pauses/runner.ts). */
+export const UNPAUSE_KIND = "unpause";
 
 /** Who last paused or unpaused each repository's queue. */
 export interface PauseAttributionStore {
@@ -18,10 +19,10 @@ export interface PauseAttributionStore {
 }
 
 /**
- * Timed pauses: when each repository's merge queue is unpaused by itself (one row per repository); the
- * runner claims, renews and finishes those whose time has come (ScheduledUnpauseClaims).
+ * Timed pauses: when each repository's merge queue is unpaused by itself (one work item per repository);
+ * the runner of durable work claims those whose time has come (src/timed-pauses/runner.ts).
  */
-export interface ScheduledUnpauseStore extends ScheduledUnpauseClaims {
+export interface ScheduledUnpauseStore {
   /** Upsert: replaces the repository's scheduled unpause, and any claim of it. */
   putScheduledUnpause(unpause: ScheduledUnpause): Promise<void>;
   /** True when one was removed (a manual unpause cancels it, claimed or not). */
@@ -38,10 +39,6 @@ export function kyselyPauses(ctx: StoreContext): PauseStore {
     putScheduledUnpause: putScheduledUnpause(ctx),
     deleteScheduledUnpause: deleteScheduledUnpause(ctx),
     getScheduledUnpause: getScheduledUnpause(ctx),
-    claimScheduledUnpauses: claimScheduledUnpauses(ctx),
-    renewScheduledUnpauseClaim: (repository, owner, until) =>
-      renewClaim(ctx.db, "scheduled_unpauses", repository, owner, until),
-    finishScheduledUnpause: finishScheduledUnpause(ctx),
   };
 }
 
@@ -90,95 +87,65 @@ function getPauseAttribution(ctx: StoreContext): PauseStore["getPauseAttribution
 }
 
 function putScheduledUnpause(ctx: StoreContext): PauseStore["putScheduledUnpause"] {
-  const { db } = ctx;
+  const work = kyselyWorkItems(ctx);
   return async (u) => {
-    const values = {
-      repository: u.repository.fullName,
-      reason: u.reason,
-      resumes_at: time(u.resumesAt),
-      scheduled_by: u.scheduledBy,
-      surface: u.surface,
-      created_at: time(u.createdAt),
-      claimed_by: null,
-      claimed_until: null,
-    };
-    await db
-      .insertInto("scheduled_unpauses")
-      .values({ repository_key: u.repository.key, ...values })
-      .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
-      .execute();
+    await work.scheduleWork({
+      kind: UNPAUSE_KIND,
+      key: u.repository.key,
+      dueAt: u.resumesAt,
+      payload: {
+        repository: u.repository.fullName,
+        reason: u.reason,
+        scheduledBy: u.scheduledBy,
+        surface: u.surface,
+        createdAt: time(u.createdAt),
+      },
+    });
   };
 }
 
 function deleteScheduledUnpause(ctx: StoreContext): PauseStore["deleteScheduledUnpause"] {
-  const { db } = ctx;
   return async (repository) => {
-    const row = await db
-      .deleteFrom("scheduled_unpauses")
-      .where("repository_key", "=", repository.key)
-      .returning("repository_key")
+    const row = await ctx.db
+      .deleteFrom("work_items")
+      .where("kind", "=", UNPAUSE_KIND)
+      .where("key", "=", repository.key)
+      .returning("key")
       .executeTakeFirst();
     return row !== undefined;
   };
 }
 
 function getScheduledUnpause(ctx: StoreContext): PauseStore["getScheduledUnpause"] {
-  const { db } = ctx;
   return async (repository) => {
-    const row = await db
-      .selectFrom("scheduled_unpauses")
+    const row = await ctx.db
+      .selectFrom("work_items")
       .selectAll()
-      .where("repository_key", "=", repository.key)
+      .where("kind", "=", UNPAUSE_KIND)
+      .where("key", "=", repository.key)
       .executeTakeFirst();
-    return row ? toScheduledUnpause(row) : null;
+    return row ? scheduledUnpauseOf(toWorkItem(ctx, row)) : null;
   };
 }
 
-function claimScheduledUnpauses(ctx: StoreContext): PauseStore["claimScheduledUnpauses"] {
-  const { db } = ctx;
-  return async (claim) => {
-    const now = time(claim.now);
-    const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
-    const candidates = db
-      .selectFrom("scheduled_unpauses")
-      .select("repository_key")
-      .where("resumes_at", "<=", now)
-      .where(free)
-      .orderBy("resumes_at")
-      .limit(claim.limit)
-      .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-    const rows = await db
-      .updateTable("scheduled_unpauses")
-      .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
-      .where(chosenBy(ctx.kind, "repository_key", candidates))
-      .where("resumes_at", "<=", now)
-      .where(free)
-      .returningAll()
-      .execute();
-    return rows.map(toScheduledUnpause).sort((a, b) => a.resumesAt.getTime() - b.resumesAt.getTime());
+/**
+ * A timed pause's end as durable work (src/timed-pauses/runner.ts): its item's payload, and its time
+ * the item's due time while it is not claimed (the claim's end while it is).
+ */
+export function scheduledUnpauseOf(item: WorkItem): ScheduledUnpause {
+  const p = item.payload as {
+    repository: string;
+    reason: string;
+    scheduledBy: string;
+    surface: "github" | "slack";
+    createdAt: string;
   };
-}
-
-function finishScheduledUnpause(ctx: StoreContext): PauseStore["finishScheduledUnpause"] {
-  const { db } = ctx;
-  return async (repository, owner) => {
-    const row = await db
-      .deleteFrom("scheduled_unpauses")
-      .where("repository_key", "=", repository.key)
-      .where("claimed_by", "=", owner)
-      .returning("repository_key")
-      .executeTakeFirst();
-    return row !== undefined;
-  };
-}
-
-function toScheduledUnpause(row: Selectable<Tables["scheduled_unpauses"]>): ScheduledUnpause {
   return {
-    repository: Repo.from(row.repository),
-    reason: row.reason,
-    resumesAt: readTime(row.resumes_at),
-    scheduledBy: row.scheduled_by,
-    surface: row.surface,
-    createdAt: readTime(row.created_at),
+    repository: Repo.from(p.repository),
+    reason: p.reason,
+    resumesAt: item.dueAt,
+    scheduledBy: p.scheduledBy,
+    surface: p.surface,
+    createdAt: new Date(p.createdAt),
   };
 }

@@ -19,6 +19,7 @@ import type { SlackEventStore } from "./slack-events.js";
 import type { StatsAndDigestStore } from "./stats-and-digests.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import type { SlackSignatureStore, WebhookJobStore } from "./webhook-jobs.js";
+import type { WorkStore } from "./work-items.js";
 
 /** The store itself: which database, whether it answers, and its end. */
 export interface StoreLifecycle {
@@ -75,4 +76,5 @@ export interface Store
     CommandStepStore,
     FailureDetailsStore,
     MergedPullStore,
-    FlakeShieldStore {}
+    FlakeShieldStore,
+    WorkStore {}

@@ -1,33 +1,30 @@
 import type { Clock } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueuePauses } from "../core/pause.js";
-import type { ScheduledUnpauseClaims } from "../core/record-ports.js";
 import type { PauseAttribution, ScheduledUnpause } from "../core/records.js";
 import type { Logger } from "../logger.js";
-import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
+import { scheduledUnpauseOf, UNPAUSE_KIND } from "../store/index.js";
 import { resumeQueue } from "../use-cases/pause.js";
+import type { WorkContext, WorkRunner } from "../work/runner.js";
 
 /**
- * Ends timed pauses (docs/commands.md, "Timed pauses"): every `intervalMs`, claims the scheduled
- * unpauses whose time has come (each by one replica: a claim is a lease of `leaseMs`, taken over when
- * its replica dies) and unpauses their repositories, but only if the queue is still paused for the same
+ * Ends timed pauses (docs/commands.md, "Timed pauses"): durable work of kind `unpause` (src/work), one
+ * item per repository due at its pause's end, run by one replica (the runner's claim, taken over when
+ * its replica dies). It unpauses the repository, but only if the queue is still paused for the same
  * reason; otherwise it does nothing and says so in the log. The unpause is attributed to who paused,
  * marked scheduled, so that the notice says "resumed as scheduled"; then `afterUnpause` (the notifier's
- * doorbell) has the repository read promptly.
+ * doorbell) has the repository read promptly. An end that fails is retried with the runner's backoff.
  */
 export interface ScheduledUnpauserDeps {
-  claims: ScheduledUnpauseClaims;
+  /** The runner of durable work on this replica. */
+  work: Pick<WorkRunner, "register" | "resume" | "pause" | "drain">;
   /** The repository's merge queue, whose pause (of the default branch's queue) is ended. */
   queues: Pick<MergeQueues, "for">;
   attributePause?: (attribution: PauseAttribution) => Promise<void>;
   afterUnpause?: (repository: Repo) => Promise<void>;
-  /** This replica's name in claims. */
-  owner: string;
   logger: Logger;
   now?: Clock;
-  /** How often it looks for due unpauses; default 5 s. */
-  intervalMs?: number;
   /** How long a claim lasts before another replica may take it over; default 60 s. */
   leaseMs?: number;
   /** Counts each end by outcome (yardmaster_scheduled_unpauses_total). */
@@ -37,56 +34,55 @@ export interface ScheduledUnpauserDeps {
 /** What happened to one scheduled unpause. */
 export type UnpauseOutcome = "unpaused" | "not-paused" | "paused-otherwise" | "replaced" | "failed";
 
-const BATCH = 20;
+/** Ends of timed pauses run at once on a replica. */
+const CONCURRENCY = 4;
 
 export class ScheduledUnpauser {
-  private readonly passes: Periodic;
+  /** What the ends run by hand (tick) came to. */
+  private tally: { repository: Repo; outcome: UnpauseOutcome }[] | undefined;
 
   constructor(private readonly deps: ScheduledUnpauserDeps) {
-    this.passes = new Periodic(
-      () => this.tick(),
-      deps.intervalMs ?? 5_000,
-      (error) => deps.logger.warn({ err: error }, "scheduled unpauses: pass failed"),
-    );
+    deps.work.register({
+      kind: UNPAUSE_KIND,
+      concurrency: CONCURRENCY,
+      leaseMs: deps.leaseMs ?? 60_000,
+      run: async (item, context) => {
+        const unpause = scheduledUnpauseOf(item);
+        const outcome = await this.end(unpause, context);
+        this.tally?.push({ repository: unpause.repository, outcome });
+        return null;
+      },
+    });
   }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
   }
 
-  private get leaseMs(): number {
-    return this.deps.leaseMs ?? 60_000;
-  }
-
   start(): void {
-    this.passes.start();
+    this.deps.work.resume(UNPAUSE_KIND);
   }
 
-  /** Stops the loop and waits for a pass under way. */
+  /** Claims no more, and waits for the ends under way. */
   async stop(): Promise<void> {
-    await this.passes.stop();
+    await this.deps.work.pause(UNPAUSE_KIND);
   }
 
-  /** One pass: every scheduled unpause due now that this replica could claim, and what came of it. */
+  /** Every scheduled unpause due now that this replica could claim, and what came of it. */
   async tick(): Promise<{ repository: Repo; outcome: UnpauseOutcome }[]> {
-    const now = this.now();
-    const claimed = await this.deps.claims.claimScheduledUnpauses({
-      owner: this.deps.owner,
-      now,
-      leaseMs: this.leaseMs,
-      limit: BATCH,
-    });
-    const done: { repository: Repo; outcome: UnpauseOutcome }[] = [];
-    for (const unpause of claimed) {
-      const outcome = await this.end(unpause);
-      this.deps.counter?.inc({ outcome });
-      done.push({ repository: unpause.repository, outcome });
+    const tally: { repository: Repo; outcome: UnpauseOutcome }[] = [];
+    this.tally = tally;
+    try {
+      await this.deps.work.drain(UNPAUSE_KIND);
+    } finally {
+      this.tally = undefined;
     }
-    return done;
+    return tally;
   }
 
-  private async end(unpause: ScheduledUnpause): Promise<UnpauseOutcome> {
-    const { claims, queues, logger, owner } = this.deps;
+  /** Ends one timed pause; throws (counted as failed) when the merge queue could not be asked or told. */
+  private async end(unpause: ScheduledUnpause, context: WorkContext): Promise<UnpauseOutcome> {
+    const { queues, logger, counter } = this.deps;
     const repository = unpause.repository;
     const log = {
       repository: repository.fullName,
@@ -101,10 +97,12 @@ export class ScheduledUnpauser {
       if (!pauses || !pause) outcome = "not-paused";
       else if (pause.reason !== unpause.reason) outcome = "paused-otherwise";
       // Replaced or cancelled since the claim (a new pause, a manual unpause): not ours to end.
-      else if (!(await claims.renewScheduledUnpauseClaim(repository, owner, this.leaseEnd())))
+      else if (!(await context.renew())) {
+        counter?.inc({ outcome: "replaced" });
         return "replaced";
+      }
       if (outcome === "unpaused" && pauses) outcome = await this.unpause(unpause, pauses);
-      await claims.finishScheduledUnpause(repository, owner);
+      counter?.inc({ outcome });
       if (outcome === "not-paused") {
         logger.info(
           log,
@@ -121,9 +119,11 @@ export class ScheduledUnpauser {
       }
       return outcome;
     } catch (error) {
-      // The claim lapses after leaseMs, and this or another replica tries again then.
+      // The runner retries it with backoff, on this or another replica.
+      counter?.inc({ outcome: "failed" });
+      this.tally?.push({ repository, outcome: "failed" });
       logger.warn({ ...log, err: error }, `scheduled unpause of ${repository} failed: tried again later`);
-      return "failed";
+      throw error;
     }
   }
 
@@ -133,9 +133,5 @@ export class ScheduledUnpauser {
     const deps = { ...this.deps, now: () => this.now() };
     const resumed = await resumeQueue(deps, pauses, target, who, { scheduled: true });
     return resumed ? "unpaused" : "not-paused";
-  }
-
-  private leaseEnd(): Date {
-    return new Date(this.now().getTime() + this.leaseMs);
   }
 }

@@ -4,29 +4,25 @@ import type { Repo } from "../repo.js";
 import { ScheduledUnpauser, type ScheduledUnpauserDeps } from "./runner.js";
 
 export interface TimedPausesDeps
-  extends Pick<ScheduledUnpauserDeps, "claims" | "queues" | "attributePause" | "owner" | "counter"> {
+  extends Pick<ScheduledUnpauserDeps, "work" | "queues" | "attributePause" | "counter"> {
   /** The notifier reads the repository promptly, as after a GitHub event: the notice follows at once. */
   ring: (repository: Repo) => Promise<void>;
   logger: Logger;
   now: () => Date;
-  /** How often each replica looks for timed pauses to end; default the unpauser's. */
-  intervalMs: number | undefined;
 }
 
 /** Timed pauses' ends (src/timed-pauses/runner.ts), on every replica, each end by one. */
 export function wireTimedPauses(deps: TimedPausesDeps): Wired & { unpauser: ScheduledUnpauser } {
   const unpauser = new ScheduledUnpauser({
-    claims: deps.claims,
+    work: deps.work,
     queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
     afterUnpause: async (repository) => {
       await deps.ring(repository);
     },
-    owner: deps.owner,
     logger: deps.logger.child({ name: "scheduled-unpause" }),
     now: deps.now,
     ...(deps.counter ? { counter: deps.counter } : {}),
-    ...(deps.intervalMs ? { intervalMs: deps.intervalMs } : {}),
   });
   return {
     unpauser,

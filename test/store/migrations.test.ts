@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { sql } from "kysely";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openDatabase } from "../../src/store/index.js";
@@ -239,3 +240,61 @@ async function postgresSchema(admin: pg.Client, schema: string) {
   );
   return { columns: columns.rows, constraints: constraints.rows, indexes: indexes.rows };
 }
+
+/**
+ * Migration 033 copies the timed pauses' ends into durable work: a timed pause set before the upgrade
+ * still ends after it (the repositories' read schedules are not copied: polls are not on it yet).
+ */
+describe("migration 033 (work items)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 33);
+  const rows = `
+    INSERT INTO poll_schedule (repository_key, repository, next_poll_at, cadence, failures, last_error)
+      VALUES ('acme/widgets', 'Acme/Widgets', '2026-03-02T09:00:00.000Z', 'retry', 2, 'down');
+    INSERT INTO poll_cursors (repository_key, repository, received_from, seen_event_ids, updated_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', '2026-03-02T08:00:00.000Z', '[7, 8]', '2026-03-02T08:30:00.000Z');
+    INSERT INTO scheduled_unpauses (repository_key, repository, reason, resumes_at, scheduled_by, surface, created_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', 'release', '2026-03-02T18:00:00.000Z', 'alice', 'slack',
+              '2026-03-02T08:00:00.000Z');`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    const items = await database.db.selectFrom("work_items").selectAll().orderBy("kind").execute();
+    const payload = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+    expect(items.map((item) => [item.kind, item.key, new Date(item.due_at).toISOString()])).toEqual([
+      ["unpause", "acme/widgets", "2026-03-02T18:00:00.000Z"],
+    ]);
+    expect(payload(items[0]?.payload)).toEqual({
+      repository: "Acme/Widgets",
+      reason: "release",
+      scheduledBy: "alice",
+      surface: "slack",
+      createdAt: "2026-03-02T08:00:00.000Z",
+    });
+  }
+
+  it("copies them on SQLite", async () => {
+    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
+    try {
+      await migrate(database, before);
+      for (const statement of rows.split(";").filter((s) => s.trim()))
+        await sql.raw(statement).execute(database.db);
+      await migrate(database);
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+
+  it("copies them on PostgreSQL", async () => {
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+    try {
+      await migrate(database, before);
+      for (const statement of rows.split(";").filter((s) => s.trim()))
+        await sql.raw(statement).execute(database.db);
+      await migrate(database);
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+});

@@ -132,6 +132,7 @@ describe("the store on PostgreSQL", () => {
     "threads",
     "webhook_deliveries",
     "webhook_jobs",
+    "work_items",
   ];
 
   it("creates its schema and keeps every table in it", async () => {

@@ -4,8 +4,9 @@ import type { MergeQueueBackend } from "../../src/core/merge-queue.js";
 import type { QueuePause, QueuePauses } from "../../src/core/pause.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore, type Store, UNPAUSE_KIND } from "../../src/store/index.js";
 import { ScheduledUnpauser } from "../../src/timed-pauses/runner.js";
+import { WorkRunner } from "../../src/work/runner.js";
 import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 const repo = Repo.of("acme", "widgets");
@@ -36,15 +37,19 @@ afterEach(async () => {
   await store.close();
 });
 
+/** A replica's runner of durable work, on the test's clock (its timers are not started: tick runs it). */
+function work(owner: string) {
+  return new WorkRunner({ store, owner, now: () => now, logger: createLogger({ level: "silent" }) });
+}
+
 function unpauser(owner = "a") {
   return new ScheduledUnpauser({
-    claims: store,
+    work: work(owner),
     queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
     attributePause: (a) => store.putPauseAttribution(a),
     afterUnpause: async (r) => {
       rung.push(r.fullName);
     },
-    owner,
     logger: createLogger({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) }),
     now: () => now,
     leaseMs: 60_000,
@@ -95,13 +100,13 @@ describe("scheduled unpauses", () => {
     );
   });
 
-  it("are tried again, by any replica, once the claim of one that failed lapses", async () => {
+  it("are tried again with backoff, by any replica, after one failed", async () => {
     nock(ORIGIN).get(PATH).reply(503, { detail: "down" });
     expect(await unpauser("a").tick()).toEqual([{ repository: repo, outcome: "failed" }]);
     expect(await store.getScheduledUnpause(repo)).not.toBeNull();
-    now = at(59_000);
+    now = at(4_000);
     expect(await unpauser("b").tick()).toEqual([]);
-    now = at(60_000);
+    now = at(5_000);
     nock(ORIGIN).get(PATH).reply(200, pauseState("release freeze")).delete(PATH).reply(204);
     expect(await unpauser("b").tick()).toEqual([{ repository: repo, outcome: "unpaused" }]);
   });
@@ -110,7 +115,13 @@ describe("scheduled unpauses", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
       // Claimed by a replica that died before ending it: no call, no new pause, only b's passes.
-      const claimed = await store.claimScheduledUnpauses({ owner: "dead", now, leaseMs: 60_000, limit: 5 });
+      const { claimed } = await store.claimWork({
+        kind: UNPAUSE_KIND,
+        owner: "dead",
+        now,
+        leaseMs: 60_000,
+        limit: 5,
+      });
       expect(claimed).toHaveLength(1);
       let paused: string | null = "release freeze";
       const resumed: string[] = [];
@@ -128,12 +139,11 @@ describe("scheduled unpauses", () => {
       };
       const replica = (owner: string) =>
         new ScheduledUnpauser({
-          claims: store,
+          work: work(owner),
           queues: { for: async () => ({ pauses }) as unknown as MergeQueueBackend },
           afterUnpause: async (r) => {
             rung.push(r.fullName);
           },
-          owner,
           logger: createLogger({ level: "silent" }),
           now: () => now,
           leaseMs: 60_000,

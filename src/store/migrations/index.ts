@@ -29,6 +29,7 @@ import { failureDetails } from "./029-failure-details.js";
 import { flakeShield } from "./030-flake-shield.js";
 import { gateControl } from "./031-gate-control.js";
 import { mergedPulls } from "./032-merged-pulls.js";
+import { workItems } from "./033-work-items.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   flakeShield,
   gateControl,
   mergedPulls,
+  workItems,
 ];
 
 /** The highest migration version this build knows. */

@@ -1,0 +1,285 @@
+import { type Selectable, sql } from "kysely";
+import type { Tables } from "./database.js";
+import { chosenBy, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
+
+// Durable work (src/work, docs/architecture.md, "Durable work"): one row per piece of work of any kind,
+// due at a time, claimed by one replica at a time. One takeover rule for every kind: an item whose
+// claim has lapsed (its replica stopped renewing it: stopped, killed, cut off) is claimable by any
+// replica. While an item is claimed its `due_at` is its claim's end, unless it was asked for sooner
+// meanwhile (then it runs again once this run ends).
+
+/** A small JSON object a kind keeps with its item; `null` values count as absent. */
+export type WorkPayload = Record<string, unknown>;
+
+export interface WorkItem {
+  kind: string;
+  key: string;
+  dueAt: Date;
+  claimedBy: string | null;
+  claimedUntil: Date | null;
+  /** When the latest run began (its claim); null before the first. */
+  startedAt: Date | null;
+  /** Runs that failed in a row (0 after a success), and the last failure. */
+  attempts: number;
+  lastError: string | null;
+  payload: WorkPayload;
+}
+
+export interface ScheduleWork {
+  kind: string;
+  key: string;
+  dueAt: Date;
+  /** The item's payload (`replace`, or a new item); merged into the one kept otherwise (top-level keys). */
+  payload?: WorkPayload;
+  /**
+   * `replace` (default): due at `dueAt` with this payload, its claim and failures dropped (a run under
+   * way cannot renew or complete it). `earlier`: due at `dueAt` unless due sooner, payload merged; a
+   * claimed item runs again once its run ends. `absent`: only made if there is none.
+   */
+  when?: "replace" | "earlier" | "absent";
+  /** Only an item that exists is changed (none is made). */
+  existingOnly?: boolean;
+}
+
+export interface ClaimWork {
+  kind: string;
+  owner: string;
+  now: Date;
+  leaseMs: number;
+  limit: number;
+}
+
+export interface ClaimedWork {
+  claimed: WorkItem[];
+  /**
+   * When the earliest item of the kind that is not claimed now becomes claimable (null: none); only
+   * when fewer than `limit` were claimed (otherwise more may be due now).
+   */
+  nextDueAt: Date | null;
+}
+
+/** The five store methods of durable work: every kind's items go through them. */
+export interface WorkStore {
+  /** Makes or reschedules an item (ScheduleWork's `when`); the item after, or null when none was made. */
+  scheduleWork(item: ScheduleWork): Promise<WorkItem | null>;
+  /**
+   * Claims up to `limit` items of `kind` due at `now` whose claim (if any) has lapsed, the earliest due
+   * first: each is `owner`'s until `now + leaseMs`. One statement; on PostgreSQL the rows another replica
+   * is claiming are skipped (FOR UPDATE SKIP LOCKED): of two concurrent claims, each item goes to one.
+   */
+  claimWork(claim: ClaimWork): Promise<ClaimedWork>;
+  /** Extends `owner`'s claim until `until`; false if the item is not (or no longer) theirs. */
+  renewWork(kind: string, key: string, owner: string, until: Date): Promise<boolean>;
+  /**
+   * Ends `owner`'s run with success: the item is due again at `next.dueAt` (or sooner, if asked for
+   * meanwhile) with `next.payload` merged in, its failures forgotten; with `next` null it is done and
+   * removed (unless asked for again meanwhile). False if the claim is not theirs any more.
+   */
+  completeWork(
+    kind: string,
+    key: string,
+    owner: string,
+    next: { dueAt: Date; payload?: WorkPayload } | null,
+  ): Promise<boolean>;
+  /**
+   * Ends `owner`'s run with a failure: counted, its error kept, due again at `retryAt` (the kind's
+   * backoff; sooner if asked for meanwhile). The failures in a row, or null if the claim is not theirs.
+   */
+  failWork(
+    kind: string,
+    key: string,
+    owner: string,
+    failure: { error: string; retryAt: Date },
+  ): Promise<number | null>;
+}
+
+export function kyselyWorkItems(ctx: StoreContext): WorkStore {
+  return {
+    scheduleWork: (item) => scheduleWork(ctx, item),
+    claimWork: (claim) => claimWork(ctx, claim),
+    async renewWork(kind, key, owner, until) {
+      const end = time(until);
+      const row = await ctx.db
+        .updateTable("work_items")
+        .set({
+          // A due time that is the claim's end follows it; one asked for sooner stays.
+          due_at: sql`CASE WHEN due_at >= claimed_until THEN ${end} ELSE due_at END`,
+          claimed_until: end,
+        })
+        .where("kind", "=", kind)
+        .where("key", "=", key)
+        .where("claimed_by", "=", owner)
+        .returning("key")
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    completeWork: (kind, key, owner, next) => completeWork(ctx, kind, key, owner, next),
+    async failWork(kind, key, owner, failure) {
+      const row = await ctx.db
+        .updateTable("work_items")
+        .set({
+          due_at: sooner(time(failure.retryAt)),
+          attempts: sql`attempts + 1`,
+          last_error: failure.error.slice(0, 1000),
+          claimed_by: null,
+          claimed_until: null,
+        })
+        .where("kind", "=", kind)
+        .where("key", "=", key)
+        .where("claimed_by", "=", owner)
+        .returning("attempts")
+        .executeTakeFirst();
+      return row ? Number(row.attempts) : null;
+    },
+  };
+}
+
+/** The SQL that merges a payload (JSON text) into the kept one, top-level keys replaced. */
+function merge(ctx: StoreContext, kept: string, added: string) {
+  return ctx.kind === "postgres"
+    ? sql`${sql.ref(kept)} || ${added}::jsonb`
+    : sql`json_patch(${sql.ref(kept)}, ${added})`;
+}
+
+/**
+ * The due time after a run: `at`, or the time the item was asked for while it ran if that is sooner (a
+ * due time before the claim's end was set during the run).
+ */
+function sooner(at: string) {
+  return sql<string>`CASE WHEN due_at < claimed_until AND due_at < ${at} THEN due_at ELSE ${at} END`;
+}
+
+async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<WorkItem | null> {
+  const { db } = ctx;
+  const when = item.when ?? "replace";
+  const dueAt = time(item.dueAt);
+  const payload = JSON.stringify(item.payload ?? {});
+  const jsonValue = ctx.kind === "postgres" ? sql`${payload}::jsonb` : sql`${payload}`;
+  const replaced = {
+    due_at: dueAt,
+    payload: jsonValue,
+    claimed_by: null,
+    claimed_until: null,
+    attempts: 0,
+    last_error: null,
+  };
+  const earlier = {
+    due_at: sql`CASE WHEN work_items.due_at <= ${dueAt} THEN work_items.due_at ELSE ${dueAt} END`,
+    payload: merge(ctx, "work_items.payload", payload),
+  };
+  if (item.existingOnly) {
+    const row = await db
+      .updateTable("work_items")
+      .set((when === "replace" ? replaced : earlier) as never)
+      .where("kind", "=", item.kind)
+      .where("key", "=", item.key)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toWorkItem(ctx, row) : null;
+  }
+  const row = await db
+    .insertInto("work_items")
+    .values({ kind: item.kind, key: item.key, due_at: dueAt, payload: jsonValue as never })
+    .onConflict((oc) => {
+      const on = oc.columns(["kind", "key"]);
+      if (when === "absent") return on.doNothing();
+      return on.doUpdateSet((when === "replace" ? replaced : earlier) as never);
+    })
+    .returningAll()
+    .executeTakeFirst();
+  return row ? toWorkItem(ctx, row) : null;
+}
+
+async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWork> {
+  const now = time(claim.now);
+  const until = time(new Date(claim.now.getTime() + claim.leaseMs));
+  const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
+  const candidates = ctx.db
+    .selectFrom("work_items")
+    .select("key")
+    .where("kind", "=", claim.kind)
+    .where("due_at", "<=", now)
+    .where(free)
+    .orderBy("due_at")
+    .limit(claim.limit)
+    .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
+  const rows =
+    claim.limit > 0
+      ? await ctx.db
+          .updateTable("work_items")
+          .set({ claimed_by: claim.owner, claimed_until: until, due_at: until, started_at: now })
+          .where("kind", "=", claim.kind)
+          .where(chosenBy(ctx.kind, "key", candidates))
+          .where("due_at", "<=", now)
+          .where(free)
+          .returningAll()
+          .execute()
+      : [];
+  const claimed = rows.map((row) => toWorkItem(ctx, row)).sort((a, b) => a.key.localeCompare(b.key));
+  if (claimed.length >= claim.limit) return { claimed, nextDueAt: null };
+  const next = await ctx.db
+    .selectFrom("work_items")
+    .select(
+      sql<Date | string | null>`MIN(CASE WHEN claimed_until > due_at THEN claimed_until ELSE due_at END)`.as(
+        "next",
+      ),
+    )
+    .where("kind", "=", claim.kind)
+    .executeTakeFirst();
+  return { claimed, nextDueAt: maybeTime(next?.next ?? null) };
+}
+
+async function completeWork(
+  ctx: StoreContext,
+  kind: string,
+  key: string,
+  owner: string,
+  next: { dueAt: Date; payload?: WorkPayload } | null,
+): Promise<boolean> {
+  if (next === null) {
+    const deleted = await ctx.db
+      .deleteFrom("work_items")
+      .where("kind", "=", kind)
+      .where("key", "=", key)
+      .where("claimed_by", "=", owner)
+      .where(sql<boolean>`NOT (due_at < claimed_until)`)
+      .returning("key")
+      .executeTakeFirst();
+    if (deleted) return true;
+  }
+  const payload = next?.payload ? JSON.stringify(next.payload) : null;
+  const row = await ctx.db
+    .updateTable("work_items")
+    .set({
+      ...(next ? { due_at: sooner(time(next.dueAt)) } : {}),
+      ...(payload
+        ? {
+            payload: merge(ctx, "payload", payload),
+          }
+        : {}),
+      claimed_by: null,
+      claimed_until: null,
+      attempts: 0,
+      last_error: null,
+    } as never)
+    .where("kind", "=", kind)
+    .where("key", "=", key)
+    .where("claimed_by", "=", owner)
+    .returning("key")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function toWorkItem(ctx: StoreContext, row: Selectable<Tables["work_items"]>): WorkItem {
+  return {
+    kind: row.kind,
+    key: row.key,
+    dueAt: readTime(row.due_at),
+    claimedBy: row.claimed_by,
+    claimedUntil: maybeTime(row.claimed_until),
+    startedAt: maybeTime(row.started_at),
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    payload: (ctx.v.readJson(row.payload) ?? {}) as WorkPayload,
+  };
+}

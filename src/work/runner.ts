@@ -1,0 +1,261 @@
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { ScheduleWork, WorkItem, WorkPayload, WorkStore } from "../store/index.js";
+
+/** When an item runs next after a successful run (its payload merged into the kept one), or null: done. */
+export type WorkNext = { dueAt: Date; payload?: WorkPayload } | null;
+
+export interface WorkContext {
+  signal: AbortSignal;
+  renew(): Promise<boolean>;
+}
+
+/**
+ * A kind of durable work (docs/architecture.md, "Durable work"): what runs one item, how many run at once
+ * on a replica, how long a claim lasts unrenewed, and how long a failed item waits before its retry.
+ */
+export interface WorkKind {
+  kind: string;
+  /**
+   * Runs one claimed item; throws when it failed (then it is retried with backoff). `signal` aborts when
+   * the item is no longer this replica's (replaced, or its claim lapsed and was taken over); `renew`
+   * renews the claim now, false when it is not this replica's any more (before an act that must not
+   * be done twice).
+   */
+  run(item: WorkItem, context: WorkContext): Promise<WorkNext>;
+  /** Before the items of one claim run (what they need read at once). */
+  beforeBatch?(items: readonly WorkItem[]): Promise<void>;
+  /** Items run at once on this replica (one claim takes at most this many); default 1. */
+  concurrency?: number;
+  /** A claim's length; renewed every third of it while the item runs. Default 60 s. */
+  leaseMs?: number;
+  /** Milliseconds before the retry of an item that failed `attempts` times in a row; default `backoff`. */
+  backoff?: (attempts: number) => number;
+}
+
+/** Exponential backoff from 5 s, doubling per failure in a row, at most 10 minutes. */
+export function backoff(attempts: number, baseMs = 5_000, capMs = 10 * 60_000): number {
+  return Math.min(capMs, baseMs * 2 ** Math.max(0, Math.min(30, attempts - 1)));
+}
+
+export interface WorkRunnerDeps {
+  store: WorkStore;
+  /** This replica's name in claims. */
+  owner: string;
+  now: () => Date;
+  logger: Logger;
+  metrics?: Pick<Metrics, "workRuns" | "workFailing">;
+  /** How often the runner looks for work scheduled by other replicas when none is due sooner; 30 s. */
+  safetyMs?: number;
+}
+
+export interface DrainReport {
+  claimed: number;
+  ok: number;
+  failed: number;
+}
+
+const DEFAULT_LEASE_MS = 60_000;
+
+/**
+ * The runner of durable work, one per replica. One timer, set for the earliest due item of any kind it
+ * runs (the claim says when that is), brought forward when this replica schedules sooner work, and at
+ * most `safetyMs` away (work other replicas schedule). Each pass claims, per kind, as many due items as
+ * the kind may still run at once, and runs them: a claim is renewed while its item runs; a run that
+ * fails is counted and retried after the kind's backoff, and never holds up the others.
+ */
+export class WorkRunner {
+  private readonly kinds = new Map<string, WorkKind>();
+  /** The kinds this runner claims by itself (resume); the others run only when drained. */
+  private readonly active = new Set<string>();
+  private readonly running = new Map<string, Set<Promise<unknown>>>();
+  /** Kinds whose last claim took as many as it could: more may be due once some end. */
+  private readonly saturated = new Set<string>();
+  private readonly failing = new Map<string, Set<string>>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private pass: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly deps: WorkRunnerDeps) {}
+
+  register(kind: WorkKind): void {
+    this.kinds.set(kind.kind, kind);
+  }
+
+  /** Claims the kind's due items from now on (again, after pause). */
+  resume(kind: string): void {
+    this.active.add(kind);
+    this.stopped = false;
+    this.wake(0);
+  }
+
+  /** Claims no more of the kind, and waits for its items under way. */
+  async pause(kind: string): Promise<void> {
+    this.active.delete(kind);
+    await this.pass;
+    await Promise.all(this.running.get(kind) ?? []);
+  }
+
+  /** Stops claiming any kind; resolves once every item under way has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timerAt = Number.POSITIVE_INFINITY;
+    await this.pass;
+    await Promise.all([...this.running.values()].flatMap((runs) => [...runs]));
+  }
+
+  /** Schedules an item (the store's scheduleWork), and wakes this runner when it is due. */
+  async schedule(item: ScheduleWork): Promise<WorkItem | null> {
+    const scheduled = await this.deps.store.scheduleWork(item);
+    if (scheduled) this.wakeAt(scheduled.dueAt);
+    return scheduled;
+  }
+
+  /** Makes sure a pass comes at `at` (or sooner). */
+  wakeAt(at: Date): void {
+    this.wake(at.getTime() - this.deps.now().getTime());
+  }
+
+  /**
+   * Claims and runs the kind's due items, claim after claim, until none is due (whether or not the
+   * runner claims the kind by itself): a pass by hand, for tests and the benchmark.
+   */
+  async drain(kindName: string): Promise<DrainReport> {
+    const kind = this.kindOf(kindName);
+    const report: DrainReport = { claimed: 0, ok: 0, failed: 0 };
+    for (;;) {
+      const { claimed } = await this.claim(kind, this.concurrency(kind));
+      if (claimed.length === 0) return report;
+      report.claimed += claimed.length;
+      const outcomes = await Promise.all(claimed.map((item) => this.execute(kind, item)));
+      for (const ok of outcomes) report[ok ? "ok" : "failed"] += 1;
+    }
+  }
+
+  private kindOf(name: string): WorkKind {
+    const kind = this.kinds.get(name);
+    if (!kind) throw new Error(`no kind of work named ${name} is registered`);
+    return kind;
+  }
+
+  private concurrency(kind: WorkKind): number {
+    return Math.max(1, kind.concurrency ?? 1);
+  }
+
+  private wake(ms: number): void {
+    if (this.stopped || this.active.size === 0) return;
+    const delay = Math.max(0, ms);
+    const at = Date.now() + delay;
+    if (at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), delay);
+    this.timer.unref?.();
+  }
+
+  private onTimer(): void {
+    this.timerAt = Number.POSITIVE_INFINITY;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    this.pass = this.runPass()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "durable work: pass failed"))
+      .finally(() => {
+        this.pass = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake(0);
+        }
+      });
+  }
+
+  /** One pass: each active kind's due items, as many as it may still run; then the timer for the next. */
+  private async runPass(): Promise<void> {
+    let next = this.deps.now().getTime() + (this.deps.safetyMs ?? 30_000);
+    for (const name of this.active) {
+      const kind = this.kindOf(name);
+      const free = this.concurrency(kind) - (this.running.get(name)?.size ?? 0);
+      if (free <= 0) continue;
+      const { claimed, nextDueAt } = await this.claim(kind, free);
+      if (claimed.length >= free) this.saturated.add(name);
+      else this.saturated.delete(name);
+      for (const item of claimed) this.launch(kind, item);
+      if (nextDueAt) next = Math.min(next, nextDueAt.getTime());
+    }
+    this.wake(next - this.deps.now().getTime());
+  }
+
+  private async claim(kind: WorkKind, limit: number) {
+    const work = await this.deps.store.claimWork({
+      kind: kind.kind,
+      owner: this.deps.owner,
+      now: this.deps.now(),
+      leaseMs: kind.leaseMs ?? DEFAULT_LEASE_MS,
+      limit,
+    });
+    if (work.claimed.length > 0) await kind.beforeBatch?.(work.claimed);
+    return work;
+  }
+
+  private launch(kind: WorkKind, item: WorkItem): void {
+    const runs = this.running.get(kind.kind) ?? new Set();
+    this.running.set(kind.kind, runs);
+    const run = this.execute(kind, item).finally(() => {
+      runs.delete(run);
+      // A kind that had more due than it could take: claim again once half its slots are free.
+      if (this.saturated.has(kind.kind) && runs.size <= this.concurrency(kind) / 2) this.wake(0);
+    });
+    runs.add(run);
+  }
+
+  /** Runs one claimed item to its end: completed, or failed and rescheduled. True when it succeeded. */
+  private async execute(kind: WorkKind, item: WorkItem): Promise<boolean> {
+    const { store, owner, now, logger, metrics } = this.deps;
+    const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
+    const lost = new AbortController();
+    const renewNow = async () => {
+      const mine = await store.renewWork(item.kind, item.key, owner, new Date(now().getTime() + leaseMs));
+      if (!mine) lost.abort();
+      return mine;
+    };
+    const renew = setInterval(() => void renewNow().catch(() => undefined), leaseMs / 3);
+    renew.unref?.();
+    try {
+      const next = await kind.run(item, { signal: lost.signal, renew: renewNow });
+      await store.completeWork(item.kind, item.key, owner, next);
+      metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
+      this.markFailing(item, false);
+      if (next) this.wakeAt(next.dueAt);
+      return true;
+    } catch (error) {
+      const retryAt = new Date(now().getTime() + (kind.backoff ?? backoff)(item.attempts + 1));
+      const message = error instanceof Error ? error.message : String(error);
+      const attempts = await store
+        .failWork(item.kind, item.key, owner, { error: message, retryAt })
+        .catch(() => null);
+      metrics?.workRuns.inc({ kind: item.kind, outcome: "failed" });
+      this.markFailing(item, true);
+      logger.warn(
+        { kind: item.kind, key: item.key, attempts, retryAt: retryAt.toISOString(), err: error },
+        `durable work ${item.kind} ${item.key} failed: retried at ${retryAt.toISOString()}`,
+      );
+      this.wakeAt(retryAt);
+      return false;
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private markFailing(item: WorkItem, failed: boolean): void {
+    const keys = this.failing.get(item.kind) ?? new Set<string>();
+    this.failing.set(item.kind, keys);
+    const had = keys.has(item.key);
+    if (failed) keys.add(item.key);
+    else keys.delete(item.key);
+    if (had !== failed || failed) this.deps.metrics?.workFailing.set({ kind: item.kind }, keys.size);
+  }
+}
