@@ -25,6 +25,8 @@ export interface ServersOptions {
   host?: string;
   /** The merge queue's first state: "demo" (default; acme/widgets with batches and a log) or "empty". */
   seed?: "demo" | "empty";
+  /** How soon the demo seed's running checks end, as a multiple of their 20 to 40 s; default 1. */
+  seedLiveScale?: number;
   /** "manual" (default): the merge queue's time moves only on `sim.clock.advance`; "real": by itself. */
   clock?: "manual" | "real";
   /** Where the manual clock starts (default now, to the second): tests start it at TEST_NOW. */
@@ -189,6 +191,7 @@ export async function startServers(options: ServersOptions = {}): Promise<Server
       host,
       token,
       seed: options.seed ?? "demo",
+      ...(options.seedLiveScale === undefined ? {} : { seedLiveScale: options.seedLiveScale }),
       clock: options.clock ?? "manual",
       ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
       tickMs: options.tickMs,

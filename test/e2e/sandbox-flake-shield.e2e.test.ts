@@ -6,8 +6,9 @@ import { eventually } from "../helpers/e2e.js";
 /**
  * The sandbox shows the flake shield at work by itself (tools/sandbox/flake-shield-demo.ts): ci/e2e fails for
  * #110, then #111, then once for #112, whose removal the shield asks Mergify to queue again, said in its thread, and
- * merges. On a real clock, with quick checks: it waits for what the channel shows, however long the machine
- * takes.
+ * merges. On a real clock, with quick checks, the seed's running batches (ahead of #110 in main's train) ending
+ * within seconds and the channel hearing at once (no Slack pacing: some hundred notices at a second each were
+ * most of the wait): it waits for what the channel shows, however long the machine takes.
  */
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -15,6 +16,8 @@ beforeAll(async () => {
     port: 0,
     pollIntervalSeconds: 1,
     slackLimits: false,
+    slackPace: false,
+    seedLiveScale: 0.1,
     engine: { checksDurationMs: 2_000, batchMaxWaitMs: 1_000 },
   });
 }, 60_000);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { createLogger } from "../../src/logger.js";
+import type { PostPace } from "../../src/notifier/slack-holds.js";
 import { SlackDeliveryError, SlackDeliveryErrorCode } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { EngineOptions } from "../simulator/index.js";
@@ -37,6 +38,16 @@ export interface SandboxOptions {
   healthStallMinutes?: number;
   /** The Slack stand-in's rate limits; default Slack's own figures, so that a person sees real pacing. */
   slackLimits?: SlackRateLimitOptions | false;
+  /**
+   * Yardmaster's own pace of posts to a channel; default Slack's (about a message a second), so that a person
+   * sees real pacing. Tests that turn `slackLimits` off may turn it off too: the channel then hears at once.
+   */
+  slackPace?: PostPace | false;
+  /**
+   * How soon the demo seed's running checks end, as a multiple of their 20 to 40 s; default 1. Tests on quick
+   * checks shorten it: the flake shield's demo waits for those batches in the same train.
+   */
+  seedLiveScale?: number;
   /** The flake shield's demo in acme/widgets (flake-shield-demo.ts); default true. */
   flakeShieldDemo?: boolean;
 }
@@ -68,9 +79,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     world = await startWorld({
       host,
       seed: "demo",
+      ...(options.seedLiveScale === undefined ? {} : { seedLiveScale: options.seedLiveScale }),
       clock: "real",
       engine: { ...SANDBOX_ENGINE, ...options.engine },
       slackLimits: options.slackLimits ?? {},
+      ...(options.slackPace === undefined ? {} : { yardmaster: { slackPace: options.slackPace } }),
       logger,
       settings: {
         DATABASE_URL: `sqlite:${join(dataDir, "yardmaster.db")}`,

@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   token: string;
   /** Initial state; default "empty". */
   seed?: "demo" | "empty";
+  /** The demo seed's running checks end this many times as soon (seed-demo.ts); default 1. */
+  seedLiveScale?: number;
   /** "manual" (default): time moves only on `clock.advance`; "real": the engine runs on a timer. */
   clock?: "manual" | "real";
   /** Engine options (batch size, checks duration, ...). */
@@ -84,7 +86,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
               : options.startTime.getTime(),
         );
   const state = new SimState(clock, engineOptions);
-  if (options.seed === "demo") seedDemo(state);
+  if (options.seed === "demo") seedDemo(state, options.seedLiveScale);
   const faults = new Faults();
   const requests = new RequestStats();
   const tokens = new SimTokens(options.token);

@@ -372,7 +372,11 @@ function weekBefore(seeder: Seeder, now: number, draftStart: number): number {
   return draft;
 }
 
-export function seedDemo(state: SimState): Repository {
+/**
+ * `liveScale` multiplies how long the live queue's running checks have left (20, 30 and 40 s; default 1):
+ * tests on a real clock shorten the wait for the seed's batches, the story unchanged.
+ */
+export function seedDemo(state: SimState, liveScale = 1): Repository {
   const repo = state.addRepository(DEMO_REPOSITORY, { branches: ["main", "release/1.x"], mode: "parallel" });
   const now = state.clock.now();
   const seeder = new Seeder(state, repo, now);
@@ -733,7 +737,7 @@ export function seedDemo(state: SimState): Repository {
     phase: "running",
     createdAt: now - 8 * MINUTE,
     startedAt: now - 40_000,
-    checksEndAt: now + 20_000,
+    checksEndAt: now + 20_000 * liveScale,
     queuePullNumber: 91_021,
     inPlace: false,
   });
@@ -775,7 +779,7 @@ export function seedDemo(state: SimState): Repository {
     subOf("Batch 22 / sub-batch 2", [b2, b3], {
       phase: "running",
       startedAt: now - 30_000,
-      checksEndAt: now + 30_000,
+      checksEndAt: now + 30_000 * liveScale,
       queuePullNumber: 91_024,
     }),
   ];
@@ -863,7 +867,7 @@ export function seedDemo(state: SimState): Repository {
     phase: "running",
     createdAt: now - 70_000,
     startedAt: now - 20_000,
-    checksEndAt: now + 40_000,
+    checksEndAt: now + 40_000 * liveScale,
     queuePullNumber: 240,
     inPlace: true,
     startReason: "Batch max wait time reached",
