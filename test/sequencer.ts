@@ -10,20 +10,20 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * not listed runs after these, in vitest's order.
  */
 export const LONGEST_FILES = [
-  "test/e2e/sandbox-flake-shield.e2e.test.ts",
   "test/tools/bench/scale.test.ts",
-  "test/tools/bench/run.test.ts",
   "test/e2e/command-steps-takeover.e2e.test.ts",
   "test/e2e/notifier-replicas.e2e.test.ts",
+  "test/e2e/sandbox-flake-shield.e2e.test.ts",
+  "test/tools/bench/run.test.ts",
   "test/e2e/replica-takeover.e2e.test.ts",
   "test/e2e/sandbox.browser.test.ts",
-  "test/e2e/doctor-start.e2e.test.ts",
-  "test/e2e/process.e2e.test.ts",
-  "test/e2e/sandbox-github-queue.e2e.test.ts",
   "test/e2e/notifier-backlog.e2e.test.ts",
-  "test/notifier/poller.test.ts",
+  "test/e2e/sandbox-github-queue.e2e.test.ts",
+  "test/e2e/process.e2e.test.ts",
   "test/e2e/github-load.e2e.test.ts",
   "test/e2e/command-steps.e2e.test.ts",
+  "test/e2e/shutdown.e2e.test.ts",
+  "test/e2e/personal-notices-replicas.e2e.test.ts",
 ];
 
 /** Vitest's order, with LONGEST_FILES moved to the front in their order, whatever their project. */
