@@ -3,7 +3,8 @@ import type { StatsResult } from "../commands/stats.js";
 import type { Subscription } from "../core/records.js";
 import { readPeriodFigures, type StatsDays, type StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
-import type { DigestPoster } from "../notifier/slack-poster.js";
+import { RATE_LIMITED_TRIES } from "../notifier/channel-turns.js";
+import { type DigestPoster, SlackDeliveryError, SlackDeliveryErrorCode } from "../notifier/slack-poster.js";
 import type { Repo } from "../repo.js";
 import type { DigestStore, SubscriptionStore } from "../store/index.js";
 import { latestDigestTime } from "./schedule.js";
@@ -24,6 +25,16 @@ export interface DigestsDeps {
   owner: string;
   logger: Logger;
   now?: () => Date;
+}
+
+/** A digest Slack refused with a 429 on every try: nothing was posted and nothing stays claimed. */
+export class DigestRateLimitedError extends Error {
+  constructor(repository: Repo) {
+    super(
+      `The weekly digest of ${repository.fullName} was not posted: Slack answered "rate limited" ${RATE_LIMITED_TRIES} times in a row. Nothing was posted; try again in a minute.`,
+    );
+    this.name = "DigestRateLimitedError";
+  }
 }
 
 /** How often due digests are looked for. */
@@ -117,9 +128,13 @@ export class Digests {
       try {
         if (await this.post(sub, { week: due.week, period }, now)) posted += 1;
       } catch (error) {
+        const again =
+          error instanceof DigestRateLimitedError
+            ? "on the next pass (Slack's rate limit)"
+            : "once its claim runs out";
         this.deps.logger.warn(
           { channel: sub.channelId, repository: sub.repository.fullName, week: due.week, err: error },
-          "weekly digest not posted: Slack failed; tried again once its claim runs out",
+          `weekly digest not posted: Slack failed; tried again ${again}`,
         );
       }
     }
@@ -128,7 +143,8 @@ export class Digests {
 
   /**
    * Posts the digest of a subscription now, for the 7 days up to now, whatever the day (the sandbox's
-   * "run the digest now"). Once per call: its key is the time it was asked.
+   * "run the digest now"). Once per call: its key is the time it was asked. A 429 is waited out as for
+   * the weekly one; refused every time, it throws DigestRateLimitedError and leaves nothing claimed.
    */
   async postNow(channelId: string, repository: Repo): Promise<boolean> {
     const now = this.now();
@@ -192,8 +208,18 @@ export class Digests {
       );
       return false;
     }
-    // A failed post stays claimed until its claim runs out: it may have landed, and is then in doubt.
-    const ts = await poster.post({ channel: sub.channelId, ...message, key: messageKey });
+    // The poster waits out Slack's 429s (src/notifier/channel-turns.ts, the one place that does). A post
+    // Slack refused every time posted nothing: released, so that it is tried again. Any other failed post
+    // stays claimed until its claim runs out: it may have landed, and is then in doubt.
+    let ts: string;
+    try {
+      ts = await poster.post({ channel: sub.channelId, ...message, key: messageKey });
+    } catch (error) {
+      if (!(error instanceof SlackDeliveryError && error.code === SlackDeliveryErrorCode.RateLimited))
+        throw error;
+      await store.releaseDigest({ ...key, owner });
+      throw new DigestRateLimitedError(sub.repository);
+    }
     await store.markDigestSent({ ...key, owner, messageTs: ts, at: this.now() });
     logger.info(log, "weekly digest posted");
     return true;

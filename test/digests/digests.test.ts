@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Digests } from "../../src/digests/digests.js";
 import { latestDigestTime } from "../../src/digests/schedule.js";
 import { createLogger } from "../../src/logger.js";
+import { pacedDigestPoster, RATE_LIMITED_TRIES } from "../../src/notifier/channel-turns.js";
+import { SlackDeliveryError, SlackDeliveryErrorCode } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
@@ -75,5 +77,82 @@ describe("a weekly digest whose replica died before posting it", () => {
     // Back, the dead replica posts nothing again.
     expect(await digests("dead").runDue()).toBe(0);
     expect(posts).toHaveLength(1);
+  });
+});
+
+describe("posting the digest now when Slack answers 429", () => {
+  const NOW = new Date("2026-11-25T15:00:00Z");
+  const rateLimited = () =>
+    new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+
+  /** Digests whose Slack answers `answers` in turn (then posts), behind the poster that waits out 429s. */
+  function answering(answers: Error[]): { digests: Digests; tries: number[] } {
+    const tries: number[] = [];
+    const slack = {
+      post: async (message: { channel: string; key: string }) => {
+        tries.push(Date.now());
+        const answer = answers.shift();
+        if (answer) throw answer;
+        posts.push(`${message.channel} ${message.key}`);
+        return "1700000000.000100";
+      },
+      find: async () => null,
+    };
+    const digests = new Digests({
+      store,
+      statsEvents: async function* () {},
+      statsDays: { get: async () => new Map(), put: async () => {} },
+      poster: pacedDigestPoster(slack, async () => {}),
+      render: () => ({ text: "digest", blocks: [] }),
+      timeZone: "UTC",
+      owner: "r1",
+      logger: createLogger({ level: "silent" }),
+      now: () => new Date(),
+    });
+    return { digests, tries };
+  }
+
+  it("posts once, after Slack's Retry-After", async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const { digests, tries } = answering([rateLimited()]);
+    const posted = digests.postNow("C1", WIDGETS);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(posts).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await posted).toBe(true);
+    expect(posts).toEqual([`C1 acme/widgets@now-${NOW.toISOString()}`]);
+    expect(tries.map((at) => at - NOW.getTime())).toEqual([0, 2_000]);
+    // Its claim is marked sent: the same key cannot be posted again.
+    const key = { channelId: "C1", repository: WIDGETS, week: `now-${NOW.toISOString()}` };
+    const later = new Date(NOW.getTime() + 60 * 60_000);
+    expect(await store.claimDigest({ ...key, owner: "r2", now: later, until: later })).toBeNull();
+  });
+
+  it(`fails with a clear message after ${RATE_LIMITED_TRIES} 429s in a row, posts nothing and leaves nothing claimed`, async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const { digests, tries } = answering(Array.from({ length: RATE_LIMITED_TRIES }, rateLimited));
+    const refused = digests.postNow("C1", WIDGETS);
+    const settled = expect(refused).rejects.toThrow(
+      `The weekly digest of acme/widgets was not posted: Slack answered "rate limited" ${RATE_LIMITED_TRIES} times in a row. Nothing was posted; try again in a minute.`,
+    );
+    await vi.advanceTimersByTimeAsync(60_000);
+    await settled;
+    expect(tries).toHaveLength(RATE_LIMITED_TRIES);
+    expect(posts).toEqual([]);
+    // Released: claimed again as new (not in doubt), at once, and no claim is left to lapse.
+    const key = { channelId: "C1", repository: WIDGETS, week: `now-${NOW.toISOString()}` };
+    expect(await store.nextDigestClaimLapse(new Date())).toBeNull();
+    expect(await store.claimDigest({ ...key, owner: "r2", now: new Date(), until: new Date() })).toBe("new");
+  });
+
+  it("a weekly digest Slack refused every time is released and posted on the next pass", async () => {
+    vi.useFakeTimers({ now: MONDAY, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const { digests } = answering(Array.from({ length: RATE_LIMITED_TRIES }, rateLimited));
+    const first = digests.runDue();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await first).toBe(0);
+    expect(posts).toEqual([]);
+    expect(await digests.runDue()).toBe(1);
+    expect(posts).toEqual([`C1 acme/widgets@${latestDigestTime(MONDAY, "UTC").week}`]);
   });
 });

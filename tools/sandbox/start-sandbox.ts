@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { createLogger } from "../../src/logger.js";
 import type { PostPace } from "../../src/notifier/slack-holds.js";
-import { SlackDeliveryError, SlackDeliveryErrorCode } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import type { EngineOptions } from "../simulator/index.js";
 import type { SlackRateLimitOptions } from "../stand-ins/slack/index.js";
@@ -109,8 +108,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         for (const repository of [SANDBOX_REPOSITORY, SANDBOX_GITHUB_QUEUE_REPOSITORY]) {
           const digests = yardmaster.digests;
           if (!digests) continue;
-          const post = () => digests.postNow(SANDBOX_CHANNEL.id, Repo.from(repository));
-          if (await waitingOutSlackLimits(post)) posted = true;
+          // postNow waits out Slack's 429s itself, as the weekly digest does.
+          if (await digests.postNow(SANDBOX_CHANNEL.id, Repo.from(repository))) posted = true;
         }
         return posted;
       },
@@ -135,23 +134,5 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await world?.close().catch((e: unknown) => logger.error({ err: e }, "close failed"));
     done();
     throw error;
-  }
-}
-
-/**
- * The button posts at once, whatever the channel just heard: right after a burst of notices (which the
- * notifier posts at Slack's pace), Slack's rate limit may answer 429; the post is tried again after its
- * Retry-After, three times at most.
- */
-async function waitingOutSlackLimits(post: () => Promise<boolean>): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await post();
-    } catch (error) {
-      const limited =
-        error instanceof SlackDeliveryError && error.code === SlackDeliveryErrorCode.RateLimited;
-      if (!limited || attempt >= 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, (error.retryAfterSeconds ?? 1) * 1000));
-    }
   }
 }
