@@ -187,6 +187,15 @@ export interface Freeze {
 /** What happens to a window once: the notice before it, its pause, its resume. */
 export type FreezeStep = "warn" | "start" | "end";
 
+/**
+ * Who made a freeze (its `createdBy` and `surface`), kept on its window's steps: the freeze may be removed
+ * before a window in progress ends. Null on steps made before migration 34.
+ */
+export interface FreezeSetter {
+  login: string;
+  surface: "github" | "slack";
+}
+
 /** One window's step, as a replica claims it (the window's freeze may be removed since). */
 export interface FreezeStepClaim {
   freezeId: string;
@@ -196,6 +205,8 @@ export interface FreezeStepClaim {
   endsAt: Date;
   /** The pause's reason ("weekend freeze (scheduled by alice)"). */
   reason: string;
+  /** Who made the freeze; null for an end whose start step was made before migration 34. */
+  by: FreezeSetter | null;
   owner: string;
   now: Date;
   leaseMs: number;
@@ -208,4 +219,6 @@ export interface FreezeWindowToEnd {
   startsAt: Date;
   endsAt: Date;
   reason: string;
+  /** Who made the freeze, as its start step keeps it; null when made before migration 34. */
+  by: FreezeSetter | null;
 }

@@ -5,10 +5,20 @@ import type { Freeze, FreezeStep, FreezeWindowToEnd, PauseAttribution } from "..
 import type { Logger } from "../logger.js";
 import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
-import { recordPauseChange, resumeQueue } from "../use-cases/pause.js";
+import { recordPauseChange, resumeQueue, type Who } from "../use-cases/pause.js";
 import { exceptLabels } from "../wording/lists.js";
 import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
+
+/**
+ * Who made the window's freeze, as its steps keep it (the freeze may be gone by the window's end). A
+ * window started before migration 34 has none kept: its pause's reason names the person, and Slack, where
+ * freezes were made then, is taken as the surface.
+ */
+function setterOf(w: FreezeWindowToEnd): Who {
+  if (w.by) return w.by;
+  return { login: w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1"), surface: "slack" };
+}
 
 /** Subscribed channels hear of a window this long before it starts. */
 const FREEZE_WARNING_MS = 15 * 60_000;
@@ -95,6 +105,7 @@ export class FreezeRunner {
         startsAt: window.start,
         endsAt: window.end,
         reason: freezeReason(freeze),
+        by: { login: freeze.createdBy, surface: freeze.surface },
       };
       const t = now.getTime();
       let outcome: string | null = null;
@@ -190,8 +201,8 @@ export class FreezeRunner {
     }
     // Its exemptions where the queue takes them; a queue that cannot holds every pull request.
     const except = pauses.exemptions === "labels" && freeze.except?.length ? { except: freeze.except } : {};
-    await pauses.pause(target, { reason: w.reason, by: freeze.createdBy, ...except });
-    const who = { login: freeze.createdBy, surface: freeze.surface };
+    const who = setterOf(w);
+    await pauses.pause(target, { reason: w.reason, by: who.login, ...except });
     await recordPauseChange(this.deps, w.repository, who, {
       action: "pause",
       reason: w.reason,
@@ -215,9 +226,7 @@ export class FreezeRunner {
       );
       return "paused-otherwise";
     }
-    // Who set the window up: the reason names them (a freeze may be gone by its end, its record with it).
-    const by = w.reason.replace(/^.* \(scheduled by (.*)\)$/, "$1");
-    await resumeQueue(this.deps, pauses, target, { login: by, surface: "slack" }, { scheduled: true });
+    await resumeQueue(this.deps, pauses, target, setterOf(w), { scheduled: true });
     await this.deps.afterChange?.(w.repository).catch(() => undefined);
     return "resumed";
   }

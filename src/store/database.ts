@@ -312,6 +312,13 @@ export interface Tables {
     claimed_by: string;
     claimed_until: Time;
     done: ColumnType<number, number | undefined, number>;
+    /** Migration 34: who made the freeze, its login and surface (null on steps made before it). */
+    created_by: ColumnType<string | null, string | null | undefined, string | null>;
+    surface: ColumnType<
+      "github" | "slack" | null,
+      "github" | "slack" | null | undefined,
+      "github" | "slack" | null
+    >;
   };
   /** Pull requests merged, until judged through their queue or outside it (src/store/merged-pulls.ts). */
   merged_pulls: {

@@ -132,6 +132,8 @@ function claimFreezeStep(ctx: StoreContext): FreezeStore["claimFreezeStep"] {
         repository: c.repository.fullName,
         ends_at: time(c.endsAt),
         reason: c.reason,
+        created_by: c.by?.login ?? null,
+        surface: c.by?.surface ?? null,
         claimed_by: c.owner,
         claimed_until: until,
         done: 0,
@@ -168,7 +170,15 @@ function listFreezeWindowsToEnd(ctx: StoreContext): FreezeStore["listFreezeWindo
   return async (now, limit) => {
     const rows = await db
       .selectFrom("freeze_steps as s")
-      .select(["s.freeze_id", "s.repository", "s.starts_at", "s.ends_at", "s.reason"])
+      .select([
+        "s.freeze_id",
+        "s.repository",
+        "s.starts_at",
+        "s.ends_at",
+        "s.reason",
+        "s.created_by",
+        "s.surface",
+      ])
       .where("s.step", "=", "start")
       .where("s.done", "=", 1)
       .where("s.ends_at", "<=", time(now))
@@ -193,6 +203,7 @@ function listFreezeWindowsToEnd(ctx: StoreContext): FreezeStore["listFreezeWindo
       startsAt: readTime(row.starts_at),
       endsAt: readTime(row.ends_at),
       reason: row.reason,
+      by: row.created_by && row.surface ? { login: row.created_by, surface: row.surface } : null,
     }));
   };
 }

@@ -129,6 +129,57 @@ describe("the freeze runner", () => {
     });
     expect(await runner("a").tick()).toEqual([]);
   });
+
+  it("pauses and resumes in the name and on the surface of who made the freeze, even once it is removed", async () => {
+    await store.deleteFreeze(repo, { name: "nightly" });
+    await store.addFreeze({
+      id: "f2",
+      repository: repo,
+      name: "nightly",
+      schedule: { kind: "daily", start: { hour: 22, minute: 0 }, end: { hour: 6, minute: 0 } },
+      zone: "UTC",
+      createdBy: "alice",
+      surface: "github",
+      createdAt: at(-24 * 60 * MINUTE),
+    });
+    now = at(0);
+    nock(ORIGIN).get(PATH).reply(200, pauseState(null)).put(PATH).reply(200, pauseState(REASON));
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "start", outcome: "paused" }]);
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "pause",
+      actor: "alice",
+      surface: "github",
+    });
+    await store.deleteFreeze(repo, { name: "nightly" });
+    now = at(8 * 60 * MINUTE);
+    nock(ORIGIN).get(PATH).reply(200, pauseState(REASON)).delete(PATH).reply(204);
+    expect(await runner("b").tick()).toEqual([{ repository: repo, step: "end", outcome: "resumed" }]);
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "unpause",
+      actor: "alice",
+      surface: "github",
+      scheduled: true,
+    });
+  });
+
+  it("ends a window started by an older version, which kept nobody on its steps, in the name its reason gives", async () => {
+    // The start step as a build before migration 34 left it: done, without who made the freeze.
+    const w = { freezeId: "f1", repository: repo, startsAt: START, endsAt: at(8 * 60 * MINUTE) };
+    const step = { ...w, step: "start" as const, reason: REASON, by: null, owner: "old", leaseMs: MINUTE };
+    expect(await store.claimFreezeStep({ ...step, now: START })).toBe(true);
+    await store.finishFreezeStep("f1", START, "start", "old");
+    await store.deleteFreeze(repo, { name: "nightly" });
+    now = at(8 * 60 * MINUTE);
+    const api = nock(ORIGIN).get(PATH).reply(200, pauseState(REASON)).delete(PATH).reply(204);
+    expect(await runner().tick()).toEqual([{ repository: repo, step: "end", outcome: "resumed" }]);
+    expect(api.isDone()).toBe(true);
+    expect(await store.getPauseAttribution(repo)).toMatchObject({
+      action: "unpause",
+      actor: "alice",
+      surface: "slack",
+      scheduled: true,
+    });
+  });
 });
 
 describe("a freeze step whose replica died before marking it done", () => {
@@ -184,6 +235,7 @@ describe("a freeze step whose replica died before marking it done", () => {
         startsAt: START,
         endsAt: at(8 * 60 * MINUTE),
         reason: REASON,
+        by: { login: "alice", surface: "slack" as const },
       };
       expect(await store.claimFreezeStep({ ...w, step: "warn", owner: "dead", now, leaseMs: MINUTE })).toBe(
         true,

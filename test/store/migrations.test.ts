@@ -298,3 +298,48 @@ describe("migration 033 (work items)", () => {
     }
   });
 });
+
+/**
+ * Migration 034 keeps who made a freeze on its window's steps: a step made before it keeps nobody (null),
+ * and its window's end reads the person from the pause's reason (test/freezes/runner.test.ts).
+ */
+describe("migration 034 (freeze step setters)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 34);
+  const row = `
+    INSERT INTO freeze_steps (freeze_id, starts_at, step, repository_key, repository, ends_at, reason,
+                              claimed_by, claimed_until, done)
+      VALUES ('f1', '2026-03-02T22:00:00.000Z', 'start', 'acme/widgets', 'Acme/Widgets',
+              '2026-03-03T06:00:00.000Z', 'nightly (scheduled by alice)', 'a', '2026-03-02T22:01:00.000Z', 1)`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrate(database, before);
+    await sql.raw(row).execute(database.db);
+    await migrate(database);
+    const steps = await database.db
+      .selectFrom("freeze_steps")
+      .select(["freeze_id", "reason", "created_by", "surface"])
+      .execute();
+    expect(steps).toEqual([
+      { freeze_id: "f1", reason: "nightly (scheduled by alice)", created_by: null, surface: null },
+    ]);
+  }
+
+  it("leaves the steps made before it with nobody on SQLite", async () => {
+    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+
+  it("leaves the steps made before it with nobody on PostgreSQL", async () => {
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+});

@@ -30,6 +30,7 @@ import { flakeShield } from "./030-flake-shield.js";
 import { gateControl } from "./031-gate-control.js";
 import { mergedPulls } from "./032-merged-pulls.js";
 import { workItems } from "./033-work-items.js";
+import { freezeStepSetters } from "./034-freeze-step-setters.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly Migration[] = [
   gateControl,
   mergedPulls,
   workItems,
+  freezeStepSetters,
 ];
 
 /** The highest migration version this build knows. */

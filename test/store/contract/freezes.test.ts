@@ -56,7 +56,13 @@ storeContract("freezes", ({ h }) => {
   });
 
   describe("window steps", () => {
-    const claim = (owner: string, now: number, step: "warn" | "start" | "end" = "start") =>
+    const alice = { login: "alice", surface: "github" as const };
+    const claim = (
+      owner: string,
+      now: number,
+      step: "warn" | "start" | "end" = "start",
+      by: { login: string; surface: "github" | "slack" } | null = alice,
+    ) =>
       store.claimFreezeStep({
         freezeId: "f1",
         repository: r("acme/widgets"),
@@ -64,6 +70,7 @@ storeContract("freezes", ({ h }) => {
         startsAt: at(HOUR),
         endsAt: at(3 * HOUR),
         reason: "weekend freeze (scheduled by alice)",
+        by,
         owner,
         now: at(now),
         leaseMs: 30 * SECOND,
@@ -98,12 +105,21 @@ storeContract("freezes", ({ h }) => {
         startsAt: at(HOUR),
         endsAt: at(3 * HOUR),
         reason: "weekend freeze (scheduled by alice)",
+        by: { login: "alice", surface: "github" },
       };
       expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([due]);
       expect(await claim("b", 3 * HOUR, "end")).toBe(true);
       expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([due]); // claimed, not done
       await store.finishFreezeStep("f1", at(HOUR), "end", "b");
       expect(await store.listFreezeWindowsToEnd(at(4 * HOUR), 10)).toEqual([]);
+    });
+
+    it("lists a window whose start step keeps nobody (made before migration 34) with nobody", async () => {
+      expect(await claim("a", HOUR, "start", null)).toBe(true);
+      await store.finishFreezeStep("f1", at(HOUR), "start", "a");
+      expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([
+        expect.objectContaining({ freezeId: "f1", by: null }),
+      ]);
     });
   });
 });
