@@ -59,7 +59,17 @@ export function kyselyStatsAndDigests(ctx: StoreContext): StatsAndDigestStore {
   return {
     async claimDigest(c) {
       await ctx.pruneIfDue("digests", c.now, async () => {
-        await db.deleteFrom("digests").where("week", "<", dayBefore(c.now, DIGEST_RETENTION_MS)).execute();
+        // A week's key is its Monday's date; a digest posted on demand's is `now-<when it was asked>`.
+        const before = dayBefore(c.now, DIGEST_RETENTION_MS);
+        await db
+          .deleteFrom("digests")
+          .where((eb) =>
+            eb.or([
+              eb("week", "<", before),
+              eb.and([eb("week", ">=", "now-"), eb("week", "<", `now-${before}`)]),
+            ]),
+          )
+          .execute();
       });
       const claim = { claimed_by: c.owner, claimed_at: time(c.now), claimed_until: time(c.until) };
       const key = { channel_id: c.channelId, repository_key: c.repository.key, week: c.week };

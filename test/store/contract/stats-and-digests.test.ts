@@ -40,9 +40,11 @@ storeContract("stats-and-digests", ({ h }) => {
         "2025-03-01",
       ]);
 
-      // 90 days after 2025-03-06, the week before it is forgotten (claimed anew) and it is not (sent).
+      // 90 days after 2025-03-06, the week before it is forgotten (claimed anew) and it is not (sent); so is a
+      // digest posted on demand (its key the time it was asked for, `now-…`).
       const week = { channelId: "C1", repository: widgets, owner: "a", now: T0, until: at(HOUR) };
-      for (const w of ["2025-03-05", "2025-03-06"]) {
+      const asked = ["now-2025-03-05T10:00:00.000Z", "now-2025-03-06T10:00:00.000Z"];
+      for (const w of ["2025-03-05", "2025-03-06", ...asked]) {
         expect(await store.claimDigest({ ...week, week: w })).toBe("new");
         await store.markDigestSent({ ...week, week: w, messageTs: "1.1", at: T0 });
       }
@@ -50,6 +52,8 @@ storeContract("stats-and-digests", ({ h }) => {
       await store.claimDigest({ ...later, week: "2025-06-02" });
       expect(await store.claimDigest({ ...later, week: "2025-03-05" })).toBe("new");
       expect(await store.claimDigest({ ...later, week: "2025-03-06" })).toBeNull();
+      expect(await store.claimDigest({ ...later, week: asked[0] as string })).toBe("new");
+      expect(await store.claimDigest({ ...later, week: asked[1] as string })).toBeNull();
     });
   });
 
