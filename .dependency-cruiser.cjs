@@ -73,7 +73,6 @@ const EXCEPTIONS = [
       "the notices are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
   },
 
-
   {
     from: "^src/notifier/slack-settings[.]ts$",
     to: "^src/app/(options|infrastructure)[.]ts$",
