@@ -117,6 +117,10 @@ export class FlakeShield {
       to: new Date(now.getTime() + DAY_MS),
       pull: removal.pull,
     });
+    // This removal taken on already by another replica (read after the entries: an entry its re-queue made
+    // that is among them, at the removal's very time, is then known as its doing).
+    const taken = requeues.find((r) => r.leftEventId === removal.id);
+    if (taken) return this.awaitDecision(repository, removal, taken);
     const entries = entriesUpTo(removal, entered);
     if (endsShieldEntry(removal, requeues, entries)) return null;
     const key = { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entries) };

@@ -307,6 +307,28 @@ describe("the flake shield", () => {
     expect(byB.notes?.shield?.outcome).toBe("requeued");
   });
 
+  it("queues again once when the second replica takes the removal after the re-queue's entry is recorded", async () => {
+    await turnOn();
+    const q = queue("api");
+    const a = shieldOn(q, gateway().github, "replica-a");
+    const b = shieldOn(q, gateway().github, "replica-b");
+    const leave = left(23, 0);
+    await store.recordQueueEvents(
+      repo,
+      [left(21, -40), left(22, -20), entered(23, -10), leave],
+      new Date(now),
+    );
+    const event = await withAlsoFailed(store, repo, leave);
+    expect((await a.shield.consider(repo, event)).notes?.shield?.outcome).toBe("requeued");
+    // The re-queue's own entry, heard at the removal's very time (a clock that did not move).
+    await store.recordQueueEvents(repo, [entered(23, 0, "yardmaster[bot]")], new Date(now));
+    const byB = await b.shield.consider(repo, event);
+    expect(byB.notes?.shield?.outcome).toBe("requeued");
+    expect(q.enqueued).toEqual([23]);
+    const retries = await store.listShieldRetries(repo, { from: new Date(0), to: new Date(now + 60_000) });
+    expect(retries.map((r) => [r.pull, r.outcome])).toEqual([[23, "requeued"]]);
+  });
+
   it("says plainly when the merge queue refuses to queue it again", async () => {
     await turnOn();
     const q = queue("api");
