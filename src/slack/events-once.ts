@@ -1,6 +1,6 @@
 import type { App } from "@slack/bolt";
 import type { Logger } from "../logger.js";
-import type { SlackEventStore } from "../store/index.js";
+import type { OnceClaim, OnceClaimStore } from "../store/index.js";
 
 /**
  * Every Events API event is handled once by its `event_id`, on whichever replica it reaches, and is
@@ -15,6 +15,12 @@ import type { SlackEventStore } from "../store/index.js";
  * still being handled is answered 503 over HTTP (Slack tries again later: 1 minute, then 5), and
  * passed over in Socket Mode.
  */
+
+/** The once-claims' scope of Slack's events (the store's `once_claims`, keyed by `event_id`). */
+const SCOPE = "slack-event";
+
+/** An event's claim is remembered this long after it was first seen (Slack retries within minutes). */
+export const SLACK_EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** How long a claim of an event holds without renewal; shorter than Slack's minute before its second retry. */
 export const SLACK_EVENT_LEASE_MS = 30_000;
@@ -39,10 +45,7 @@ export class SlackEventFailed extends Error {
 }
 
 export interface EventsOnceDeps {
-  store: Pick<
-    SlackEventStore,
-    "claimSlackEvent" | "renewSlackEvent" | "finishSlackEvent" | "releaseSlackEvent"
-  >;
+  store: Pick<OnceClaimStore, "claimOnce" | "renewOnce" | "finishOnce" | "releaseOnce">;
   /** This replica, as the holder of claims. */
   owner: string;
   logger: Logger;
@@ -74,9 +77,14 @@ export function handleEventsOnce(app: App, deps: EventsOnceDeps): void {
       return;
     }
     const log = logger.child({ eventId, ...(context.retryNum ? { retry: context.retryNum } : {}) });
-    let claim: Awaited<ReturnType<typeof store.claimSlackEvent>>;
+    let claim: OnceClaim;
     try {
-      claim = await store.claimSlackEvent(eventId, { owner, now: now(), until: until() });
+      claim = await store.claimOnce(SCOPE, eventId, {
+        owner,
+        now: now(),
+        until: until(),
+        keepMs: SLACK_EVENT_RETENTION_MS,
+      });
     } catch (error) {
       log.error({ err: error }, "could not record a Slack event's id: not handled (Slack retries it)");
       fail(new SlackEventFailed(eventId, error));
@@ -105,7 +113,7 @@ async function handleClaimed(
   const renewal = setInterval(
     () => {
       store
-        .renewSlackEvent(eventId, owner, deps.until())
+        .renewOnce(SCOPE, eventId, owner, deps.until())
         .catch((error: unknown) => log.warn({ err: error }, "could not renew the claim of a Slack event"));
     },
     (deps.leaseMs ?? SLACK_EVENT_LEASE_MS) / 3,
@@ -115,7 +123,7 @@ async function handleClaimed(
     await next();
   } catch (error) {
     clearInterval(renewal);
-    await store.releaseSlackEvent(eventId, owner).catch(() => undefined);
+    await store.releaseOnce(SCOPE, eventId, owner).catch(() => undefined);
     log.warn(
       { err: error },
       deps.over === "http"
@@ -127,6 +135,6 @@ async function handleClaimed(
   }
   clearInterval(renewal);
   await store
-    .finishSlackEvent(eventId, owner, deps.now())
+    .finishOnce(SCOPE, eventId, owner, deps.now())
     .catch((error: unknown) => log.warn({ err: error }, "could not record a Slack event as handled"));
 }

@@ -177,6 +177,15 @@ export interface Tables {
     claimed_until: NullableTime;
     done_at: NullableTime;
   };
+  once_claims: {
+    scope: string;
+    key: string;
+    first_at: Time;
+    claimed_by: string | null;
+    claimed_until: NullableTime;
+    done_at: NullableTime;
+    result: NullableJson;
+  };
   command_steps: { run_id: string; step: string; result: Json; done_at: Time };
   command_step_intents: { run_id: string; step: string; begun_at: Time };
   queue_events: QueueEventsTable;

@@ -44,6 +44,7 @@ export {
 } from "./merged-pulls.js";
 export { type ColumnTypes, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations/index.js";
 export { MIGRATION_LOCK_CLASS, migrate } from "./migrations/migrate.js";
+export type { OnceClaim, OnceClaimRequest, OnceClaimStore, OnceRecord } from "./once-claims.js";
 export { openStore, openStoreAsIs } from "./open-store.js";
 export {
   type Backoff,
@@ -88,7 +89,6 @@ export {
   type WritePaceState,
   type WritePaceStore,
 } from "./shared-github-writes.js";
-export { SLACK_EVENT_RETENTION_MS, type SlackEventClaim, type SlackEventStore } from "./slack-events.js";
 export {
   DIGEST_RETENTION_MS,
   type DigestClaim,

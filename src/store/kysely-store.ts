@@ -11,6 +11,7 @@ import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
 import { kyselyLeases } from "./leases.js";
 import { kyselyMergedPulls } from "./merged-pulls.js";
+import { kyselyOnceClaims } from "./once-claims.js";
 import { kyselyOutbox } from "./outbox.js";
 import { kyselyPauses } from "./pauses.js";
 import { kyselyPolls } from "./polls.js";
@@ -18,7 +19,6 @@ import { type StoreContext, storeContext } from "./query-helpers.js";
 import { kyselyQueueRequests } from "./queue-requests.js";
 import { kyselyRelays } from "./relays.js";
 import { kyselySharedGitHubWrites } from "./shared-github-writes.js";
-import { kyselySlackEvents } from "./slack-events.js";
 import { kyselyStatsAndDigests } from "./stats-and-digests.js";
 import type { Store, StoreLifecycle } from "./store.js";
 import { kyselySubscriptions } from "./subscriptions.js";
@@ -50,11 +50,11 @@ export function kyselyStore(database: Database): Store {
     ...kyselyHealthEpisodes(ctx),
     ...kyselyFailureDetails(ctx),
     ...kyselyQueueRequests(ctx),
-    ...kyselySlackEvents(ctx),
     ...kyselyCommandSteps(ctx),
     ...kyselyMergedPulls(ctx),
     ...kyselyFlakeShield(ctx),
     ...kyselyWorkItems(ctx),
+    ...kyselyOnceClaims(ctx),
   };
 }
 

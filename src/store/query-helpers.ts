@@ -22,12 +22,15 @@ export interface StoreContext {
    * as of `now` (the caller's clock). It is marked as done before it runs, so concurrent callers do not
    * repeat it.
    */
-  pruneIfDue(table: keyof Tables, now: Date, prune: () => Promise<unknown>, interval?: number): Promise<void>;
+  pruneIfDue(table: PruneKey, now: Date, prune: () => Promise<unknown>, interval?: number): Promise<void>;
 }
+
+/** What is pruned on its own clock: a table, or one scope of the once-claims (`once_claims:<scope>`). */
+export type PruneKey = keyof Tables | `once_claims:${string}`;
 
 export function storeContext(database: Database): StoreContext {
   /** When each table was last pruned by this instance (ms). */
-  const lastPrune = new Map<keyof Tables, number>();
+  const lastPrune = new Map<PruneKey, number>();
   return {
     database,
     db: database.db,

@@ -9,13 +9,13 @@ import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
 import type { LeaseStore } from "./leases.js";
 import type { MergedPullStore } from "./merged-pulls.js";
+import type { OnceClaimStore } from "./once-claims.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
 import type { PauseStore } from "./pauses.js";
 import type { PollStore } from "./polls.js";
 import type { QueueRequestStore } from "./queue-requests.js";
 import type { RelayStore } from "./relays.js";
 import type { SummaryCommentRecords, WritePaceStore } from "./shared-github-writes.js";
-import type { SlackEventStore } from "./slack-events.js";
 import type { StatsAndDigestStore } from "./stats-and-digests.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import type { SlackSignatureStore, WebhookJobStore } from "./webhook-jobs.js";
@@ -72,9 +72,9 @@ export interface Store
     FreezeStore,
     HealthEpisodeStore,
     GateStore,
-    SlackEventStore,
     CommandStepStore,
     FailureDetailsStore,
     MergedPullStore,
     FlakeShieldStore,
-    WorkStore {}
+    WorkStore,
+    OnceClaimStore {}

@@ -115,6 +115,7 @@ describe("the store on PostgreSQL", () => {
     "notice_preferences",
     "notifications",
     "oauth_states",
+    "once_claims",
     "pause_attributions",
     "poll_cursors",
     "poll_schedule",

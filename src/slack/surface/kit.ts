@@ -7,7 +7,7 @@ import type { Logger } from "../../logger.js";
 import type { RelayFollower } from "../../relays/follower.js";
 import type {
   IdentityLinkStore,
-  SlackEventStore,
+  OnceClaimStore,
   SlackSignatureStore,
   SubscriptionStore,
 } from "../../store/index.js";
@@ -32,7 +32,7 @@ export interface SlackSurfaceOptions {
   store: Pick<IdentityLinkStore, "getLink"> &
     Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories"> &
     SlackSignatureStore &
-    SlackEventStore &
+    OnceClaimStore &
     HomeTabDeps["store"];
   run: RunDeps;
   githubWebUrl: string;
