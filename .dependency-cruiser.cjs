@@ -86,12 +86,6 @@ const EXCEPTIONS = [
   },
 
   {
-    from: "^src/freezes/parse[.]ts$",
-    to: "^src/commands/grammar/",
-    because:
-      "a freeze's `except` reads as pause's does (src/commands/grammar/except.ts): a grammar both share",
-  },
-  {
     from: "^src/doctor/",
     to: "^src/github/(doorbell|installations)[.]ts$",
     because: "the setup check asks the GitHub App's installations and its webhook doorbell directly",

@@ -1,3 +1,4 @@
+import { splitExcept } from "../core/exemptions.js";
 import type { QueuePause } from "../core/pause.js";
 import type { PauseAttribution } from "../core/records.js";
 import type { Repo } from "../repo.js";
@@ -9,7 +10,6 @@ import { CommandError, CommandErrorCode } from "./errors.js";
 import { branchOption, pausesOf } from "./github-pause.js";
 import { exceptText } from "./github-queue.js";
 import { missing, pauseReason } from "./grammar/arguments.js";
-import { splitExcept } from "./grammar/except.js";
 import { type ResumeSpec, resumeInstant, splitResume, userZone } from "./grammar/resume-time.js";
 import { parseTarget } from "./grammar/targets.js";
 import type { Ports } from "./ports.js";

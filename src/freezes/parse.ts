@@ -1,5 +1,5 @@
-import { splitExcept } from "../commands/grammar/except.js";
 import { CommandError, CommandErrorCode } from "../core/errors.js";
+import { splitExcept } from "../core/exemptions.js";
 import type { FreezeSchedule, TimeOfDay, Weekday } from "../core/records.js";
 import { canonicalZone } from "../time-zone.js";
 import { wallMinutes } from "./schedule.js";
@@ -9,7 +9,7 @@ import { wallMinutes } from "./schedule.js";
  *   <name> every <day> <HH:MM> - <day> <HH:MM> [zone]      (every week)
  *   <name> every day <HH:MM> - <HH:MM> [zone]              (every day)
  *   <name> from <YYYY-MM-DD> <HH:MM> to <YYYY-MM-DD> <HH:MM> [zone]   (once)
- * each optionally followed by `except label:<name> …` (grammar/except.ts). Without a zone the window is
+ * each optionally followed by `except label:<name> …` (src/core/exemptions.ts). Without a zone the window is
  * read in the person's zone (Slack) or UTC (GitHub).
  */
 export interface FreezeSpec {

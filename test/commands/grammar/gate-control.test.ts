@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SlackPlace } from "../../../src/commands/command.js";
 import { CommandErrorCode } from "../../../src/commands/errors.js";
-import { splitExcept } from "../../../src/commands/grammar/except.js";
 import { parseGitHubComment, parseSlackCommand } from "../../../src/commands/grammar/parse.js";
+import { splitExcept } from "../../../src/core/exemptions.js";
 import { Repo } from "../../../src/repo.js";
 
 /** The grammar of drain, `except label:…` (pause, timed pauses, freeze) and `let … through`. */

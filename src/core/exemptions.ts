@@ -1,6 +1,6 @@
-import { characterCount } from "../../core/input-limits.js";
-import { labelKey } from "../../core/pause.js";
-import { CommandError, CommandErrorCode } from "../errors.js";
+import { CommandError, CommandErrorCode } from "./errors.js";
+import { characterCount } from "./input-limits.js";
+import { labelKey } from "./pause.js";
 
 /**
  * The exemptions of a pause, a timed pause or a freeze window, at the end of the line (docs/commands.md,
