@@ -14,7 +14,7 @@ import {
   RECHECK_MS,
 } from "../../src/notifier/poller.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore, POLL_KIND, type Store } from "../../src/store/index.js";
 import {
   eventsBody,
   makeClient,
@@ -402,8 +402,14 @@ describe("the poller's schedule", () => {
 
   it("reads a repository whose claim a dead replica holds on its own loop once the claim lapses, once", async () => {
     // The dead replica claimed the read (15 s, the interval's lease) and never finished it.
-    const claimed = await store.claimPolls({ owner: "dead", now, leaseMs: INTERVAL, limit: 5 });
-    expect(claimed.map((c) => c.repository.fullName)).toEqual([REPO.fullName]);
+    const { claimed } = await store.claimWork({
+      kind: POLL_KIND,
+      owner: "dead",
+      now,
+      leaseMs: INTERVAL,
+      limit: 5,
+    });
+    expect(claimed.map((c) => c.key)).toEqual([REPO.key]);
     const { deliverer } = recordingDeliverer();
     const enqueued: number[] = [];
     deliverer.enqueue = async (_channel, _repo, event) => {

@@ -31,6 +31,7 @@ import { gateControl } from "./031-gate-control.js";
 import { mergedPulls } from "./032-merged-pulls.js";
 import { workItems } from "./033-work-items.js";
 import { freezeStepSetters } from "./034-freeze-step-setters.js";
+import { pollsAsWork } from "./036-polls-as-work.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -70,6 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
   mergedPulls,
   workItems,
   freezeStepSetters,
+  pollsAsWork,
 ];
 
 /** The highest migration version this build knows. */
