@@ -226,15 +226,23 @@ export function compareQueueEvents(a: QueueEvent, b: QueueEvent): number {
   return byTime !== 0 ? byTime : a.id - b.id;
 }
 
+/** A point in a backend's log: every event before `at` is behind it, and those at `at` with these ids. */
+export interface LogPosition {
+  at: Date;
+  ids: readonly number[];
+}
+
 /** Reads a backend's events since a time: the notifier's poller (for a backend with a log to read). */
 export interface QueueEventLog {
   /**
    * Every event of the repository from `since` (and before `until`) of the groups asked for, in any
-   * order; an event the core has no words for comes as kind "other".
+   * order; an event the core has no words for comes as kind "other". With `after` (where the reader
+   * took the log up to: every event before `at`, and those at `at` with these ids), the backend may
+   * leave out events it can tell are at or before that point without reading further.
    */
   events(
     repo: Repo,
-    query: { since: Date; until?: Date; groups: readonly EventGroup[] },
+    query: { since: Date; until?: Date; groups: readonly EventGroup[]; after?: LogPosition },
   ): AsyncIterable<QueueEvent>;
   /** The backend's code for a failure to read, for metrics; undefined when it is not the backend's. */
   failureCode?(error: unknown): string | undefined;

@@ -1,18 +1,25 @@
 import type { Logger } from "../logger.js";
-import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import type { PollScheduleStore } from "../store/index.js";
+import type { WorkRunner } from "../work/runner.js";
+
+/** The kind of durable work of the doorbell's watch: one item (`all`), due every interval. */
+export const DOORBELL_WATCH_KIND = "doorbell-watch";
+const KEY = "all";
 
 /**
  * Whether the doorbell still serves the repositories waiting the idle period (docs/notifications.md,
  * "When a repository is read"): an idle repository is read every POLL_IDLE_SECONDS only while its
  * installation receives the events that announce its queue's activity. Once those events are gone (an
  * installation changed, seen when it is read again: at start, or once its cached copy is too old), its
- * idle repositories are read at once, then at the interval, rather than after the idle period. Every
- * replica watches; bringing a read forward is one idempotent update.
+ * idle repositories are read at once, then at the interval, rather than after the idle period. The
+ * watch is one item of durable work (a singleton): each look is made by one replica, every interval,
+ * and at each replica's start (bringing a read forward is one idempotent update).
  */
 export interface DoorbellWatchDeps {
   store: Pick<PollScheduleStore, "listIdlePolls" | "hastenIdlePolls">;
+  /** This replica's runner of durable work, which runs the looks. */
+  work: WorkRunner;
   /** Whether GitHub announces the repository's activity to the app (its installation, cached a while). */
   doorbellServes: (repository: Repo) => Promise<boolean>;
   /** POLL_INTERVAL_SECONDS: how often the idle repositories are looked at. */
@@ -22,30 +29,26 @@ export interface DoorbellWatchDeps {
 }
 
 export class DoorbellWatch {
-  private readonly passes: Periodic;
-  private first: Promise<void> | undefined;
-
   constructor(private readonly deps: DoorbellWatchDeps) {
-    this.passes = new Periodic(
-      () => this.check(),
-      deps.intervalMs,
-      (error) => deps.logger.warn({ err: error }, "could not check which repositories the doorbell serves"),
-    );
+    deps.work.register({
+      kind: DOORBELL_WATCH_KIND,
+      leaseMs: Math.max(10_000, deps.intervalMs),
+      run: async () => {
+        await this.check();
+        return { dueAt: new Date(this.deps.now().getTime() + this.deps.intervalMs) };
+      },
+    });
   }
 
   /** Looks at once (a restart sees a doorbell gone meanwhile), then every interval. */
-  start(): void {
-    this.first = this.check().then(
-      () => undefined,
-      (error: unknown) =>
-        this.deps.logger.warn({ err: error }, "could not check which repositories the doorbell serves"),
-    );
-    this.passes.start();
+  async start(): Promise<void> {
+    const { work, now } = this.deps;
+    await work.schedule({ kind: DOORBELL_WATCH_KIND, key: KEY, dueAt: now(), when: "earlier" });
+    work.resume(DOORBELL_WATCH_KIND);
   }
 
   async stop(): Promise<void> {
-    await this.passes.stop();
-    await this.first;
+    await this.deps.work.pause(DOORBELL_WATCH_KIND);
   }
 
   /**
@@ -72,6 +75,7 @@ export class DoorbellWatch {
         );
       hastened += count;
     }
+    if (hastened > 0) this.deps.work.wakeAt(this.deps.now());
     return hastened;
   }
 }

@@ -1,19 +1,35 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import pLimit from "p-limit";
 import type { EventGroup } from "../core/event-groups.js";
 import { groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
 import { Turns } from "../event-loop.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import type { Repo } from "../repo.js";
-import type { ClaimedPoll, PollCursor, PollReason, PollStore, SubscriptionStore } from "../store/index.js";
+import { Repo } from "../repo.js";
+import {
+  cursorOf,
+  cursorPayload,
+  POLL_KIND,
+  type PollCursor,
+  type PollPayload,
+  type PollReason,
+  type PollStore,
+  type SubscriptionStore,
+  type WorkItem,
+  type WorkStore,
+} from "../store/index.js";
+import { type WorkKind, type WorkNext, WorkRunner } from "../work/runner.js";
 import { DEFAULT_BACKOFF, nextDelayMs } from "./backoff.js";
 import type { Deliverer } from "./deliverer.js";
 import { type DispatchDeps, dispatchEvents } from "./dispatch.js";
 import type { PersonalNotices } from "./personal-notices.js";
 
 export interface PollerDeps {
-  store: PollStore & Pick<SubscriptionStore, "listSubscriptions">;
+  store: PollStore & Pick<SubscriptionStore, "listSubscriptions"> & WorkStore;
+  /**
+   * This replica's runner of durable work (src/work/runner.ts), which runs the reads (kind `poll`); the
+   * poller makes its own without one (tests, the benchmark).
+   */
+  work?: WorkRunner;
   /**
    * The event log of the backend that has one to read (Mergify's, src/backends/mergify/queue-events.ts);
    * null when no repository is on such a backend (MERGE_QUEUE_PROVIDER=github): nothing is read, and
@@ -52,21 +68,19 @@ export interface PollerDeps {
   doorbellServes?: (repository: Repo) => Promise<boolean>;
   /** Which replica this is: its claims on repositories and channels. */
   owner: string;
-  /** Repositories read at once. */
+  /** Repositories read at once (and claimed at once: one claim takes at most this many). */
   concurrency?: number;
-  /** How often the loop looks for due repositories (a doorbell rung here wakes it at once); default 1 s. */
+  /**
+   * How often the deliveries are looked at (a channel another replica's lease held, once it lapsed); and,
+   * for a runner the poller makes itself, how often it looks for reads other replicas made due. Default 1 s.
+   */
   wakeMs?: number;
   metrics?: Metrics;
   logger: Logger;
   now?: () => Date;
 }
 
-/**
- * How far back a poll reads again before the newest event already seen, so that an event made
- * visible late is not missed; ids already handled are skipped (and the outbox would not post twice).
- */
-export const LATE_MS = 60_000;
-/** How far behind our clock an idle repository's cursor stays, for a service clock a little off ours. */
+/** How far behind our clock a quiet repository's cursor stays, for a service clock a little off ours. */
 export const OVERLAP_MS = 5 * 60_000;
 /** A doorbell reads the log this soon: the events GitHub sends in a burst are read together. */
 export const DOORBELL_DELAY_MS = 300;
@@ -78,7 +92,7 @@ export const ACTIVE_MS = 10 * 60_000;
 export const DEFAULT_MIN_GAP_MS = 2_000;
 
 export interface TickReport {
-  /** Repositories claimed (due) in this pass. */
+  /** Repositories read in this pass (successfully or not). */
   repositories: number;
   polled: number;
   failed: number;
@@ -90,32 +104,49 @@ export interface TickReport {
 const readReason = new AsyncLocalStorage<PollReason>();
 export const currentReadReason = (): PollReason | undefined => readReason.getStore();
 
+const ms = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NEGATIVE_INFINITY);
+const iso = (at: number): string => new Date(at).toISOString();
+
 /**
- * The notifier's poller (docs/notifications.md, "When a repository is read"). The store keeps when each
- * subscribed repository is due; a pass claims the due ones (each by one replica), reads each one's event
- * log since its cursor (one request for an idle repository), routes new events to the subscribed
- * channels through the outbox, schedules the next read, then delivers. GitHub's events on a repository
- * (`ring`) make it due within DOORBELL_DELAY_MS, whichever replica received them.
+ * The notifier's poller (docs/notifications.md, "When a repository is read"). Each subscribed
+ * repository's reads are durable work of kind `poll` (docs/architecture.md, "Durable work"): this
+ * replica's runner claims the due ones in batches (each by one replica; a dead replica's at its claim's
+ * lapse), and each run reads the log since the cursor its item keeps (one request for a quiet
+ * repository), routes the new events to the subscribed channels through the outbox, and returns when
+ * the repository is due next, with the cursor moved. GitHub's events on a repository (`ring`) make its
+ * item due within DOORBELL_DELAY_MS (an `earlier` schedule), whichever replica received them. The poller
+ * also delivers: what a read queued, and, every `wakeMs`, what is pending (a channel whose lease a dead
+ * replica held).
  */
 export class Poller {
-  private timer: NodeJS.Timeout | undefined;
-  private wakeAt = Number.POSITIVE_INFINITY;
-  /**
-   * Wake-ups asked for by the doorbell, one per repository and kind (its read, its recheck) with the time
-   * it is for: a stream of webhooks keeps one of each, not one per webhook.
-   */
-  private readonly rings = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private running: Promise<unknown> | undefined;
+  private readonly work: WorkRunner;
+  /** Whether the runner is the poller's own (no `work` given): then it is stopped with it. */
+  private readonly ownRunner: boolean;
   private stopped = true;
-  /** Set by stop(): a pass under way claims no more repositories. */
-  private halted = false;
+  /** The deliveries' look, every wakeMs. */
+  private look: NodeJS.Timeout | undefined;
   private delivering: Promise<number> | undefined;
   private deliverAgain = false;
   /** The delivery asked for when a paced or held channel may go on (deliverAt). */
   private laterDelivery: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** This replica's reads so far (a tick reports the difference). */
+  private readonly reads = { polled: 0, failed: 0, events: 0 };
   lastSuccessfulTick: Date | null = null;
 
-  constructor(private readonly deps: PollerDeps) {}
+  constructor(private readonly deps: PollerDeps) {
+    this.ownRunner = !deps.work;
+    this.work =
+      deps.work ??
+      new WorkRunner({
+        store: deps.store,
+        owner: deps.owner,
+        now: () => this.now(),
+        logger: deps.logger,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+        safetyMs: this.wakeMs,
+      });
+    this.work.register(this.kind());
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
@@ -130,138 +161,101 @@ export class Poller {
     return Math.min(60_000, Math.max(10_000, this.deps.intervalMs));
   }
 
-  /** Starts the loop (again, after stop()). */
-  start(): void {
-    this.stopped = false;
-    this.halted = false;
-    this.deps.metrics?.pollerRunning.set(true);
-    this.wake(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.halted = true;
-    this.deps.metrics?.pollerRunning.set(false);
-    clearTimeout(this.timer);
-    // No wake-up is pending any more: start() must be able to set one.
-    this.wakeAt = Number.POSITIVE_INFINITY;
-    for (const { timer } of this.rings.values()) clearTimeout(timer);
-    clearTimeout(this.laterDelivery?.timer);
-    this.laterDelivery = undefined;
-    this.rings.clear();
-    await this.running;
-  }
-
-  /** The loop runs again `ms` from now (or sooner, if it was due sooner); never two passes at once. */
-  private wake(ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + ms;
-    if (at >= this.wakeAt) return;
-    clearTimeout(this.timer);
-    this.wakeAt = at;
-    this.timer = setTimeout(() => void this.loop(), ms);
-  }
-
-  private async loop(): Promise<void> {
-    this.wakeAt = Number.POSITIVE_INFINITY;
-    if (this.running) {
-      // A pass is under way: this wake-up is for after it.
-      await this.running;
-      return this.wake(0);
-    }
-    this.running = this.tick().catch((error: unknown) =>
-      this.deps.logger.error({ err: error }, "poller pass failed"),
-    );
-    await this.running;
-    this.running = undefined;
-    this.wake(this.wakeMs);
-  }
-
   private get minGapMs(): number {
     return this.deps.minGapMs ?? DEFAULT_MIN_GAP_MS;
   }
 
+  /** The kind of work of the reads. */
+  private kind(): WorkKind {
+    return {
+      kind: POLL_KIND,
+      concurrency: this.deps.concurrency ?? 16,
+      leaseMs: this.leaseMs,
+      backoff: (attempts) => nextDelayMs(attempts, DEFAULT_BACKOFF),
+      // People's preferences, read once per claim.
+      beforeBatch: async () => {
+        await this.deps.personal?.refreshGroups();
+      },
+      run: (item) => this.runPoll(item),
+    };
+  }
+
+  /** Starts the reads (when there is a log to read) and the deliveries' look (again, after stop()). */
+  start(): void {
+    this.stopped = false;
+    this.deps.metrics?.pollerRunning.set(true);
+    if (this.deps.eventLog) this.work.resume(POLL_KIND);
+    this.lookAgain(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.deps.metrics?.pollerRunning.set(false);
+    clearTimeout(this.look);
+    this.look = undefined;
+    clearTimeout(this.laterDelivery?.timer);
+    this.laterDelivery = undefined;
+    await (this.ownRunner ? this.work.stop() : this.work.pause(POLL_KIND));
+    await this.delivering?.catch(() => undefined);
+  }
+
+  /** The deliveries' look runs `ms` from now, then every wakeMs. */
+  private lookAgain(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.look);
+    this.look = setTimeout(() => {
+      this.deliver()
+        .then(() => this.ticked())
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "delivery failed"))
+        .finally(() => this.lookAgain(this.wakeMs));
+    }, ms);
+  }
+
+  private ticked(): void {
+    this.lastSuccessfulTick = this.now();
+    this.deps.metrics?.pollerLastTick.set(this.lastSuccessfulTick.getTime() / 1000);
+  }
+
   /**
    * GitHub announced activity on `repository` (the doorbell): it is read DOORBELL_DELAY_MS from now, or
-   * the minimum gap after its last read if that is later (a read already asked for stands: this event is
-   * read with it), and again RECHECK_MS after the latest event, by whichever replica claims it. Nothing
-   * happens for a repository nobody subscribed to.
+   * the minimum gap after its last read if that is later (a read already asked for sooner stands: this
+   * event is read with it), and again RECHECK_MS after the latest event, by whichever replica claims it.
+   * Nothing happens for a repository nobody subscribed to.
    */
   async ring(repository: Repo): Promise<void> {
-    const now = this.now().getTime();
-    const schedule = await this.deps.store.ringDoorbell(repository, {
-      pollAt: new Date(now + DOORBELL_DELAY_MS),
-      recheckAt: new Date(now + RECHECK_MS),
-      activeUntil: new Date(now + ACTIVE_MS),
-    });
+    const schedule = await this.deps.store.getPollSchedule(repository);
     if (!schedule) return;
-    this.deps.metrics?.doorbellRings.inc({});
-    const due = Math.max(
-      schedule.doorbellAt?.getTime() ?? now,
-      (schedule.lastReadAt?.getTime() ?? 0) + this.minGapMs,
-    );
-    this.wakeFor(`read:${repository.key}`, due - now);
-    this.wakeFor(`recheck:${repository.key}`, RECHECK_MS);
+    const now = this.now().getTime();
+    const due = Math.max(now + DOORBELL_DELAY_MS, (schedule.lastReadAt?.getTime() ?? 0) + this.minGapMs);
+    const rung = await this.work.schedule({
+      kind: POLL_KIND,
+      key: repository.key,
+      dueAt: new Date(due),
+      when: "earlier",
+      existingOnly: true,
+      payload: {
+        rungAt: iso(now),
+        recheckAt: iso(now + RECHECK_MS),
+        activeUntil: iso(now + ACTIVE_MS),
+      } satisfies Partial<PollPayload>,
+    });
+    if (rung) this.deps.metrics?.doorbellRings.inc({});
   }
 
   /**
-   * The loop runs once `ms` have passed, even if it runs before then: a pass that comes earlier finds the
-   * rung repository not yet due, and without this the next would be the regular one, up to `wakeMs` later.
-   * One wake-up per key: a new time replaces the one asked for before (the same time keeps it).
+   * Runs the due reads by hand, claim after claim, then delivers what is pending (tests and the
+   * benchmark, with the runner not claiming them by itself).
    */
-  private wakeFor(key: string, ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + Math.max(0, ms);
-    const pending = this.rings.get(key);
-    if (pending && Math.abs(pending.at - at) < 20) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(
-      () => {
-        this.rings.delete(key);
-        this.wake(0);
-      },
-      Math.max(0, ms),
-    );
-    this.rings.set(key, { at, timer });
-  }
-
-  /** One pass: reads every repository due now (claimed batch by batch), then delivers what is pending. */
   async tick(): Promise<TickReport> {
-    const { store, logger, metrics } = this.deps;
-    const report: TickReport = { repositories: 0, polled: 0, failed: 0, events: 0, sent: 0 };
-    const limit = this.deps.concurrency ?? 16;
-    for (; this.deps.eventLog; ) {
-      const claimed = await store.claimPolls({
-        owner: this.deps.owner,
-        now: this.now(),
-        leaseMs: this.leaseMs,
-        limit,
-        minGapMs: this.minGapMs,
-      });
-      if (claimed.length === 0) break;
-      // People's preferences, read once for a pass that reads some log (most passes claim nothing).
-      if (report.repositories === 0) await this.deps.personal?.refreshGroups();
-      report.repositories += claimed.length;
-      await pLimit(limit).map(claimed, async (poll) => {
-        const result = await this.pollRepository(poll).catch((error: unknown) => {
-          // Reading errors are handled inside; this is the store failing around them.
-          logger.warn({ repository: poll.repository, err: error }, "could not poll a repository");
-          return "failed" as const;
-        });
-        if (result === "failed") report.failed += 1;
-        else {
-          report.polled += 1;
-          report.events += result;
-        }
-      });
-      // What this batch routed is posted while the next batch is read.
-      if (report.events > 0) this.deliverSoon();
-      if (this.halted) break;
-    }
+    const before = { ...this.reads };
+    if (this.deps.eventLog) await this.work.drain(POLL_KIND);
+    const polled = this.reads.polled - before.polled;
+    const failed = this.reads.failed - before.failed;
+    const events = this.reads.events - before.events;
+    const report: TickReport = { repositories: polled + failed, polled, failed, events, sent: 0 };
     report.sent = await this.deliver();
-    this.lastSuccessfulTick = this.now();
-    metrics?.pollerLastTick.set(this.lastSuccessfulTick.getTime() / 1000);
-    if (report.events || report.failed) logger.debug(report, "poller pass");
+    this.ticked();
+    if (report.events || report.failed) this.deps.logger.debug(report, "poller pass");
     return report;
   }
 
@@ -313,52 +307,70 @@ export class Poller {
     this.laterDelivery = { at: when, timer };
   }
 
-  /** Reads one claimed repository and schedules its next read; returns the number of new events, or "failed". */
-  private async pollRepository(poll: ClaimedPoll): Promise<number | "failed"> {
-    const { store, logger, metrics, owner } = this.deps;
-    const { repository } = poll;
-    const renew = setInterval(() => {
-      void store
-        .renewPollClaim(repository, owner, new Date(this.now().getTime() + this.leaseMs))
-        .catch(() => {});
-    }, this.leaseMs / 3);
+  /**
+   * Why a claimed repository is read now, or null when it is not to be read yet: it was rung within the
+   * minimum gap after its last read (across replicas), and nothing else is due.
+   */
+  private reasonOf(item: WorkItem, startedAt: number): PollReason | null {
+    const p = item.payload as Partial<PollPayload>;
+    const last = ms(p.lastReadAt);
+    if (last === Number.NEGATIVE_INFINITY) return item.attempts > 0 ? "retry" : "new";
+    const recheck = ms(p.recheckAt);
+    const rung = ms(p.rungAt) > last || (recheck > last && recheck <= startedAt);
+    if (rung && startedAt >= last + this.minGapMs) return "doorbell";
+    const regular = item.attempts > 0 ? "retry" : (p.cadence ?? "interval");
+    return rung && ms(p.regularAt) > startedAt ? null : regular;
+  }
+
+  /** One claimed repository's read (the `poll` kind's run): when it is due next, with its cursor moved. */
+  private async runPoll(item: WorkItem): Promise<WorkNext> {
+    const p = item.payload as Partial<PollPayload>;
+    const repository = Repo.from(p.repository ?? item.key);
+    const start = this.now().getTime();
+    const reason = this.reasonOf(item, start);
+    if (reason === null) return { dueAt: new Date(ms(p.lastReadAt) + this.minGapMs) };
+    const { metrics } = this.deps;
+    let read: { fresh: number; cursor: PollCursor | null };
     try {
-      const fresh = await readReason.run(poll.reason, () => this.read(repository));
-      const now = this.now();
-      const activeUntil = fresh > 0 ? new Date(now.getTime() + ACTIVE_MS) : undefined;
-      const active = Math.max(poll.activeUntil?.getTime() ?? 0, activeUntil?.getTime() ?? 0) > now.getTime();
-      const idle = !active && (await this.servedByDoorbell(repository));
-      await store.finishPoll(repository, owner, {
-        nextPollAt: new Date(now.getTime() + (idle ? this.idleMs : this.deps.intervalMs)),
-        cadence: idle ? "idle" : "interval",
-        failures: 0,
-        lastError: null,
-        ...(activeUntil ? { activeUntil } : {}),
-      });
-      metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "ok" });
-      return fresh;
+      read = await readReason.run(reason, () => this.read(repository, cursorOf(item.payload)));
     } catch (error) {
+      this.reads.failed += 1;
       metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "failed" });
       metrics?.notificationFailures.inc({
         stage: "poll",
         reason: this.deps.eventLog?.failureCode?.(error) ?? "error",
       });
-      const failures = poll.failures + 1;
-      const retryAt = new Date(this.now().getTime() + nextDelayMs(failures, DEFAULT_BACKOFF));
-      await store.finishPoll(repository, owner, {
-        nextPollAt: retryAt,
-        cadence: "retry",
-        failures,
-        lastError: (error as Error).message,
+      throw new Error(`could not read the event log of ${repository}: ${(error as Error).message}`, {
+        cause: error,
       });
-      logger.warn(
-        { repository, err: error, failures, retryAt: retryAt.toISOString() },
-        `could not read the event log of ${repository}: retried with backoff`,
-      );
-      return "failed";
-    } finally {
-      clearInterval(renew);
     }
+    this.reads.polled += 1;
+    this.reads.events += read.fresh;
+    metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "ok" });
+    return this.next(p, start, read);
+  }
+
+  /** When a repository read at `start` is due next: its cadence, or the recheck GitHub's last event asked for. */
+  private async next(
+    p: Partial<PollPayload>,
+    start: number,
+    read: { fresh: number; cursor: PollCursor | null },
+  ): Promise<WorkNext> {
+    const now = this.now().getTime();
+    const activeUntil = read.fresh > 0 ? now + ACTIVE_MS : undefined;
+    const active = Math.max(ms(p.activeUntil), activeUntil ?? 0) > now;
+    const idle = !active && (await this.servedByDoorbell(Repo.from(p.repository ?? "")));
+    const regularAt = now + (idle ? this.idleMs : this.deps.intervalMs);
+    const recheck = ms(p.recheckAt);
+    const dueAt = recheck > start ? Math.min(regularAt, Math.max(recheck, start + this.minGapMs)) : regularAt;
+    const payload: Partial<PollPayload> = {
+      cadence: idle ? "idle" : "interval",
+      regularAt: iso(regularAt),
+      lastReadAt: iso(start),
+      ...(activeUntil ? { activeUntil: iso(activeUntil) } : {}),
+      ...(read.cursor ? { cursor: cursorPayload(read.cursor) } : {}),
+    };
+    return { dueAt: new Date(dueAt), payload };
   }
 
   private get idleMs(): number {
@@ -370,15 +382,22 @@ export class Poller {
     return this.deps.doorbellServes(repository).catch(() => false);
   }
 
-  /** Reads the repository's log since its cursor and hands the new events to the outbox. */
-  private async read(repository: Repo): Promise<number> {
+  /**
+   * Reads the repository's log since its cursor and hands the new events to the outbox; the number of
+   * new events and the cursor after them (null: nothing was read).
+   */
+  private async read(
+    repository: Repo,
+    kept: PollCursor | null,
+  ): Promise<{ fresh: number; cursor: PollCursor | null }> {
     const { store, metrics, deliverer, personal, eventLog } = this.deps;
-    if (!eventLog) return 0;
+    const none = { fresh: 0, cursor: null };
+    if (!eventLog) return none;
     const subs = await store.listSubscriptions({ repository });
-    if (subs.length === 0) return 0;
-    if (this.deps.readsLog && !(await this.deps.readsLog(repository))) return 0;
+    if (subs.length === 0) return none;
+    if (this.deps.readsLog && !(await this.deps.readsLog(repository))) return none;
     const now = this.now();
-    const cursor: PollCursor = (await store.getPollCursor(repository)) ?? {
+    const cursor: PollCursor = kept ?? {
       repository,
       // A new subscription starts at the moment it was made: no backfill.
       receivedFrom: new Date(Math.min(...subs.map((s) => s.createdAt.getTime()))),
@@ -392,20 +411,22 @@ export class Poller {
     for await (const event of eventLog.events(repository, {
       since: cursor.receivedFrom,
       groups: [...groups] as EventGroup[],
+      after: { at: cursor.receivedFrom, ids: cursor.seenEventIds },
     })) {
       events.push(event);
     }
-    // A backlog's thousands of events (read again at each poll while they are the newest) are sorted,
-    // sifted and handed over in turns of the event loop (event-loop.ts), not in one long task.
+    // A backlog's thousands of events are sorted, sifted and handed over in turns of the event loop
+    // (event-loop.ts), not in one long task.
     const turns = new Turns();
     await turns.next();
     sortByTime(events);
     const seen = new Set(cursor.seenEventIds);
+    const from = cursor.receivedFrom.getTime();
     let fresh = 0;
     const routed: QueueEvent[] = [];
     for (const event of events) {
       await turns.next();
-      if (seen.has(event.id)) continue;
+      if (seen.has(event.id) || Date.parse(event.at) < from) continue;
       fresh += 1;
       metrics?.eventsPolled.inc({ type: event.origin });
       if (groupOfEvent(event)) routed.push(event);
@@ -422,8 +443,7 @@ export class Poller {
       subs,
     );
     await turns.next();
-    await store.putPollCursor(advance(cursor, events, now));
-    return fresh;
+    return { fresh, cursor: advance(cursor, events, now) };
   }
 }
 
@@ -437,15 +457,17 @@ function sortByTime(events: QueueEvent[]): void {
 }
 
 /**
- * The cursor after a poll: shortly before the newest event seen, or a few minutes behind our clock
- * for an idle repository (never backwards), with the ids that will be read again.
+ * The cursor after a read, exact: at the newest event read, with the ids of those at that very time (an
+ * event that comes later at the same time is still read, and the ones taken are not read again); a quiet
+ * repository's follows the clock, OVERLAP_MS behind it. Never backwards: at an unchanged time, the ids
+ * taken before are kept too.
  */
 export function advance(cursor: PollCursor, events: readonly QueueEvent[], now: Date): PollCursor {
   const times = events.map((e) => Date.parse(e.at));
   const newest = times.reduce((max, t) => Math.max(max, t), Number.NEGATIVE_INFINITY);
-  const anchor = Math.max(newest - LATE_MS, now.getTime() - OVERLAP_MS);
-  const receivedFrom = new Date(Math.max(cursor.receivedFrom.getTime(), anchor));
-  // Every event from receivedFrom on is read again next time: remember which were handled.
-  const seenEventIds = events.filter((_, i) => (times[i] ?? 0) >= receivedFrom.getTime()).map((e) => e.id);
-  return { repository: cursor.repository, receivedFrom, seenEventIds, updatedAt: now };
+  const from = Math.max(cursor.receivedFrom.getTime(), newest, now.getTime() - OVERLAP_MS);
+  const kept = from === cursor.receivedFrom.getTime() ? cursor.seenEventIds : [];
+  const atFrom = events.filter((_, i) => times[i] === from).map((e) => e.id);
+  const seenEventIds = [...new Set([...kept, ...atFrom])];
+  return { repository: cursor.repository, receivedFrom: new Date(from), seenEventIds, updatedAt: now };
 }

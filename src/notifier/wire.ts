@@ -24,7 +24,16 @@ import { postPace, slackPosterOptions } from "./slack-settings.js";
 export interface NotifierDeps {
   infra: Pick<
     Infrastructure,
-    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "now" | "urls" | "trackWebhookWork"
+    | "config"
+    | "options"
+    | "logger"
+    | "metrics"
+    | "store"
+    | "owner"
+    | "now"
+    | "urls"
+    | "trackWebhookWork"
+    | "work"
   > &
     Pick<Infrastructure, "rings">;
   slack: { botToken: string; apiUrl: string };
@@ -212,6 +221,7 @@ function wirePoller(
   const announced = app?.installations;
   return new Poller({
     store: infra.store,
+    work: infra.work,
     eventLog: backends.eventLog,
     history: made.history,
     annotate: made.annotate,
@@ -242,6 +252,7 @@ function doorbellWatch({ infra, backends, app }: NotifierDeps): DoorbellWatch | 
     return null;
   return new DoorbellWatch({
     store: infra.store,
+    work: infra.work,
     doorbellServes: (repository) => installations.announcesActivity(repository),
     intervalMs: config.pollIntervalSeconds * 1000,
     logger: infra.logger.child({ name: "notifier" }),
@@ -249,7 +260,10 @@ function doorbellWatch({ infra, backends, app }: NotifierDeps): DoorbellWatch | 
   });
 }
 
-/** The poller's loop and the doorbell's watch, once listening (unless `autoPoll` is off: tests tick them by hand). */
+/**
+ * The poller's reads and the doorbell's watch (kinds of durable work this replica's runner claims) and
+ * its deliveries' look, once listening (unless `autoPoll` is off: tests tick them by hand).
+ */
 function notifierService(
   { infra, backends, app }: NotifierDeps,
   poller: Poller,
@@ -262,7 +276,9 @@ function notifierService(
     start: () => {
       if (infra.options.autoPoll === false) return;
       poller.start();
-      watch?.start();
+      watch
+        ?.start()
+        .catch((error: unknown) => logger.warn({ err: error }, "could not start the doorbell's watch"));
       logger.info(
         !backends.eventLog
           ? "notifier posting the events the merge queue pushes (GitHub's merge queue's webhooks)"

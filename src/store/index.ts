@@ -66,15 +66,16 @@ export type {
 } from "./pauses.js";
 export { scheduledUnpauseOf, UNPAUSE_KIND } from "./pauses.js";
 export type {
-  ClaimedPoll,
   PollCadence,
   PollCursor,
   PollCursorStore,
+  PollPayload,
   PollReason,
   PollSchedule,
   PollScheduleStore,
   PollStore,
 } from "./polls.js";
+export { cursorOf, cursorPayload, POLL_KIND } from "./polls.js";
 export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
 export { QUEUE_REQUEST_RETENTION_MS, type QueueRequestStore } from "./queue-requests.js";
 export { RELAY_RETENTION_MS, type RelayStore } from "./relays.js";

@@ -1,28 +1,49 @@
 import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { PollCadence, PollReason, Tables } from "./database.js";
-import {
-  chosenBy,
-  type DialectValues,
-  json,
-  maybeTime,
-  readTime,
-  renewClaim,
-  type StoreContext,
-  time,
-} from "./query-helpers.js";
+import { maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
+import { mergePayload, type WorkPayload } from "./work-items.js";
 
-// The notifier's reading of each subscribed repository's log: when it is read next, and by which replica
-// (the schedule: one row per repository, kept with its subscriptions, subscriptions.ts), GitHub's
-// doorbell that makes it due sooner, and where the log was read up to (the cursor).
+// The notifier's reading of each subscribed repository's log is durable work (work-items.ts) of kind
+// `poll`, one item per repository (made and removed with its subscriptions, subscriptions.ts), keyed by
+// the repository's key: the engine's claim is the read's claim, its due time the next read. The item's
+// payload keeps the rest (PollPayload): the cadence, GitHub's doorbell and recheck, the activity, the
+// last read and the cursor. What is here reads it back (the schedule and the cursor as views), and the
+// two writes no run makes: the doorbell's watch bringing idle repositories forward, and a cursor set
+// by hand.
 
-// Why a read is scheduled, and why it happens: kept as the schedule's columns (database.ts).
+// Why a read is scheduled, and why it happens.
 export type { PollCadence, PollReason };
+
+/** The kind of durable work of a repository's reads (src/notifier/poller.ts). */
+export const POLL_KIND = "poll";
+
+/** The `poll` item's payload: times as ISO strings, absent (or null) when unset. */
+export interface PollPayload {
+  /** The repository as subscribed (its display name). */
+  repository: string;
+  /** Why the regular read (not the doorbell's) comes when it does: first read, interval, idle period. */
+  cadence?: Exclude<PollCadence, "retry">;
+  /** When the regular read is due; absent: at once. */
+  regularAt?: string | null;
+  /** When the latest read began. */
+  lastReadAt?: string | null;
+  /** When GitHub last rang: a ring after the last read asks for a read. */
+  rungAt?: string | null;
+  /** The read once more after GitHub's last event (one kept: each ring moves it). */
+  recheckAt?: string | null;
+  /** Read at the interval (not the idle period) until then. */
+  activeUntil?: string | null;
+  /** Where the log was read up to. */
+  cursor?: { receivedFrom: string; seenEventIds: number[]; updatedAt: string } | null;
+}
 
 export interface PollSchedule {
   repository: Repo;
+  /** When the next read is due (while one runs: its claim's end, unless asked for sooner). */
   nextPollAt: Date;
   cadence: PollCadence;
+  /** GitHub's latest ring (its activity), and the read once more after it. */
   doorbellAt: Date | null;
   recheckAt: Date | null;
   /** Read at the interval (not the idle period) until then: GitHub announced activity, or the log had events. */
@@ -32,71 +53,25 @@ export interface PollSchedule {
   lastError: string | null;
   claimedBy: string | null;
   claimedUntil: Date | null;
-  /** When a read last began (its claim); null before the first since this was recorded. */
+  /** When a read last began; null before the first. */
   lastReadAt: Date | null;
 }
 
-export interface ClaimedPoll extends PollSchedule {
-  reason: PollReason;
-}
-
+/**
+ * Where a repository's log was read up to, exactly: every event before `receivedFrom` was taken, and of
+ * those at or after it the ones in `seenEventIds` (src/notifier/poller.ts, `advance`).
+ */
 export interface PollCursor {
   repository: Repo;
   receivedFrom: Date;
-  /** Ids of events at or after receivedFrom already processed, to skip on overlap. */
   seenEventIds: number[];
   updatedAt: Date;
 }
 
-/** When each subscribed repository's log is read next, and by which replica. */
+/** When each subscribed repository's log is read next (a view of its `poll` item), and the doorbell's watch. */
 export interface PollScheduleStore {
-  /**
-   * Claims up to `limit` repositories that are due at `now` (their cadence, doorbell or recheck time has
-   * come) and not claimed by a live replica: each is `owner`'s until `now + leaseMs`. One statement
-   * (PostgreSQL skips the rows another replica is claiming): of two concurrent claims, each row goes to
-   * one. A doorbell or recheck time that has come is cleared by the claim, which reads for it, and the
-   * claim is recorded as the repository's last read. A doorbell or recheck time makes a repository due
-   * only `minGapMs` (default 0) after its last read: however often GitHub rings, the doorbell reads it at
-   * most once per gap, across replicas. Repositories asked for by the doorbell come first.
-   */
-  claimPolls(claim: {
-    owner: string;
-    now: Date;
-    leaseMs: number;
-    limit: number;
-    minGapMs?: number;
-  }): Promise<ClaimedPoll[]>;
-  /** Extends `owner`'s claim of a repository; false if it is not (or no longer) theirs. */
-  renewPollClaim(repository: Repo, owner: string, until: Date): Promise<boolean>;
-  /**
-   * Ends `owner`'s claim of a repository with its next cadence read; does nothing if the claim is not
-   * theirs any more. Doorbell and recheck times set meanwhile are kept. `activeUntil`, when given, is
-   * recorded if later than the one recorded.
-   */
-  finishPoll(
-    repository: Repo,
-    owner: string,
-    next: {
-      nextPollAt: Date;
-      cadence: PollCadence;
-      failures: number;
-      lastError: string | null;
-      activeUntil?: Date;
-    },
-  ): Promise<void>;
-  /**
-   * GitHub announced activity on a repository: it is read at `pollAt` (or earlier, if a read was already
-   * asked for: a read already due stays the one read), once more at `recheckAt` (replacing the follow-up
-   * asked for before: one is kept), and counts as active until `activeUntil`. Returns the schedule after
-   * the ring (when the read is due: its doorbell time, or the claim's minimum gap after its last read);
-   * null when the repository is not subscribed (nothing to read).
-   */
-  ringDoorbell(
-    repository: Repo,
-    at: { pollAt: Date; recheckAt: Date; activeUntil: Date },
-  ): Promise<PollSchedule | null>;
   getPollSchedule(repository: Repo): Promise<PollSchedule | null>;
-  /** The repositories whose next read waits the idle period (cadence `idle`). */
+  /** The repositories whose next regular read waits the idle period (cadence `idle`). */
   listIdlePolls(): Promise<Repo[]>;
   /**
    * The doorbell no longer serves these repositories: each one still waiting the idle period is read at
@@ -105,184 +80,125 @@ export interface PollScheduleStore {
   hastenIdlePolls(repositories: readonly Repo[], at: Date): Promise<number>;
 }
 
-/** Where each repository's log was read up to. */
+/** Where each repository's log was read up to (kept in its `poll` item). */
 export interface PollCursorStore {
   getPollCursor(repository: Repo): Promise<PollCursor | null>;
-  /** Upsert. */
+  /** Sets a subscribed repository's cursor (a read's completion sets it otherwise); nothing for another. */
   putPollCursor(cursor: PollCursor): Promise<void>;
 }
 
 export type PollStore = PollScheduleStore & PollCursorStore;
 
-export function kyselyPolls(ctx: StoreContext): PollStore {
-  const { db, v } = ctx;
+/** The payload of a repository's `poll` item when it is first subscribed: read at once. */
+export function newPollPayload(repository: Repo): PollPayload {
+  return { repository: repository.fullName, cadence: "new" };
+}
+
+/** A cursor as the payload keeps it. */
+export function cursorPayload(cursor: PollCursor): NonNullable<PollPayload["cursor"]> {
   return {
-    claimPolls: (claim) => claimPolls(ctx, claim),
+    receivedFrom: time(cursor.receivedFrom),
+    seenEventIds: cursor.seenEventIds,
+    updatedAt: time(cursor.updatedAt),
+  };
+}
 
-    renewPollClaim: (repository, owner, until) => renewClaim(db, "poll_schedule", repository, owner, until),
+/** The cursor a `poll` item's payload keeps, or null before the first read. */
+export function cursorOf(payload: WorkPayload): PollCursor | null {
+  const p = payload as Partial<PollPayload>;
+  if (!p.cursor || !p.repository) return null;
+  return {
+    repository: Repo.from(p.repository),
+    receivedFrom: readTime(p.cursor.receivedFrom),
+    seenEventIds: p.cursor.seenEventIds ?? [],
+    updatedAt: readTime(p.cursor.updatedAt),
+  };
+}
 
-    async finishPoll(repository, owner, next) {
-      const activeUntil = next.activeUntil ? time(next.activeUntil) : undefined;
-      await db
-        .updateTable("poll_schedule")
-        .set({
-          next_poll_at: time(next.nextPollAt),
-          cadence: next.cadence,
-          failures: next.failures,
-          last_error: next.lastError,
-          claimed_by: null,
-          claimed_until: null,
-          claim_reason: null,
-          ...(activeUntil
-            ? {
-                active_until: sql`CASE WHEN active_until IS NULL OR active_until < ${activeUntil} THEN ${activeUntil} ELSE active_until END`,
-              }
-            : {}),
-        })
-        .where("repository_key", "=", repository.key)
-        .where("claimed_by", "=", owner)
-        .execute();
-    },
+/** A top-level key of the payload, as SQL text. */
+function field(ctx: StoreContext, key: string) {
+  return ctx.kind === "postgres"
+    ? sql<string>`payload->>${key}`
+    : sql<string>`json_extract(payload, ${`$.${key}`})`;
+}
 
-    async ringDoorbell(repository, at) {
-      const pollAt = time(at.pollAt);
-      // Debounced: a read already asked for sooner stays; later events in the meantime are read by it.
-      const row = await db
-        .updateTable("poll_schedule")
-        .set({
-          doorbell_at: sql`CASE WHEN doorbell_at IS NULL OR doorbell_at > ${pollAt} THEN ${pollAt} ELSE doorbell_at END`,
-          recheck_at: time(at.recheckAt),
-          active_until: time(at.activeUntil),
-        })
-        .where("repository_key", "=", repository.key)
-        .returningAll()
-        .executeTakeFirst();
-      return row ? toPollSchedule(row) : null;
-    },
-
+export function kyselyPolls(ctx: StoreContext): PollStore {
+  const { db } = ctx;
+  const item = (repository: Repo) =>
+    db
+      .selectFrom("work_items")
+      .selectAll()
+      .where("kind", "=", POLL_KIND)
+      .where("key", "=", repository.key)
+      .executeTakeFirst();
+  return {
     async getPollSchedule(repository) {
-      const row = await db
-        .selectFrom("poll_schedule")
-        .selectAll()
-        .where("repository_key", "=", repository.key)
-        .executeTakeFirst();
-      return row ? toPollSchedule(row) : null;
+      const row = await item(repository);
+      return row ? toPollSchedule(ctx, row) : null;
     },
 
     async listIdlePolls() {
       const rows = await db
-        .selectFrom("poll_schedule")
-        .select("repository")
-        .where("cadence", "=", "idle")
-        .orderBy("repository_key")
+        .selectFrom("work_items")
+        .select(field(ctx, "repository").as("repository"))
+        .where("kind", "=", POLL_KIND)
+        .where(field(ctx, "cadence"), "=", "idle")
+        .where("attempts", "=", 0)
+        .orderBy("key")
         .execute();
       return rows.map((row) => Repo.from(row.repository));
     },
 
     async hastenIdlePolls(repositories, at) {
       if (repositories.length === 0) return 0;
+      const when = time(at);
+      const payload = JSON.stringify({ cadence: "interval", regularAt: when } satisfies Partial<PollPayload>);
       const result = await db
-        .updateTable("poll_schedule")
-        .set({ next_poll_at: time(at), cadence: "interval" })
+        .updateTable("work_items")
+        .set({ due_at: when, payload: mergePayload(ctx, "payload", payload) } as never)
+        .where("kind", "=", POLL_KIND)
         .where(
-          "repository_key",
+          "key",
           "in",
           repositories.map((r) => r.key),
         )
-        .where("cadence", "=", "idle")
-        .where("next_poll_at", ">", time(at))
+        .where(field(ctx, "cadence"), "=", "idle")
+        .where("due_at", ">", when)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
 
     async getPollCursor(repository) {
-      const row = await db
-        .selectFrom("poll_cursors")
-        .selectAll()
-        .where("repository_key", "=", repository.key)
-        .executeTakeFirst();
-      return row ? toPollCursor(row, v) : null;
+      const row = await item(repository);
+      return row ? cursorOf(ctx.v.readJson(row.payload) as WorkPayload) : null;
     },
 
     async putPollCursor(cursor) {
-      const values = {
-        repository: cursor.repository.fullName,
-        received_from: time(cursor.receivedFrom),
-        seen_event_ids: json(cursor.seenEventIds),
-        updated_at: time(cursor.updatedAt),
-      };
+      const payload = JSON.stringify({ cursor: cursorPayload(cursor) });
       await db
-        .insertInto("poll_cursors")
-        .values({ repository_key: cursor.repository.key, ...values })
-        .onConflict((oc) => oc.column("repository_key").doUpdateSet(values))
+        .updateTable("work_items")
+        .set({ payload: mergePayload(ctx, "payload", payload) } as never)
+        .where("kind", "=", POLL_KIND)
+        .where("key", "=", cursor.repository.key)
         .execute();
     },
   };
 }
 
-async function claimPolls(
-  ctx: StoreContext,
-  claim: Parameters<PollScheduleStore["claimPolls"]>[0],
-): Promise<ClaimedPoll[]> {
-  const now = time(claim.now);
-  const came = (column: "next_poll_at" | "doorbell_at" | "recheck_at") =>
-    sql<boolean>`${sql.ref(column)} <= ${now}`;
-  const gapEnd = time(new Date(claim.now.getTime() - (claim.minGapMs ?? 0)));
-  const gapOver = sql<boolean>`(last_read_at IS NULL OR last_read_at <= ${gapEnd})`;
-  const rung = sql<boolean>`((${came("doorbell_at")} OR ${came("recheck_at")}) AND ${gapOver})`;
-  const due = sql<boolean>`(${came("next_poll_at")} OR ${rung})`;
-  const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
-  const candidates = ctx.db
-    .selectFrom("poll_schedule")
-    .select("repository_key")
-    .where(due)
-    .where(free)
-    .orderBy(sql`CASE WHEN ${rung} THEN 0 ELSE 1 END`)
-    .orderBy("next_poll_at")
-    .limit(claim.limit)
-    .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-  // Every SET expression reads the row as it was: the reason is decided before the times are cleared.
-  const rows = await ctx.db
-    .updateTable("poll_schedule")
-    .set({
-      claimed_by: claim.owner,
-      claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)),
-      claim_reason: sql`CASE WHEN ${rung} THEN 'doorbell' ELSE cadence END`,
-      last_read_at: now,
-      doorbell_at: sql`CASE WHEN ${came("doorbell_at")} THEN NULL ELSE doorbell_at END`,
-      recheck_at: sql`CASE WHEN ${came("recheck_at")} THEN NULL ELSE recheck_at END`,
-    })
-    .where(chosenBy(ctx.kind, "repository_key", candidates))
-    .where(due)
-    .where(free)
-    .returningAll()
-    .execute();
-  return rows
-    .map((row) => ({ ...toPollSchedule(row), reason: row.claim_reason ?? row.cadence }))
-    .sort((a, b) => (a.reason === "doorbell" ? 0 : 1) - (b.reason === "doorbell" ? 0 : 1));
-}
-
-function toPollCursor(row: Selectable<Tables["poll_cursors"]>, v: DialectValues): PollCursor {
+function toPollSchedule(ctx: StoreContext, row: Selectable<Tables["work_items"]>): PollSchedule {
+  const p = (ctx.v.readJson(row.payload) ?? {}) as PollPayload;
+  const attempts = Number(row.attempts);
   return {
-    repository: Repo.from(row.repository),
-    receivedFrom: readTime(row.received_from),
-    seenEventIds: v.readJson(row.seen_event_ids) as number[],
-    updatedAt: readTime(row.updated_at),
-  };
-}
-
-function toPollSchedule(row: Selectable<Tables["poll_schedule"]>): PollSchedule {
-  return {
-    repository: Repo.from(row.repository),
-    nextPollAt: readTime(row.next_poll_at),
-    cadence: row.cadence,
-    doorbellAt: maybeTime(row.doorbell_at),
-    recheckAt: maybeTime(row.recheck_at),
-    activeUntil: maybeTime(row.active_until),
-    failures: row.failures,
+    repository: Repo.from(p.repository),
+    nextPollAt: readTime(row.due_at),
+    cadence: attempts > 0 ? "retry" : (p.cadence ?? "interval"),
+    doorbellAt: maybeTime(p.rungAt ?? null),
+    recheckAt: maybeTime(p.recheckAt ?? null),
+    activeUntil: maybeTime(p.activeUntil ?? null),
+    failures: attempts,
     lastError: row.last_error,
     claimedBy: row.claimed_by,
     claimedUntil: maybeTime(row.claimed_until),
-    lastReadAt: maybeTime(row.last_read_at),
+    lastReadAt: maybeTime(p.lastReadAt ?? null),
   };
 }

@@ -1,5 +1,4 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { Repo } from "../repo.js";
 import type { Database, Tables } from "./database.js";
 
 /** Pruning runs at most this often per store instance (driven by the `now` callers pass). */
@@ -43,24 +42,6 @@ export function storeContext(database: Database): StoreContext {
       await prune();
     },
   };
-}
-
-/** Extends a repository's claim in a table of per-repository claims, if `owner` still holds it. */
-export async function renewClaim(
-  db: Kysely<Tables>,
-  table: "poll_schedule" | "scheduled_unpauses",
-  repository: Repo,
-  owner: string,
-  until: Date,
-): Promise<boolean> {
-  const row = await db
-    .updateTable(table)
-    .set({ claimed_until: time(until) })
-    .where("repository_key", "=", repository.key)
-    .where("claimed_by", "=", owner)
-    .returning("repository_key")
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 // Dialect values: what SQLite and PostgreSQL keep differently (the migrations' ColumnTypes).

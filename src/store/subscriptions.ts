@@ -3,11 +3,12 @@ import type { Subscription } from "../core/records.js";
 import { Repo } from "../repo.js";
 import { inTransaction, type Tables } from "./database.js";
 import { EPOCH } from "./migrations/004-poll-schedule.js";
+import { newPollPayload, POLL_KIND } from "./polls.js";
 import { type DialectValues, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Subscriptions: one per (channel, repository). The core owns the record's type (src/core/records.ts).
-// A repository's read schedule (polls.ts) is kept with its subscriptions: made due at once by the
-// first, removed with the last, in the same transaction.
+// A repository's reads (its `poll` item of durable work, polls.ts) are kept with its subscriptions: made
+// due at once by the first, removed with the last, in the same transaction.
 
 export interface SubscriptionStore {
   /**
@@ -59,7 +60,19 @@ function putSubscription(ctx: StoreContext): SubscriptionStore["putSubscription"
         .onConflict((oc) => oc.columns(["channel_id", "repository_key"]).doNothing())
         .returning("channel_id")
         .executeTakeFirst();
-      // The repository's read schedule, due at once if it is new.
+      // The repository's reads (a `poll` item, polls.ts), due at once if it is new; and its row of the
+      // schedule an older build reads (a rolling upgrade's older replicas).
+      const payload = JSON.stringify(newPollPayload(sub.repository));
+      await tx
+        .insertInto("work_items")
+        .values({
+          kind: POLL_KIND,
+          key: sub.repository.key,
+          due_at: EPOCH,
+          payload: (ctx.kind === "postgres" ? sql`${payload}::jsonb` : payload) as never,
+        })
+        .onConflict((oc) => oc.columns(["kind", "key"]).doNothing())
+        .execute();
       await tx
         .insertInto("poll_schedule")
         .values({
@@ -98,20 +111,18 @@ function deleteSubscription(ctx: StoreContext): SubscriptionStore["deleteSubscri
         .where("repository_key", "=", repository.key)
         .returning("channel_id")
         .executeTakeFirst();
-      // The last subscription to a repository takes its read schedule with it.
+      // The last subscription to a repository takes its reads with it (and an older build's schedule).
+      const unsubscribed = sql<boolean>`NOT EXISTS (SELECT 1 FROM subscriptions WHERE repository_key = ${repository.key})`;
+      await tx
+        .deleteFrom("work_items")
+        .where("kind", "=", POLL_KIND)
+        .where("key", "=", repository.key)
+        .where(unsubscribed)
+        .execute();
       await tx
         .deleteFrom("poll_schedule")
         .where("repository_key", "=", repository.key)
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom("subscriptions")
-                .select("channel_id")
-                .where("repository_key", "=", repository.key),
-            ),
-          ),
-        )
+        .where(unsubscribed)
         .execute();
       return deleted !== undefined;
     });

@@ -135,7 +135,7 @@ export function kyselyWorkItems(ctx: StoreContext): WorkStore {
 }
 
 /** The SQL that merges a payload (JSON text) into the kept one, top-level keys replaced. */
-function merge(ctx: StoreContext, kept: string, added: string) {
+export function mergePayload(ctx: StoreContext, kept: string, added: string) {
   return ctx.kind === "postgres"
     ? sql`${sql.ref(kept)} || ${added}::jsonb`
     : sql`json_patch(${sql.ref(kept)}, ${added})`;
@@ -165,7 +165,7 @@ async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<Work
   };
   const earlier = {
     due_at: sql`CASE WHEN work_items.due_at <= ${dueAt} THEN work_items.due_at ELSE ${dueAt} END`,
-    payload: merge(ctx, "work_items.payload", payload),
+    payload: mergePayload(ctx, "work_items.payload", payload),
   };
   if (item.existingOnly) {
     const row = await db
@@ -254,7 +254,7 @@ async function completeWork(
       ...(next ? { due_at: sooner(time(next.dueAt)) } : {}),
       ...(payload
         ? {
-            payload: merge(ctx, "payload", payload),
+            payload: mergePayload(ctx, "payload", payload),
           }
         : {}),
       claimed_by: null,

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { DoorbellWatch } from "../../src/notifier/doorbell-watch.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore, POLL_KIND, type Store } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 
 /**
  * The doorbell's watch on a real (SQLite) store: idle repositories of an installation that no longer
@@ -33,19 +34,24 @@ async function idle(...repos: string[]) {
       createdBy: "U1",
       createdAt: clock,
     });
-  await store.claimPolls({ owner: "r", now: clock, leaseMs: 10_000, limit: 100 });
-  for (const repo of repos)
-    await store.finishPoll(Repo.from(repo), "r", {
-      nextPollAt: new Date(clock.getTime() + HOUR),
-      cadence: "idle",
-      failures: 0,
-      lastError: null,
+  const { claimed } = await store.claimWork({
+    kind: POLL_KIND,
+    owner: "r",
+    now: clock,
+    leaseMs: 10_000,
+    limit: 100,
+  });
+  for (const item of claimed)
+    await store.completeWork(POLL_KIND, item.key, "r", {
+      dueAt: new Date(clock.getTime() + HOUR),
+      payload: { cadence: "idle", lastReadAt: clock.toISOString() },
     });
 }
 
 function watch(serves: (repo: Repo) => Promise<boolean>, asked: string[] = []) {
   return new DoorbellWatch({
     store,
+    work: new WorkRunner({ store, owner: "w", now: () => clock, logger: createLogger({ level: "silent" }) }),
     doorbellServes: (repo) => {
       asked.push(repo.fullName);
       return serves(repo);
@@ -84,8 +90,14 @@ describe("the doorbell's watch", () => {
   it("looks at once when started (a restart sees the doorbell gone meanwhile)", async () => {
     await idle("quiet/a");
     const w = watch(async () => false);
-    w.start();
-    await w.stop();
+    await w.start();
+    try {
+      for (const until = Date.now() + 10_000; (await schedule("quiet/a"))?.cadence !== "interval"; )
+        if (Date.now() > until) throw new Error("the watch did not look");
+        else await new Promise((resolve) => setTimeout(resolve, 5));
+    } finally {
+      await w.stop();
+    }
     expect(await schedule("quiet/a")).toMatchObject({ cadence: "interval", nextPollAt: clock });
   });
 });

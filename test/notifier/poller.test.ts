@@ -14,7 +14,7 @@ import {
   RECHECK_MS,
 } from "../../src/notifier/poller.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore, POLL_KIND, type Store } from "../../src/store/index.js";
 import {
   eventsBody,
   makeClient,
@@ -402,8 +402,14 @@ describe("the poller's schedule", () => {
 
   it("reads a repository whose claim a dead replica holds on its own loop once the claim lapses, once", async () => {
     // The dead replica claimed the read (15 s, the interval's lease) and never finished it.
-    const claimed = await store.claimPolls({ owner: "dead", now, leaseMs: INTERVAL, limit: 5 });
-    expect(claimed.map((c) => c.repository.fullName)).toEqual([REPO.fullName]);
+    const { claimed } = await store.claimWork({
+      kind: POLL_KIND,
+      owner: "dead",
+      now,
+      leaseMs: INTERVAL,
+      limit: 5,
+    });
+    expect(claimed.map((c) => c.key)).toEqual([REPO.key]);
     const { deliverer } = recordingDeliverer();
     const enqueued: number[] = [];
     deliverer.enqueue = async (_channel, _repo, event) => {
@@ -442,6 +448,50 @@ describe("the poller's schedule", () => {
     }
     // Back, the dead replica finds nothing due: read once.
     expect((await poller("dead").tick()).repositories).toBe(0);
+  });
+
+  it("reads a backlog sharing one timestamp once: the next reads fetch one page and take only what is new", async () => {
+    // The log as the service pages it: newest first (by time, then id), 100 a page, linked by `next`.
+    const log: LogEvent[] = Array.from({ length: 250 }, (_, i) => queueEnterEvent(1_000 + i));
+    let requests = 0;
+    let served = 0;
+    nock(ORIGIN)
+      .persist()
+      .get(LOGS)
+      .query(true)
+      .reply((uri) => {
+        requests += 1;
+        const url = new URL(uri, ORIGIN);
+        const start = Number(url.searchParams.get("cursor") ?? 0);
+        const from = Date.parse(url.searchParams.get("received_from") ?? "");
+        const newestFirst = log
+          .filter((e) => Date.parse(e.received_at) >= from)
+          .sort((a, b) => Date.parse(b.received_at) - Date.parse(a.received_at) || b.id - a.id);
+        const page = newestFirst.slice(start, start + 100);
+        served += page.length;
+        const next = new URL(url);
+        next.searchParams.set("cursor", String(start + 100));
+        const link = start + 100 < newestFirst.length ? { Link: `<${next.href}>; rel="next"` } : undefined;
+        return [200, eventsBody(page, 100), link];
+      });
+    const p = poller("a");
+    expect(await p.tick()).toMatchObject({ polled: 1, events: 250 });
+    expect([requests, served]).toEqual([3, 250]);
+    expect(p.enqueued).toHaveLength(250);
+    // Nothing new: one page is fetched, and nothing is taken again.
+    later(INTERVAL);
+    expect(await p.tick()).toMatchObject({ polled: 1, events: 0 });
+    expect([requests, served]).toEqual([4, 350]);
+    // One more event at the very same time: it alone is taken.
+    log.push(queueEnterEvent(2_000));
+    later(INTERVAL);
+    expect(await p.tick()).toMatchObject({ polled: 1, events: 1 });
+    expect([requests, served]).toEqual([5, 450]);
+    expect(p.enqueued.slice(250)).toEqual([{ channel: "C1", id: 2_000 }]);
+    expect(await store.getPollCursor(REPO)).toMatchObject({
+      receivedFrom: new Date(queueEnterEvent().received_at),
+    });
+    expect((await store.getPollCursor(REPO))?.seenEventIds).toHaveLength(251);
   });
 
   it("shares the reads among replicas: each due repository is read once per interval", async () => {

@@ -8,7 +8,7 @@ import {
 import type { QueueEvent } from "../../src/core/queue.js";
 import type { Subscription } from "../../src/core/records.js";
 import { matchesGlob } from "../../src/notifier/glob.js";
-import { advance, LATE_MS, OVERLAP_MS } from "../../src/notifier/poller.js";
+import { advance, OVERLAP_MS } from "../../src/notifier/poller.js";
 import { route } from "../../src/notifier/routing.js";
 import { Repo } from "../../src/repo.js";
 
@@ -118,12 +118,19 @@ describe("the poll cursor", () => {
     updatedAt: T0,
   };
 
-  it("moves to a little before the newest event and remembers the ids it will read again", () => {
+  it("moves to the newest event, exactly: the ids taken at its very time, which are not read again", () => {
     const now = new Date("2026-01-01T10:06:00Z");
-    const events = [event("a", { id: 1, received_at: "2026-01-01T09:58:00Z" }), event("b", { id: 2 })];
+    const at = "2026-01-01T10:05:00Z";
+    const events = [
+      event("a", { id: 1, received_at: "2026-01-01T10:04:00Z" }),
+      event("b", { id: 2, received_at: at }),
+      event("c", { id: 3, received_at: at }),
+    ];
     const next = advance(cursor, events, now);
-    expect(next.receivedFrom.getTime()).toBe(Date.parse("2026-01-01T10:05:00Z") - LATE_MS);
-    expect(next.seenEventIds).toEqual([2]);
+    expect(next.receivedFrom.toISOString()).toBe(new Date(at).toISOString());
+    expect(next.seenEventIds).toEqual([2, 3]);
+    // A later read at the same time keeps the ids taken before and adds the new one.
+    expect(advance(next, [event("d", { id: 4, received_at: at })], now).seenEventIds).toEqual([2, 3, 4]);
   });
 
   it("never moves back, and follows the clock when idle", () => {

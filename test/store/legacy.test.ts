@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
-import { MIGRATIONS, openStore, type Store } from "../../src/store/index.js";
+import { MIGRATIONS, openStore, POLL_KIND, type Store } from "../../src/store/index.js";
 import { PG_URL, usePostgres } from "../helpers/postgres.js";
 import { LEGACY_MIGRATIONS, migrateLegacyPostgres, migrateLegacySqlite } from "./fixtures/legacy-schema.js";
 
@@ -181,8 +181,16 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
   ]);
   expect(await store.listSubscribedRepositories()).toEqual([spelled]);
   // Its subscribed repository got a read schedule with the migration, due at once.
-  expect(await store.claimPolls({ owner: "new-replica", now: T0, leaseMs: 1000, limit: 10 })).toEqual([
-    expect.objectContaining({ repository: spelled, reason: "new", failures: 0, claimedBy: "new-replica" }),
+  expect(
+    (await store.claimWork({ kind: POLL_KIND, owner: "new-replica", now: T0, leaseMs: 1000, limit: 10 }))
+      .claimed,
+  ).toEqual([
+    expect.objectContaining({
+      key: widgets.key,
+      payload: expect.objectContaining({ repository: spelled.fullName, cadence: "new" }),
+      attempts: 0,
+      claimedBy: "new-replica",
+    }),
   ]);
   expect(await store.claimDelivery("d-1", at(MINUTE))).toBe(false);
   expect(await store.tryAcquireLease("poll:acme/widgets", "new-replica", at(MINUTE / 2), 1000)).toBe(false);

@@ -5,7 +5,10 @@ import Database from "better-sqlite3";
 import { sql } from "kysely";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Repo } from "../../src/repo.js";
 import { MIGRATIONS, migrate, openDatabase } from "../../src/store/index.js";
+import { kyselyPolls } from "../../src/store/polls.js";
+import { storeContext } from "../../src/store/query-helpers.js";
 import { PG_URL, usePostgres } from "../helpers/postgres.js";
 import { LEGACY_MIGRATIONS, migrateLegacyPostgres, migrateLegacySqlite } from "./fixtures/legacy-schema.js";
 
@@ -243,7 +246,7 @@ async function postgresSchema(admin: pg.Client, schema: string) {
 
 /**
  * Migration 033 copies the timed pauses' ends into durable work: a timed pause set before the upgrade
- * still ends after it (the repositories' read schedules are not copied: polls are not on it yet).
+ * still ends after it (the repositories' read schedules are copied by 036, below).
  */
 describe("migration 033 (work items)", () => {
   const pg = usePostgres();
@@ -258,7 +261,11 @@ describe("migration 033 (work items)", () => {
               '2026-03-02T08:00:00.000Z');`;
 
   async function check(database: ReturnType<typeof openDatabase>) {
-    const items = await database.db.selectFrom("work_items").selectAll().orderBy("kind").execute();
+    const items = await database.db
+      .selectFrom("work_items")
+      .selectAll()
+      .where("kind", "=", "unpause")
+      .execute();
     const payload = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
     expect(items.map((item) => [item.kind, item.key, new Date(item.due_at).toISOString()])).toEqual([
       ["unpause", "acme/widgets", "2026-03-02T18:00:00.000Z"],
@@ -342,4 +349,75 @@ describe("migration 034 (freeze step setters)", () => {
       await database.db.destroy();
     }
   });
+});
+
+/**
+ * Migration 036 copies each repository's read schedule and cursor into one `poll` work item: an upgrade
+ * loses no cursor, a read failing keeps its failures, a doorbell rung keeps its read.
+ */
+describe("migration 036 (polls as work)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 36);
+  const rows = `
+    INSERT INTO poll_schedule (repository_key, repository, next_poll_at, cadence, failures, last_error, last_read_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', '2026-03-02T09:00:00.000Z', 'retry', 2, 'down', '2026-03-02T08:59:00.000Z');
+    INSERT INTO poll_schedule (repository_key, repository, next_poll_at, cadence, doorbell_at, recheck_at, active_until)
+      VALUES ('acme/gears', 'acme/gears', '2026-03-02T10:00:00.000Z', 'idle', '2026-03-02T09:30:00.000Z',
+              '2026-03-02T09:30:05.000Z', '2026-03-02T09:40:00.000Z');
+    INSERT INTO poll_cursors (repository_key, repository, received_from, seen_event_ids, updated_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', '2026-03-02T08:00:00.000Z', '[7, 8]', '2026-03-02T08:30:00.000Z');
+    INSERT INTO poll_cursors (repository_key, repository, received_from, seen_event_ids, updated_at)
+      VALUES ('acme/gone', 'acme/gone', '2026-03-02T08:00:00.000Z', '[]', '2026-03-02T08:30:00.000Z')`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    const store = kyselyPolls(storeContext(database));
+    const items = await database.db
+      .selectFrom("work_items")
+      .selectAll()
+      .where("kind", "=", "poll")
+      .orderBy("key")
+      .execute();
+    expect(
+      items.map((item) => [item.key, new Date(item.due_at).toISOString(), Number(item.attempts)]),
+    ).toEqual([
+      ["acme/gears", "2026-03-02T09:30:00.000Z", 0],
+      ["acme/widgets", "2026-03-02T09:00:00.000Z", 2],
+    ]);
+    expect(await store.getPollCursor(Repo.from("acme/widgets"))).toEqual({
+      repository: Repo.from("Acme/Widgets"),
+      receivedFrom: new Date("2026-03-02T08:00:00.000Z"),
+      seenEventIds: [7, 8],
+      updatedAt: new Date("2026-03-02T08:30:00.000Z"),
+    });
+    expect(await store.getPollSchedule(Repo.from("acme/widgets"))).toMatchObject({
+      cadence: "retry",
+      failures: 2,
+      lastError: "down",
+      lastReadAt: new Date("2026-03-02T08:59:00.000Z"),
+    });
+    expect(await store.getPollSchedule(Repo.from("acme/gears"))).toMatchObject({
+      cadence: "idle",
+      doorbellAt: new Date("2026-03-02T09:30:00.000Z"),
+      recheckAt: new Date("2026-03-02T09:30:05.000Z"),
+      activeUntil: new Date("2026-03-02T09:40:00.000Z"),
+    });
+    expect(await store.getPollCursor(Repo.from("acme/gears"))).toBeNull();
+  }
+
+  for (const dialect of ["sqlite", "postgres"] as const)
+    it(`copies them on ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}`, async () => {
+      const database =
+        dialect === "sqlite"
+          ? openDatabase({ kind: "sqlite", path: ":memory:" })
+          : openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+      try {
+        await migrate(database, before);
+        for (const statement of rows.split(";").filter((s) => s.trim()))
+          await sql.raw(statement).execute(database.db);
+        await migrate(database);
+        await check(database);
+      } finally {
+        await database.db.destroy();
+      }
+    });
 });

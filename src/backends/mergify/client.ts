@@ -139,13 +139,20 @@ export class MergeQueueClient {
     return this.#eventsPage(this.#pageUrl(nextUrl, MergeQueueErrorCode.InvalidInput, "nextUrl"));
   }
 
-  /** Every event of the query, following the Link header's `next` until it ends. */
-  async *iterateEvents(repo: Repo, query: EventQuery = {}): AsyncGenerator<LogEvent> {
+  /**
+   * Every event of the query, following the Link header's `next` until it ends, or until `enough` says
+   * a page read is the last one needed.
+   */
+  async *iterateEvents(
+    repo: Repo,
+    query: EventQuery = {},
+    options: { enough?: (page: readonly LogEvent[]) => boolean } = {},
+  ): AsyncGenerator<LogEvent> {
     let page = await this.getEventsPage(repo, query);
     const visited = new Set<string>();
     for (;;) {
       yield* page.events;
-      if (page.next === null) return;
+      if (page.next === null || options.enough?.(page.events)) return;
       if (visited.has(page.next)) {
         throw new MergeQueueError(
           MergeQueueErrorCode.MalformedResponse,

@@ -4,6 +4,7 @@ import {
   type EventGroup,
   groupsToRead,
   isQueueEvent,
+  type LogPosition,
   type QueueCheck,
   type QueueEvent,
   type QueueEventBase,
@@ -264,7 +265,30 @@ export const mergifyStoredEvents: StoredEvents = { event: storedQueueEvent, kind
 
 /** What Mergify's client gives the log reader. */
 export interface MergifyLogClient {
-  iterateEvents(repo: Repo, query: EventQuery): AsyncIterable<LogEvent>;
+  iterateEvents(
+    repo: Repo,
+    query: EventQuery,
+    options?: { enough?: (page: readonly LogEvent[]) => boolean },
+  ): AsyncIterable<LogEvent>;
+}
+
+/**
+ * Whether a page read from `after` on is the last one needed: its events come newest first (by time, then
+ * id, strictly: as the service and the simulator send them, although the order is not documented) and its
+ * last is at or before `after`, so the pages that follow hold only older events. Any other order reads on.
+ */
+export function reachedPosition(page: readonly LogEvent[], after: LogPosition): boolean {
+  const key = (e: LogEvent): [number, number] => [Date.parse(e.received_at), e.id];
+  for (let i = 1; i < page.length; i++) {
+    const [t0, id0] = key(page[i - 1] as LogEvent);
+    const [t1, id1] = key(page[i] as LogEvent);
+    if (t1 > t0 || (t1 === t0 && id1 >= id0)) return false;
+  }
+  const last = page.at(-1);
+  if (!last) return false;
+  const [at, id] = key(last);
+  const position = after.at.getTime();
+  return at < position || (at === position && after.ids.includes(id));
 }
 
 /**
@@ -283,12 +307,18 @@ export function mergifyEventLog(
       // not mapped in one long task once read).
       const mapped = new Map<LogEvent, QueueEvent>();
       const turns = new Turns();
-      for await (const event of client.iterateEvents(repo, {
-        receivedFrom: query.since,
-        ...(query.until ? { receivedTo: query.until } : {}),
-        eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
-        perPage: 100,
-      })) {
+      const { after } = query;
+      for await (const event of client.iterateEvents(
+        repo,
+        {
+          receivedFrom: query.since,
+          ...(query.until ? { receivedTo: query.until } : {}),
+          eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
+          perPage: 100,
+        },
+        // A backlog already taken is not paged through again: reading stops at the page that reaches it.
+        after ? { enough: (page) => reachedPosition(page, after) } : {},
+      )) {
         read.push(event);
         if (isQueueCommand(event)) continue;
         await turns.next();
