@@ -130,12 +130,13 @@ export class Poller {
     return Math.min(60_000, Math.max(10_000, this.deps.intervalMs));
   }
 
-  /** Starts the loop (again, after stop()). */
+  /** Starts the loop (again, after stop()), and the deliverer's runs (each channel's, as durable work). */
   start(): void {
     this.stopped = false;
     this.halted = false;
     this.deps.metrics?.pollerRunning.set(true);
     this.wake(0);
+    this.deps.deliverer.start?.().catch(() => undefined);
   }
 
   async stop(): Promise<void> {
@@ -149,7 +150,7 @@ export class Poller {
     clearTimeout(this.laterDelivery?.timer);
     this.laterDelivery = undefined;
     this.rings.clear();
-    await this.running;
+    await Promise.all([this.running, this.deps.deliverer.stop?.()]);
   }
 
   /** The loop runs again `ms` from now (or sooner, if it was due sooner); never two passes at once. */
