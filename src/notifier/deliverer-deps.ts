@@ -4,11 +4,12 @@ import type { Metrics } from "../metrics.js";
 import type { Repo } from "../repo.js";
 import type {
   BackoffStore,
-  LeaseStore,
   OutboxStore,
   PauseAttributionStore,
   ThreadStore,
+  WorkStore,
 } from "../store/index.js";
+import type { WorkRunner } from "../work/runner.js";
 import type { Backoffs } from "./backoff.js";
 import type { DeliveredDetails } from "./failure-details.js";
 import type { PostPace } from "./slack-holds.js";
@@ -18,7 +19,7 @@ import type { NotificationRenderer, PullInfo } from "./types.js";
 export interface DelivererDeps {
   store: OutboxStore &
     ThreadStore &
-    LeaseStore &
+    WorkStore &
     BackoffStore &
     Pick<PauseAttributionStore, "getPauseAttribution">;
   poster: NotificationPoster;
@@ -32,12 +33,17 @@ export interface DelivererDeps {
    */
   storedEvents?: StoredEvents;
   githubWebUrl: string;
-  /** Which replica this is, for leases. */
+  /** Which replica this is, for its claims and the rows it begins. */
   owner: string;
+  /**
+   * The runner of durable work on this replica (`infra.work`), with which each channel's delivery is
+   * registered (kind `deliver`). Default: a runner of its own, for passes by hand (tests).
+   */
+  work?: Pick<WorkRunner, "register" | "resume" | "pause" | "drain" | "schedule">;
   metrics?: Metrics;
   logger: Logger;
   now?: () => Date;
-  /** Channels delivered at once. */
+  /** Channels delivered at once on this replica (the `deliver` kind's concurrency); default 8. */
   concurrency?: number;
   /**
    * Slack's pace for each channel's posts (SLACK_POST_PACE where Yardmaster runs): a pass posts what the

@@ -1,9 +1,9 @@
-import pLimit from "p-limit";
 import type { QueueEvent } from "../core/queue.js";
-import { Turns, yieldToEventLoop } from "../event-loop.js";
+import { yieldToEventLoop } from "../event-loop.js";
 import type { Repo } from "../repo.js";
-import type { NoticeOrder, PendingNotification } from "../store/index.js";
-import { ChannelLease } from "./channel-lease.js";
+import type { Backoff, NoticeOrder, PendingNotification, WorkItem } from "../store/index.js";
+import { type WorkContext, type WorkNext, WorkRunner } from "../work/runner.js";
+import { ChannelClaim, DELIVER_KIND, DELIVERY_LEASE_MS } from "./channel-lease.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import { editDetails } from "./delivery-details.js";
 import { editStaleParents, threadsOf } from "./delivery-parents.js";
@@ -11,21 +11,23 @@ import { RowPosting } from "./delivery-posting.js";
 import { SlackHolds, SlackPace } from "./slack-holds.js";
 import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
-export { DELIVERY_LEASE_MS } from "./channel-lease.js";
+export { DELIVER_KIND, DELIVERY_LEASE_MS } from "./channel-lease.js";
 export type { DelivererDeps };
 
-/** What a delivery pass did, and when a channel it left with rows to post may go on (its pace, a 429). */
+/** What a delivery pass by hand did, and when a channel it left with rows to post may go on (its pace, a 429). */
 export interface DeliveryReport {
   sent: number;
   failedChannels: number;
   nextAt?: Date;
 }
 
-/** What one channel's pass did. */
+/** What one channel's run did, and when the channel's item is due again (`dueAt`; none: done). */
 interface ChannelReport {
   sent: number;
   failed: boolean;
+  /** When its rows left may go on, for the report of a pass by hand (a pace, a 429). */
   nextAt?: Date | undefined;
+  dueAt?: Date | undefined;
 }
 
 const channelKey = (channel: string) => `channel:${channel}`;
@@ -33,59 +35,102 @@ const rowKey = (channel: string, eventId: number) => `${channel}:${eventId}`;
 /** How far before a claim to look for a message that may have been posted for it. */
 const LOOKBACK_MS = 5 * 60_000;
 const BATCH = 500;
+/** Channels delivered at once on a replica, by default. */
+const CONCURRENCY = 8;
+/** An edit left to do (failed, not held): tried again this soon, as a pass a second did before. */
+const EDIT_RETRY_MS = 1_000;
+/** The outbox's figures are measured at most this often, and after a channel's last row. */
+const MEASURE_MS = 1_000;
 /**
- * A pending row another replica claimed, which nobody began posting (`attemptedBy` null), is posted
- * straight away by the channel's lease holder: only a lease holder posts, and it marks the row first.
- * Claimed longer ago than this, it is looked up in the channel first all the same: a replica of an
- * earlier version (during a rolling upgrade) posts without marking.
+ * A pending row another replica added, which nobody began posting (`begunBy` null), is posted straight
+ * away by the channel's claimant: only a claimant posts, and it marks the row begun first. Added longer
+ * ago than this, it is looked up in the channel first all the same: a replica of an earlier version
+ * (during a rolling upgrade) posts without marking.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
 const POST = "chat.postMessage";
+const UPDATE = "chat.update";
 const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
 
-/** What this process knows of a row it claimed: not posted (fresh), or perhaps posted (in doubt). */
+/** What this process knows of a row it added: not posted (fresh), or perhaps posted (in doubt). */
 interface OwnRow {
   posted: "no" | "perhaps";
   claimedAt: number;
 }
 
 /**
- * Exactly-once delivery through the store's outbox: a row is claimed (pending) before its message is
+ * Exactly-once delivery through the store's outbox: a row is added (pending) before its message is
  * posted, and marked sent after, together with the thread the message started or changed (one store
- * call, one transaction). A channel's rows are posted in order by one replica at a time (the
- * `deliver:<channel>` lease), which marks each row just before posting it (`attemptedBy`): a row nobody
- * began is posted by whichever replica holds the lease, so a dead replica's rows are taken over with its
- * lease. A row whose post may have landed (begun by another replica, or its answer lost) is in doubt:
- * Slack's history is searched for the message's metadata before posting it, so nothing is sent twice or
- * dropped. Slack's 429s hold only what they name, for exactly their Retry-After
- * (slack-holds.ts); real failures back the channel off. A reply leaves its thread's parent stale; the
- * parent is edited once at the end of the pass with the latest state, or in a later pass.
+ * call, one transaction). A channel's delivery is durable work (kind `deliver`, keyed by the channel,
+ * channel-lease.ts): asked for when rows are added for it (and at start for every channel with
+ * something to do), claimed by one replica's runner at a time, renewed while it posts, and taken over
+ * by any replica's runner once its claim lapses (its replica died), with no new event to wake it. A
+ * channel's rows are posted in order; each is marked begun just before its post (`begunBy`): a row
+ * nobody began is posted by whoever holds the channel. A row whose post may have landed (begun by
+ * another replica, or its answer lost) is in doubt: Slack's history is searched for the message's
+ * metadata before posting it, so nothing is sent twice or dropped. Slack's 429s hold only what they
+ * name, for exactly their Retry-After (slack-holds.ts); a channel's item is due again when its pace or
+ * hold lets it go on; real failures back the channel off. A reply leaves its thread's parent stale; the
+ * parent is edited once at the end of the run with the latest state, or in a later run.
  */
 export class Deliverer {
-  /** Rows claimed by this process and not yet recorded sent. */
+  /** Rows added by this process and not yet recorded sent. */
   private readonly own = new Map<string, OwnRow>();
   private readonly holds: SlackHolds;
   private readonly pace: SlackPace | undefined;
   /** Rendering, posting and recording one row. */
   private readonly rows: RowPosting;
+  private readonly work: NonNullable<DelivererDeps["work"]>;
+  /** Whether the runner claims channels by itself (start); otherwise they are delivered by hand. */
+  private started = false;
+  /** What the runs of a pass by hand (deliverPending) came to. */
+  private tally: DeliveryReport | undefined;
+  private measuredAt = Number.NEGATIVE_INFINITY;
+  /** The channels asked for on this replica since their last run began: a run asked for again goes on at once. */
+  private readonly asks = new Set<string>();
 
   constructor(private readonly deps: DelivererDeps) {
     this.holds = new SlackHolds(deps.store);
     this.pace = deps.pace ? new SlackPace(deps.store, deps.pace) : undefined;
     this.rows = new RowPosting(deps, () => this.now());
+    this.work =
+      deps.work ??
+      new WorkRunner({ store: deps.store, owner: deps.owner, now: () => this.now(), logger: deps.logger });
+    this.work.register({
+      kind: DELIVER_KIND,
+      concurrency: deps.concurrency ?? CONCURRENCY,
+      leaseMs: DELIVERY_LEASE_MS,
+      run: (item, context) => this.run(item, context),
+    });
   }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
   }
 
+  /** The runner claims channels from now on; every channel with something to do is asked for first. */
+  async start(): Promise<void> {
+    this.started = true;
+    await this.askAll().catch((error: unknown) =>
+      this.deps.logger.warn({ err: error }, "could not ask for the outbox's deliveries"),
+    );
+    if (this.started) this.work.resume(DELIVER_KIND);
+  }
+
+  /** Claims no more channels, and waits for the runs under way. */
+  async stop(): Promise<void> {
+    this.started = false;
+    await this.work.pause(DELIVER_KIND);
+  }
+
   /**
-   * Records that `event` is to be posted in `channel` (once, whatever happens next); in the channel's
-   * order by `order` when given (GitHub's, for a pushed notice), else by when it was claimed.
+   * Records that `event` is to be posted in `channel` (once, whatever happens next), and asks for the
+   * channel's delivery; in the channel's order by `order` when given (GitHub's, for a pushed notice), else
+   * by when it was added.
    */
   async enqueue(channel: string, repository: Repo, event: QueueEvent, order?: NoticeOrder): Promise<void> {
     const claimedAt = this.now();
-    const status = await this.deps.store.claimNotification({
+    const status = await this.deps.store.addNotification({
       ...(order ? { order } : {}),
       channelId: channel,
       eventId: event.id,
@@ -95,125 +140,127 @@ export class Deliverer {
       payload: event,
       claimedAt,
     });
-    if (status === "claimed")
+    if (status === "added")
       this.own.set(rowKey(channel, event.id), { posted: "no", claimedAt: claimedAt.getTime() });
+    if (status !== "sent") await this.ask(channel);
+  }
+
+  /** Asks for the channel's delivery now (or sooner, if it is asked for already); a run under way runs again. */
+  private async ask(channel: string): Promise<void> {
+    this.asks.add(channel);
+    await this.work.schedule({ kind: DELIVER_KIND, key: channel, dueAt: this.now(), when: "earlier" });
   }
 
   /**
-   * Posts every pending notification, channel by channel, oldest first; edits stale thread parents. The
-   * event loop runs between two channels' reads once a turn has run its budget (event-loop.ts): on
-   * SQLite, whose driver is synchronous, many channels' reads would otherwise be one long task.
+   * Asks for the delivery of every channel with something to do: rows to post, stale thread parents,
+   * removals to edit with why their checks failed (read since: failure-details.ts).
    */
-  async deliverPending(): Promise<DeliveryReport> {
-    const { store, logger } = this.deps;
-    let sent = 0;
-    let failedChannels = 0;
-    let nextAt: number = Number.POSITIVE_INFINITY;
-    const listedAt = this.now();
-    const cutoff = new Date(listedAt.getTime() + 1);
-    const turns = new Turns();
-    const rows = await store.listPendingNotifications(cutoff, BATCH);
-    const byChannel = new Map<string, PendingNotification[]>();
-    for (const row of rows) {
-      const listed = byChannel.get(row.channelId);
-      if (listed) listed.push(row);
-      else byChannel.set(row.channelId, [row]);
-    }
-    await turns.next();
-    if (rows.length >= BATCH) {
-      // One channel's backlog (drained at Slack's pace) fills the list: the other channels' rows are
-      // listed each on their own, so that they are not held up behind it.
-      for (const { channelId } of await store.pendingNotificationStats()) {
-        if (byChannel.has(channelId)) continue;
-        await turns.next();
-        byChannel.set(channelId, await store.listPendingNotifications(cutoff, BATCH, channelId));
-      }
-    }
-    for (const thread of await store.listStaleThreads()) {
-      if (!byChannel.has(thread.channelId)) byChannel.set(thread.channelId, []);
-    }
-    // Removals posted before why their checks failed was read: edited with it (delivery-details.ts).
-    for (const edit of (await this.deps.details?.edits()) ?? []) {
-      if (!byChannel.has(edit.channelId)) byChannel.set(edit.channelId, []);
-    }
-    if (rows.length < BATCH) this.forgetSettled(rows, listedAt);
-    await pLimit(this.deps.concurrency ?? 8).map(byChannel, async ([channel, pending]) => {
-      await turns.next();
-      const result = await this.deliverChannel(channel, pending).catch((error: unknown): ChannelReport => {
-        // Slack errors are handled inside; this is the store failing around them (backoff, lease).
-        logger.warn({ channel, err: error }, "could not deliver a channel's notifications");
-        return { sent: 0, failed: true };
-      });
-      sent += result.sent;
-      if (result.failed) failedChannels += 1;
-      if (result.nextAt) nextAt = Math.min(nextAt, result.nextAt.getTime());
-    });
-    await this.measureOutbox().catch((error: unknown) =>
-      logger.warn({ err: error }, "could not measure the outbox"),
-    );
-    return { sent, failedChannels, ...(Number.isFinite(nextAt) ? { nextAt: new Date(nextAt) } : {}) };
+  async askAll(): Promise<void> {
+    const channels = new Set((await this.deps.store.pendingNotificationStats()).map((s) => s.channelId));
+    for (const thread of await this.deps.store.listStaleThreads()) channels.add(thread.channelId);
+    for (const edit of (await this.deps.details?.edits()) ?? []) channels.add(edit.channelId);
+    for (const channel of channels) await this.ask(channel);
   }
 
-  /** Forgets own rows no longer pending (posted by another replica), of those claimed before the list. */
-  private forgetSettled(pending: PendingNotification[], listedAt: Date): void {
+  /**
+   * A delivery pass by hand (tests, the benchmark, a server whose loops are off): asks for every channel
+   * with something to do, then runs the channels due now until none is (the runner's drain). Started, the
+   * runner delivers by itself and this does nothing.
+   */
+  async deliverPending(): Promise<DeliveryReport> {
+    if (this.started) return { sent: 0, failedChannels: 0 };
+    const tally: DeliveryReport = { sent: 0, failedChannels: 0 };
+    this.tally = tally;
+    try {
+      await this.askAll();
+      await this.work.drain(DELIVER_KIND);
+    } finally {
+      this.tally = undefined;
+    }
+    await this.measureOutbox(true).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error }, "could not measure the outbox"),
+    );
+    return tally;
+  }
+
+  /** One run of a channel's item: its rows posted and its edits made, as far as it may; when it is due again. */
+  private async run(item: WorkItem, context: WorkContext): Promise<WorkNext> {
+    const channel = item.key;
+    this.asks.delete(channel);
+    const report = await this.deliverChannel(channel, context).catch((error: unknown) => {
+      // Slack errors are handled inside; this is the store failing around them (retried with backoff).
+      if (this.tally) this.tally.failedChannels += 1;
+      throw error;
+    });
+    // Rows added here while it ran: the channel goes on now, not at the runner's next look.
+    if (this.asks.has(channel) && report.dueAt === undefined) report.dueAt = this.now();
+    const { tally } = this;
+    if (tally) {
+      tally.sent += report.sent;
+      if (report.failed) tally.failedChannels += 1;
+      if (report.nextAt && !(tally.nextAt && tally.nextAt <= report.nextAt)) tally.nextAt = report.nextAt;
+    }
+    await this.measureOutbox(!report.dueAt).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error }, "could not measure the outbox"),
+    );
+    return report.dueAt ? { dueAt: report.dueAt } : null;
+  }
+
+  /** Forgets own rows of the channel no longer pending (posted by another replica), added before the list. */
+  private forgetSettled(channel: string, pending: PendingNotification[], listedAt: Date): void {
     const listed = new Set(pending.map((row) => rowKey(row.channelId, row.eventId)));
     for (const [key, row] of this.own) {
+      if (!key.startsWith(`${channel}:`)) continue;
       if (row.claimedAt < listedAt.getTime() && !listed.has(key)) this.own.delete(key);
     }
   }
 
-  /** `listed`: the channel's pending rows before its lease was taken (read again under it). */
-  private async deliverChannel(channel: string, listed: PendingNotification[]): Promise<ChannelReport> {
+  /** Posts the channel's pending rows and makes its edits, under its claim; what it did, and when it is due. */
+  private async deliverChannel(channel: string, context: WorkContext): Promise<ChannelReport> {
     const { store, backoffs } = this.deps;
     const now = this.now();
-    if (await backoffs.active(channelKey(channel), now)) return { sent: 0, failed: true };
-    const heldUntil = listed.length > 0 ? await this.holds.until({ channel }, now) : null;
-    const postsHeld = heldUntil !== null;
-    const held = { sent: 0, failed: false, nextAt: heldUntil ?? undefined };
-    if (postsHeld && !(await this.hasEdits(channel))) return held;
-    const lease = await ChannelLease.acquire(store, channel, this.deps.owner, () => this.now());
-    // Another replica posts the channel: tried again when its lease lapses (it may have died holding it),
-    // not a loop's pass later.
-    if (!lease) return { sent: 0, failed: false, nextAt: (await this.lapseOf(channel, listed)) ?? undefined };
-    /** False once the lease is lost (this pass stops: another replica has the channel now). */
-    const renew = () => lease.held();
-    const progress: Progress = { sent: 0, left: postsHeld ? listed : [] };
-    try {
-      let failed = false;
-      if (!postsHeld && listed.length > 0) {
-        try {
-          // Read again under the lease: another replica may have posted some since the list.
-          const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
-          progress.left = rows;
-          // A backlog's page of rows is read in one task; the posts begin in another (event-loop.ts).
-          await yieldToEventLoop();
-          await this.postRows(channel, rows, renew, progress);
-          await backoffs.succeed(channelKey(channel));
-        } catch (error) {
-          failed = await this.failed(channel, error);
-          if (!failed) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
-        }
+    const backoff = await backoffs.active(channelKey(channel), now);
+    if (backoff) return { sent: 0, failed: true, dueAt: backoff.nextAttemptAt };
+    const rows = await store.listPendingNotifications(new Date(now.getTime() + 1), BATCH, channel);
+    if (rows.length < BATCH) this.forgetSettled(channel, rows, now);
+    const heldUntil = rows.length > 0 ? await this.holds.until({ channel }, now) : null;
+    if (heldUntil && !(await this.hasEdits(channel)))
+      return { sent: 0, failed: false, nextAt: heldUntil, dueAt: heldUntil };
+    const claim = new ChannelClaim(context, () => this.now());
+    const renew = () => claim.held();
+    const progress: Progress = { sent: 0, left: rows };
+    let failure: Backoff | null = null;
+    if (!heldUntil && rows.length > 0) {
+      try {
+        // A backlog's page of rows is read in one task; the posts begin in another (event-loop.ts).
+        await yieldToEventLoop();
+        await this.postRows(channel, rows, renew, progress);
+        await backoffs.succeed(channelKey(channel));
+      } catch (error) {
+        failure = await this.failed(channel, error);
+        if (!failure) progress.nextAt = (await this.holds.until({ channel }, this.now())) ?? undefined;
       }
-      if (!failed) {
-        await editStaleParents(
-          this.parentsPass(),
-          channel,
-          renew,
-          threadsOf(progress.left, this.deps.storedEvents),
-        );
-        await editDetails({ ...this.parentsPass(), rows: this.rows }, channel, renew);
-      }
-      return { sent: progress.sent, failed, nextAt: postsHeld ? held.nextAt : progress.nextAt };
-    } finally {
-      await lease.release();
     }
+    if (failure) return { sent: progress.sent, failed: true, dueAt: failure.nextAttemptAt };
+    await editStaleParents(
+      this.parentsPass(),
+      channel,
+      renew,
+      threadsOf(progress.left, this.deps.storedEvents),
+    );
+    await editDetails({ ...this.parentsPass(), rows: this.rows }, channel, renew);
+    const nextAt = heldUntil ?? progress.nextAt;
+    if (!(await claim.held())) return { sent: progress.sent, failed: false, nextAt };
+    const more = progress.left.length === 0 && rows.length >= BATCH ? this.now() : undefined;
+    const dueAt = earliest(nextAt, more, await this.editsDue(channel));
+    return { sent: progress.sent, failed: false, nextAt, dueAt };
   }
 
-  /** When the channel's lease held elsewhere lapses, for a channel with rows to post; else null. */
-  private async lapseOf(channel: string, listed: PendingNotification[]): Promise<Date | null> {
-    if (listed.length === 0) return null;
-    const at = await ChannelLease.lapsesAt(this.deps.store, channel);
-    return at && at.getTime() > this.now().getTime() ? at : null;
+  /** When the channel's edits left to do (held by a 429, or failed) are tried again; none left: undefined. */
+  private async editsDue(channel: string): Promise<Date | undefined> {
+    if (!(await this.hasEdits(channel))) return undefined;
+    const held = await this.holds.until({ method: UPDATE }, this.now());
+    return held ?? new Date(this.now().getTime() + EDIT_RETRY_MS);
   }
 
   /** Whether the channel has messages to edit: stale thread parents, or removals to show their details. */
@@ -224,7 +271,7 @@ export class Deliverer {
 
   /**
    * Posts a channel's pending rows in order, until done, held, paced (progress.nextAt: when it may go on),
-   * or the lease lost. progress.left: the rows not posted (yet).
+   * or the claim lost. progress.left: the rows not posted (yet).
    */
   private async postRows(
     channel: string,
@@ -246,7 +293,13 @@ export class Deliverer {
       const key = rowKey(channel, row.eventId);
       if (this.inDoubt(row, this.own.get(key))) {
         // In doubt: was it posted before a crash? Look for its metadata in the channel.
-        for (const method of LOOKUPS) if (await this.holds.until({ method }, this.now())) return;
+        for (const method of LOOKUPS) {
+          const held = await this.holds.until({ method }, this.now());
+          if (held) {
+            progress.nextAt = held;
+            return;
+          }
+        }
         topLevel ??= await this.deps.poster.findPosted(channel, {
           oldest: new Date(Math.min(...rows.map((r) => r.claimedAt.getTime())) - LOOKBACK_MS),
         });
@@ -263,8 +316,8 @@ export class Deliverer {
         return;
       }
       // From here on the row may be in the channel: whoever takes the channel over looks it up first.
-      if (!(await this.deps.store.markNotificationAttempt(channel, row.eventId, this.deps.owner))) {
-        this.own.delete(key); // recorded sent meanwhile (by a replica whose lease lapsed): nothing to post
+      if (!(await this.deps.store.markNotificationBegun(channel, row.eventId, this.deps.owner))) {
+        this.own.delete(key); // recorded sent meanwhile (by a replica whose claim lapsed): nothing to post
         continue;
       }
       try {
@@ -285,21 +338,21 @@ export class Deliverer {
 
   /**
    * Whether the row may be in the channel already, to be looked up before it is posted: a post of it was
-   * begun (`attemptedBy`) and its outcome is not known here (another replica's, perhaps dead, or this
-   * process's lost answer), or it is an unmarked row another replica claimed long ago. A row nobody began
-   * is posted straight away, whoever claimed it: a dead replica's rows are taken over with its lease.
+   * begun (`begunBy`) and its outcome is not known here (another replica's, perhaps dead, or this
+   * process's lost answer), or it is an unmarked row another replica added long ago. A row nobody began
+   * is posted straight away, whoever added it: a dead replica's rows are taken over with its channels' claims.
    */
   private inDoubt(row: PendingNotification, own: OwnRow | undefined): boolean {
     if (own?.posted === "perhaps") return true;
-    if (row.attemptedBy !== null) return row.attemptedBy !== this.deps.owner || own?.posted !== "no";
+    if (row.begunBy !== null) return row.begunBy !== this.deps.owner || own?.posted !== "no";
     return !own && row.claimedAt.getTime() <= this.now().getTime() - CLAIMED_ELSEWHERE_MS;
   }
 
   /**
-   * A Slack call of the pass failed: a 429 holds what it names (true: the channel's pass is over, not
-   * failed); anything else backs the channel off (false).
+   * A Slack call of the run failed: a 429 holds what it names (null: the run is over, not failed);
+   * anything else backs the channel off (its backoff: the channel's item is due again at its end).
    */
-  private async failed(channel: string, error: unknown): Promise<boolean> {
+  private async failed(channel: string, error: unknown): Promise<Backoff | null> {
     const { backoffs, logger, metrics } = this.deps;
     const e =
       error instanceof SlackDeliveryError
@@ -307,7 +360,7 @@ export class Deliverer {
         : new SlackDeliveryError(SlackDeliveryErrorCode.Failed, (error as Error).message);
     if (e.code === SlackDeliveryErrorCode.RateLimited) {
       await this.rateLimited(channel, e);
-      return false;
+      return null;
     }
     metrics?.notificationFailures.inc({ stage: "deliver", reason: e.code });
     const b = await backoffs.fail(channelKey(channel), e.message, this.now());
@@ -317,7 +370,7 @@ export class Deliverer {
         ? "channel unavailable (invite the app back, or /mq unsubscribe): notifications retried later"
         : "could not post notifications: retried later",
     );
-    return true;
+    return b;
   }
 
   /** A 429: `chat.postMessage` holds this channel's posts, another method holds that method. */
@@ -345,10 +398,15 @@ export class Deliverer {
     };
   }
 
-  /** The outbox figures: pending rows per channel (recomputed: emptied channels drop out), oldest age. */
-  private async measureOutbox(): Promise<void> {
+  /**
+   * The outbox figures: pending rows per channel (recomputed: emptied channels drop out), oldest age; at
+   * most every MEASURE_MS unless `now` (a channel's last row posted, a pass by hand).
+   */
+  private async measureOutbox(now: boolean): Promise<void> {
     const { metrics, store } = this.deps;
-    if (!metrics) return;
+    const at = this.now().getTime();
+    if (!metrics || (!now && at - this.measuredAt < MEASURE_MS)) return;
+    this.measuredAt = at;
     const stats = await store.pendingNotificationStats();
     metrics.outboxPending.reset();
     for (const s of stats) metrics.outboxPending.set({ channel: s.channelId }, s.pending);
@@ -359,7 +417,13 @@ export class Deliverer {
   }
 }
 
-/** What a channel's pass got through: posts sent, rows left to post, when it may go on. */
+/** The earliest of some times, or undefined when none is given. */
+function earliest(...times: (Date | undefined)[]): Date | undefined {
+  const given = times.filter((t): t is Date => t !== undefined);
+  return given.length > 0 ? new Date(Math.min(...given.map((t) => t.getTime()))) : undefined;
+}
+
+/** What a channel's run got through: posts sent, rows left to post, when it may go on. */
 interface Progress {
   sent: number;
   left: readonly PendingNotification[];

@@ -180,12 +180,13 @@ export class Poller {
     };
   }
 
-  /** Starts the reads (when there is a log to read) and the deliveries' look (again, after stop()). */
+  /** Starts the reads (when there is a log to read), the deliveries' look and the deliverer's runs (each channel's, as durable work). */
   start(): void {
     this.stopped = false;
     this.deps.metrics?.pollerRunning.set(true);
     if (this.deps.eventLog) this.work.resume(POLL_KIND);
     this.lookAgain(0);
+    this.deps.deliverer.start?.().catch(() => undefined);
   }
 
   async stop(): Promise<void> {
@@ -195,7 +196,10 @@ export class Poller {
     this.look = undefined;
     clearTimeout(this.laterDelivery?.timer);
     this.laterDelivery = undefined;
-    await (this.ownRunner ? this.work.stop() : this.work.pause(POLL_KIND));
+    await Promise.all([
+      this.ownRunner ? this.work.stop() : this.work.pause(POLL_KIND),
+      this.deps.deliverer.stop?.(),
+    ]);
     await this.delivering?.catch(() => undefined);
   }
 

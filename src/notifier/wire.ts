@@ -88,11 +88,17 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
   const { infra, app } = deps;
   const { store, logger, now } = infra;
   // Why a removal's checks failed: read once, its notices wait a while for it (failure-details.ts).
-  const late: { poller?: Poller } = {};
+  const late: { poller?: Poller; deliverer?: Deliverer } = {};
   const details = failureDetails(deps, () => {
-    late.poller?.deliver().catch((error: unknown) => logger.warn({ err: error }, "delivery failed"));
+    // The channels whose notices wait for them, or are to be edited with them, are delivered now.
+    const deliver = async () => {
+      await late.deliverer?.askAll();
+      await late.poller?.deliver();
+    };
+    deliver().catch((error: unknown) => logger.warn({ err: error }, "delivery failed"));
   });
   const deliverer = wireDeliverer(deps, details);
+  late.deliverer = deliverer;
   // Personal notices need the pull request's author, from GitHub.
   const personal = app
     ? new PersonalNotices({
@@ -199,6 +205,7 @@ function wireDeliverer(
     storedEvents: backends.storedEvents,
     githubWebUrl: infra.urls.webUrl,
     owner: infra.owner,
+    work: infra.work,
     // A backlog drains at about a post a second per channel, not into Slack's 429s.
     ...(pace ? { pace } : {}),
     ...(details ? { details } : {}),

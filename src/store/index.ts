@@ -35,7 +35,6 @@ export type {
   OAuthStateStore,
 } from "./identities.js";
 export { kyselyStore } from "./kysely-store.js";
-export type { LeaseStore } from "./leases.js";
 export {
   MERGED_PULL_RETENTION_MS,
   type MergedPullStore,

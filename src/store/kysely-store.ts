@@ -9,7 +9,6 @@ import { kyselyGitHubQueuePulls } from "./github-queue-pulls.js";
 import { kyselyHealthEpisodes } from "./health-episodes.js";
 import { kyselyHistory } from "./history.js";
 import { kyselyIdentities } from "./identities.js";
-import { kyselyLeases } from "./leases.js";
 import { kyselyMergedPulls } from "./merged-pulls.js";
 import { kyselyOnceClaims } from "./once-claims.js";
 import { kyselyOutbox } from "./outbox.js";
@@ -36,7 +35,6 @@ export function kyselyStore(database: Database): Store {
     ...kyselyIdentities(ctx),
     ...kyselySubscriptions(ctx),
     ...kyselyWebhookJobs(ctx),
-    ...kyselyLeases(ctx),
     ...kyselyPolls(ctx),
     ...kyselyOutbox(ctx),
     ...kyselyPauses(ctx),

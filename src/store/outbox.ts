@@ -38,10 +38,10 @@ export interface PendingNotification extends NotificationClaim {
   /** 1 at the first claim, incremented by each later claim while pending. */
   attempts: number;
   /**
-   * The replica that began posting it (markNotificationAttempt), or null while nobody has: a row nobody
+   * The replica that began posting it (markNotificationBegun), or null while nobody has: a row nobody
    * began cannot be in the channel.
    */
-  attemptedBy: string | null;
+  begunBy: string | null;
 }
 
 export interface SentNotification {
@@ -89,16 +89,17 @@ export interface Backoff {
 }
 
 /**
- * The outbox. Each transition of a row is one call, atomic on its own: claimed (pending), then sent
- * (with its thread) or released.
+ * The outbox. Each transition of a row is one call, atomic on its own: added (pending), begun (its post
+ * may be in the channel from then on), then sent (with its thread). Who posts a channel's rows is not
+ * the outbox's to say: the channel's delivery is durable work (src/notifier/channel-lease.ts).
  */
 export interface OutboxStore {
   /**
-   * Inserts a pending row (attempts 1) if none exists for (channelId, eventId) and returns "claimed".
+   * Inserts a pending row (attempts 1) if none exists for (channelId, eventId) and returns "added".
    * Otherwise returns the existing row's status; an existing pending row has its attempts incremented
-   * (its claimedAt is kept). One statement: of two concurrent claims, exactly one gets "claimed".
+   * (its claimedAt is kept). One statement: of two concurrent adds, exactly one gets "added".
    */
-  claimNotification(n: NotificationClaim): Promise<"claimed" | "pending" | "sent">;
+  addNotification(n: NotificationClaim): Promise<"added" | "pending" | "sent">;
   /**
    * Marks the row sent and records the posted message; with `thread`, records in the same transaction
    * the thread of the row's pull request in its channel (created or replaced), so that a message is
@@ -108,11 +109,10 @@ export interface OutboxStore {
   markNotificationSent(sent: SentNotification): Promise<void>;
   /**
    * Records that `owner` begins posting the row (just before its post): from then on it may be in the
-   * channel. False when the row is no longer pending (sent meanwhile): nothing to post.
+   * channel, and whoever posts the channel next looks it up there first (an effect recorded, not a claim).
+   * False when the row is no longer pending (sent meanwhile): nothing to post.
    */
-  markNotificationAttempt(channelId: string, eventId: number, owner: string): Promise<boolean>;
-  /** Deletes a pending row (the post definitely failed), so that it is claimed again later. Sent rows stay. */
-  releaseNotification(channelId: string, eventId: number): Promise<void>;
+  markNotificationBegun(channelId: string, eventId: number, owner: string): Promise<boolean>;
   /**
    * Pending rows claimed strictly before `olderThan`, in order: by their `order` when they have one, else
    * by their claim (then by channel and event id); of one channel when `channelId` is given.
@@ -158,10 +158,9 @@ export interface BackoffStore {
 
 export function kyselyOutbox(ctx: StoreContext): OutboxStore & ThreadStore & BackoffStore {
   return {
-    claimNotification: claimNotification(ctx),
+    addNotification: addNotification(ctx),
     markNotificationSent: (sent) => markNotificationSent(ctx, sent),
-    markNotificationAttempt: markNotificationAttempt(ctx),
-    releaseNotification: releaseNotification(ctx),
+    markNotificationBegun: markNotificationBegun(ctx),
     listPendingNotifications: listPendingNotifications(ctx),
     pendingNotificationStats: pendingNotificationStats(ctx),
     ...kyselyThreads(ctx),
@@ -169,7 +168,7 @@ export function kyselyOutbox(ctx: StoreContext): OutboxStore & ThreadStore & Bac
   };
 }
 
-function claimNotification(ctx: StoreContext): OutboxStore["claimNotification"] {
+function addNotification(ctx: StoreContext): OutboxStore["addNotification"] {
   const { db } = ctx;
   return async (n) => {
     // The conflict arm only touches a pending row, so no row back means the existing one was sent; a
@@ -198,11 +197,11 @@ function claimNotification(ctx: StoreContext): OutboxStore["claimNotification"] 
       .returning("attempts")
       .executeTakeFirst();
     if (!row) return "sent";
-    return row.attempts === 1 ? "claimed" : "pending";
+    return row.attempts === 1 ? "added" : "pending";
   };
 }
 
-function markNotificationAttempt(ctx: StoreContext): OutboxStore["markNotificationAttempt"] {
+function markNotificationBegun(ctx: StoreContext): OutboxStore["markNotificationBegun"] {
   const { db } = ctx;
   return async (channelId, eventId, owner) => {
     const row = await db
@@ -214,18 +213,6 @@ function markNotificationAttempt(ctx: StoreContext): OutboxStore["markNotificati
       .returning("event_id")
       .executeTakeFirst();
     return row !== undefined;
-  };
-}
-
-function releaseNotification(ctx: StoreContext): OutboxStore["releaseNotification"] {
-  const { db } = ctx;
-  return async (channelId, eventId) => {
-    await db
-      .deleteFrom("notifications")
-      .where("channel_id", "=", channelId)
-      .where("event_id", "=", eventId)
-      .where("status", "=", "pending")
-      .execute();
   };
 }
 
@@ -427,7 +414,7 @@ function toPendingNotification(
     payload: v.readJson(row.payload),
     claimedAt: readTime(row.claimed_at),
     attempts: row.attempts,
-    attemptedBy: row.attempted_by ?? null,
+    begunBy: row.attempted_by ?? null,
     ...(row.order_at === null
       ? {}
       : { order: { at: readTime(row.order_at), seq: row.order_seq === null ? 0 : int(row.order_seq) } }),

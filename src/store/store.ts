@@ -7,7 +7,6 @@ import type { GitHubQueueMemory } from "./github-queue-pulls.js";
 import type { HealthEpisodeStore } from "./health-episodes.js";
 import type { QueueHistory } from "./history.js";
 import type { IdentityStore } from "./identities.js";
-import type { LeaseStore } from "./leases.js";
 import type { MergedPullStore } from "./merged-pulls.js";
 import type { OnceClaimStore } from "./once-claims.js";
 import type { BackoffStore, OutboxStore, ThreadStore } from "./outbox.js";
@@ -56,7 +55,6 @@ export interface Store
     SubscriptionStore,
     WebhookJobStore,
     SlackSignatureStore,
-    LeaseStore,
     PollStore,
     OutboxStore,
     ThreadStore,

@@ -8,7 +8,7 @@ import { useSchema } from "../helpers/postgres.js";
 /**
  * Issue 32, item 1: two replicas on one PostgreSQL, 24 queue events in two repositories, the replica
  * posting them killed (`kill -9`) just after Slack took its first post. The survivor takes the channel
- * over once the killed replica's lease lapses, with no new event to wake it, and posts every notice once
+ * over once the killed replica's claim on it lapses, with no new event to wake it, and posts every notice once
  * (the one in flight at the kill found in the channel, not posted again); the killed replica, started
  * again, posts none of them again. How soon (issue 32: all within 30 s of the kill) is not timed here,
  * where the machine's load would decide it: test/notifier/takeover-time.test.ts asserts it on a
@@ -95,7 +95,7 @@ describe("a replica killed mid-burst", () => {
     const survivor = world.yardmaster.poller!;
     await survivor.stop();
     // Killed the moment Slack takes its first post, before it hears the answer: it holds the channel's
-    // lease then, with that post in doubt and the rest of the burst claimed and not yet posted.
+    // delivery then, with that post in doubt and the rest of the burst claimed and not yet posted.
     let taken = () => {};
     const firstPost = new Promise<void>((resolve) => {
       taken = resolve;
@@ -115,7 +115,9 @@ describe("a replica killed mid-burst", () => {
     expect(postedIds()).toHaveLength(1);
     const { rows } = await db
       .admin()
-      .query(`SELECT owner FROM ${db.name}.leases WHERE name = $1`, [`deliver:${CHANNEL}`]);
+      .query(`SELECT claimed_by AS owner FROM ${db.name}.work_items WHERE kind = 'deliver' AND key = $1`, [
+        CHANNEL,
+      ]);
     // The killed replica still holds the channel: the survivor's first pass cannot take it.
     expect(rows.map((r: { owner: string }) => r.owner.includes(`-${killed.pid}-`))).toEqual([true]);
     // It died with notices claimed and not posted (the rest of the burst it had read).
@@ -124,7 +126,7 @@ describe("a replica killed mid-burst", () => {
       .query(`SELECT count(*)::int AS n FROM ${db.name}.notifications WHERE status = 'pending'`);
     expect(pending.rows[0].n).toBeGreaterThan(1);
 
-    // No new event from here on: the survivor's own passes find the lease lapsed and take over.
+    // No new event from here on: the survivor's own passes find the claim lapsed and take over.
     survivor.start();
     await eventually(() => {
       const posted = new Set(postedIds());

@@ -5,7 +5,12 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
-import { CLAIMED_ELSEWHERE_MS, DELIVERY_LEASE_MS, Deliverer } from "../../src/notifier/deliverer.js";
+import {
+  CLAIMED_ELSEWHERE_MS,
+  DELIVER_KIND,
+  DELIVERY_LEASE_MS,
+  Deliverer,
+} from "../../src/notifier/deliverer.js";
 import { type PostPace, SLACK_POST_PACE } from "../../src/notifier/slack-holds.js";
 import {
   type NotificationPoster,
@@ -27,7 +32,7 @@ class FakeSlack implements NotificationPoster {
   /** Each post's failure in turn (undefined: the post goes through), before `failing`. */
   postFailures: (SlackDeliveryError | undefined)[] = [];
   updateFailures: SlackDeliveryError[] = [];
-  onPost: () => void = () => {};
+  onPost: (channel: string) => void = () => {};
   private seq = 0;
   async post(m: {
     channel: string;
@@ -36,7 +41,7 @@ class FakeSlack implements NotificationPoster {
     eventId: number;
   }): Promise<PostedMessage> {
     this.calls.push({ method: "chat.postMessage", channel: m.channel });
-    this.onPost();
+    this.onPost(m.channel);
     const next = this.postFailures.shift();
     if (next) throw next;
     const failure = this.failing.get(m.channel);
@@ -114,6 +119,13 @@ function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.pace ? { pace: options.pace } : {}),
   });
+}
+
+/** `owner` claims the channel's delivery (asked for first, unless not `ask`), as its runner would: true if it got it. */
+async function holdChannel(channel: string, owner: string, ask = true): Promise<boolean> {
+  if (ask) await store.scheduleWork({ kind: DELIVER_KIND, key: channel, dueAt: now, when: "earlier" });
+  const work = { kind: DELIVER_KIND, owner, now, leaseMs: DELIVERY_LEASE_MS, limit: 1 };
+  return (await store.claimWork(work)).claimed.length > 0;
 }
 
 let nextId = 1;
@@ -252,10 +264,10 @@ describe("Deliverer", () => {
 
   it("goes on with the other channels when the store fails around one, counting it as failed", async () => {
     const d = deliverer();
-    const acquire = store.tryAcquireLease.bind(store);
-    store.tryAcquireLease = async (name, ...rest) => {
-      if (name === "deliver:C1") throw new Error("database is locked");
-      return acquire(name, ...rest);
+    const list = store.listPendingNotifications.bind(store);
+    store.listPendingNotifications = async (olderThan, limit, channel) => {
+      if (channel === "C1") throw new Error("database is locked");
+      return list(olderThan, limit, channel);
     };
     const a = event("queue.pause.create", null);
     await d.enqueue("C1", WIDGETS, a);
@@ -280,7 +292,13 @@ describe("Deliverer and Slack's rate limits", () => {
     await d.enqueue("C1", WIDGETS, a1);
     await d.enqueue("C1", WIDGETS, a2);
     await d.enqueue("C2", WIDGETS, b1);
-    slack.postFailures = [rateLimited(7)];
+    // C1's first post is refused (C2's may come first: the channels are posted at once).
+    let limited = false;
+    slack.onPost = (channel) => {
+      if (channel !== "C1" || limited) return;
+      limited = true;
+      throw rateLimited(7);
+    };
     const limitedAt = now;
     // C1 may go on when its hold ends: the poller delivers again then.
     expect(await d.deliverPending()).toEqual({ sent: 1, failedChannels: 0, nextAt: later(7_000) });
@@ -377,7 +395,7 @@ describe("Deliverer and Slack's rate limits", () => {
     await other.enqueue("C1", WIDGETS, begun);
     await other.enqueue("C1", WIDGETS, next);
     // The other replica died after posting the first, before recording it.
-    expect(await store.markNotificationAttempt("C1", begun.id, "replica-2")).toBe(true);
+    expect(await store.markNotificationBegun("C1", begun.id, "replica-2")).toBe(true);
     await slack.post({ channel: "C1", text: "x", eventId: begun.id });
     slack.calls = [];
     now = later(5_000);
@@ -401,13 +419,13 @@ describe("Deliverer and Slack's rate limits", () => {
     expect(await store.listPendingNotifications(later(1), 10)).toEqual([]);
   });
 
-  it("takes over a dead replica's rows once its lease lapses, without waiting for their claims to age", async () => {
+  it("takes over a dead replica's rows once its claim on the channel lapses, without waiting for the rows to age", async () => {
     const dead = deliverer({ owner: "dead-replica" });
     const events = [0, 1, 2].map(() => event("queue.pause.create", null));
     for (const e of events) await dead.enqueue("C1", WIDGETS, e);
     // It took the channel, began the first post and died before recording it.
-    await store.tryAcquireLease("deliver:C1", "dead-replica", now, DELIVERY_LEASE_MS);
-    await store.markNotificationAttempt("C1", events[0]!.id, "dead-replica");
+    expect(await holdChannel("C1", "dead-replica")).toBe(true);
+    await store.markNotificationBegun("C1", events[0]!.id, "dead-replica");
     await slack.post({ channel: "C1", text: "x", eventId: events[0]!.id });
     const mine = deliverer();
     expect((await mine.deliverPending()).sent).toBe(0);
@@ -420,46 +438,41 @@ describe("Deliverer and Slack's rate limits", () => {
     expect(slack.in("C1")).toHaveLength(3);
   });
 
-  it("reads the channel's rows again under its lease: one another replica posted meanwhile is not posted twice", async () => {
+  it("reads the channel's rows under its claim: one another replica posted meanwhile is not posted twice", async () => {
     const mine = deliverer();
     const other = deliverer({ owner: "replica-2" });
     const e = event("queue.pause.create", null);
     await mine.enqueue("C1", WIDGETS, e);
     now = later(CLAIMED_ELSEWHERE_MS);
-    const acquire = store.tryAcquireLease.bind(store);
+    const claim = store.claimWork.bind(store);
     let interleaved = false;
-    store.tryAcquireLease = async (name, owner, at, ttl) => {
-      if (owner === "replica-1" && !interleaved) {
-        interleaved = true; // between replica-1's list and its lease, replica-2 delivers the row
+    store.claimWork = async (work) => {
+      if (work.owner === "replica-1" && !interleaved) {
+        interleaved = true; // between replica-1's ask and its claim, replica-2 delivers the row
         expect((await other.deliverPending()).sent).toBe(1);
       }
-      return acquire(name, owner, at, ttl);
+      return claim(work);
     };
     expect((await mine.deliverPending()).sent).toBe(0);
     expect(interleaved).toBe(true);
     expect(slack.in("C1").map((m) => m.eventId)).toEqual([e.id]);
   });
 
-  it("takes over the channel of a replica that died holding its lease, and renews its own in a long pass", async () => {
-    await store.tryAcquireLease("deliver:C1", "dead-replica", now, DELIVERY_LEASE_MS);
+  it("takes over the channel of a replica that died holding its claim, and renews its own in a long run", async () => {
+    await holdChannel("C1", "dead-replica");
     const d = deliverer();
     for (let i = 0; i < 5; i++) await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
     expect((await d.deliverPending()).sent).toBe(0);
     now = later(DELIVERY_LEASE_MS);
     // Each post takes most of a lease (a Slack call with its retries gives up sooner than a lease): the
-    // pass outlasts the lease's TTL, yet nobody else can take the channel.
-    const takenByOther: boolean[] = [];
+    // run outlasts the claim's length, yet nobody else can take the channel.
+    const tries: Promise<boolean>[] = [];
     slack.onPost = () => {
       now = later(DELIVERY_LEASE_MS * 0.7);
-      void store.tryAcquireLease("deliver:C1", "replica-2", now, DELIVERY_LEASE_MS);
-    };
-    const acquire = store.tryAcquireLease.bind(store);
-    store.tryAcquireLease = async (name, owner, at, ttl) => {
-      const got = await acquire(name, owner, at, ttl);
-      if (owner === "replica-2") takenByOther.push(got);
-      return got;
+      tries.push(holdChannel("C1", "replica-2", false));
     };
     expect((await d.deliverPending()).sent).toBe(5);
+    const takenByOther = await Promise.all(tries);
     expect(takenByOther.length).toBeGreaterThan(0);
     expect(takenByOther.every((got) => !got)).toBe(true);
   });
@@ -471,7 +484,12 @@ describe("Deliverer and Slack's rate limits", () => {
     now = later(10_000);
     await d.enqueue("C1", WIDGETS, event("queue.pause.delete", null));
     await d.enqueue("C2", WIDGETS, event("queue.pause.create", null));
-    slack.postFailures = [rateLimited(3)];
+    let limited = false;
+    slack.onPost = (channel) => {
+      if (channel !== "C1" || limited) return;
+      limited = true;
+      throw rateLimited(3);
+    };
     await d.deliverPending();
     let text = await metrics.registry.metrics();
     expect(text).toContain('yardmaster_slack_rate_limited_total{channel="C1",method="chat.postMessage"} 1\n');

@@ -157,7 +157,7 @@ describe("who hears about an event in a direct message", () => {
       updatedAt: new Date(T0),
     });
     const record = async (pull: number, latestType: string, eventId: number) => {
-      await store.claimNotification({
+      await store.addNotification({
         channelId: "dm:T1:U1",
         eventId,
         repository: widgets,

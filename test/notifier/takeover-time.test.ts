@@ -4,7 +4,7 @@ import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
-import { DELIVERY_LEASE_MS } from "../../src/notifier/channel-lease.js";
+import { DELIVER_KIND, DELIVERY_LEASE_MS } from "../../src/notifier/channel-lease.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { Poller } from "../../src/notifier/poller.js";
 import { SLACK_POST_PACE } from "../../src/notifier/slack-holds.js";
@@ -21,7 +21,7 @@ import { DEFAULT_POST_MESSAGE_LIMIT, TokenBucket } from "../../tools/stand-ins/s
 
 /**
  * Issue 32's takeover, on a simulated clock (the timers' and the store's, moved by hand): a replica
- * dies holding a channel's lease with 24 notices claimed, one of them posted and not recorded; the
+ * dies holding a channel's delivery (its work item's claim) with 24 notices added, one of them posted and not recorded; the
  * survivor's own loop, with no new event, posts every other one once, at Slack's pace (a Slack that
  * answers 429 past one post a second per channel, bursts of 3), and all 24 are in the channel within
  * 30 s of the death. test/e2e/replica-takeover.e2e.test.ts kills a real replica (`kill -9`);
@@ -134,10 +134,12 @@ describe("a replica killed holding a channel's burst", () => {
       event("action.queue.checks_start", 100 + i),
     ]).flat();
     for (const e of events) await dead.enqueue(CHANNEL, WIDGETS, e);
-    // It renewed its lease, began the first post, Slack took it, and it died before hearing the answer.
+    // Its runner claimed the channel, it began the first post, Slack took it, and it died before hearing
+    // the answer.
     const first = events[0] as QueueEvent;
-    await store.tryAcquireLease(`deliver:${CHANNEL}`, "dead-replica", new Date(), DELIVERY_LEASE_MS);
-    await store.markNotificationAttempt(CHANNEL, first.id, "dead-replica");
+    const work = { kind: DELIVER_KIND, owner: "dead-replica", now: new Date(), leaseMs: DELIVERY_LEASE_MS };
+    expect((await store.claimWork({ ...work, limit: 1 })).claimed).toHaveLength(1);
+    await store.markNotificationBegun(CHANNEL, first.id, "dead-replica");
     await slack.post({ eventId: first.id });
     const diedAt = Date.now();
 
@@ -168,7 +170,7 @@ describe("a replica killed holding a channel's burst", () => {
         expect(slack.messages.find((m) => m.eventId === e.id)?.threadTs).toBe(parents.get(events[i - 1]!.id));
     }
     // Within 30 s of the death on the simulated clock, with 5 s to spare: Slack's pace takes 20 of them
-    // (the 23 left, 3 at once then one a second), the lease's lapse the rest. Slack refused no post.
+    // (the 23 left, 3 at once then one a second), the claim's lapse the rest. Slack refused no post.
     const last = Math.max(...slack.messages.map((m) => m.at));
     expect(last - diedAt).toBeLessThanOrEqual(25_000);
     expect(slack.refused).toBe(0);

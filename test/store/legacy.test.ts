@@ -193,7 +193,6 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
     }),
   ]);
   expect(await store.claimDelivery("d-1", at(MINUTE))).toBe(false);
-  expect(await store.tryAcquireLease("poll:acme/widgets", "new-replica", at(MINUTE / 2), 1000)).toBe(false);
   expect(await store.getPollCursor(widgets)).toEqual({
     repository: spelled,
     receivedFrom: at(-HOUR),
@@ -210,7 +209,7 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
       payload: { id: 4242, title: 'Fix <it> & "quote"' },
       claimedAt: T0,
       attempts: 2,
-      attemptedBy: null,
+      begunBy: null,
     },
   ]);
   expect(await store.getThread("C1", widgets, 42)).toEqual({
@@ -242,11 +241,11 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
 
   // The outbox goes on from where the old code left it.
   const claim = { channelId: "C1", repository: widgets, pullRequest: 42, payload: {}, claimedAt: at(HOUR) };
-  expect(await store.claimNotification({ ...claim, eventId: 4241, eventType: "action.queue.enter" })).toBe(
+  expect(await store.addNotification({ ...claim, eventId: 4241, eventType: "action.queue.enter" })).toBe(
     "sent",
   );
   expect(
-    await store.claimNotification({ ...claim, eventId: 4242, eventType: "action.queue.checks_start" }),
+    await store.addNotification({ ...claim, eventId: 4242, eventType: "action.queue.checks_start" }),
   ).toBe("pending");
   await store.markNotificationSent({
     channelId: "C1",

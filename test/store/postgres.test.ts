@@ -253,11 +253,13 @@ describe("the store on PostgreSQL", () => {
     expect(signed.sort()).toEqual([false, true]);
     expect(await b.claimSlackSignature("v0=1", new Date(T0.getTime() + 60_000))).toBe(false);
 
+    await a.scheduleWork({ kind: "deliver", key: "C1", dueAt: T0 });
+    const work = { kind: "deliver", now: T0, leaseMs: 10_000, limit: 1 };
     const leased = await Promise.all([
-      a.tryAcquireLease("poll:acme/widgets", "a", T0, 10_000),
-      b.tryAcquireLease("poll:acme/widgets", "b", T0, 10_000),
+      a.claimWork({ ...work, owner: "a" }),
+      b.claimWork({ ...work, owner: "b" }),
     ]);
-    expect(leased.filter(Boolean)).toHaveLength(1);
+    expect(leased.flatMap((w) => w.claimed)).toHaveLength(1);
 
     const claim = {
       channelId: "C1",
@@ -268,8 +270,8 @@ describe("the store on PostgreSQL", () => {
       payload: {},
       claimedAt: T0,
     };
-    const claims = await Promise.all([a.claimNotification(claim), b.claimNotification(claim)]);
-    expect(claims.sort()).toEqual(["claimed", "pending"]);
+    const claims = await Promise.all([a.addNotification(claim), b.addNotification(claim)]);
+    expect(claims.sort()).toEqual(["added", "pending"]);
   });
 
   it("prunes the Slack signatures it no longer needs", async () => {

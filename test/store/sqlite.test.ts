@@ -85,7 +85,7 @@ describe("the store on SQLite", () => {
       createdAt: T0,
     });
     expect(
-      await store.claimNotification({
+      await store.addNotification({
         channelId: "C1",
         eventId: 1,
         repository: Repo.of("acme", "widgets"),
@@ -94,7 +94,7 @@ describe("the store on SQLite", () => {
         payload: { a: 1 },
         claimedAt: T0,
       }),
-    ).toBe("claimed");
+    ).toBe("added");
     expect(existsSync(`${path}-wal`)).toBe(true);
     await store.close();
 
@@ -106,7 +106,7 @@ describe("the store on SQLite", () => {
     expect(await reopened.getLink("T1", "U1")).toMatchObject({ githubLogin: "octocat", linkedAt: T0 });
     expect((await reopened.listSubscribedRepositories()).map(String)).toEqual(["acme/widgets"]);
     expect(
-      await reopened.claimNotification({
+      await reopened.addNotification({
         channelId: "C1",
         eventId: 1,
         repository: Repo.of("acme", "widgets"),
@@ -239,7 +239,9 @@ describe("the store on SQLite", () => {
     expect(await b.claimDelivery("d-1", T0)).toBe(false);
     expect(await a.claimSlackSignature("v0=1", T0)).toBe(true);
     expect(await b.claimSlackSignature("v0=1", T0)).toBe(false);
-    expect(await a.tryAcquireLease("poll:acme/widgets", "a", T0, 1000)).toBe(true);
-    expect(await b.tryAcquireLease("poll:acme/widgets", "b", T0, 1000)).toBe(false);
+    await a.scheduleWork({ kind: "deliver", key: "C1", dueAt: T0 });
+    const claim = { kind: "deliver", now: T0, leaseMs: 1000, limit: 1 };
+    expect((await a.claimWork({ ...claim, owner: "a" })).claimed).toHaveLength(1);
+    expect((await b.claimWork({ ...claim, owner: "b" })).claimed).toHaveLength(0);
   });
 });

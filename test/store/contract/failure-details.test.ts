@@ -65,7 +65,7 @@ storeContract("failure details", ({ h }) => {
       showsDetails: boolean | undefined,
       sentAt: Date,
     ) => {
-      await store.claimNotification({
+      await store.addNotification({
         channelId,
         eventId,
         repository: r("acme/widgets"),

@@ -23,11 +23,11 @@ storeContract("outbox", ({ h }) => {
       claimedAt: at(0),
     };
 
-    it("goes claimed -> pending -> sent", async () => {
-      expect(await store.claimNotification(claim)).toBe("claimed");
-      expect(await store.claimNotification({ ...claim, claimedAt: at(SECOND) })).toBe("pending");
+    it("goes added -> pending -> sent", async () => {
+      expect(await store.addNotification(claim)).toBe("added");
+      expect(await store.addNotification({ ...claim, claimedAt: at(SECOND) })).toBe("pending");
       const pending = await store.listPendingNotifications(at(HOUR), 10);
-      expect(pending).toEqual([{ ...claim, attempts: 2, attemptedBy: null }]);
+      expect(pending).toEqual([{ ...claim, attempts: 2, begunBy: null }]);
       expect(pending[0]?.claimedAt).toBeInstanceOf(Date);
 
       await store.markNotificationSent({
@@ -36,7 +36,7 @@ storeContract("outbox", ({ h }) => {
         message: { ts: "1700000000.000100", threadTs: null },
         at: at(2 * SECOND),
       });
-      expect(await store.claimNotification(claim)).toBe("sent");
+      expect(await store.addNotification(claim)).toBe("sent");
       expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
     });
 
@@ -53,64 +53,48 @@ storeContract("outbox", ({ h }) => {
       const checks = row(-100, at(2 * SECOND), { at: at(SECOND), seq: 9 });
       const polledBefore = row(50, at(500));
       const polledAfter = row(40, at(2500));
-      for (const n of [checks, polledAfter, entered, polledBefore]) await store.claimNotification(n);
+      for (const n of [checks, polledAfter, entered, polledBefore]) await store.addNotification(n);
       const listed = await store.listPendingNotifications(at(HOUR), 10, "C1");
       expect(listed.map((n) => n.eventId)).toEqual([50, -900, -100, 40]);
-      expect(listed[1]).toEqual({ ...entered, attempts: 1, attemptedBy: null });
+      expect(listed[1]).toEqual({ ...entered, attempts: 1, begunBy: null });
     });
 
     it("records who began posting a pending row, and tells when it is no longer pending", async () => {
-      await store.claimNotification(claim);
-      expect(await store.markNotificationAttempt("C1", 4242, "replica-a")).toBe(true);
-      expect(await store.markNotificationAttempt("C1", 4242, "replica-b")).toBe(true);
+      await store.addNotification(claim);
+      expect(await store.markNotificationBegun("C1", 4242, "replica-a")).toBe(true);
+      expect(await store.markNotificationBegun("C1", 4242, "replica-b")).toBe(true);
       const [row] = await store.listPendingNotifications(at(HOUR), 10);
-      expect(row).toMatchObject({ eventId: 4242, attempts: 1, attemptedBy: "replica-b" });
+      expect(row).toMatchObject({ eventId: 4242, attempts: 1, begunBy: "replica-b" });
       await store.markNotificationSent({
         channelId: "C1",
         eventId: 4242,
         message: { ts: "1700000000.000100", threadTs: null },
         at: at(SECOND),
       });
-      expect(await store.markNotificationAttempt("C1", 4242, "replica-a")).toBe(false);
-      expect(await store.markNotificationAttempt("C2", 4242, "replica-a")).toBe(false);
-      expect(await store.claimNotification(claim)).toBe("sent");
+      expect(await store.markNotificationBegun("C1", 4242, "replica-a")).toBe(false);
+      expect(await store.markNotificationBegun("C2", 4242, "replica-a")).toBe(false);
+      expect(await store.addNotification(claim)).toBe("sent");
     });
 
-    it("counts attempts on each claim of a pending row", async () => {
-      await store.claimNotification(claim);
+    it("counts attempts on each add of a pending row", async () => {
+      await store.addNotification(claim);
       expect((await store.listPendingNotifications(at(HOUR), 10))[0]?.attempts).toBe(1);
-      await store.claimNotification(claim);
-      await store.claimNotification(claim);
+      await store.addNotification(claim);
+      await store.addNotification(claim);
       expect((await store.listPendingNotifications(at(HOUR), 10))[0]?.attempts).toBe(3);
     });
 
     it("keeps channels apart for one event", async () => {
-      expect(await store.claimNotification(claim)).toBe("claimed");
-      expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("claimed");
+      expect(await store.addNotification(claim)).toBe("added");
+      expect(await store.addNotification({ ...claim, channelId: "C2" })).toBe("added");
       await store.markNotificationSent({
         channelId: "C2",
         eventId: 4242,
         message: { ts: "1.2", threadTs: "1.1" },
         at: at(SECOND),
       });
-      expect(await store.claimNotification(claim)).toBe("pending");
-      expect(await store.claimNotification({ ...claim, channelId: "C2" })).toBe("sent");
-    });
-
-    it("releases a pending row so it is claimed again, but never a sent one", async () => {
-      await store.claimNotification(claim);
-      await store.releaseNotification("C1", 4242);
-      expect(await store.listPendingNotifications(at(HOUR), 10)).toEqual([]);
-      expect(await store.claimNotification(claim)).toBe("claimed");
-      await store.markNotificationSent({
-        channelId: "C1",
-        eventId: 4242,
-        message: { ts: "1.1", threadTs: null },
-        at: at(SECOND),
-      });
-      await store.releaseNotification("C1", 4242);
-      expect(await store.claimNotification(claim)).toBe("sent");
-      await store.releaseNotification("C9", 1); // unknown: nothing happens
+      expect(await store.addNotification(claim)).toBe("pending");
+      expect(await store.addNotification({ ...claim, channelId: "C2" })).toBe("sent");
     });
 
     it("ignores marking an unknown notification sent", async () => {
@@ -120,7 +104,7 @@ storeContract("outbox", ({ h }) => {
         message: { ts: "1.1", threadTs: null },
         at: at(0),
       });
-      expect(await store.claimNotification({ ...claim, eventId: 1 })).toBe("claimed");
+      expect(await store.addNotification({ ...claim, eventId: 1 })).toBe("added");
     });
 
     it("lists pending rows claimed before `olderThan`, oldest first, up to `limit`, of all channels or one", async () => {
@@ -131,10 +115,10 @@ storeContract("outbox", ({ h }) => {
         eventType: "queue.pause.create",
         payload: null,
       };
-      await store.claimNotification({ ...claim, eventId: 3, claimedAt: at(2 * SECOND) });
-      await store.claimNotification({ ...pause, channelId: "C2", claimedAt: at(SECOND) });
-      await store.claimNotification({ ...claim, eventId: 5, claimedAt: at(3 * SECOND) });
-      await store.claimNotification({ ...claim, eventId: 6, claimedAt: at(0) });
+      await store.addNotification({ ...claim, eventId: 3, claimedAt: at(2 * SECOND) });
+      await store.addNotification({ ...pause, channelId: "C2", claimedAt: at(SECOND) });
+      await store.addNotification({ ...claim, eventId: 5, claimedAt: at(3 * SECOND) });
+      await store.addNotification({ ...claim, eventId: 6, claimedAt: at(0) });
       await store.markNotificationSent({
         channelId: "C1",
         eventId: 6,
@@ -155,16 +139,16 @@ storeContract("outbox", ({ h }) => {
         channelId: "C2",
         claimedAt: at(SECOND),
         attempts: 1,
-        attemptedBy: null,
+        begunBy: null,
       });
     });
 
     it("counts pending rows per channel with their oldest claim", async () => {
       expect(await store.pendingNotificationStats()).toEqual([]);
-      await store.claimNotification({ ...claim, eventId: 1, claimedAt: at(2 * SECOND) });
-      await store.claimNotification({ ...claim, eventId: 2, claimedAt: at(SECOND) });
-      await store.claimNotification({ ...claim, eventId: 3, channelId: "C2", claimedAt: at(5 * SECOND) });
-      await store.claimNotification({ ...claim, eventId: 4, channelId: "C2", claimedAt: at(0) });
+      await store.addNotification({ ...claim, eventId: 1, claimedAt: at(2 * SECOND) });
+      await store.addNotification({ ...claim, eventId: 2, claimedAt: at(SECOND) });
+      await store.addNotification({ ...claim, eventId: 3, channelId: "C2", claimedAt: at(5 * SECOND) });
+      await store.addNotification({ ...claim, eventId: 4, channelId: "C2", claimedAt: at(0) });
       await store.markNotificationSent({
         channelId: "C2",
         eventId: 4,
@@ -178,8 +162,8 @@ storeContract("outbox", ({ h }) => {
     });
 
     it("lets exactly one of two concurrent claims win", async () => {
-      const results = await Promise.all([store.claimNotification(claim), store.claimNotification(claim)]);
-      expect(results.sort()).toEqual(["claimed", "pending"]);
+      const results = await Promise.all([store.addNotification(claim), store.addNotification(claim)]);
+      expect(results.sort()).toEqual(["added", "pending"]);
     });
   });
 
@@ -198,7 +182,7 @@ storeContract("outbox", ({ h }) => {
     /** Claims a notification of the thread's pull request and marks it sent with the thread. */
     async function recordThread(t: ThreadRecord): Promise<void> {
       const eventId = nextEventId++;
-      await store.claimNotification({
+      await store.addNotification({
         channelId: t.channelId,
         eventId,
         repository: t.repository,
@@ -253,7 +237,7 @@ storeContract("outbox", ({ h }) => {
     });
 
     it("is keyed by the notification's own repository and pull request", async () => {
-      await store.claimNotification({
+      await store.addNotification({
         channelId: "C1",
         eventId: 7,
         repository: r("acme/widgets"),
@@ -313,7 +297,7 @@ storeContract("outbox", ({ h }) => {
         thread,
         at: at(0),
       });
-      await store.claimNotification({
+      await store.addNotification({
         channelId: "C1",
         eventId: 2,
         repository: r("acme/widgets"),
@@ -329,13 +313,13 @@ storeContract("outbox", ({ h }) => {
         thread,
         at: at(0),
       });
-      expect(await store.claimNotification({ ...claimOf(2), pullRequest: null })).toBe("sent");
-      expect(await store.claimNotification(claimOf(1))).toBe("claimed");
+      expect(await store.addNotification({ ...claimOf(2), pullRequest: null })).toBe("sent");
+      expect(await store.addNotification(claimOf(1))).toBe("added");
       expect(await store.getThread("C1", r("acme/widgets"), 42)).toBeNull();
     });
 
     it("leaves the notification pending when its thread cannot be recorded", async () => {
-      await store.claimNotification(claimOf(3));
+      await store.addNotification(claimOf(3));
       const unwritable = { parentTs: "1.0", state: { n: 1n } }; // JSON cannot hold a BigInt
       await expect(
         store.markNotificationSent({
