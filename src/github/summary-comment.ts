@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Repo } from "../repo.js";
-import type { SummaryClaim, SummaryCommentRecords } from "../store/index.js";
+import type { OnceClaimStore, SummaryCommentRecords } from "../store/index.js";
 import { errorStatus, type GitHubWrites } from "./github-writes.js";
 import type { Octokit } from "./octokit-gateway.js";
 
 // The summary comments' records are the store's (src/store/shared-github-writes.ts).
-export type { SummaryClaim, SummaryCommentRecords };
+export type { SummaryCommentRecords };
 
 /** Hidden in the rendered comment; how the summary is found again. */
 export const SUMMARY_MARKER = "<!-- yardmaster:summary -->";
@@ -30,9 +30,13 @@ export class KeyedLock {
   }
 }
 
-/** One summary per issue across replicas: the store's records, and this replica as a claim's holder. */
+/**
+ * One summary per issue across replicas: the store's records, its once-claims (a summary's creation is
+ * claimed by scope `summary-comment` and the issue, and released once written), and this replica as a
+ * claim's holder.
+ */
 export interface SummaryClaims {
-  records: SummaryCommentRecords;
+  records: SummaryCommentRecords & Pick<OnceClaimStore, "claimOnce" | "renewOnce" | "releaseOnce">;
   owner: string;
   /** How long a claim lasts unrenewed (a replica stopped while creating holds the others up that long). */
   claimMs?: number;
@@ -42,6 +46,10 @@ export interface SummaryClaims {
 
 export const SUMMARY_CLAIM_MS = 30_000;
 export const SUMMARY_POLL_MS = 200;
+/** The once-claims' scope of summary comments' creations, keyed by the issue (`owner/name#number`). */
+const SCOPE = "summary-comment";
+/** A creation's once-claim is forgotten a day after it was first made (it is released once written). */
+const SUMMARY_CLAIM_KEEP_MS = 24 * 60 * 60 * 1000;
 
 interface Target {
   octokit: Octokit;
@@ -172,34 +180,44 @@ async function findAndRecord(t: Target, records: SummaryCommentRecords): Promise
   return found;
 }
 
-/** Creates the summary under this replica's claim, or waits for the id of the one another creates. */
+/**
+ * Creates the summary under this replica's claim, or waits for the id of the one another creates. The
+ * id is read again once claimed: a replica that created it records it before releasing its claim.
+ */
 async function claimOrWait(
   t: Target,
   claims: SummaryClaims,
 ): Promise<number | { id: number; created: boolean }> {
   const { records, owner } = claims;
   const claimMs = claims.claimMs ?? SUMMARY_CLAIM_MS;
-  const claim = () => {
-    const now = new Date();
-    const until = new Date(now.getTime() + claimMs);
-    return records.claimSummaryComment({ repository: t.repo, issueNumber: t.issueNumber, owner, now, until });
-  };
-  let claimed = await claim();
-  while (claimed === "held") {
-    await sleep(claims.pollMs ?? SUMMARY_POLL_MS);
-    claimed = await claim();
-  }
-  if (claimed !== "claimed") return claimed.commentId;
-  const renewal = setInterval(() => void claim().catch(() => undefined), claimMs / 3);
-  renewal.unref();
-  try {
-    const written = await create(t);
-    await records.recordSummaryComment(t.repo, t.issueNumber, written.id, new Date());
-    return written;
-  } catch (error) {
-    await records.releaseSummaryClaim(t.repo, t.issueNumber, owner).catch(() => undefined);
-    throw error;
-  } finally {
-    clearInterval(renewal);
+  const key = `${t.repo.key}#${t.issueNumber}`;
+  const until = () => new Date(Date.now() + claimMs);
+  for (;;) {
+    const claimed = await records.claimOnce(SCOPE, key, {
+      owner,
+      now: new Date(),
+      until: until(),
+      keepMs: SUMMARY_CLAIM_KEEP_MS,
+    });
+    const known = await records.getSummaryComment(t.repo, t.issueNumber);
+    if (claimed !== "claimed") {
+      if (known !== null) return known;
+      await sleep(claims.pollMs ?? SUMMARY_POLL_MS);
+      continue;
+    }
+    const renewal = setInterval(
+      () => void records.renewOnce(SCOPE, key, owner, until()).catch(() => undefined),
+      claimMs / 3,
+    );
+    renewal.unref();
+    try {
+      if (known !== null) return known;
+      const written = await create(t);
+      await records.recordSummaryComment(t.repo, t.issueNumber, written.id, new Date());
+      return written;
+    } finally {
+      clearInterval(renewal);
+      await records.releaseOnce(SCOPE, key, owner).catch(() => undefined);
+    }
   }
 }

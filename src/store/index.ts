@@ -82,7 +82,6 @@ export {
   type PaceChange,
   type PaceKind,
   SUMMARY_COMMENT_RETENTION_MS,
-  type SummaryClaim,
   type SummaryCommentRecords,
   type WaitingKind,
   type WaitingWrites,

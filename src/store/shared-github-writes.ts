@@ -53,29 +53,15 @@ export interface WritePaceStore {
 
 // Summary comments (src/github/summary-comment.ts).
 
-/** What the store says of an issue's summary comment when a replica claims its creation. */
-export type SummaryClaim = { commentId: number } | "claimed" | "held";
-
-/** The store's side: one record per issue or pull request, shared by every replica. */
+/**
+ * The store's side: one record per issue or pull request, shared by every replica. Its creation is
+ * claimed with a once-claim (`once-claims.ts`, scope `summary-comment`), not here.
+ */
 export interface SummaryCommentRecords {
   /** The summary's comment id, when recorded. */
   getSummaryComment(repository: Repo, issueNumber: number): Promise<number | null>;
-  /**
-   * Its comment id when recorded; else the creation is `owner`'s until `until` ("claimed": the claim was
-   * free, ran out, or already `owner`'s, then extended); "held" while another's live claim holds it.
-   * Of two concurrent claims, one gets "claimed".
-   */
-  claimSummaryComment(claim: {
-    repository: Repo;
-    issueNumber: number;
-    owner: string;
-    now: Date;
-    until: Date;
-  }): Promise<SummaryClaim>;
-  /** Records the summary's comment id (created, or found on GitHub), ending any claim. */
+  /** Records the summary's comment id (created, or found on GitHub). */
   recordSummaryComment(repository: Repo, issueNumber: number, commentId: number, now: Date): Promise<void>;
-  /** Ends `owner`'s claim if no comment id was recorded (nothing was created). */
-  releaseSummaryClaim(repository: Repo, issueNumber: number, owner: string): Promise<void>;
   /** Forgets the comment id if it is still `commentId` (GitHub says it is gone). */
   forgetSummaryComment(repository: Repo, issueNumber: number, commentId: number): Promise<void>;
 }
@@ -93,15 +79,12 @@ export function kyselySharedGitHubWrites(ctx: StoreContext): WritePaceStore & Su
       return updateWritePace(database, app, change);
     },
     getSummaryComment: (repository, issueNumber) => getSummaryComment(database, repository, issueNumber),
-    claimSummaryComment: (claim) => claimSummaryComment(database, claim),
     async recordSummaryComment(repository, issueNumber, commentId, now) {
       await recordSummaryComment(database, repository, issueNumber, commentId, now);
       await ctx.pruneIfDue("summary_comments", now, () =>
         pruneSummaryComments(database, new Date(now.getTime() - SUMMARY_COMMENT_RETENTION_MS)),
       );
     },
-    releaseSummaryClaim: (repository, issueNumber, owner) =>
-      releaseSummaryClaim(database, repository, issueNumber, owner),
     forgetSummaryComment: (repository, issueNumber, commentId) =>
       forgetSummaryComment(database, repository, issueNumber, commentId),
   };
@@ -185,44 +168,6 @@ async function getSummaryComment(
   return row?.comment_id == null ? null : Number(row.comment_id);
 }
 
-/** One statement claims; when it did not, the row says why (an id recorded, or another's live claim). */
-async function claimSummaryComment(
-  database: Database,
-  c: { repository: Repo; issueNumber: number; owner: string; now: Date; until: Date },
-): Promise<SummaryClaim> {
-  const now = c.now.toISOString();
-  const until = c.until.toISOString();
-  const claimed = await database.db
-    .insertInto("summary_comments")
-    .values({
-      ...issue(c.repository, c.issueNumber),
-      repository: c.repository.fullName,
-      claimed_by: c.owner,
-      claimed_until: until,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(["repository_key", "issue_number"])
-        .doUpdateSet({ claimed_by: c.owner, claimed_until: until, updated_at: now })
-        .where((eb) =>
-          eb.and([
-            eb("summary_comments.comment_id", "is", null),
-            eb.or([
-              eb("summary_comments.claimed_by", "=", c.owner),
-              eb("summary_comments.claimed_until", "is", null),
-              eb("summary_comments.claimed_until", "<=", now),
-            ]),
-          ]),
-        ),
-    )
-    .returning("repository_key")
-    .executeTakeFirst();
-  if (claimed) return "claimed";
-  const id = await getSummaryComment(database, c.repository, c.issueNumber);
-  return id === null ? "held" : { commentId: id };
-}
-
 async function recordSummaryComment(
   database: Database,
   repository: Repo,
@@ -240,21 +185,6 @@ async function recordSummaryComment(
     .insertInto("summary_comments")
     .values({ ...issue(repository, issueNumber), repository: repository.fullName, ...values })
     .onConflict((oc) => oc.columns(["repository_key", "issue_number"]).doUpdateSet(values))
-    .execute();
-}
-
-async function releaseSummaryClaim(
-  database: Database,
-  repository: Repo,
-  issueNumber: number,
-  owner: string,
-): Promise<void> {
-  await database.db
-    .deleteFrom("summary_comments")
-    .where("repository_key", "=", repository.key)
-    .where("issue_number", "=", issueNumber)
-    .where("comment_id", "is", null)
-    .where("claimed_by", "=", owner)
     .execute();
 }
 

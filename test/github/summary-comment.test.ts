@@ -1,11 +1,7 @@
 import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Octokit } from "../../src/github/octokit-gateway.js";
-import {
-  type SummaryClaim,
-  type SummaryCommentRecords,
-  upsertSummaryComment,
-} from "../../src/github/summary-comment.js";
+import { type SummaryClaims, upsertSummaryComment } from "../../src/github/summary-comment.js";
 import { Repo } from "../../src/repo.js";
 import { TestOctokit, testWrites } from "../helpers/github-app.js";
 
@@ -23,25 +19,26 @@ function memoryRecords(initial: { commentId?: number; claimedBy?: string } = {})
   let commentId = initial.commentId ?? null;
   let claimedBy = initial.claimedBy ?? null;
   const calls: string[] = [];
-  const records: SummaryCommentRecords = {
+  const records: SummaryClaims["records"] = {
     async getSummaryComment() {
       return commentId;
     },
-    async claimSummaryComment({ owner }): Promise<SummaryClaim> {
+    async claimOnce(_scope, _key, { owner }) {
       calls.push(`claim ${owner}`);
-      if (commentId !== null) return { commentId };
-      if (claimedBy !== null && claimedBy !== owner) return "held";
+      if (claimedBy !== null) return "held";
       claimedBy = owner;
       return "claimed";
+    },
+    async renewOnce(_scope, _key, owner) {
+      return claimedBy === owner;
     },
     async recordSummaryComment(_r, _n, id) {
       calls.push(`record ${id}`);
       commentId = id;
-      claimedBy = null;
     },
-    async releaseSummaryClaim(_r, _n, owner) {
+    async releaseOnce(_scope, _key, owner) {
       calls.push(`release ${owner}`);
-      if (claimedBy === owner && commentId === null) claimedBy = null;
+      if (claimedBy === owner) claimedBy = null;
     },
     async forgetSummaryComment(_r, _n, id) {
       calls.push(`forget ${id}`);
@@ -55,7 +52,7 @@ function memoryRecords(initial: { commentId?: number; claimedBy?: string } = {})
   };
 }
 
-const upsert = (records: SummaryCommentRecords) =>
+const upsert = (records: SummaryClaims["records"]) =>
   upsertSummaryComment(octokit, testWrites(), repo, 42, BOT, "summary", {
     records,
     owner: "me",
@@ -90,7 +87,7 @@ describe("the summary comment, one per issue across replicas", () => {
     nock(GH).get(`${ISSUE}/comments`).query(true).reply(200, []);
     nock(GH).post(`${ISSUE}/comments`, { body: "summary" }).reply(201, { id: 9 });
     expect(await upsert(records)).toEqual({ id: 9, created: true });
-    expect(calls).toEqual(["claim me", "record 9"]);
+    expect(calls).toEqual(["claim me", "record 9", "release me"]);
   });
 
   it("waits while another replica creates it, then edits what it recorded", async () => {
@@ -102,6 +99,21 @@ describe("the summary comment, one per issue across replicas", () => {
     while (other.calls.filter((c) => c === "claim me").length < 2) await new Promise((r) => setTimeout(r, 5));
     await other.recordAsOther(10);
     expect(await done).toEqual({ id: 10, created: false });
+  });
+
+  it("edits what another replica recorded just before this one claimed, creating nothing", async () => {
+    const { records, calls } = memoryRecords();
+    nock(GH)
+      .get(`${ISSUE}/comments`)
+      .query(true)
+      .reply(200, () => {
+        // The other replica records its summary (and releases its claim) after this one looked.
+        void records.recordSummaryComment(repo, 42, 13, new Date());
+        return [];
+      });
+    nock(GH).patch("/repos/acme/widgets/issues/comments/13").reply(200, { id: 13 });
+    expect(await upsert(records)).toEqual({ id: 13, created: false });
+    expect(calls).toEqual(["record 13", "claim me", "release me"]);
   });
 
   it("gives its claim up when the creation fails, so that the next command tries again", async () => {
@@ -118,6 +130,6 @@ describe("the summary comment, one per issue across replicas", () => {
     nock(GH).get(`${ISSUE}/comments`).query(true).reply(200, []);
     nock(GH).post(`${ISSUE}/comments`).reply(201, { id: 12 });
     expect(await upsert(records)).toEqual({ id: 12, created: true });
-    expect(calls).toEqual(["forget 11", "claim me", "record 12"]);
+    expect(calls).toEqual(["forget 11", "claim me", "record 12", "release me"]);
   });
 });

@@ -420,4 +420,59 @@ describe("migration 036 (polls as work)", () => {
         await database.db.destroy();
       }
     });
+ * Migration 041 copies what the features' own claims held into once-claims (src/store/once-claims.ts):
+ * a summary comment's creation under way.
+ */
+describe("migration 041 (records once)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 41);
+  const rows = `
+    INSERT INTO summary_comments (repository_key, repository, issue_number, comment_id, claimed_by, claimed_until, updated_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', 7, NULL, 'replica-a', '2026-03-02T09:00:30.000Z', '2026-03-02T09:00:00.000Z');
+    INSERT INTO summary_comments (repository_key, repository, issue_number, comment_id, claimed_by, claimed_until, updated_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', 8, 123, NULL, NULL, '2026-03-02T09:00:00.000Z')`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrate(database, before);
+    for (const statement of rows.split(";").filter((s) => s.trim()))
+      await sql.raw(statement).execute(database.db);
+    await migrate(database);
+    const claims = await database.db
+      .selectFrom("once_claims")
+      .select(["scope", "key", "claimed_by", "claimed_until", "done_at", "result"])
+      .orderBy("scope")
+      .orderBy("key")
+      .execute();
+    const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
+    expect(
+      claims.map((c) => ({ ...c, claimed_until: iso(c.claimed_until), done_at: iso(c.done_at) })),
+    ).toEqual([
+      {
+        scope: "summary-comment",
+        key: "acme/widgets#7",
+        claimed_by: "replica-a",
+        claimed_until: "2026-03-02T09:00:30.000Z",
+        done_at: null,
+        result: null,
+      },
+    ]);
+  }
+
+  it("copies them on SQLite", async () => {
+    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+
+  it("copies them on PostgreSQL", async () => {
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
 });

@@ -52,45 +52,22 @@ storeContract("shared-github-writes", ({ h }) => {
 
   describe("summary comments, one per issue across replicas", () => {
     const widgets = r("acme/widgets");
-    const claim = (owner: string, ms: number, issueNumber = 7, repository = widgets) =>
-      store.claimSummaryComment({ repository, issueNumber, owner, now: at(ms), until: at(ms + 30 * SECOND) });
 
-    it("is claimed by one replica, held for the others, and known to all once recorded", async () => {
+    it("is known to every replica once recorded, per issue", async () => {
       expect(await store.getSummaryComment(widgets, 7)).toBeNull();
-      expect(await claim("a", 0)).toBe("claimed");
-      expect(await claim("b", SECOND)).toBe("held");
-      expect(await claim("a", 2 * SECOND)).toBe("claimed"); // renewed by its holder
-      expect(await claim("a", 0, 8)).toBe("claimed"); // another issue
       await store.recordSummaryComment(r("ACME/Widgets"), 7, 4_000_000_001, at(3 * SECOND));
       expect(await store.getSummaryComment(widgets, 7)).toBe(4_000_000_001);
-      expect(await claim("b", 4 * SECOND)).toEqual({ commentId: 4_000_000_001 });
-      expect(await claim("a", 4 * SECOND)).toEqual({ commentId: 4_000_000_001 });
-    });
-
-    it("is taken over once a claim runs out, and released only by its holder", async () => {
-      expect(await claim("a", 0)).toBe("claimed");
-      expect(await claim("b", 30 * SECOND)).toBe("claimed");
-      await store.releaseSummaryClaim(widgets, 7, "a");
-      expect(await claim("a", 31 * SECOND)).toBe("held");
-      await store.releaseSummaryClaim(widgets, 7, "b");
-      expect(await claim("a", 32 * SECOND)).toBe("claimed");
+      expect(await store.getSummaryComment(widgets, 8)).toBeNull();
+      await store.recordSummaryComment(widgets, 7, 4_000_000_002, at(4 * SECOND));
+      expect(await store.getSummaryComment(widgets, 7)).toBe(4_000_000_002);
     });
 
     it("forgets a recorded comment only if it is still the one recorded", async () => {
       await store.recordSummaryComment(widgets, 7, 11, at(0));
       await store.forgetSummaryComment(widgets, 7, 10);
       expect(await store.getSummaryComment(widgets, 7)).toBe(11);
-      await store.releaseSummaryClaim(widgets, 7, "a");
-      expect(await store.getSummaryComment(widgets, 7)).toBe(11);
       await store.forgetSummaryComment(widgets, 7, 11);
       expect(await store.getSummaryComment(widgets, 7)).toBeNull();
-      expect(await claim("b", SECOND)).toBe("claimed");
-    });
-
-    it("goes to exactly one of several concurrent claims", async () => {
-      const claims = await Promise.all(["a", "b", "c", "d"].map((owner) => claim(owner, 0)));
-      expect(claims.filter((c) => c === "claimed")).toHaveLength(1);
-      expect(claims.filter((c) => c === "held")).toHaveLength(3);
     });
   });
 });
