@@ -420,6 +420,9 @@ describe("migration 036 (polls as work)", () => {
         await database.db.destroy();
       }
     });
+});
+
+/**
  * Migration 041 copies what the features' own claims held into once-claims (src/store/once-claims.ts):
  * a summary comment's creation under way.
  */
