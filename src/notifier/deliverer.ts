@@ -39,6 +39,13 @@ const BATCH = 500;
 const CONCURRENCY = 8;
 /** An edit left to do (failed, not held): tried again this soon, as a pass a second did before. */
 const EDIT_RETRY_MS = 1_000;
+/**
+ * How often one replica looks for channels with rows nobody asked for (kind `deliver-sweep`): rows an
+ * older version added during a rolling upgrade, or whose ask was lost with its replica between the row
+ * and the ask.
+ */
+export const SWEEP_MS = 60_000;
+const SWEEP_KIND = "deliver-sweep";
 /** The outbox's figures are measured at most this often, and after a channel's last row. */
 const MEASURE_MS = 1_000;
 /**
@@ -102,6 +109,13 @@ export class Deliverer {
       leaseMs: DELIVERY_LEASE_MS,
       run: (item, context) => this.run(item, context),
     });
+    this.work.register({
+      kind: SWEEP_KIND,
+      run: async () => {
+        await this.askAll();
+        return { dueAt: new Date(this.now().getTime() + SWEEP_MS) };
+      },
+    });
   }
 
   private now(): Date {
@@ -114,13 +128,25 @@ export class Deliverer {
     await this.askAll().catch((error: unknown) =>
       this.deps.logger.warn({ err: error }, "could not ask for the outbox's deliveries"),
     );
-    if (this.started) this.work.resume(DELIVER_KIND);
+    if (!this.started) return;
+    this.work.resume(DELIVER_KIND);
+    await this.work
+      .schedule({
+        kind: SWEEP_KIND,
+        key: "outbox",
+        dueAt: new Date(this.now().getTime() + SWEEP_MS),
+        when: "absent",
+      })
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, "could not schedule the outbox's sweep"),
+      );
+    this.work.resume(SWEEP_KIND);
   }
 
   /** Claims no more channels, and waits for the runs under way. */
   async stop(): Promise<void> {
     this.started = false;
-    await this.work.pause(DELIVER_KIND);
+    await Promise.all([this.work.pause(DELIVER_KIND), this.work.pause(SWEEP_KIND)]);
   }
 
   /**

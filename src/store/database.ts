@@ -95,6 +95,7 @@ export interface Tables {
     claimed_until: NullableTime;
     done_at: NullableTime;
   };
+  /** No longer used (a channel's delivery is a work item); kept for a rolling upgrade's older replicas. */
   leases: { name: string; owner: string; expires_at: Time };
   poll_cursors: {
     repository_key: string;

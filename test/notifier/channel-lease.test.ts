@@ -10,7 +10,7 @@ import {
   DELIVER_KIND,
   DELIVERY_LEASE_MS,
 } from "../../src/notifier/channel-lease.js";
-import { Deliverer } from "../../src/notifier/deliverer.js";
+import { Deliverer, SWEEP_MS } from "../../src/notifier/deliverer.js";
 import type { NotificationPoster, PostedMessage } from "../../src/notifier/slack-poster.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
@@ -116,9 +116,9 @@ async function start(owner: string): Promise<Deliverer> {
  * The clock moves on by `ms`, in steps of 10 ms, with the event loop's own turns (a run yields to it
  * through setImmediate, which the fake timers leave real) run between them.
  */
-async function pass(ms: number): Promise<void> {
-  for (let left = ms; left > 0; left -= 10) {
-    await vi.advanceTimersByTimeAsync(Math.min(10, left));
+async function pass(ms: number, step = 10): Promise<void> {
+  for (let left = ms; left > 0; left -= step) {
+    await vi.advanceTimersByTimeAsync(Math.min(step, left));
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -195,6 +195,17 @@ describe("a channel's delivery as durable work", () => {
     await start("replica-a");
     await pass(100);
     expect(slack.posts).toHaveLength(2);
+  });
+
+  it("is asked for by a replica's sweep, within SWEEP_MS, for rows nobody asked for (an older version's)", async () => {
+    await start("replica-a");
+    const e = pause();
+    const row = { channelId: "C1", eventId: e.id, repository: WIDGETS, pullRequest: null, eventType: e.kind };
+    expect(await store.addNotification({ ...row, payload: e, claimedAt: new Date() })).toBe("added");
+    await pass(SWEEP_MS - 1_000, 500);
+    expect(slack.posts).toEqual([]);
+    await pass(1_100);
+    expect(slack.posts.map((p) => p.eventId)).toEqual([e.id]);
   });
 });
 
