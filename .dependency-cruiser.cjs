@@ -67,18 +67,6 @@ const WIRING = "^src/[^/]+/wire[.]ts$";
  */
 const EXCEPTIONS = [
   {
-    from: "^src/notifier/",
-    to: "^src/slack/(mrkdwn|render-kit|home/home-tab)[.]ts$",
-    because:
-      "the notices are written in Slack's Block Kit: it moves onto a neutral message model (issue 33, the `message` helper)",
-  },
-
-  {
-    from: "^src/notifier/slack-settings[.]ts$",
-    to: "^src/app/(options|infrastructure)[.]ts$",
-    because: "the notifier's settings read the app's options type; it belongs beside the notifier's wiring",
-  },
-  {
     from: "^src/backends/github/gate/sweep[.]ts$",
     to: "^src/app/(options|service)[.]ts$",
     because:
@@ -142,6 +130,14 @@ module.exports = {
           "^src/(repo|time-zone|logger|metrics|version|event-loop|periodic)[.]ts$",
         ],
       },
+    },
+    {
+      name: "slack-is-a-surface",
+      comment:
+        "Slack is a surface: nothing outside src/slack and the composition root (src/app, the entry files) imports it. Features say their messages in the neutral model (src/wording/message.ts); the root hands them Slack's posters (src/slack/chat-posters.ts).",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/slack/", "^src/app/", "^src/(index|yardmaster|doctor)[.]ts$"] },
+      to: { path: "^src/slack/" },
     },
     {
       name: "backends-know-no-surface",

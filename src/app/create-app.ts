@@ -19,6 +19,7 @@ import {
   slackAlertPoster,
   slackDigestChat,
   slackIdentityChat,
+  slackNoticeChat,
   slackNoticePoster,
 } from "../slack/chat-posters.js";
 import { wireSlack } from "../slack/wire.js";
@@ -111,7 +112,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notifier = slack
     ? wireNotifier({
         infra,
-        slack,
+        chat: slackNoticeChat(slack, infra),
         backends,
         github,
         app,

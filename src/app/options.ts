@@ -2,7 +2,7 @@ import type { ProbotOctokit } from "probot";
 import type { CallRecord } from "../backends/mergify/index.js";
 import type { WriteLimits, WriteRetry } from "../github/github-writes.js";
 import type { Logger } from "../logger.js";
-import type { PostPace } from "../notifier/slack-holds.js";
+import type { PostPace } from "../slack/slack-holds.js";
 
 export interface YardmasterOptions {
   logger: Logger;

@@ -3,11 +3,20 @@ import type { StatsResult } from "../commands/stats.js";
 import type { Subscription } from "../core/records.js";
 import { readPeriodFigures, type StatsDays, type StatsEvents } from "../history/stats-reader.js";
 import type { Logger } from "../logger.js";
-import { RATE_LIMITED_TRIES } from "../notifier/channel-turns.js";
-import { type DigestPoster, SlackDeliveryError, SlackDeliveryErrorCode } from "../notifier/slack-poster.js";
+import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../notifier/chat.js";
 import type { Repo } from "../repo.js";
 import type { DigestStore, SubscriptionStore } from "../store/index.js";
 import { latestDigestTime } from "./schedule.js";
+
+/**
+ * The digests' poster (the composition root gives Slack's: src/slack/chat-posters.ts): posts one
+ * top-level message with its key, and finds one posted before a crash by it.
+ */
+export interface DigestPoster {
+  post(message: { channel: string; text: string; blocks: unknown[]; key: string }): Promise<string>;
+  /** The ts of the digest with this key posted in the channel since `oldest`, or null. */
+  find(channel: string, key: string, oldest: Date): Promise<string | null>;
+}
 
 export interface DigestsDeps {
   store: DigestStore & Pick<SubscriptionStore, "listSubscriptions">;
@@ -208,15 +217,14 @@ export class Digests {
       );
       return false;
     }
-    // The poster waits out Slack's 429s (src/notifier/channel-turns.ts, the one place that does). A post
+    // The poster waits out Slack's 429s (src/slack/channel-turns.ts, the one place that does). A post
     // Slack refused every time posted nothing: released, so that it is tried again. Any other failed post
     // stays claimed until its claim runs out: it may have landed, and is then in doubt.
     let ts: string;
     try {
       ts = await poster.post({ channel: sub.channelId, ...message, key: messageKey });
     } catch (error) {
-      if (!(error instanceof SlackDeliveryError && error.code === SlackDeliveryErrorCode.RateLimited))
-        throw error;
+      if (!(error instanceof DeliveryError && error.code === DeliveryErrorCode.RateLimited)) throw error;
       await store.releaseDigest({ ...key, owner });
       throw new DigestRateLimitedError(sub.repository);
     }

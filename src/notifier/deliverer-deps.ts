@@ -11,9 +11,8 @@ import type {
 } from "../store/index.js";
 import type { WorkRunner } from "../work/runner.js";
 import type { Backoffs } from "./backoff.js";
+import type { ChatHolds, ChatPace, NotificationPoster } from "./chat.js";
 import type { DeliveredDetails } from "./failure-details.js";
-import type { PostPace } from "./slack-holds.js";
-import type { NotificationPoster } from "./slack-poster.js";
 import type { NotificationRenderer, PullInfo } from "./types.js";
 
 export interface DelivererDeps {
@@ -23,6 +22,8 @@ export interface DelivererDeps {
     BackoffStore &
     Pick<PauseAttributionStore, "getPauseAttribution">;
   poster: NotificationPoster;
+  /** The chat's rate limits as it answered them (a 429 holds what it names, for its Retry-After). */
+  holds: ChatHolds;
   render: NotificationRenderer;
   /** Title and link of a pull request (GitHub through the app), or null when unknown. */
   pullInfo: (repository: Repo, number: number) => Promise<PullInfo | null>;
@@ -46,11 +47,11 @@ export interface DelivererDeps {
   /** Channels delivered at once on this replica (the `deliver` kind's concurrency); default 8. */
   concurrency?: number;
   /**
-   * Slack's pace for each channel's posts (SLACK_POST_PACE where Yardmaster runs): a pass posts what the
-   * pace allows and says when the channel may go on. None: a channel's rows are posted as fast as Slack
-   * answers, until it answers 429.
+   * The chat's pace for each channel's posts (Slack's where Yardmaster runs): a pass posts what the
+   * pace allows and says when the channel may go on. None: a channel's rows are posted as fast as the
+   * chat answers, until it answers 429.
    */
-  pace?: PostPace;
+  pace?: ChatPace;
   /**
    * Why a removal's checks failed (failure-details.ts): its notices wait for them a while, then go
    * without and are edited once read. None: removals are posted as they are.

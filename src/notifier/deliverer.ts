@@ -4,12 +4,17 @@ import type { Repo } from "../repo.js";
 import type { Backoff, NoticeOrder, PendingNotification, WorkItem } from "../store/index.js";
 import { type WorkContext, type WorkNext, WorkRunner } from "../work/runner.js";
 import { ChannelClaim, DELIVER_KIND, DELIVERY_LEASE_MS } from "./channel-lease.js";
+import {
+  type ChatHolds,
+  type ChatPace,
+  DeliveryError,
+  DeliveryErrorCode,
+  type PostedMessage,
+} from "./chat.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import { editDetails } from "./delivery-details.js";
 import { editStaleParents, threadsOf } from "./delivery-parents.js";
 import { RowPosting } from "./delivery-posting.js";
-import { SlackHolds, SlackPace } from "./slack-holds.js";
-import { type PostedMessage, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
 export { DELIVER_KIND, DELIVERY_LEASE_MS } from "./channel-lease.js";
 export type { DelivererDeps };
@@ -76,15 +81,15 @@ interface OwnRow {
  * nobody began is posted by whoever holds the channel. A row whose post may have landed (begun by
  * another replica, or its answer lost) is in doubt: Slack's history is searched for the message's
  * metadata before posting it, so nothing is sent twice or dropped. Slack's 429s hold only what they
- * name, for exactly their Retry-After (slack-holds.ts); a channel's item is due again when its pace or
+ * name, for exactly their Retry-After (ChatHolds); a channel's item is due again when its pace or
  * hold lets it go on; real failures back the channel off. A reply leaves its thread's parent stale; the
  * parent is edited once at the end of the run with the latest state, or in a later run.
  */
 export class Deliverer {
   /** Rows added by this process and not yet recorded sent. */
   private readonly own = new Map<string, OwnRow>();
-  private readonly holds: SlackHolds;
-  private readonly pace: SlackPace | undefined;
+  private readonly holds: ChatHolds;
+  private readonly pace: ChatPace | undefined;
   /** Rendering, posting and recording one row. */
   private readonly rows: RowPosting;
   private readonly work: NonNullable<DelivererDeps["work"]>;
@@ -97,8 +102,8 @@ export class Deliverer {
   private readonly asks = new Set<string>();
 
   constructor(private readonly deps: DelivererDeps) {
-    this.holds = new SlackHolds(deps.store);
-    this.pace = deps.pace ? new SlackPace(deps.store, deps.pace) : undefined;
+    this.holds = deps.holds;
+    this.pace = deps.pace;
     this.rows = new RowPosting(deps, () => this.now());
     this.work =
       deps.work ??
@@ -350,7 +355,7 @@ export class Deliverer {
         await this.rows.post(row, shown);
       } catch (error) {
         // Slack refused it (not posted), or the answer or its record was lost (perhaps posted).
-        const refused = error instanceof SlackDeliveryError && error.code !== SlackDeliveryErrorCode.Failed;
+        const refused = error instanceof DeliveryError && error.code !== DeliveryErrorCode.Failed;
         const posted = refused ? "no" : "perhaps";
         this.own.set(key, { posted, claimedAt: row.claimedAt.getTime() });
         throw error;
@@ -381,10 +386,10 @@ export class Deliverer {
   private async failed(channel: string, error: unknown): Promise<Backoff | null> {
     const { backoffs, logger, metrics } = this.deps;
     const e =
-      error instanceof SlackDeliveryError
+      error instanceof DeliveryError
         ? error
-        : new SlackDeliveryError(SlackDeliveryErrorCode.Failed, (error as Error).message);
-    if (e.code === SlackDeliveryErrorCode.RateLimited) {
+        : new DeliveryError(DeliveryErrorCode.Failed, (error as Error).message);
+    if (e.code === DeliveryErrorCode.RateLimited) {
       await this.rateLimited(channel, e);
       return null;
     }
@@ -392,7 +397,7 @@ export class Deliverer {
     const b = await backoffs.fail(channelKey(channel), e.message, this.now());
     logger.warn(
       { channel, error: e.message, retryAt: b.nextAttemptAt.toISOString() },
-      e.code === SlackDeliveryErrorCode.ChannelUnavailable
+      e.code === DeliveryErrorCode.ChannelUnavailable
         ? "channel unavailable (invite the app back, or /mq unsubscribe): notifications retried later"
         : "could not post notifications: retried later",
     );
@@ -400,7 +405,7 @@ export class Deliverer {
   }
 
   /** A 429: `chat.postMessage` holds this channel's posts, another method holds that method. */
-  private async rateLimited(channel: string, e: SlackDeliveryError): Promise<void> {
+  private async rateLimited(channel: string, e: DeliveryError): Promise<void> {
     const method = e.method ?? POST;
     const until = await this.holds.hold(
       method === POST ? { channel } : { method },

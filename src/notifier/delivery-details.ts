@@ -1,8 +1,7 @@
+import { type ChatHolds, DeliveryError, DeliveryErrorCode } from "./chat.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import type { RowPosting } from "./delivery-posting.js";
 import { asDetails } from "./failure-details.js";
-import type { SlackHolds } from "./slack-holds.js";
-import { SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 
 const UPDATE = "chat.update";
 /** `chat.update` errors that no later try can fix: the message is left as it is. */
@@ -12,10 +11,10 @@ const GONE = new Set(["message_not_found", "cant_update_message", "edit_window_c
 export interface DetailsPass {
   deps: Pick<DelivererDeps, "poster" | "logger" | "details">;
   rows: RowPosting;
-  holds: SlackHolds;
+  holds: ChatHolds;
   now(): Date;
   /** A 429: holds what it names. */
-  rateLimited(channel: string, e: SlackDeliveryError): Promise<void>;
+  rateLimited(channel: string, e: DeliveryError): Promise<void>;
 }
 
 /**
@@ -38,11 +37,11 @@ export async function editDetails(
     try {
       if (read) {
         const message = await pass.rows.renderedWith(edit, read);
-        await poster.update({ channel, ts: edit.messageTs, ...message });
+        await poster.update({ channel, ts: edit.messageTs, message });
       }
     } catch (error) {
-      const e = error instanceof SlackDeliveryError ? error : undefined;
-      if (e?.code === SlackDeliveryErrorCode.RateLimited) {
+      const e = error instanceof DeliveryError ? error : undefined;
+      if (e?.code === DeliveryErrorCode.RateLimited) {
         await pass.rateLimited(channel, e);
         return;
       }

@@ -1,10 +1,9 @@
 import type { StoredEvents } from "../core/pushed-events.js";
 import type { Repo } from "../repo.js";
 import type { PendingNotification } from "../store/index.js";
+import { type ChatHolds, DeliveryError, DeliveryErrorCode } from "./chat.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import { threaded } from "./delivery-posting.js";
-import type { SlackHolds } from "./slack-holds.js";
-import { SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
 import type { ThreadState } from "./types.js";
 
 const UPDATE = "chat.update";
@@ -14,10 +13,10 @@ const PARENT_GONE = new Set(["message_not_found", "cant_update_message", "edit_w
 /** What editing a channel's thread parents uses of the deliverer's pass. */
 export interface ParentsPass {
   deps: Pick<DelivererDeps, "store" | "poster" | "render" | "logger" | "githubWebUrl">;
-  holds: SlackHolds;
+  holds: ChatHolds;
   now(): Date;
   /** A 429: holds what it names. */
-  rateLimited(channel: string, e: SlackDeliveryError): Promise<void>;
+  rateLimited(channel: string, e: DeliveryError): Promise<void>;
 }
 
 /**
@@ -42,11 +41,11 @@ export async function editStaleParents(
       await poster.update({
         channel,
         ts: thread.parentTs,
-        ...render.parent(thread.state as ThreadState, ctx),
+        message: render.parent(thread.state as ThreadState, ctx),
       });
     } catch (error) {
-      const e = error instanceof SlackDeliveryError ? error : undefined;
-      if (e?.code === SlackDeliveryErrorCode.RateLimited) {
+      const e = error instanceof DeliveryError ? error : undefined;
+      if (e?.code === DeliveryErrorCode.RateLimited) {
         await pass.rateLimited(channel, e);
         return;
       }

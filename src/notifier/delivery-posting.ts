@@ -2,12 +2,12 @@ import type { FailureDetails } from "../core/check-failures.js";
 import { CURRENT_STORED_EVENTS, type StoredEvents } from "../core/pushed-events.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
-import type { SlackMessage } from "../slack/render-kit.js";
 import type { DetailsEdit, PendingNotification, ThreadRecord } from "../store/index.js";
+import type { ChatMessage } from "../wording/message.js";
+import type { PostedMessage } from "./chat.js";
 import type { DelivererDeps } from "./deliverer-deps.js";
 import type { RowDetails } from "./failure-details.js";
 import { isPauseEvent, isTopLevelEvent } from "./routing.js";
-import type { PostedMessage } from "./slack-poster.js";
 import type { NotificationContext, PullInfo, ThreadState } from "./types.js";
 
 /** How far apart a pause through Yardmaster and the merge queue's pause event may be. */
@@ -91,20 +91,20 @@ export class RowPosting {
       const attributed = event.kind === "paused" || event.kind === "resumed";
       const pausedBy = attributed ? await this.pausedBy(row.repository, event) : undefined;
       const message = render.event(event, null, pausedBy ? { ...ctx, ...pausedBy } : ctx);
-      posted = await poster.post({ channel: row.channelId, ...message, eventId: row.eventId });
+      posted = await poster.post({ channel: row.channelId, message, eventId: row.eventId });
       await this.record(row, posted, undefined, showsDetails);
     } else {
       const thread = await store.getThread(row.channelId, row.repository, row.pullRequest);
       const { pull, state } = await this.stateAfter(thread, row);
       if (!thread) {
         const parent = render.parent(state, ctx);
-        posted = await poster.post({ channel: row.channelId, ...parent, eventId: row.eventId });
+        posted = await poster.post({ channel: row.channelId, message: parent, eventId: row.eventId });
         await this.record(row, posted, { parentTs: posted.ts, state });
       } else {
         const message = render.event(event, pull, ctx);
         posted = await poster.post({
           channel: row.channelId,
-          ...message,
+          message,
           threadTs: thread.parentTs,
           eventId: row.eventId,
         });
@@ -149,7 +149,7 @@ export class RowPosting {
   }
 
   /** A sent removal's message rendered again with its details: what its edit shows (delivery-details.ts). */
-  async renderedWith(edit: DetailsEdit, details: FailureDetails): Promise<SlackMessage> {
+  async renderedWith(edit: DetailsEdit, details: FailureDetails): Promise<ChatMessage> {
     const event = (this.deps.storedEvents ?? CURRENT_STORED_EVENTS).event(edit.payload);
     const ctx = { ...this.context(edit), failures: details };
     if (edit.pullRequest === null || isPauseEvent(event)) return this.deps.render.event(event, null, ctx);

@@ -1,5 +1,5 @@
+import type { NotificationPoster } from "./chat.js";
 import { parseDirectAddress } from "./personal-notices.js";
-import type { NotificationPoster } from "./slack-poster.js";
 
 /**
  * A poster that also reaches people: an address `dm:<team>:<user>` (personal-notices.ts) is the

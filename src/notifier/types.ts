@@ -1,7 +1,7 @@
 import type { FailureDetails } from "../core/check-failures.js";
 import type { QueueEvent } from "../core/queue.js";
 import type { Repo } from "../repo.js";
-import type { SlackMessage } from "../slack/render-kit.js";
+import type { ChatMessage } from "../wording/message.js";
 
 /** A pull request as notifications show it; the title comes from GitHub when it can be read. */
 export interface PullInfo {
@@ -37,12 +37,12 @@ export interface NotificationContext {
   failures?: FailureDetails | null;
 }
 
-/** How notifications look (src/notifier/render-notification.ts). */
+/** What notifications say, in the neutral message model (src/notifier/render-notification.ts). */
 export interface NotificationRenderer {
   /** A message for one event: a thread reply, or a top-level message for pause events. */
-  event(event: QueueEvent, pull: PullInfo | null, ctx: NotificationContext): SlackMessage;
+  event(event: QueueEvent, pull: PullInfo | null, ctx: NotificationContext): ChatMessage;
   /** The thread parent of a pull request, showing its latest state. */
-  parent(state: ThreadState, ctx: NotificationContext): SlackMessage;
+  parent(state: ThreadState, ctx: NotificationContext): ChatMessage;
   /** The parent's state after an event. */
   stateAfter(previous: ThreadState | null, event: QueueEvent, pull: PullInfo, repo: Repo): ThreadState;
 }

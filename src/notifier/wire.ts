@@ -9,6 +9,7 @@ import type { GitHubAppConnection } from "../github/probot.js";
 import { removalSummaryWriter } from "../github/removal-summary.js";
 import type { Repo } from "../repo.js";
 import { Backoffs } from "./backoff.js";
+import type { NoticeChat } from "./chat.js";
 import { Deliverer } from "./deliverer.js";
 import { directMessagePoster } from "./direct-poster.js";
 import { DoorbellWatch } from "./doorbell-watch.js";
@@ -18,8 +19,6 @@ import { PersonalNotices } from "./personal-notices.js";
 import { Poller } from "./poller.js";
 import { PushedNotices } from "./pushed-notices.js";
 import { notificationRenderer } from "./render-notification.js";
-import { webApiPoster } from "./slack-poster.js";
-import { postPace, slackPosterOptions } from "./slack-settings.js";
 
 export interface NotifierDeps {
   infra: Pick<
@@ -36,7 +35,8 @@ export interface NotifierDeps {
     | "work"
   > &
     Pick<Infrastructure, "rings">;
-  slack: { botToken: string; apiUrl: string };
+  /** Where the notices are said: a chat surface's poster, holds and pace (Slack's: src/slack/chat-posters.ts). */
+  chat: NoticeChat;
   backends: NotifierBackends;
   /**
    * The commands' GitHub (pull requests' titles and authors), who may read a repository (cached), and the
@@ -80,7 +80,7 @@ export interface NotifierWiring extends Wired {
 }
 
 /**
- * The notifier (src/notifier): the deliverer posting the outbox at Slack's pace, personal notices, the
+ * The notifier (src/notifier): the deliverer posting the outbox at its chat's pace, personal notices, the
  * poller reading the backends' logs (rung by the hub's `rings`), and the notices of the events backends
  * push (GitHub's merge queue: its webhooks and the gate's pauses, as queue events).
  */
@@ -187,15 +187,15 @@ function failureDetails(
 }
 
 function wireDeliverer(
-  { infra, slack, github, backends }: NotifierDeps,
+  { infra, chat, github, backends }: NotifierDeps,
   details: FailureDetailsKeeper | undefined,
 ): Deliverer {
   const { options } = infra;
-  const slackPoster = webApiPoster(slackPosterOptions(slack, options));
-  const pace = postPace(options);
+  const { pace } = chat;
   return new Deliverer({
     store: infra.store,
-    poster: directMessagePoster(slackPoster, (user) => slackPoster.openDirect(user)),
+    poster: directMessagePoster(chat.poster, (user) => chat.openDirect(user)),
+    holds: chat.holds,
     render: notificationRenderer,
     pullInfo: async (repository, number) => {
       const pull = await github.gateway.pullRequest(repository, number);

@@ -1,15 +1,22 @@
 import type { StatsResult } from "../commands/stats.js";
 import type { Logger } from "../logger.js";
-import { channelTurns, pacedDigestPoster } from "../notifier/channel-turns.js";
-import { type DigestPoster, webApiDigestPoster, webApiPoster } from "../notifier/slack-poster.js";
-import { postPace, slackPosterOptions } from "../notifier/slack-settings.js";
+import type { NoticeChat, NotificationPoster } from "../notifier/chat.js";
 import type { Store } from "../store/index.js";
 import type { ChatMessage } from "../wording/message.js";
+import { channelTurns, pacedDigestPoster } from "./channel-turns.js";
 import type { HomeTab } from "./home/home-tab.js";
 import { slackNamesFromWebApi } from "./names.js";
 import { renderResultMessage } from "./render-blocks.js";
 import { renderChatMessage } from "./render-message.js";
 import { slackResponseReply, slackResponseUrlCheck } from "./response-url.js";
+import { SlackHolds, SlackPace } from "./slack-holds.js";
+import {
+  type DigestPoster,
+  type SlackNoticePoster,
+  webApiDigestPoster,
+  webApiPoster,
+} from "./slack-poster.js";
+import { postPace, slackPosterOptions } from "./slack-settings.js";
 
 /** The settings the posters read: Slack's retries and each channel's pace. */
 type YardmasterOptions = Parameters<typeof slackPosterOptions>[1] & Parameters<typeof postPace>[0];
@@ -17,8 +24,36 @@ type YardmasterOptions = Parameters<typeof slackPosterOptions>[1] & Parameters<t
 /**
  * Where features' messages (src/wording/message.ts) meet Slack: each is laid out here
  * (render-message.ts) and posted with Slack's Web API, top-level posts at their channel's pace
- * (src/notifier/channel-turns.ts), shared with the notices. The composition root gives them to features.
+ * (channel-turns.ts), shared with the notices. The composition root gives them to features.
  */
+
+/**
+ * The notifier's (src/notifier/chat.ts): its notices laid out here and posted with Slack's Web API, the
+ * person's direct conversation opened with `conversations.open`; Slack's 429s held and each channel's
+ * posts paced in the store (slack-holds.ts), so that every replica keeps them.
+ */
+export function slackNoticeChat(
+  slack: { botToken: string; apiUrl: string },
+  deps: { options: YardmasterOptions; store: Store },
+): NoticeChat {
+  const poster = webApiPoster(slackPosterOptions(slack, deps.options));
+  const pace = postPace(deps.options);
+  return {
+    poster: laidOut(poster),
+    openDirect: (user) => poster.openDirect(user),
+    holds: new SlackHolds(deps.store),
+    pace: pace ? new SlackPace(deps.store, pace) : null,
+  };
+}
+
+/** The notices' poster on Slack's: each message laid out in Block Kit with its mrkdwn fallback. */
+export function laidOut(poster: SlackNoticePoster): NotificationPoster {
+  return {
+    post: ({ message, ...notice }) => poster.post({ ...notice, ...renderChatMessage(message) }),
+    update: ({ message, ...edit }) => poster.update({ ...edit, ...renderChatMessage(message) }),
+    findPosted: (channel, options) => poster.findPosted(channel, options),
+  };
+}
 
 /** A poster of top-level messages with their key (found again by it), and edits of them. */
 export interface ChatPoster {

@@ -1,7 +1,7 @@
 import type { ChatMessage, Inline, Span } from "../wording/message.js";
 import { spansOf } from "../wording/message.js";
 import { clip } from "../wording/words.js";
-import { codeMrkdwn, escapeMrkdwn, linkMrkdwn } from "./mrkdwn.js";
+import { codeMrkdwn, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "./mrkdwn.js";
 import {
   actions,
   commandButton,
@@ -13,12 +13,15 @@ import {
   SLACK_LIMITS,
   type SlackMessage,
   section,
+  message as slackMessage,
 } from "./render-kit.js";
 
 /**
  * Slack's layout of a feature's message (src/wording/message.ts): the headline as a header, each line a
- * section, the fields two by two, the links in small print, the buttons in one row; the summary (else
- * the lines) as the mrkdwn `text` fallback. A message of a summary alone is that text, with no blocks.
+ * section, the fields two by two, the links in small print, then the notes, the buttons in one row; the
+ * summary (else the lines) as the mrkdwn `text` fallback. A message of a summary alone is that text, with
+ * no blocks. A named message's blocks carry ids after its name (new ones for each version `at`), and are
+ * cut to Slack's 50 keeping the last.
  */
 export function renderChatMessage(message: ChatMessage): SlackMessage {
   const lines = (message.lines ?? []).map(mrkdwnOf);
@@ -31,9 +34,12 @@ export function renderChatMessage(message: ChatMessage): SlackMessage {
     ...(message.links?.length
       ? [context(message.links.map((l) => linkMrkdwn(l.url, l.label)).join(" · "))]
       : []),
+    ...(message.notes?.length ? [context(...message.notes.map(mrkdwnOf))] : []),
     ...(message.buttons?.length ? [actions(...message.buttons.map(commandButton))] : []),
   ];
   const text = message.summary !== undefined ? mrkdwnOf(message.summary) : lines.join("\n");
+  const { naming } = message;
+  if (naming) return slackMessage(text, naming.name, blocks, naming.at);
   return { text: clip(text, SLACK_LIMITS.messageText), blocks };
 }
 
@@ -50,6 +56,7 @@ function spanMrkdwn(span: Span): string {
   if ("code" in span)
     return typeof span.code === "string" ? codeMrkdwn(span.code) : `\`${mrkdwnOf(span.code)}\``;
   if ("link" in span) return linkMrkdwn(span.link, span.label);
+  if ("written" in span) return span.written(mrkdwnFormat());
   const person = span.mention;
   return person.chatUserId ? mention(person.chatUserId) : escapeMrkdwn(person.login ?? "");
 }

@@ -1,5 +1,5 @@
 import { type CheckFailure, FAILURE_LIMITS, type FailureDetails } from "../core/check-failures.js";
-import type { TextFormat } from "./description.js";
+import type { Text, TextFormat } from "./description.js";
 import { clip, plural } from "./words.js";
 
 /**
@@ -69,9 +69,14 @@ export function failureLines(check: CheckFailure, f: TextFormat, githubWebUrl: s
 
 /** Each detailed check as its lines (one block each), then "…and N more failed checks". */
 export function failureBlocks(details: FailureDetails, f: TextFormat, githubWebUrl: string): string[] {
-  const blocks = details.checks.map((check) => failureLines(check, f, githubWebUrl).join("\n"));
-  if (details.more > 0) blocks.push(`…and ${plural(details.more, "more failed check")}`);
-  return blocks;
+  return failureTexts(details, githubWebUrl).map((text) => text(f));
+}
+
+/** The same, in any surface's format (a notice's lines: src/notifier/render-notification.ts). */
+export function failureTexts(details: FailureDetails, githubWebUrl: string): Text[] {
+  const texts: Text[] = details.checks.map((check) => (f) => failureLines(check, f, githubWebUrl).join("\n"));
+  if (details.more > 0) texts.push(() => `…and ${plural(details.more, "more failed check")}`);
+  return texts;
 }
 
 /** A one-line plain mention of the details, for a message's fallback text: "ci/test: 3 tests failed". */

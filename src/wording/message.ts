@@ -1,4 +1,4 @@
-import type { Button } from "./description.js";
+import type { Button, Text } from "./description.js";
 
 /**
  * What a feature says in a chat (a health alert, a freeze's notice, a personal notice…), whatever the
@@ -16,6 +16,8 @@ export interface ChatMessage {
   fields?: [label: string, value: Inline][];
   /** Links shown after the lines (a pull request, a check run). */
   links?: { url: string; label: string }[];
+  /** Small print after the links (where and when: `acme/widgets · 16:00 UTC`), each a part of its own. */
+  notes?: Inline[];
   /** What a person can do from the message: each button runs a command, with the same checks as typing it. */
   buttons?: Button[];
   /**
@@ -25,6 +27,12 @@ export interface ChatMessage {
   summary?: Inline;
   /** Messages with the same thread key are said in one thread (the surface keeps where it is). */
   threadKey?: string;
+  /**
+   * What the message is (a notice's `ev42`, a thread parent's `pr42`), where the surface names a
+   * message's parts after it (Slack: block ids); `at`: the time of this version, for a message edited
+   * again, whose parts the surface names anew each time (Slack asks for it on an update).
+   */
+  naming?: { name: string; at?: Date };
 }
 
 /**
@@ -36,7 +44,10 @@ export interface ChatMessage {
  * - `bold`; `code` of a string keeps its characters (a branch to copy), of a run (e.g. `{ text }`) shows
  *   it as that run is shown; `link` (http(s) only, else its label, escaped);
  * - `mention`: a person, by identity: the surface names them its own way (Slack: `<@U…>` for its user id),
- *   else their login, escaped.
+ *   else their login, escaped;
+ * - `written`: words the core writes through a surface's `TextFormat` (src/wording/description.ts: a
+ *   check's failure, the flake shield's line), written out in the surface's own format. Not kept in the
+ *   store (a function): for messages said as they are made.
  */
 export type Span =
   | string
@@ -45,7 +56,8 @@ export type Span =
   | { bold: Inline }
   | { code: string | Exclude<Inline, string> }
   | { link: string; label: string }
-  | { mention: Person };
+  | { mention: Person }
+  | { written: Text };
 
 /** A run of spans (nested runs are flattened). */
 export type Inline = Span | readonly Inline[];

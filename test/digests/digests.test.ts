@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Digests } from "../../src/digests/digests.js";
 import { latestDigestTime } from "../../src/digests/schedule.js";
 import { createLogger } from "../../src/logger.js";
-import { pacedDigestPoster, RATE_LIMITED_TRIES } from "../../src/notifier/channel-turns.js";
-import { SlackDeliveryError, SlackDeliveryErrorCode } from "../../src/notifier/slack-poster.js";
+import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../../src/notifier/chat.js";
 import { Repo } from "../../src/repo.js";
+import { pacedDigestPoster } from "../../src/slack/channel-turns.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 const WIDGETS = Repo.of("acme", "widgets");
@@ -83,7 +83,7 @@ describe("a weekly digest whose replica died before posting it", () => {
 describe("posting the digest now when Slack answers 429", () => {
   const NOW = new Date("2026-11-25T15:00:00Z");
   const rateLimited = () =>
-    new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+    new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
 
   /** Digests whose Slack answers `answers` in turn (then posts), behind the poster that waits out 429s. */
   function answering(answers: Error[]): { digests: Digests; tries: number[] } {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import type { PollSchedule } from "../../src/store/index.js";
 import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushedEventId } from "../../src/backends/github/queue-events.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIGEST_METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
+import { DIGEST_METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { type ChildServer, startChildServer } from "../helpers/child-server.js";
 import { eventually, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MergeQueueClient } from "../../src/backends/mergify/index.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushedEventId } from "../../src/core/pushed-events.js";
-import { DIGEST_METADATA_EVENT_TYPE, METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { SETTLE_MS } from "../../src/outside-merges/watch.js";
 import { Repo } from "../../src/repo.js";
+import { DIGEST_METADATA_EVENT_TYPE, METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { eventually, linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushedEventId } from "../../src/core/pushed-events.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { SETTLE_MS } from "../../src/outside-merges/watch.js";
 import { Repo } from "../../src/repo.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { eventually, linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**

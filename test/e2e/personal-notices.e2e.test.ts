@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MIN_GAP_MS } from "../../src/notifier/poller.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, requeueValue } from "../../src/slack/actions.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { linkSlackUser, startWorld, subscribeChannel, type World } from "../helpers/e2e.js";
 
 /**

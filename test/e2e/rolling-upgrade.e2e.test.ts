@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SUMMARY_MARKER } from "../../src/github/summary-comment.js";
 import { createLogger } from "../../src/logger.js";
-import { METADATA_EVENT_TYPE } from "../../src/notifier/slack-poster.js";
+import { METADATA_EVENT_TYPE } from "../../src/slack/slack-poster.js";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration, openStore } from "../../src/store/index.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";

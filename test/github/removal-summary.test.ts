@@ -3,9 +3,9 @@ import type { CheckFailure, FailureDetails } from "../../src/core/check-failures
 import type { QueueEventOf } from "../../src/core/queue.js";
 import { renderRemovalSummary } from "../../src/github/removal-summary.js";
 import { MAX_COMMENT_LENGTH } from "../../src/github/render-markdown.js";
-import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { SLACK_LIMITS } from "../../src/slack/render-kit.js";
+import { slackNotices as notificationRenderer } from "../helpers/slack-notices.js";
 
 // A removal for failed checks with why they failed: the pull request's summary comment (Markdown) and its
 // Slack notice (Block Kit), escaped and cut to each surface's limits.

@@ -1,4 +1,4 @@
-import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
+import type { NotificationPoster } from "../../src/notifier/chat.js";
 
 /** Slack in memory for the deliverer: each post, a thread's parent (top level) or a reply. */
 export function memoryPoster(): { posts: { eventId: number; reply: boolean }[]; poster: NotificationPoster } {

@@ -11,9 +11,10 @@ import {
   DELIVERY_LEASE_MS,
 } from "../../src/notifier/channel-lease.js";
 import { Deliverer, SWEEP_MS } from "../../src/notifier/deliverer.js";
-import type { NotificationPoster, PostedMessage } from "../../src/notifier/slack-poster.js";
+import type { NotificationPoster, PostedMessage } from "../../src/notifier/chat.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
+import { SlackHolds } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
 
 // A channel's delivery as durable work (channel-lease.ts): one item per channel, asked for when rows are
@@ -61,8 +62,8 @@ class SlowSlack implements NotificationPoster {
 }
 
 const render: NotificationRenderer = {
-  event: (e) => ({ text: `event ${e.origin} #${e.id}`, blocks: [] }),
-  parent: (s) => ({ text: `parent #${s.pull.number}`, blocks: [] }),
+  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
+  parent: (s) => ({ summary: `parent #${s.pull.number}` }),
   stateAfter: (_prev, e, pull): ThreadState => ({
     pull,
     latestType: e.kind,
@@ -95,6 +96,7 @@ function replica(owner: string): Deliverer {
   return new Deliverer({
     store,
     poster: slack.poster(owner),
+    holds: new SlackHolds(store),
     render,
     pullInfo: async () => null,
     backoffs: new Backoffs(store),

@@ -5,33 +5,29 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
+import { DeliveryError, DeliveryErrorCode, type PostedMessage } from "../../src/notifier/chat.js";
 import {
   CLAIMED_ELSEWHERE_MS,
   DELIVER_KIND,
   DELIVERY_LEASE_MS,
   Deliverer,
 } from "../../src/notifier/deliverer.js";
-import { type PostPace, SLACK_POST_PACE } from "../../src/notifier/slack-holds.js";
-import {
-  type NotificationPoster,
-  type PostedMessage,
-  SlackDeliveryError,
-  SlackDeliveryErrorCode,
-} from "../../src/notifier/slack-poster.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
+import { type PostPace, SLACK_POST_PACE, SlackHolds, SlackPace } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { slackLaidOut } from "../helpers/slack-notices.js";
 
 /** A Slack channel in memory: messages with their event metadata, threads, and failures on demand. */
-class FakeSlack implements NotificationPoster {
+class FakeSlack {
   messages: { channel: string; ts: string; threadTs: string | null; text: string; eventId: number }[] = [];
   updates: { channel: string; ts: string; text: string }[] = [];
   /** Every call in order: method and channel. */
   calls: { method: string; channel: string }[] = [];
-  failing = new Map<string, SlackDeliveryError>();
+  failing = new Map<string, DeliveryError>();
   /** Each post's failure in turn (undefined: the post goes through), before `failing`. */
-  postFailures: (SlackDeliveryError | undefined)[] = [];
-  updateFailures: SlackDeliveryError[] = [];
+  postFailures: (DeliveryError | undefined)[] = [];
+  updateFailures: DeliveryError[] = [];
   onPost: (channel: string) => void = () => {};
   private seq = 0;
   async post(m: {
@@ -83,8 +79,8 @@ class FakeSlack implements NotificationPoster {
 }
 
 const render: NotificationRenderer = {
-  event: (e) => ({ text: `event ${e.origin} #${e.id}`, blocks: [] }),
-  parent: (s) => ({ text: `parent #${s.pull.number}: ${s.latest}`, blocks: [] }),
+  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
+  parent: (s) => ({ summary: `parent #${s.pull.number}: ${s.latest}` }),
   stateAfter: (_prev, e, pull): ThreadState => ({
     pull,
     latestType: e.kind,
@@ -104,7 +100,8 @@ const logger = createLogger({ level: "silent" });
 function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace } = {}) {
   return new Deliverer({
     store,
-    poster: slack,
+    poster: slackLaidOut(slack),
+    holds: new SlackHolds(store),
     render,
     pullInfo: async (_r, n) => ({
       number: n,
@@ -117,7 +114,7 @@ function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace
     logger,
     now: () => now,
     ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.pace ? { pace: options.pace } : {}),
+    ...(options.pace ? { pace: new SlackPace(store, options.pace) } : {}),
   });
 }
 
@@ -245,10 +242,7 @@ describe("Deliverer", () => {
 
   it("backs off a channel the app left while others go on, then catches up", async () => {
     const d = deliverer();
-    slack.failing.set(
-      "C1",
-      new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, "not_in_channel"),
-    );
+    slack.failing.set("C1", new DeliveryError(DeliveryErrorCode.ChannelUnavailable, "not_in_channel"));
     const a = event("queue.pause.create", null);
     await d.enqueue("C1", WIDGETS, a);
     await d.enqueue("C2", WIDGETS, a);
@@ -278,7 +272,7 @@ describe("Deliverer", () => {
 });
 
 const rateLimited = (retryAfter: number, method = "chat.postMessage") =>
-  new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", retryAfter, method);
+  new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", retryAfter, method);
 const later = (ms: number) => new Date(now.getTime() + ms);
 
 describe("Deliverer and Slack's rate limits", () => {
@@ -321,7 +315,7 @@ describe("Deliverer and Slack's rate limits", () => {
 
     // The next real failure starts the failure backoff at one.
     await d.enqueue("C1", WIDGETS, event("queue.pause.create", null));
-    slack.failing.set("C1", new SlackDeliveryError(SlackDeliveryErrorCode.Failed, "internal_error"));
+    slack.failing.set("C1", new DeliveryError(DeliveryErrorCode.Failed, "internal_error"));
     expect(await d.deliverPending()).toEqual({ sent: 0, failedChannels: 1 });
     expect(await store.getBackoff("channel:C1")).toMatchObject({ failures: 1 });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { NotificationPoster } from "../../src/notifier/chat.js";
 import { directMessagePoster } from "../../src/notifier/direct-poster.js";
 import { directAddress, parseDirectAddress } from "../../src/notifier/personal-notices.js";
-import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 
 /** A poster that records the channel of each call. */
 function recording() {
@@ -39,9 +39,9 @@ describe("directMessagePoster", () => {
       opened.push(user);
       return `D${user}`;
     });
-    const message = { text: "t", blocks: [], eventId: 1 };
+    const message = { message: { summary: "t" }, eventId: 1 };
     await dm.post({ ...message, channel: "dm:T1:U1" });
-    await dm.update({ channel: "dm:T1:U1", ts: "1.0", text: "t", blocks: [] });
+    await dm.update({ channel: "dm:T1:U1", ts: "1.0", message: { summary: "t" } });
     await dm.findPosted("dm:T1:U1", { oldest: new Date(0) });
     await dm.post({ ...message, channel: "C0MERGE" });
     expect(opened).toEqual(["U1"]);
@@ -55,7 +55,7 @@ describe("directMessagePoster", () => {
       if (fail) throw new Error("user_not_found");
       return `D${user}`;
     });
-    const message = { channel: "dm:T1:U2", text: "t", blocks: [], eventId: 1 };
+    const message = { channel: "dm:T1:U2", message: { summary: "t" }, eventId: 1 };
     await expect(dm.post(message)).rejects.toThrow("user_not_found");
     expect(channels).toEqual([]);
     fail = false;

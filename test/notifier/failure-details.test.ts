@@ -3,13 +3,16 @@ import type { FailureDetails } from "../../src/core/check-failures.js";
 import type { QueueEvent, QueueEventOf } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
+import type { PostedMessage } from "../../src/notifier/chat.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { dispatchEvent } from "../../src/notifier/dispatch.js";
 import { DETAILS_WAIT_MS, FailureDetailsKeeper } from "../../src/notifier/failure-details.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
-import type { NotificationPoster, PostedMessage } from "../../src/notifier/slack-poster.js";
 import { Repo } from "../../src/repo.js";
+import { SlackHolds } from "../../src/slack/slack-holds.js";
+import type { SlackNoticePoster } from "../../src/slack/slack-poster.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { slackLaidOut } from "../helpers/slack-notices.js";
 
 /**
  * Why a removal's checks failed, in its notices (src/notifier/failure-details.ts): read once, waited for
@@ -29,7 +32,7 @@ const SUBSCRIPTION = {
   createdAt: new Date(0),
 };
 
-class Slack implements NotificationPoster {
+class Slack implements SlackNoticePoster {
   posts: { channel: string; ts: string; text: string; blocks: string }[] = [];
   updates: { channel: string; ts: string; blocks: string }[] = [];
   async post(m: { channel: string; text: string; blocks: unknown[] }): Promise<PostedMessage> {
@@ -109,7 +112,8 @@ function replica(owner: string, read: () => Promise<FailureDetails>, inlineWaitM
   });
   const deliverer = new Deliverer({
     store,
-    poster: slack,
+    poster: slackLaidOut(slack),
+    holds: new SlackHolds(store),
     render: notificationRenderer,
     pullInfo: async (_r, n) => ({
       number: n,

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QueueCheck, QueueEvent } from "../../src/core/queue.js";
 import { nextUp, withAlsoFailed } from "../../src/notifier/notes.js";
-import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { slackNotices as notificationRenderer } from "../helpers/slack-notices.js";
 
 // What the recorded history adds to a notice (src/notifier/notes.ts), and how it reads.
 

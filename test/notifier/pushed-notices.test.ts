@@ -6,6 +6,7 @@ import { Deliverer } from "../../src/notifier/deliverer.js";
 import { PushedNotices } from "../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
+import { SlackHolds } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { memoryPoster } from "../helpers/memory-poster.js";
 
@@ -90,6 +91,7 @@ describe("pushed notices, in the order their events happened", () => {
     const deliverer = new Deliverer({
       store,
       poster,
+      holds: new SlackHolds(store),
       render: notificationRenderer,
       pullInfo: async () => null,
       backoffs: new Backoffs(store),

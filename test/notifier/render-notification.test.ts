@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import type { QueueEvent } from "../../src/core/queue.js";
-import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import type { NotificationContext, PullInfo } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, unpauseValue } from "../../src/slack/actions.js";
@@ -15,6 +14,7 @@ import {
   queueMergedEvent,
   unknownTypeEvent,
 } from "../backends/mergify/fixtures.js";
+import { slackNotices as render } from "../helpers/slack-notices.js";
 
 const ctx: NotificationContext = {
   repo: Repo.of("acme", "widgets"),

@@ -5,19 +5,15 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
 import { DELIVER_KIND, DELIVERY_LEASE_MS } from "../../src/notifier/channel-lease.js";
+import { DeliveryError, DeliveryErrorCode, type PostedMessage } from "../../src/notifier/chat.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { Poller } from "../../src/notifier/poller.js";
-import { SLACK_POST_PACE } from "../../src/notifier/slack-holds.js";
-import {
-  type NotificationPoster,
-  type PostedMessage,
-  SlackDeliveryError,
-  SlackDeliveryErrorCode,
-} from "../../src/notifier/slack-poster.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
+import { SLACK_POST_PACE, SlackHolds, SlackPace } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { DEFAULT_POST_MESSAGE_LIMIT, TokenBucket } from "../../tools/stand-ins/slack/rate-limits.js";
+import { slackLaidOut } from "../helpers/slack-notices.js";
 
 /**
  * Issue 32's takeover, on a simulated clock (the timers' and the store's, moved by hand): a replica
@@ -33,7 +29,7 @@ const T0 = new Date("2026-01-01T10:00:00Z");
 const logger = createLogger({ level: "silent" });
 
 /** A channel in memory behind Slack's post limit, counting the posts it refused. */
-class PacedSlack implements NotificationPoster {
+class PacedSlack {
   readonly messages: { ts: string; threadTs: string | null; eventId: number; at: number }[] = [];
   refused = 0;
   private readonly bucket = new TokenBucket(DEFAULT_POST_MESSAGE_LIMIT, Date.now());
@@ -42,12 +38,7 @@ class PacedSlack implements NotificationPoster {
     const wait = this.bucket.take(Date.now());
     if (wait !== null) {
       this.refused += 1;
-      throw new SlackDeliveryError(
-        SlackDeliveryErrorCode.RateLimited,
-        "ratelimited",
-        wait,
-        "chat.postMessage",
-      );
+      throw new DeliveryError(DeliveryErrorCode.RateLimited, "ratelimited", wait, "chat.postMessage");
     }
     const ts = `1767261600.${String(++this.seq).padStart(6, "0")}`;
     this.messages.push({ ts, threadTs: m.threadTs ?? null, eventId: m.eventId, at: Date.now() });
@@ -63,8 +54,8 @@ class PacedSlack implements NotificationPoster {
 }
 
 const render: NotificationRenderer = {
-  event: (e) => ({ text: `event ${e.origin} #${e.id}`, blocks: [] }),
-  parent: (s) => ({ text: `parent #${s.pull.number}: ${s.latest}`, blocks: [] }),
+  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
+  parent: (s) => ({ summary: `parent #${s.pull.number}: ${s.latest}` }),
   stateAfter: (_prev, e, pull): ThreadState => ({
     pull,
     latestType: e.kind,
@@ -95,7 +86,8 @@ function event(type: string, pull: number): QueueEvent {
 function deliverer(owner: string): Deliverer {
   return new Deliverer({
     store,
-    poster: slack,
+    poster: slackLaidOut(slack),
+    holds: new SlackHolds(store),
     render,
     pullInfo: async (_r, n) => ({
       number: n,
@@ -107,7 +99,7 @@ function deliverer(owner: string): Deliverer {
     owner,
     logger,
     now: () => new Date(),
-    pace: SLACK_POST_PACE,
+    pace: new SlackPace(store, SLACK_POST_PACE),
   });
 }
 

@@ -12,11 +12,13 @@ import { Backoffs } from "../../src/notifier/backoff.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { PushedNotices } from "../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../src/notifier/render-notification.js";
-import type { NotificationPoster } from "../../src/notifier/slack-poster.js";
 import { GIVE_UP_MS, OutsideMerges, RETRY_MS, SETTLE_MS } from "../../src/outside-merges/watch.js";
 import { Repo } from "../../src/repo.js";
+import { SlackHolds } from "../../src/slack/slack-holds.js";
+import type { SlackNoticePoster } from "../../src/slack/slack-poster.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { makeClient, ORIGIN } from "../backends/mergify/fixtures.js";
+import { slackLaidOut } from "../helpers/slack-notices.js";
 
 // Merges outside the queue (src/outside-merges), judged by each backend's witness as the product wires
 // them (src/backends/wire.ts): the store, GitHub's merge-queue webhooks as its backend reads them, Mergify's
@@ -38,7 +40,7 @@ const later = (ms: number) => {
 };
 
 /** Slack in memory: each message with its channel. */
-function memorySlack(): NotificationPoster {
+function memorySlack(): SlackNoticePoster {
   return {
     async post(m: { channel: string; eventId: number; threadTs?: string; text: string }) {
       slack.push({ channel: m.channel, eventId: m.eventId, threadTs: m.threadTs ?? null, text: m.text });
@@ -51,14 +53,15 @@ function memorySlack(): NotificationPoster {
     async openDirect() {
       throw new Error("no direct messages here");
     },
-  } as unknown as NotificationPoster;
+  } as unknown as SlackNoticePoster;
 }
 
 /** The notifier's `tell`, as wired: the history, the outbox, the delivery. */
 function notices(): (repository: Repo, event: QueueEvent) => Promise<void> {
   const deliverer = new Deliverer({
     store,
-    poster: memorySlack(),
+    poster: slackLaidOut(memorySlack()),
+    holds: new SlackHolds(store),
     render: notificationRenderer,
     pullInfo: async (repository, n) => ({
       number: n,

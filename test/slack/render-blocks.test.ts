@@ -8,7 +8,6 @@ import { CommandError, CommandErrorCode } from "../../src/commands/errors.js";
 import type { PullRequestInfo } from "../../src/commands/ports.js";
 import type { QueueState } from "../../src/commands/queue-state.js";
 import type { QueuePause } from "../../src/core/pause.js";
-import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { ACTION_IDS, readAction } from "../../src/slack/actions.js";
 import {
@@ -27,6 +26,7 @@ import {
   queueLeaveEvent,
   queueStatus,
 } from "../backends/mergify/fixtures.js";
+import { slackNotices as notificationRenderer } from "../helpers/slack-notices.js";
 
 /** The command a button's value runs, or the code of its refusal. */
 function commandOfAction(actionId: string, value: string) {

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { logEventSchema } from "../../src/backends/mergify/index.js";
 import { fromMergifyLog } from "../../src/backends/mergify/queue-events.js";
 import { renderSummary } from "../../src/github/render-markdown.js";
-import { notificationRenderer } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import { mrkdwnFormat, plainFormat } from "../../src/slack/mrkdwn.js";
 import { renderResultMessage } from "../../src/slack/render-blocks.js";
@@ -11,6 +10,7 @@ import type { TextFormat } from "../../src/wording/description.js";
 import { markdownFormat } from "../../src/wording/markdown.js";
 import { encodeBidiControls, withoutBidiControls } from "../../src/wording/words.js";
 import { pauseCreateEvent } from "../backends/mergify/fixtures.js";
+import { slackNotices as notificationRenderer } from "../helpers/slack-notices.js";
 
 /**
  * Bidirectional controls typed into a reason, a title, a branch... are removed wherever the text is

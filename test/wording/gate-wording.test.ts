@@ -7,9 +7,9 @@ import { CommandErrorCode } from "../../src/commands/errors.js";
 import { fromMergeQueueError } from "../../src/core/from-merge-queue-error.js";
 import type { QueueEvent } from "../../src/core/queue.js";
 import { QueueError, QueueErrorCode } from "../../src/core/queue-error.js";
-import { notificationRenderer as render } from "../../src/notifier/render-notification.js";
 import { Repo } from "../../src/repo.js";
 import type { TextFormat } from "../../src/wording/description.js";
+import { slackNotices as render } from "../helpers/slack-notices.js";
 
 /** The words of the gate's seams: the branch held, a resume not done, a repository GitHub refuses. */
 const SHIPS = Repo.of("acme", "ships");

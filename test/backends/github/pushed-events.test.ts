@@ -14,8 +14,10 @@ import { Deliverer } from "../../../src/notifier/deliverer.js";
 import { PushedNotices } from "../../../src/notifier/pushed-notices.js";
 import { notificationRenderer } from "../../../src/notifier/render-notification.js";
 import { Repo } from "../../../src/repo.js";
+import { SlackHolds } from "../../../src/slack/slack-holds.js";
 import { type GitHubQueueMemory, openStore, type Store } from "../../../src/store/index.js";
 import { memoryPoster } from "../../helpers/memory-poster.js";
+import { slackNotices } from "../../helpers/slack-notices.js";
 
 // GitHub's merge queue's webhooks as the GitHub backend pushes them (src/backends/github/pushed-events.ts),
 // heard by the notifier's pushed notices as it is wired (src/notifier/wire.ts).
@@ -92,8 +94,7 @@ async function accept(h: QueueHappening, delivery = `d-${Math.random()}`): Promi
 /** What the channel's notice says, as Slack would show it. */
 const shown = (event: QueueEvent) =>
   JSON.stringify(
-    notificationRenderer.event(event, null, { repo: ships, githubWebUrl: "https://github.com", now: T0 })
-      .blocks,
+    slackNotices.event(event, null, { repo: ships, githubWebUrl: "https://github.com", now: T0 }).blocks,
   );
 
 describe("notices pushed by GitHub's merge queue", () => {
@@ -249,6 +250,7 @@ describe("notices pushed by GitHub's merge queue, in GitHub's order", () => {
     const deliverer = new Deliverer({
       store,
       poster,
+      holds: new SlackHolds(store),
       render: notificationRenderer,
       pullInfo: async () => null,
       backoffs: new Backoffs(store),

@@ -2,8 +2,8 @@
 
 import type { MetricValueWithName } from "prom-client";
 import type { Metrics } from "../../../src/metrics.js";
-import { METADATA_EVENT_TYPE } from "../../../src/notifier/slack-poster.js";
 import { Repo } from "../../../src/repo.js";
+import { METADATA_EVENT_TYPE } from "../../../src/slack/slack-poster.js";
 import type { Store } from "../../../src/store/index.js";
 import type { RecordedCall } from "../../stand-ins/slack/index.js";
 

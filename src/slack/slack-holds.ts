@@ -1,7 +1,5 @@
+import type { ChatHolds, ChatPace, HoldTarget } from "../notifier/chat.js";
 import type { BackoffStore } from "../store/index.js";
-
-/** What a Slack 429 holds: one channel's posts, or one workspace-wide method. */
-export type HoldTarget = { channel: string } | { method: string };
 
 const PREFIX = "slack-hold:";
 
@@ -15,7 +13,7 @@ export function holdKey(target: HoldTarget): string {
  * (no jitter, no doubling), and is not a failure. Kept in the store's backoff table under keys of their
  * own (failures 0), apart from the failure backoff's keys and counts, so that every replica sees them.
  */
-export class SlackHolds {
+export class SlackHolds implements ChatHolds {
   constructor(private readonly store: BackoffStore) {}
 
   /** The end of the hold on `target` in force at `now`, or null. */
@@ -54,7 +52,7 @@ export const SLACK_POST_PACE: PostPace = { intervalMs: 1_000, burst: 3 };
  * may go when that time is at most (burst - 1) intervals ahead of now. A 429 still holds the channel
  * (SlackHolds): the pace is a courtesy, Slack's answer the rule.
  */
-export class SlackPace {
+export class SlackPace implements ChatPace {
   constructor(
     private readonly store: BackoffStore,
     private readonly pace: PostPace = SLACK_POST_PACE,

@@ -1,11 +1,10 @@
+import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../notifier/chat.js";
 import type { Store } from "../store/index.js";
 import { type PostPace, SlackPace } from "./slack-holds.js";
-import { type DigestPoster, SlackDeliveryError, SlackDeliveryErrorCode } from "./slack-poster.js";
+import type { DigestPoster } from "./slack-poster.js";
 
 /** The longest a top-level post (a digest, a health alert) waits for its channel's turn before it goes anyway. */
 const MAX_TURN_WAIT_MS = 5_000;
-/** How many times a top-level post goes when Slack answers it 429 (each after the Retry-After). */
-export const RATE_LIMITED_TRIES = 3;
 
 /**
  * Waits for a channel's turn at Slack's pace, shared with the notifier's posts in the store (every
@@ -47,8 +46,7 @@ export function pacedDigestPoster(
         try {
           return await poster.post(message);
         } catch (error) {
-          const limited =
-            error instanceof SlackDeliveryError && error.code === SlackDeliveryErrorCode.RateLimited;
+          const limited = error instanceof DeliveryError && error.code === DeliveryErrorCode.RateLimited;
           if (!limited || tries >= RATE_LIMITED_TRIES) throw error;
           await new Promise((resolve) => setTimeout(resolve, (error.retryAfterSeconds ?? 1) * 1_000));
         }

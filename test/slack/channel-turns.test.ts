@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { channelTurns, pacedDigestPoster, RATE_LIMITED_TRIES } from "../../src/notifier/channel-turns.js";
-import {
-  type DigestPoster,
-  SlackDeliveryError,
-  SlackDeliveryErrorCode,
-} from "../../src/notifier/slack-poster.js";
+import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../../src/notifier/chat.js";
+import { channelTurns, pacedDigestPoster } from "../../src/slack/channel-turns.js";
+import type { DigestPoster } from "../../src/slack/slack-poster.js";
 import type { Store } from "../../src/store/index.js";
 
 /** The pace's rows in memory, as the store keeps them (one per channel). */
@@ -69,7 +66,7 @@ describe("a channel's turn for a top-level post", () => {
 
 describe("a top-level post Slack answers 429", () => {
   const limited = () =>
-    new SlackDeliveryError(SlackDeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+    new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
   /** A poster whose posts meet `answers` in turn (an Error is thrown), then are posted. */
   function poster(answers: Error[]): { poster: DigestPoster; posts: number[] } {
     const posts: number[] = [];
@@ -108,12 +105,12 @@ describe("a top-level post Slack answers 429", () => {
     vi.useFakeTimers();
     const always = poster(Array.from({ length: RATE_LIMITED_TRIES }, limited));
     const refused = pacedDigestPoster(always.poster, async () => {}).post(message);
-    const settled = expect(refused).rejects.toMatchObject({ code: SlackDeliveryErrorCode.RateLimited });
+    const settled = expect(refused).rejects.toMatchObject({ code: DeliveryErrorCode.RateLimited });
     await vi.advanceTimersByTimeAsync(60_000);
     await settled;
     expect(always.posts).toHaveLength(RATE_LIMITED_TRIES);
 
-    const gone = new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, "channel_not_found");
+    const gone = new DeliveryError(DeliveryErrorCode.ChannelUnavailable, "channel_not_found");
     const once = poster([gone]);
     await expect(pacedDigestPoster(once.poster, async () => {}).post(message)).rejects.toBe(gone);
     expect(once.posts).toHaveLength(1);

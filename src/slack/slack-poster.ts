@@ -1,4 +1,10 @@
 import { webApi } from "@slack/bolt";
+import {
+  DeliveryError,
+  DeliveryErrorCode,
+  type NotificationPoster,
+  type PostedMessage,
+} from "../notifier/chat.js";
 
 /** How long one attempt of a Slack call may take: three attempts and their pauses stay under 15 s. */
 export const SLACK_CALL_TIMEOUT_MS = 4_000;
@@ -6,33 +12,11 @@ export const SLACK_CALL_TIMEOUT_MS = 4_000;
 /** What a notification message carries so that it can be found again after a crash. */
 export const METADATA_EVENT_TYPE = "yardmaster_notification";
 
-export interface PostedMessage {
-  ts: string;
-  threadTs: string | null;
-}
-
-export enum SlackDeliveryErrorCode {
-  /** The channel is gone or the app is not in it: retried with backoff. */
-  ChannelUnavailable = "channel_unavailable",
-  RateLimited = "rate_limited",
-  Failed = "failed",
-}
-
-export class SlackDeliveryError extends Error {
-  constructor(
-    readonly code: SlackDeliveryErrorCode,
-    message: string,
-    /** RateLimited: Slack's Retry-After. */
-    readonly retryAfterSeconds?: number,
-    /** The Web API method that failed (`chat.postMessage`, `chat.update`, ...), when known. */
-    readonly method?: string,
-  ) {
-    super(message);
-    this.name = "SlackDeliveryError";
-  }
-}
-
-export interface NotificationPoster {
+/**
+ * The notices' Slack calls, on Slack's terms (a message's `text` and `blocks`); src/slack/chat-posters.ts
+ * lays the neutral messages out for it (the notifier's port: src/notifier/chat.ts).
+ */
+export interface SlackNoticePoster {
   post(message: {
     channel: string;
     text: string;
@@ -41,11 +25,7 @@ export interface NotificationPoster {
     eventId: number;
   }): Promise<PostedMessage>;
   update(message: { channel: string; ts: string; text: string; blocks: unknown[] }): Promise<void>;
-  /** Event ids of Yardmaster's messages in a channel since `oldest` (top level, or the replies of a thread). */
-  findPosted(
-    channel: string,
-    options: { oldest: Date; threadTs?: string },
-  ): Promise<Map<number, PostedMessage>>;
+  findPosted: NotificationPoster["findPosted"];
 }
 
 const CHANNEL_GONE = new Set([
@@ -59,22 +39,18 @@ const CHANNEL_GONE = new Set([
   "cannot_dm_bot",
 ]);
 
-function translate(error: unknown, method: string): SlackDeliveryError {
+/** A Web API error as the notifier acts on it (src/notifier/chat.ts). */
+function translate(error: unknown, method: string): DeliveryError {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
   if (e.code === webApi.ErrorCode.RateLimitedError) {
-    return new SlackDeliveryError(
-      SlackDeliveryErrorCode.RateLimited,
-      "Slack rate limit",
-      e.retryAfter ?? 1,
-      method,
-    );
+    return new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", e.retryAfter ?? 1, method);
   }
   const slackError = e.data?.error;
   if (slackError && CHANNEL_GONE.has(slackError)) {
-    return new SlackDeliveryError(SlackDeliveryErrorCode.ChannelUnavailable, slackError, undefined, method);
+    return new DeliveryError(DeliveryErrorCode.ChannelUnavailable, slackError, undefined, method);
   }
-  return new SlackDeliveryError(
-    SlackDeliveryErrorCode.Failed,
+  return new DeliveryError(
+    DeliveryErrorCode.Failed,
     slackError ?? e.message ?? "Slack call failed",
     undefined,
     method,
@@ -96,7 +72,7 @@ async function call<T>(method: string, work: () => Promise<T>): Promise<T> {
  */
 export function webApiPoster(
   options: PosterOptions,
-): NotificationPoster & { openDirect(slackUserId: string): Promise<string> } {
+): SlackNoticePoster & { openDirect(slackUserId: string): Promise<string> } {
   const client = notifierClient(options);
   const metadataOf = (message: HistoryMessage) =>
     message.metadata?.event_type === METADATA_EVENT_TYPE
@@ -110,8 +86,7 @@ export function webApiPoster(
         client.conversations.open({ users: slackUserId }),
       );
       const id = result.channel?.id;
-      if (!id)
-        throw new SlackDeliveryError(SlackDeliveryErrorCode.Failed, "conversations.open gave no channel");
+      if (!id) throw new DeliveryError(DeliveryErrorCode.Failed, "conversations.open gave no channel");
       return id;
     },
     async post(message) {

@@ -1,11 +1,10 @@
-import type { YardmasterOptions } from "../app/options.js";
 import { type PostPace, SLACK_POST_PACE } from "./slack-holds.js";
 import type { PosterOptions } from "./slack-poster.js";
 
 /** The Web API client's options every Slack poster is made with (its retries are the tests' to shorten). */
 export function slackPosterOptions(
   slack: { botToken: string; apiUrl: string },
-  options: Pick<YardmasterOptions, "slackBot">,
+  options: { slackBot?: { retries?: number } | undefined },
 ): PosterOptions {
   return {
     token: slack.botToken,
@@ -15,6 +14,6 @@ export function slackPosterOptions(
 }
 
 /** Each channel's pace for posts (default Slack's); false: as fast as Slack answers (tests). */
-export function postPace(options: Pick<YardmasterOptions, "slackPace">): PostPace | false {
+export function postPace(options: { slackPace?: PostPace | false | undefined }): PostPace | false {
   return options.slackPace === false ? false : (options.slackPace ?? SLACK_POST_PACE);
 }
