@@ -100,7 +100,7 @@ describe("the notifier on two replicas", () => {
   it("posts a burst across three repositories once each, and finishes it when a replica is killed", async () => {
     // The child posts the burst: the in-process replica's loop is stopped until the child is killed. The
     // child is frozen (SIGSTOP) the moment Slack takes its first post, before it hears the answer: it
-    // holds the channel's lease then, with that post in doubt and the rest still to post.
+    // holds the channel's delivery then, with that post in doubt and the rest still to post.
     const survivor = world.yardmaster.poller!;
     await survivor.stop();
     let frozen = () => {};
@@ -129,17 +129,19 @@ describe("the notifier on two replicas", () => {
     const burst = () => queueEvents().filter((e) => !before.has(e.id));
     expect(burst().length).toBeGreaterThanOrEqual(20);
     await childFrozen;
-    // Its lease on the channel names it (an owner name carries its pid).
+    // Its claim on the channel's delivery names it (an owner name carries its pid).
     const { rows } = await db
       .admin()
-      .query(`SELECT owner FROM ${db.name}.leases WHERE name = $1`, [`deliver:${CHANNEL}`]);
+      .query(`SELECT claimed_by AS owner FROM ${db.name}.work_items WHERE kind = 'deliver' AND key = $1`, [
+        CHANNEL,
+      ]);
     expect(rows.map((r: { owner: string }) => r.owner.includes(`-${child.pid}-`))).toEqual([true]);
     child.signal("SIGKILL");
     await child.exited;
     survivor.start();
     const wanted = burst().map((e) => e.id);
     expect(postedIds().length).toBeLessThan(wanted.length);
-    // The survivor takes over the killed replica's claims once they lapse (the channel's lease; the post
+    // The survivor takes over the killed replica's claims once they lapse (the channel's delivery; the post
     // in doubt looked up first), then posts the rest at Slack's pace.
     await world.slack.waitFor(() => {
       const posted = new Set(postedIds());
