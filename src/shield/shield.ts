@@ -11,11 +11,13 @@ import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
 import type {
   FlakeShieldStore,
+  OnceClaimStore,
   QueueHistory,
   QueueRequestStore,
   ShieldOutcome,
   ShieldRetry,
 } from "../store/index.js";
+import { SHIELD_RETRY_RETENTION_MS } from "../store/index.js";
 import { clip } from "../wording/words.js";
 import {
   endsShieldEntry,
@@ -36,12 +38,17 @@ const LOOKBACK_MS = 30 * DAY_MS;
  */
 export const SHIELD_DECISION_WAIT_MS = 8_000;
 const SHIELD_DECISION_POLL_MS = 250;
+/** The once-claims' scope of the shield's re-queues, keyed by `<repository key>#<pull>#<entry key>`. */
+const SCOPE = "flake-shield";
+/** How long a replica's claim of a removal holds unrenewed (renewed while it decides); real time. */
+export const SHIELD_CLAIM_MS = 60_000;
 
 export interface FlakeShieldDeps {
   store: Pick<
     FlakeShieldStore,
-    "getFlakeShield" | "claimShieldRetry" | "decideShieldRetry" | "getShieldRetry" | "listShieldRetries"
+    "getFlakeShield" | "recordShieldRetry" | "decideShieldRetry" | "getShieldRetry" | "listShieldRetries"
   > &
+    Pick<OnceClaimStore, "claimOnce" | "renewOnce" | "finishOnce" | "readOnce"> &
     Pick<QueueHistory, "readPullQueueEvents"> &
     Pick<FreezeRecords, "listFreezes"> &
     Pick<QueueRequestStore, "rememberQueueRequest">;
@@ -65,6 +72,11 @@ export interface FlakeShieldDeps {
 }
 
 type Decision = { outcome: Exclude<ShieldOutcome, "pending">; detail: string | null };
+/** What a once-claim of a removal keeps when done (finishOnce's result). */
+type Decided = Decision & { leftEventId: number; check: string };
+type EntryKey = Pick<ShieldRetry, "repository" | "pull" | "entryKey">;
+
+const onceKey = (key: EntryKey) => `${key.repository.key}#${key.pull}#${key.entryKey}`;
 
 /**
  * The flake shield (docs/notifications.md, "The flake shield"): where it is on, a pull request that left
@@ -72,8 +84,10 @@ type Decision = { outcome: Exclude<ShieldOutcome, "pending">; detail: string | n
  * again, once per queue entry, never while the queue is paused or frozen. The notifier hands it each
  * event before its notices are queued; what it did goes with them (`notes.shield`) and into the pull
  * request's summary comment (the removal's, src/github/removal-summary.ts, which says it with its details).
- * One replica acts: the entry is claimed in the store first, and a replica
- * that finds it claimed shows what the claimant did.
+ * One replica acts: the entry is claimed first (a once-claim, scope `flake-shield`, its lease renewed
+ * while the replica decides), recorded in `shield_retries` (the figures' 90 days), and done with what
+ * came of it; a replica that finds it claimed shows what the claimant did. A replica that died holding
+ * it leaves it to whichever takes the same removal after its lease lapsed.
  */
 export class FlakeShield {
   constructor(private readonly deps: FlakeShieldDeps) {}
@@ -119,12 +133,20 @@ export class FlakeShield {
     });
     // This removal taken on already by another replica (read after the entries: an entry its re-queue made
     // that is among them, at the removal's very time, is then known as its doing).
+    // Its claim is then taken over only if its lease lapsed (its replica died before deciding).
     const taken = requeues.find((r) => r.leftEventId === removal.id);
-    if (taken) return this.awaitDecision(repository, removal, taken);
     const entries = entriesUpTo(removal, entered);
-    if (endsShieldEntry(removal, requeues, entries)) return null;
-    const key = { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entries) };
-    const claimed = await store.claimShieldRetry({
+    if (!taken && endsShieldEntry(removal, requeues, entries)) return null;
+    const key = taken ?? { repository, pull: removal.pull, entryKey: entryKeyOf(removal, entries) };
+    const claimed = await store.claimOnce(SCOPE, onceKey(key), {
+      owner,
+      now: new Date(),
+      until: new Date(Date.now() + SHIELD_CLAIM_MS),
+      keepMs: SHIELD_RETRY_RETENTION_MS,
+    });
+    // Another replica took this removal on (show what it did); or another removal of the same entry.
+    if (claimed !== "claimed") return this.awaitDecision(repository, removal, key);
+    const record = await store.recordShieldRetry({
       ...key,
       leftEventId: removal.id,
       leftAt: new Date(at),
@@ -132,41 +154,86 @@ export class FlakeShield {
       owner,
       now,
     });
-    // Another replica took this removal on (show what it did); or another removal of the same entry.
-    if (claimed !== "claimed")
-      return claimed.leftEventId === removal.id ? this.awaitDecision(repository, removal, claimed) : null;
-    const decision =
-      (await this.ownerLost(repository, setting.changedBy)) ??
-      (await this.requeue(repository, removal, failing, queuerOf(entries)));
-    await store.decideShieldRetry(key, owner, { ...decision, at: this.deps.now() });
-    this.deps.logger.info(
-      {
-        repository: repository.fullName,
-        pull: removal.pull,
-        check: failing.check,
-        outcome: decision.outcome,
-        detail: decision.detail,
-      },
-      `flake shield: ${decision.outcome === "requeued" ? "queued again" : decision.outcome === "failed" ? "could not queue again" : "left alone"} a pull request removed for a check failing for everyone`,
+    const renewal = setInterval(
+      () =>
+        void store
+          .renewOnce(SCOPE, onceKey(key), owner, new Date(Date.now() + SHIELD_CLAIM_MS))
+          .catch(() => undefined),
+      SHIELD_CLAIM_MS / 3,
     );
-    return noteOf(failing.check, decision, await this.relays(repository, removal));
+    renewal.unref();
+    try {
+      return await this.act(repository, removal, failing, { key, record, entries, by: setting.changedBy });
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
-  /** What the replica that claimed the removal did, once it says (null: left alone, or not said in time). */
-  private async awaitDecision(
+  /**
+   * Decides a removal this replica claimed, records and finishes it. Its record may say it was done
+   * already (a replica that died before finishing its claim, or another removal of the entry): then
+   * that is finished again, nothing is done twice.
+   */
+  private async act(
     repository: Repo,
     removal: Removal,
-    claimed: ShieldRetry,
+    failing: { check: string; pulls: number[] },
+    claim: { key: EntryKey; record: ShieldRetry; entries: QueueEvent[]; by: string },
   ): Promise<ShieldNote | null> {
+    const { store, owner } = this.deps;
+    const { key, record } = claim;
+    const mine =
+      record.leftEventId === removal.id && record.outcome === "pending" && record.claimedBy === owner;
+    const decision: Decision = mine
+      ? ((await this.ownerLost(repository, claim.by)) ??
+        (await this.requeue(repository, removal, failing, queuerOf(claim.entries))))
+      : { outcome: record.outcome === "pending" ? "skipped" : record.outcome, detail: record.detail };
+    if (mine) await store.decideShieldRetry(key, owner, { ...decision, at: this.deps.now() });
+    const decided: Decided = { ...decision, leftEventId: record.leftEventId, check: record.check };
+    await store.finishOnce(SCOPE, onceKey(key), owner, new Date(), decided);
+    if (record.leftEventId !== removal.id) return null;
+    if (mine)
+      this.deps.logger.info(
+        {
+          repository: repository.fullName,
+          pull: removal.pull,
+          check: failing.check,
+          outcome: decision.outcome,
+          detail: decision.detail,
+        },
+        `flake shield: ${decision.outcome === "requeued" ? "queued again" : decision.outcome === "failed" ? "could not queue again" : "left alone"} a pull request removed for a check failing for everyone`,
+      );
+    return noteOf(record.check, decision, await this.relays(repository, removal));
+  }
+
+  /**
+   * What the replica that claimed the removal's entry did, once it says (its once-claim done, or, from
+   * an older replica, its record decided); null: left alone, another removal of the entry, or not said
+   * in time.
+   */
+  private async awaitDecision(repository: Repo, removal: Removal, key: EntryKey): Promise<ShieldNote | null> {
     const until = Date.now() + (this.deps.decisionWaitMs ?? SHIELD_DECISION_WAIT_MS);
-    let row: ShieldRetry | null = claimed;
-    while (row?.outcome === "pending" && Date.now() < until) {
+    for (;;) {
+      const decided = await this.decidedOf(key);
+      if (decided === "other" || (decided && decided.leftEventId !== removal.id)) return null;
+      if (decided) return noteOf(decided.check, decided, await this.relays(repository, removal));
+      if (Date.now() >= until) return null;
       await sleep(SHIELD_DECISION_POLL_MS);
-      row = await this.deps.store.getShieldRetry(claimed);
     }
-    return row && row.outcome !== "pending"
-      ? noteOf(row.check, row, await this.relays(repository, removal))
-      : null;
+  }
+
+  /** What came of an entry's claim: decided, "other" (a removal other than the one awaited), or null: not yet. */
+  private async decidedOf(key: EntryKey): Promise<Decided | "other" | null> {
+    const once = await this.deps.store.readOnce(SCOPE, onceKey(key));
+    if (once?.doneAt && once.result) return once.result as Decided;
+    const record = await this.deps.store.getShieldRetry(key);
+    if (!record || record.outcome === "pending") return null;
+    return {
+      outcome: record.outcome,
+      detail: record.detail,
+      leftEventId: record.leftEventId,
+      check: record.check,
+    };
   }
 
   /**

@@ -5,7 +5,8 @@ import { inTransaction, type Tables } from "./database.js";
 import { int, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // The flake shield (src/shield/, docs/notifications.md "The flake shield"): whether it is on per
-// repository, and its re-queues, each claimed once per queue entry whatever the replicas.
+// repository, and the record of its re-queues, one per queue entry whatever the replicas (each claimed
+// with a once-claim, scope `flake-shield`, by src/shield/shield.ts), kept 90 days for its figures.
 
 /** What came of a re-queue the shield claimed: not decided yet, queued again, failed, or left alone. */
 export type ShieldOutcome = "pending" | "requeued" | "failed" | "skipped";
@@ -41,12 +42,13 @@ export interface FlakeShieldStore {
   /** Upsert per repository; returns the setting it replaced (null: none). */
   putFlakeShield(setting: FlakeShieldSetting): Promise<FlakeShieldSetting | null>;
   /**
-   * Takes on a removal for the pull request's queue entry: "claimed" when this call made the claim (as
-   * `owner`, pending); otherwise the claim that was there (whoever made it, whatever its removal). Of
-   * two concurrent claims, one gets "claimed". Rows claimed more than SHIELD_RETRY_RETENTION_MS before
-   * `now` are forgotten.
+   * Records a removal the shield took on for the pull request's queue entry (its claim is a once-claim,
+   * scope `flake-shield`: src/shield/shield.ts): made pending as `owner`'s; a pending record of the same
+   * removal becomes `owner`'s (its claimant's claim lapsed and `owner` took it over); a record of another
+   * removal, or one decided, is kept as it was. The record as it is after. Records claimed more than
+   * SHIELD_RETRY_RETENTION_MS before `now` are forgotten.
    */
-  claimShieldRetry(claim: ShieldRetryClaim): Promise<"claimed" | ShieldRetry>;
+  recordShieldRetry(claim: ShieldRetryClaim): Promise<ShieldRetry>;
   /** Records what came of `owner`'s pending claim; false when it is not `owner`'s or not pending. */
   decideShieldRetry(
     key: Pick<ShieldRetry, "repository" | "pull" | "entryKey">,
@@ -111,14 +113,14 @@ export function kyselyFlakeShield(ctx: StoreContext): FlakeShieldStore {
       });
     },
 
-    async claimShieldRetry(claim) {
+    async recordShieldRetry(claim) {
       await ctx.pruneIfDue("shield_retries", claim.now, () =>
         db
           .deleteFrom("shield_retries")
           .where("claimed_at", "<", time(new Date(claim.now.getTime() - SHIELD_RETRY_RETENTION_MS)))
           .execute(),
       );
-      const inserted = await db
+      await db
         .insertInto("shield_retries")
         .values({
           repository_key: claim.repository.key,
@@ -134,13 +136,17 @@ export function kyselyFlakeShield(ctx: StoreContext): FlakeShieldStore {
           detail: null,
           decided_at: null,
         })
-        .onConflict((oc) => oc.columns(["repository_key", "pull_number", "entry_key"]).doNothing())
-        .returning("entry_key")
-        .executeTakeFirst();
-      if (inserted) return "claimed";
-      const held = await getRetry(claim);
-      if (!held) throw new Error("a flake shield claim was neither made nor found");
-      return held;
+        .onConflict((oc) =>
+          oc
+            .columns(["repository_key", "pull_number", "entry_key"])
+            .doUpdateSet({ claimed_by: claim.owner })
+            .where("shield_retries.outcome", "=", "pending")
+            .where("shield_retries.left_event_id", "=", claim.leftEventId),
+        )
+        .execute();
+      const record = await getRetry(claim);
+      if (!record) throw new Error("a flake shield record was neither made nor found");
+      return record;
     },
 
     async decideShieldRetry(key, owner, decision) {

@@ -53,7 +53,7 @@ async function requeued(
   outcome: "requeued" | "skipped" = "requeued",
 ) {
   const key = { repository: repo, pull, entryKey: `e${leftEvent.id}` };
-  await store.claimShieldRetry({
+  await store.recordShieldRetry({
     ...key,
     leftEventId: leftEvent.id,
     leftAt: new Date(leftEvent.at),

@@ -329,6 +329,35 @@ describe("the flake shield", () => {
     expect(retries.map((r) => [r.pull, r.outcome])).toEqual([[23, "requeued"]]);
   });
 
+  it("queues again once what a replica that died holding the removal left: after its claim lapsed, by the next to take it", async () => {
+    await turnOn();
+    const q = queue("api");
+    const entry = entered(23, -10);
+    const leave = left(23, 0);
+    await store.recordQueueEvents(repo, [left(21, -40), left(22, -20), entry, leave], new Date(now));
+    // The replica that died: its claim (lapsed now) and its record of the removal, never decided.
+    const key = { repository: repo, pull: 23, entryKey: String(entry.id) };
+    const lapsed = new Date(Date.now() - 1_000);
+    const claim = { owner: "dead", now: new Date(Date.now() - 61_000), until: lapsed, keepMs: 86_400_000 };
+    expect(await store.claimOnce("flake-shield", `acme/widgets#23#${entry.id}`, claim)).toBe("claimed");
+    await store.recordShieldRetry({
+      ...key,
+      leftEventId: leave.id,
+      leftAt: new Date(leave.at),
+      check: "ci/test",
+      owner: "dead",
+      now: new Date(now),
+    });
+    const { shield } = shieldOn(q, gateway().github, "replica-b");
+    const event = await withAlsoFailed(store, repo, leave);
+    expect((await shield.consider(repo, event)).notes?.shield?.outcome).toBe("requeued");
+    expect(q.enqueued).toEqual([23]);
+    expect(await store.getShieldRetry(key)).toMatchObject({ claimedBy: "replica-b", outcome: "requeued" });
+    // Taken again: shown as done, queued no more.
+    expect((await shield.consider(repo, event)).notes?.shield?.outcome).toBe("requeued");
+    expect(q.enqueued).toEqual([23]);
+  });
+
   it("says plainly when the merge queue refuses to queue it again", async () => {
     await turnOn();
     const q = queue("api");

@@ -424,7 +424,7 @@ describe("migration 036 (polls as work)", () => {
 
 /**
  * Migration 041 copies what the features' own claims held into once-claims (src/store/once-claims.ts):
- * a summary comment's creation under way.
+ * a summary comment's creation under way, the flake shield's re-queues (decided: done with their result).
  */
 describe("migration 041 (records once)", () => {
   const pg = usePostgres();
@@ -433,7 +433,15 @@ describe("migration 041 (records once)", () => {
     INSERT INTO summary_comments (repository_key, repository, issue_number, comment_id, claimed_by, claimed_until, updated_at)
       VALUES ('acme/widgets', 'Acme/Widgets', 7, NULL, 'replica-a', '2026-03-02T09:00:30.000Z', '2026-03-02T09:00:00.000Z');
     INSERT INTO summary_comments (repository_key, repository, issue_number, comment_id, claimed_by, claimed_until, updated_at)
-      VALUES ('acme/widgets', 'Acme/Widgets', 8, 123, NULL, NULL, '2026-03-02T09:00:00.000Z')`;
+      VALUES ('acme/widgets', 'Acme/Widgets', 8, 123, NULL, NULL, '2026-03-02T09:00:00.000Z');
+    INSERT INTO shield_retries (repository_key, repository, pull_number, entry_key, left_event_id, left_at, check_name,
+                                claimed_by, claimed_at, outcome, detail, decided_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', 23, '501', 510, '2026-03-02T08:59:00.000Z', 'ci/test', 'replica-a',
+              '2026-03-02T09:00:00.000Z', 'failed', 'GitHub answered 502', '2026-03-02T09:00:02.000Z');
+    INSERT INTO shield_retries (repository_key, repository, pull_number, entry_key, left_event_id, left_at, check_name,
+                                claimed_by, claimed_at, outcome, detail, decided_at)
+      VALUES ('acme/widgets', 'Acme/Widgets', 24, '601', 610, '2026-03-02T08:59:00.000Z', 'ci/test', 'replica-b',
+              '2026-03-02T09:00:00.000Z', 'pending', NULL, NULL)`;
 
   async function check(database: ReturnType<typeof openDatabase>) {
     await migrate(database, before);
@@ -447,9 +455,30 @@ describe("migration 041 (records once)", () => {
       .orderBy("key")
       .execute();
     const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
-    expect(
-      claims.map((c) => ({ ...c, claimed_until: iso(c.claimed_until), done_at: iso(c.done_at) })),
-    ).toEqual([
+    const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+    const seen = claims.map((c) => ({
+      ...c,
+      claimed_until: iso(c.claimed_until),
+      done_at: iso(c.done_at),
+      result: json(c.result),
+    }));
+    expect(seen).toEqual([
+      {
+        scope: "flake-shield",
+        key: "acme/widgets#23#501",
+        claimed_by: "replica-a",
+        claimed_until: null,
+        done_at: "2026-03-02T09:00:02.000Z",
+        result: { outcome: "failed", detail: "GitHub answered 502", leftEventId: 510, check: "ci/test" },
+      },
+      {
+        scope: "flake-shield",
+        key: "acme/widgets#24#601",
+        claimed_by: "replica-b",
+        claimed_until: "2026-03-02T09:01:00.000Z",
+        done_at: null,
+        result: null,
+      },
       {
         scope: "summary-comment",
         key: "acme/widgets#7",

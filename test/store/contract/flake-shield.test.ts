@@ -37,8 +37,8 @@ storeContract("flake-shield", ({ h }) => {
 
   describe("the shield's re-queues", () => {
     const widgets = r("acme/widgets");
-    const claim = (over: Partial<Parameters<Store["claimShieldRetry"]>[0]> = {}) =>
-      store.claimShieldRetry({
+    const claim = (over: Partial<Parameters<Store["recordShieldRetry"]>[0]> = {}) =>
+      store.recordShieldRetry({
         repository: widgets,
         pull: 23,
         entryKey: "501",
@@ -49,34 +49,57 @@ storeContract("flake-shield", ({ h }) => {
         now: at(SECOND),
         ...over,
       });
+    const first = {
+      repository: widgets,
+      pull: 23,
+      entryKey: "501",
+      leftEventId: 510,
+      leftAt: T0,
+      check: "ci/test",
+      claimedBy: "replica-a",
+      claimedAt: at(SECOND),
+      outcome: "pending",
+      detail: null,
+      decidedAt: null,
+    };
 
-    it("claims a pull request's entry once: a second claim, from any replica and any removal, gets the first", async () => {
-      expect(await claim()).toBe("claimed");
-      const again = await claim({ owner: "replica-b", leftEventId: 520, now: at(2 * SECOND) });
-      expect(again).toEqual({
-        repository: widgets,
-        pull: 23,
-        entryKey: "501",
-        leftEventId: 510,
-        leftAt: T0,
-        check: "ci/test",
-        claimedBy: "replica-a",
-        claimedAt: at(SECOND),
-        outcome: "pending",
-        detail: null,
-        decidedAt: null,
-      });
-      // Another entry of the same pull request, or another pull request, is claimed apart.
-      expect(await claim({ entryKey: "600", owner: "replica-b" })).toBe("claimed");
-      expect(await claim({ pull: 24, owner: "replica-b" })).toBe("claimed");
-      expect(await claim({ repository: r("ACME/Widgets"), owner: "replica-c" })).not.toBe("claimed");
+    it("records one removal per pull request's entry: another removal of it keeps the first", async () => {
+      expect(await claim()).toEqual(first);
+      expect(await claim({ owner: "replica-b", leftEventId: 520, now: at(2 * SECOND) })).toEqual(first);
+      // Another entry of the same pull request, or another pull request, is recorded apart.
+      expect(await claim({ entryKey: "600", owner: "replica-b" })).toMatchObject({ claimedBy: "replica-b" });
+      expect(await claim({ pull: 24, owner: "replica-b" })).toMatchObject({ claimedBy: "replica-b" });
+      expect(await claim({ repository: r("ACME/Widgets"), owner: "replica-c", leftEventId: 530 })).toEqual(
+        first,
+      );
     });
 
-    it("of two concurrent claims, exactly one is made", async () => {
-      const results = await Promise.all([claim({ owner: "replica-a" }), claim({ owner: "replica-b" })]);
-      expect(results.filter((x) => x === "claimed")).toHaveLength(1);
-      const held = results.find((x) => x !== "claimed");
-      expect(held).toMatchObject({ outcome: "pending" });
+    it("gives a pending removal to the replica that took its claim over, a decided one to nobody", async () => {
+      await claim();
+      expect(await claim({ owner: "replica-b", now: at(2 * MINUTE_MS) })).toEqual({
+        ...first,
+        claimedBy: "replica-b",
+      });
+      const key = { repository: widgets, pull: 23, entryKey: "501" };
+      expect(
+        await store.decideShieldRetry(key, "replica-a", { outcome: "requeued", detail: null, at: at(HOUR) }),
+      ).toBe(false);
+      expect(
+        await store.decideShieldRetry(key, "replica-b", { outcome: "requeued", detail: null, at: at(HOUR) }),
+      ).toBe(true);
+      expect(await claim({ owner: "replica-c" })).toMatchObject({
+        claimedBy: "replica-b",
+        outcome: "requeued",
+      });
+    });
+
+    it("of two concurrent records, both see the same one", async () => {
+      const results = await Promise.all([
+        claim({ owner: "replica-a" }),
+        claim({ owner: "replica-b", leftEventId: 520 }),
+      ]);
+      expect(results[0]).toEqual(results[1]);
+      expect(results[0]).toMatchObject({ outcome: "pending" });
     });
 
     it("records what came of it once, by the replica that claimed it", async () => {
@@ -116,7 +139,7 @@ storeContract("flake-shield", ({ h }) => {
       await claim({ pull: 31, now: at(HOUR) });
       await claim({ pull: 30, entryKey: "700", now: at(3 * HOUR) });
       await claim({ pull: 32, now: at(5 * HOUR) });
-      await store.claimShieldRetry({
+      await store.recordShieldRetry({
         repository: r("acme/other"),
         pull: 30,
         entryKey: "1",
