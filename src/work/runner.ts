@@ -170,7 +170,8 @@ export class WorkRunner {
       const { claimed } = await this.claim(kind, this.concurrency(kind));
       if (claimed.length === 0) return report;
       report.claimed += claimed.length;
-      const outcomes = await Promise.all(claimed.map((item) => this.execute(kind, item)));
+      // By hand: run at once, whatever the kind's turns (as many as one claim takes).
+      const outcomes = await Promise.all(claimed.map((item) => this.execute(kind, item, false)));
       for (const ok of outcomes) report[ok ? "ok" : "failed"] += 1;
     }
   }
@@ -287,7 +288,7 @@ export class WorkRunner {
   }
 
   /** Runs one claimed item to its end: completed, or failed and rescheduled. True when it succeeded. */
-  private async execute(kind: WorkKind, item: WorkItem): Promise<boolean> {
+  private async execute(kind: WorkKind, item: WorkItem, takesTurn = true): Promise<boolean> {
     const { store, owner, logger, metrics } = this.deps;
     const now = () => this.nowOf(kind);
     const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
@@ -301,7 +302,7 @@ export class WorkRunner {
     renew.unref?.();
     let yieldTurn = () => {};
     try {
-      yieldTurn = await this.turn(kind);
+      if (takesTurn) yieldTurn = await this.turn(kind);
       const next = await kind.run(item, { signal: lost.signal, renew: renewNow, yieldTurn });
       await store.completeWork(item.kind, item.key, owner, next);
       metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
