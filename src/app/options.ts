@@ -48,9 +48,8 @@ export interface YardmasterOptions {
     retry?: Partial<WriteRetry>;
     seenAfterMs?: number;
     answerRetryDelayMs?: number;
-    /** How long a replica's claim of a comment's job holds, and how often replicas look for lapsed ones. */
+    /** How long a replica's claim of a comment's job holds (the runner looks for lapsed ones: workSafetyMs). */
     jobLeaseMs?: number;
-    jobSweepMs?: number;
     /** How often each replica sweeps the gate's lapsed claims and left held gates (default 15 s). */
     gateSweepMs?: number;
   };

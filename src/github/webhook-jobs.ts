@@ -1,7 +1,12 @@
-import pLimit from "p-limit";
 import type { Logger } from "../logger.js";
-import { Periodic } from "../periodic.js";
-import type { WebhookJob, WebhookJobStore } from "../store/index.js";
+import {
+  DELIVERY_RETENTION_MS,
+  type OnceClaimStore,
+  type WebhookJob,
+  type WebhookJobStore,
+  type WorkItem,
+} from "../store/index.js";
+import type { WorkContext, WorkRunner } from "../work/runner.js";
 import type { WebhookArrivals } from "./webhook-arrivals.js";
 
 export { WEBHOOK_LULL_MS, WebhookArrivals } from "./webhook-arrivals.js";
@@ -35,17 +40,19 @@ export interface JobQueue {
 /** Given the runner of jobs, the queue that runs them (the GitHub surface makes the runner). */
 export type JobQueueFactory = (run: JobRunner) => JobQueue;
 
+/** The durable work's kind of webhook jobs (src/work), keyed by delivery id. */
+export const COMMAND_KIND = "command";
+/** The once-claims' scope of GitHub's deliveries handled (keyed by X-GitHub-Delivery). */
+export const DELIVERY_SCOPE = "github-delivery";
 /** How long a replica's claim of a job holds without renewal: another replica takes it over after. */
 export const JOB_LEASE_MS = 30_000;
-/** How often each replica looks for jobs whose claim lapsed: a dead replica's jobs run soon after the lapse. */
-export const JOB_SWEEP_MS = 5_000;
 /**
  * Jobs a replica runs at once, until their work ran (a command ran; its answer may wait for the write
- * queue after, still claimed); the others wait their turn, still claimed. Webhooks keep being answered
- * meanwhile: 200 commands at once do not hold up the answers to the webhooks that bring them.
+ * queue after, still claimed): the kind's concurrency; the others wait their turn, still claimed.
+ * Webhooks keep being answered meanwhile: 200 commands at once do not hold up the answers to the
+ * webhooks that bring them.
  */
 export const JOB_CONCURRENCY = 8;
-const SWEEP_BATCH = 20;
 /**
  * How long a job recorded during a burst of webhooks waits for them to be answered before it runs: the
  * jobs' work (reads, the store, the merge queue) would otherwise share the process with the webhooks
@@ -55,7 +62,9 @@ const SWEEP_BATCH = 20;
 export const YIELD_TO_WEBHOOKS_MS = 2_000;
 
 export interface WebhookJobsDeps {
-  store: Omit<WebhookJobStore, "claimDelivery">;
+  store: WebhookJobStore & Pick<OnceClaimStore, "claimOnce" | "finishOnce" | "releaseOnce">;
+  /** This replica's runner of durable work: the jobs are its kind `command`. */
+  work: Pick<WorkRunner, "register" | "resume" | "pause" | "scheduleClaimed">;
   /** This replica, as the holder of claims. */
   owner: string;
   run: JobRunner;
@@ -64,32 +73,42 @@ export interface WebhookJobsDeps {
   logger: Logger;
   /** Default JOB_LEASE_MS. */
   leaseMs?: number;
-  /** Default JOB_SWEEP_MS. */
-  sweepMs?: number;
   /** Default JOB_CONCURRENCY. */
   concurrency?: number;
   /** The webhooks being received, which a job lets be answered before it starts; absent: it starts at once. */
   arrivals?: WebhookArrivals;
+  /** The claims' clock: the real time (GitHub's deliveries follow it), unless a test gives its own. */
   now?: () => Date;
 }
 
 /**
- * The store's webhook jobs, run once across replicas: a job is recorded claimed by the replica that
- * received its webhook, which runs it at once and renews its claim while it runs, answer included; every
- * replica sweeps for jobs whose claim lapsed (their replica died or stopped before the run ended) and
- * runs them again (a comment command's steps done are not made again: src/commands/steps.ts).
+ * The webhook jobs, run once across replicas on the durable-work engine: a job is recorded as a work
+ * item claimed by the replica that received its webhook, which runs it next (a turn of the kind's
+ * concurrency) and renews its claim while it runs, answer included; any replica's runner takes over a
+ * job whose claim lapsed (its replica died or stopped before the run ended) and runs it again (a
+ * comment command's steps done are not made again: src/commands/steps.ts). A delivery is recorded once
+ * (a once-claim): a redelivery records nothing.
  */
 export class WebhookJobs implements JobQueue {
-  private readonly slots: ReturnType<typeof pLimit>;
-  private readonly sweeps: Periodic;
+  /** The deliveries this replica recorded, until their run here begins: any other run is a takeover. */
+  private readonly accepted = new Set<string>();
 
   constructor(private readonly deps: WebhookJobsDeps) {
-    this.slots = pLimit(deps.concurrency ?? JOB_CONCURRENCY);
-    this.sweeps = new Periodic(
-      () => this.sweep(),
-      deps.sweepMs ?? JOB_SWEEP_MS,
-      (error) => deps.logger.warn({ err: error }, "could not look for webhook jobs"),
-    );
+    deps.work.register({
+      kind: COMMAND_KIND,
+      concurrency: deps.concurrency ?? JOB_CONCURRENCY,
+      leaseMs: this.leaseMs,
+      now: () => this.now(),
+      run: async (item, context) => {
+        // A job recorded here is tracked from its record on (accept); one taken over, from now on.
+        const takenOver = !this.accepted.delete(item.key);
+        const run = this.runJob(item, context, takenOver);
+        if (takenOver) deps.track(run);
+        await run;
+        // Done, whatever came of it (a command that failed said so, or could not): never run again.
+        return null;
+      },
+    });
   }
 
   private now(): Date {
@@ -100,103 +119,82 @@ export class WebhookJobs implements JobQueue {
     return this.deps.leaseMs ?? JOB_LEASE_MS;
   }
 
-  private until(): Date {
-    return new Date(this.now().getTime() + this.leaseMs);
-  }
-
   /** Records the job (claimed by this replica) and starts it; false for a delivery recorded before. */
   async accept(job: WebhookJob): Promise<boolean> {
-    if (!(await this.deps.store.recordWebhookJob(job, { owner: this.deps.owner, until: this.until() })))
-      return false;
-    this.deps.track(this.runClaimed(job));
+    const { store, owner, work, logger } = this.deps;
+    const at = this.now();
+    const until = new Date(at.getTime() + this.leaseMs);
+    const key = job.deliveryId;
+    const claim = { owner, now: at, until, keepMs: DELIVERY_RETENTION_MS };
+    if ((await store.claimOnce(DELIVERY_SCOPE, key, claim)) !== "claimed") return false;
+    try {
+      await store.recordWebhookJob(job);
+      this.accepted.add(key);
+      const made = await work.scheduleClaimed({ kind: COMMAND_KIND, key, dueAt: at });
+      if (made) this.deps.track(made.run);
+      else this.accepted.delete(key);
+    } catch (error) {
+      this.accepted.delete(key);
+      await store.releaseOnce(DELIVERY_SCOPE, key, owner).catch(() => undefined);
+      throw error;
+    }
+    await store
+      .finishOnce(DELIVERY_SCOPE, key, owner, this.now())
+      .catch((error: unknown) =>
+        logger.warn({ err: error, delivery: key }, "could not mark a delivery recorded"),
+      );
     return true;
   }
 
-  /** Sweeps every `sweepMs` until `stop`. */
+  /** This replica's runner takes over the jobs whose claim lapsed, from now until `stop`. */
   start(): void {
-    this.sweeps.start();
+    this.deps.work.resume(COMMAND_KIND);
   }
 
-  /** Stops sweeping; resolves once a sweep under way has claimed what it claims (its jobs are tracked). */
+  /** Takes over no more jobs; resolves once the jobs under way here ended. */
   async stop(): Promise<void> {
-    await this.sweeps.stop();
-  }
-
-  /** Claims the jobs whose claim lapsed and runs them; how many. */
-  async sweep(): Promise<number> {
-    const jobs = await this.deps.store.claimLapsedWebhookJobs({
-      owner: this.deps.owner,
-      now: this.now(),
-      until: this.until(),
-      limit: SWEEP_BATCH,
-    });
-    for (const job of jobs) {
-      this.deps.logger.info(
-        { delivery: job.deliveryId, receivedAt: job.receivedAt.toISOString() },
-        "running a webhook's work that another replica did not finish (its claim lapsed)",
-      );
-      this.deps.track(this.runClaimed(job));
-    }
-    return jobs.length;
+    await this.deps.work.pause(COMMAND_KIND);
   }
 
   /**
-   * Runs a job this replica holds when a slot is free, renewing its claim from now until it is done; a
-   * job whose claim was lost while it waited (another replica runs it) is not run. Never throws.
+   * Runs a job this replica holds (its turn came), its claim renewed by the runner until it ends; a job
+   * whose claim was lost while it waited (another replica runs it) is not run. Never throws.
    */
-  private async runClaimed(job: WebhookJob): Promise<void> {
-    const { store, owner, logger } = this.deps;
-    const log = logger.child({ delivery: job.deliveryId });
-    let finished: Promise<boolean> | undefined;
-    const finish = () => {
-      finished ??= store.finishWebhookJob(job.deliveryId, owner, this.now()).catch((error: unknown) => {
-        log.warn({ err: error }, "could not record a webhook's work as done");
-        return false;
-      });
-      return finished;
-    };
-    /** Whether the job is still this replica's (its claim renewed now). */
+  private async runJob(item: WorkItem, context: WorkContext, takenOver: boolean): Promise<void> {
+    const { store, logger } = this.deps;
+    const log = logger.child({ delivery: item.key });
+    if (takenOver)
+      log.info("running a webhook's work that another replica did not finish (its claim lapsed)");
     const held = () =>
-      store.renewWebhookJob(job.deliveryId, owner, this.until()).catch((error: unknown) => {
+      context.renew().catch((error: unknown) => {
         log.warn({ err: error }, "could not renew the claim of a webhook's work");
         return false;
       });
-    const renewal = setInterval(() => {
-      if (finished) return;
-      store.renewWebhookJob(job.deliveryId, owner, this.until()).then(
-        (held) => {
-          if (!held && !finished) log.warn("another replica took over this webhook's work");
-        },
-        (error: unknown) => log.warn({ err: error }, "could not renew the claim of a webhook's work"),
-      );
-    }, this.leaseMs / 3);
-    renewal.unref();
     try {
-      // The slot is this job's until its work ran (`ran`), not while its answer waits to be written.
-      let running: Promise<void> | undefined;
-      await this.slots(async () => {
-        if (this.deps.arrivals) await this.deps.arrivals.quiet(YIELD_TO_WEBHOOKS_MS);
-        if (!(await store.renewWebhookJob(job.deliveryId, owner, this.until()))) {
-          log.warn("another replica took over this webhook's work before it ran here");
-          finished = Promise.resolve(false);
-          return;
-        }
-        let freeSlot: () => void = () => {};
-        const workDone = new Promise<void>((resolve) => (freeSlot = resolve));
-        running = this.deps.run(job, {
-          ran: () => {
-            freeSlot();
-            return held();
-          },
-        });
-        await Promise.race([workDone, running.catch(() => {})]);
+      if (this.deps.arrivals) await this.deps.arrivals.quiet(YIELD_TO_WEBHOOKS_MS);
+      if (!(await held())) {
+        log.warn("another replica took over this webhook's work before it ran here");
+        return;
+      }
+      const job = await store.readWebhookJob(item.key);
+      if (!job) {
+        log.warn("nothing recorded of this webhook's work: there is nothing to run");
+        return;
+      }
+      // The turn is this job's until its work ran (`ran`), not while its answer waits to be written.
+      await this.deps.run(job, {
+        ran: () => {
+          context.yieldTurn();
+          return held();
+        },
       });
-      await running;
     } catch (error) {
       log.error({ err: error }, "a webhook's work failed");
-    } finally {
-      clearInterval(renewal);
-      await finish();
     }
+    // Done: its body is forgotten, unless another replica runs it now (it may not have read it yet).
+    if (await held())
+      await store
+        .forgetWebhookJob(item.key, this.now())
+        .catch((error: unknown) => log.warn({ err: error }, "could not forget a webhook's work done"));
   }
 }

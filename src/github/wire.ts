@@ -24,7 +24,7 @@ export interface GitHubWiring extends Wired {
 export interface GitHubDeps {
   infra: Pick<
     Infrastructure,
-    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls" | "trackWebhookWork"
+    "config" | "options" | "logger" | "metrics" | "store" | "owner" | "urls" | "trackWebhookWork" | "work"
   > &
     Pick<Infrastructure, "rings" | "happenings" | "merges" | "now">;
   /** The connected GitHub App; null when it is not configured (then only the refusing gateway). */
@@ -104,13 +104,13 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
       jobs: (run) => {
         made.jobs = new WebhookJobs({
           store,
+          work: infra.work,
           owner,
           run,
           track: infra.trackWebhookWork,
           arrivals,
           logger: logger.child({ name: "webhook-jobs" }),
           leaseMs: answers.jobLeaseMs ?? infra.config.commandClaimSeconds * 1000,
-          ...(answers.jobSweepMs !== undefined ? { sweepMs: answers.jobSweepMs } : {}),
         });
         return made.jobs;
       },
@@ -156,7 +156,10 @@ function readCache(gateway: GitHubGateway): PermissionLookup {
   return cachedPermission((repo, login) => gateway.permission(repo, login));
 }
 
-/** A command whose replica stopped or died before it ran is run by another once its claim lapses. */
+/**
+ * A command whose replica stopped or died before it ran is run by another's runner once its claim
+ * lapses; on stop, the commands under way here are waited for.
+ */
 function jobsService(jobs: WebhookJobs | undefined): Service[] {
   return jobs ? [{ name: "webhook-jobs", start: () => jobs.start(), stop: () => jobs.stop() }] : [];
 }

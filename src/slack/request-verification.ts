@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse } from "node:querystring";
 import type { Logger } from "../logger.js";
 import { readBody } from "../server/http-server.js";
+import type { OnceClaimStore } from "../store/index.js";
 
 /**
  * Slack's request signatures, checked before Bolt sees a request (docs/operations.md, "Slack requests").
@@ -11,8 +12,8 @@ import { readBody } from "../server/http-server.js";
  *
  * 1. the timestamp must be within 5 minutes of the clock, either way;
  * 2. the signature must be the HMAC-SHA256 of `v0:<timestamp>:<body>` with the signing secret;
- * 3. the signature is claimed in the store, shared by every replica: a signature already claimed
- *    within the window is a replay and is refused.
+ * 3. the signature is claimed in the store, shared by every replica (a once-claim, scope
+ *    `slack-signature`): a signature already claimed within the window is a replay and is refused.
  *
  * One of Slack's retries (`X-Slack-Retry-Num`, only ever of an Events API delivery: slash commands and
  * clicks are never retried) is signed anew, so it passes like any request; its event runs unless an
@@ -25,6 +26,31 @@ import { readBody } from "../server/http-server.js";
 
 /** How far a request's timestamp may be from the clock, either way. */
 export const SLACK_REQUEST_WINDOW_SECONDS = 5 * 60;
+/**
+ * Slack request signatures are remembered this long. A request is accepted while its timestamp is
+ * within 5 minutes of the clock either way, so its signature can come back at most 10 minutes after it
+ * was first seen; 5 more minutes cover replicas whose clocks disagree.
+ */
+export const SLACK_SIGNATURE_RETENTION_MS = 15 * 60 * 1000;
+/** The once-claims' scope of Slack's request signatures (the store's `once_claims`, keyed by signature). */
+const SIGNATURE_SCOPE = "slack-signature";
+
+/**
+ * The guard's `claim`, on the store's once-claims: true the first time a signature is claimed across
+ * replicas, or once it was claimed SLACK_SIGNATURE_RETENTION_MS before. Nothing runs under the claim
+ * (the request runs after it): it is held for as long as it is remembered, one statement per request.
+ */
+export function claimSignaturesOnce(
+  store: Pick<OnceClaimStore, "claimOnce">,
+  owner: string,
+): SlackRequestGuardOptions["claim"] {
+  return async (signature, now) => {
+    const until = new Date(now.getTime() + SLACK_SIGNATURE_RETENTION_MS);
+    const keepMs = SLACK_SIGNATURE_RETENTION_MS;
+    return (await store.claimOnce(SIGNATURE_SCOPE, signature, { owner, now, until, keepMs })) === "claimed";
+  };
+}
+
 /** Bolt's default body limit, kept: a larger body is answered 413. */
 export const SLACK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
@@ -64,7 +90,7 @@ export function checkSlackSignature(request: {
 
 export interface SlackRequestGuardOptions {
   signingSecret: string;
-  /** True the first time a signature is claimed (the store's claimSlackSignature, across replicas). */
+  /** True the first time a signature is claimed, across replicas (claimSignaturesOnce). */
   claim(signature: string, now: Date): Promise<boolean>;
   logger: Logger;
   /** The clock the window is read against; default the system's. */

@@ -101,8 +101,6 @@ export type { Store, StoreLifecycle } from "./store.js";
 export type { SubscriptionStore } from "./subscriptions.js";
 export {
   DELIVERY_RETENTION_MS,
-  SLACK_SIGNATURE_RETENTION_MS,
-  type SlackSignatureStore,
   WEBHOOK_JOB_RETENTION_MS,
   type WebhookJob,
   type WebhookJobStore,

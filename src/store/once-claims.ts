@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { readTime, type StoreContext, time } from "./query-helpers.js";
+import { PRUNE_INTERVAL_MS, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Once-claims, the durable-work engine's second half (docs/architecture.md, "Durable work"): a thing
 // that must be done once, by one replica, named by a scope and a key (a Slack event's id, a webhook
@@ -60,11 +60,21 @@ export function kyselyOnceClaims(ctx: StoreContext): OnceClaimStore {
       .where("key", "=", key)
       .where("claimed_by", "=", owner)
       .where("done_at", "is", null);
+  // A scope kept for less than the pruning interval (Slack's signatures, 15 minutes) is pruned as often.
   const prune = (scope: string, now: Date, keepMs: number) =>
-    ctx.pruneIfDue(`once_claims:${scope}`, now, async () => {
-      const before = time(new Date(now.getTime() - keepMs));
-      await db.deleteFrom("once_claims").where("scope", "=", scope).where("first_at", "<", before).execute();
-    });
+    ctx.pruneIfDue(
+      `once_claims:${scope}`,
+      now,
+      async () => {
+        const before = time(new Date(now.getTime() - keepMs));
+        await db
+          .deleteFrom("once_claims")
+          .where("scope", "=", scope)
+          .where("first_at", "<", before)
+          .execute();
+      },
+      Math.min(PRUNE_INTERVAL_MS, keepMs),
+    );
   return {
     async claimOnce(scope, key, { owner, now, until, keepMs }) {
       await prune(scope, now, keepMs);

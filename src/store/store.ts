@@ -17,7 +17,7 @@ import type { RelayStore } from "./relays.js";
 import type { SummaryCommentRecords, WritePaceStore } from "./shared-github-writes.js";
 import type { StatsAndDigestStore } from "./stats-and-digests.js";
 import type { SubscriptionStore } from "./subscriptions.js";
-import type { SlackSignatureStore, WebhookJobStore } from "./webhook-jobs.js";
+import type { WebhookJobStore } from "./webhook-jobs.js";
 import type { WorkStore } from "./work-items.js";
 
 /** The store itself: which database, whether it answers, and its end. */
@@ -54,7 +54,6 @@ export interface Store
     IdentityStore,
     SubscriptionStore,
     WebhookJobStore,
-    SlackSignatureStore,
     PollStore,
     OutboxStore,
     ThreadStore,

@@ -39,6 +39,11 @@ export interface ScheduleWork {
   when?: "replace" | "earlier" | "absent";
   /** Only an item that exists is changed (none is made). */
   existingOnly?: boolean;
+  /**
+   * A new item is made claimed by `owner` until `until` (due then: any replica takes it over at the
+   * lapse), for the replica that makes it to run next; an item kept is changed as `when` says.
+   */
+  claim?: { owner: string; until: Date };
 }
 
 export interface ClaimWork {
@@ -177,9 +182,15 @@ async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<Work
       .executeTakeFirst();
     return row ? toWorkItem(ctx, row) : null;
   }
+  const claimed = item.claim && {
+    due_at: time(item.claim.until),
+    claimed_by: item.claim.owner,
+    claimed_until: time(item.claim.until),
+    started_at: dueAt,
+  };
   const row = await db
     .insertInto("work_items")
-    .values({ kind: item.kind, key: item.key, due_at: dueAt, payload: jsonValue as never })
+    .values({ kind: item.kind, key: item.key, due_at: dueAt, payload: jsonValue as never, ...claimed })
     .onConflict((oc) => {
       const on = oc.columns(["kind", "key"]);
       if (when === "absent") return on.doNothing();

@@ -8,6 +8,11 @@ export type WorkNext = { dueAt: Date; payload?: WorkPayload } | null;
 export interface WorkContext {
   signal: AbortSignal;
   renew(): Promise<boolean>;
+  /**
+   * Gives the item's turn to the next item of its kind: it goes on running, claimed and renewed, but no
+   * longer counts against the kind's concurrency (what is left of it only waits, for an answer's write).
+   */
+  yieldTurn(): void;
 }
 
 /**
@@ -31,6 +36,11 @@ export interface WorkKind {
   leaseMs?: number;
   /** Milliseconds before the retry of an item that failed `attempts` times in a row; default `backoff`. */
   backoff?: (attempts: number) => number;
+  /**
+   * The clock of the kind's due times and claims, when not the runner's: leases that follow the real
+   * time (an outside service's retries do) while a test moves the runner's.
+   */
+  now?: () => Date;
 }
 
 /** Exponential backoff from 5 s, doubling per failure in a row, at most 10 minutes. */
@@ -68,7 +78,13 @@ export class WorkRunner {
   private readonly kinds = new Map<string, WorkKind>();
   /** The kinds this runner claims by itself (resume); the others run only when drained. */
   private readonly active = new Set<string>();
+  /** Each kind's items under way on this replica (waiting for a turn, or running). */
   private readonly running = new Map<string, Set<Promise<unknown>>>();
+  /** Each kind's items holding a turn (at most its concurrency), and those waiting for one. */
+  private readonly turns = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
+  /** The items under way here, by kind and key. */
+  private readonly keys = new Set<string>();
   /** Kinds whose last claim took as many as it could: more may be due once some end. */
   private readonly saturated = new Set<string>();
   private readonly failing = new Map<string, Set<string>>();
@@ -110,13 +126,37 @@ export class WorkRunner {
   /** Schedules an item (the store's scheduleWork), and wakes this runner when it is due. */
   async schedule(item: ScheduleWork): Promise<WorkItem | null> {
     const scheduled = await this.deps.store.scheduleWork(item);
-    if (scheduled) this.wakeAt(scheduled.dueAt);
+    if (scheduled) this.wakeAt(scheduled.dueAt, item.kind);
     return scheduled;
   }
 
-  /** Makes sure a pass comes at `at` (or sooner). */
-  wakeAt(at: Date): void {
-    this.wake(at.getTime() - this.deps.now().getTime());
+  /**
+   * Makes a new item claimed by this replica for its kind's lease (null, and nothing made, when the kind
+   * has an item by that key) and runs it next, when the kind has a turn free, its claim renewed while it
+   * waits; any replica takes it over once the claim lapses. `run` settles when its run here ends.
+   */
+  async scheduleClaimed(
+    item: Omit<ScheduleWork, "when" | "claim" | "existingOnly">,
+  ): Promise<{ item: WorkItem; run: Promise<boolean> } | null> {
+    const kind = this.kindOf(item.kind);
+    const until = new Date(this.nowOf(kind).getTime() + (kind.leaseMs ?? DEFAULT_LEASE_MS));
+    const made = await this.deps.store.scheduleWork({
+      ...item,
+      when: "absent",
+      claim: { owner: this.deps.owner, until },
+    });
+    if (!made) return null;
+    return { item: made, run: this.launch(kind, made) };
+  }
+
+  /** Makes sure a pass comes at `at` (or sooner), on the kind's clock (default the runner's). */
+  wakeAt(at: Date, kind?: string): void {
+    const clock = kind ? this.kinds.get(kind) : undefined;
+    this.wake(at.getTime() - this.nowOf(clock).getTime());
+  }
+
+  private nowOf(kind: WorkKind | undefined): Date {
+    return kind?.now?.() ?? this.deps.now();
   }
 
   /**
@@ -130,7 +170,8 @@ export class WorkRunner {
       const { claimed } = await this.claim(kind, this.concurrency(kind));
       if (claimed.length === 0) return report;
       report.claimed += claimed.length;
-      const outcomes = await Promise.all(claimed.map((item) => this.execute(kind, item)));
+      // By hand: run at once, whatever the kind's turns (as many as one claim takes).
+      const outcomes = await Promise.all(claimed.map((item) => this.execute(kind, item, false)));
       for (const ok of outcomes) report[ok ? "ok" : "failed"] += 1;
     }
   }
@@ -175,25 +216,27 @@ export class WorkRunner {
 
   /** One pass: each active kind's due items, as many as it may still run; then the timer for the next. */
   private async runPass(): Promise<void> {
-    let next = this.deps.now().getTime() + (this.deps.safetyMs ?? 30_000);
+    let delay = this.deps.safetyMs ?? 30_000;
     for (const name of this.active) {
       const kind = this.kindOf(name);
-      const free = this.concurrency(kind) - (this.running.get(name)?.size ?? 0);
+      const free = this.concurrency(kind) - this.busy(name);
       if (free <= 0) continue;
       const { claimed, nextDueAt } = await this.claim(kind, free);
       if (claimed.length >= free) this.saturated.add(name);
       else this.saturated.delete(name);
-      for (const item of claimed) this.launch(kind, item);
-      if (nextDueAt) next = Math.min(next, nextDueAt.getTime());
+      // An item whose claim lapsed while it still runs here (its renewals late: a stalled process) and
+      // that this replica claimed again runs on as it was, renewed: it is not run twice at once.
+      for (const item of claimed) if (!this.runsHere(item)) void this.launch(kind, item);
+      if (nextDueAt) delay = Math.min(delay, nextDueAt.getTime() - this.nowOf(kind).getTime());
     }
-    this.wake(next - this.deps.now().getTime());
+    this.wake(delay);
   }
 
   private async claim(kind: WorkKind, limit: number) {
     const work = await this.deps.store.claimWork({
       kind: kind.kind,
       owner: this.deps.owner,
-      now: this.deps.now(),
+      now: this.nowOf(kind),
       leaseMs: kind.leaseMs ?? DEFAULT_LEASE_MS,
       limit,
     });
@@ -201,20 +244,53 @@ export class WorkRunner {
     return work;
   }
 
-  private launch(kind: WorkKind, item: WorkItem): void {
+  private launch(kind: WorkKind, item: WorkItem): Promise<boolean> {
     const runs = this.running.get(kind.kind) ?? new Set();
     this.running.set(kind.kind, runs);
+    const id = `${item.kind}\u0000${item.key}`;
+    this.keys.add(id);
     const run = this.execute(kind, item).finally(() => {
       runs.delete(run);
-      // A kind that had more due than it could take: claim again once half its slots are free.
-      if (this.saturated.has(kind.kind) && runs.size <= this.concurrency(kind) / 2) this.wake(0);
+      this.keys.delete(id);
     });
     runs.add(run);
+    return run;
+  }
+
+  private runsHere(item: WorkItem): boolean {
+    return this.keys.has(`${item.kind}\u0000${item.key}`);
+  }
+
+  /** The kind's items holding a turn or waiting for one. */
+  private busy(name: string): number {
+    return (this.turns.get(name) ?? 0) + (this.waiting.get(name)?.length ?? 0);
+  }
+
+  /** Waits for one of the kind's turns; the function that gives it back (once). */
+  private async turn(kind: WorkKind): Promise<() => void> {
+    const name = kind.kind;
+    if ((this.turns.get(name) ?? 0) >= this.concurrency(kind)) {
+      const queue = this.waiting.get(name) ?? [];
+      this.waiting.set(name, queue);
+      // A turn given back is handed on to the first waiting, counted still.
+      await new Promise<void>((resolve) => queue.push(resolve));
+    } else this.turns.set(name, (this.turns.get(name) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const next = this.waiting.get(name)?.shift();
+      if (next) next();
+      else this.turns.set(name, (this.turns.get(name) ?? 1) - 1);
+      // A kind that had more due than it could take: claim again once half its turns are free.
+      if (this.saturated.has(name) && this.busy(name) <= this.concurrency(kind) / 2) this.wake(0);
+    };
   }
 
   /** Runs one claimed item to its end: completed, or failed and rescheduled. True when it succeeded. */
-  private async execute(kind: WorkKind, item: WorkItem): Promise<boolean> {
-    const { store, owner, now, logger, metrics } = this.deps;
+  private async execute(kind: WorkKind, item: WorkItem, takesTurn = true): Promise<boolean> {
+    const { store, owner, logger, metrics } = this.deps;
+    const now = () => this.nowOf(kind);
     const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
     const lost = new AbortController();
     const renewNow = async () => {
@@ -224,12 +300,14 @@ export class WorkRunner {
     };
     const renew = setInterval(() => void renewNow().catch(() => undefined), leaseMs / 3);
     renew.unref?.();
+    let yieldTurn = () => {};
     try {
-      const next = await kind.run(item, { signal: lost.signal, renew: renewNow });
+      if (takesTurn) yieldTurn = await this.turn(kind);
+      const next = await kind.run(item, { signal: lost.signal, renew: renewNow, yieldTurn });
       await store.completeWork(item.kind, item.key, owner, next);
       metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
       this.markFailing(item, false);
-      if (next) this.wakeAt(next.dueAt);
+      if (next) this.wakeAt(next.dueAt, item.kind);
       return true;
     } catch (error) {
       const retryAt = new Date(now().getTime() + (kind.backoff ?? backoff)(item.attempts + 1));
@@ -243,9 +321,10 @@ export class WorkRunner {
         { kind: item.kind, key: item.key, attempts, retryAt: retryAt.toISOString(), err: error },
         `durable work ${item.kind} ${item.key} failed: retried at ${retryAt.toISOString()}`,
       );
-      this.wakeAt(retryAt);
+      this.wakeAt(retryAt, item.kind);
       return false;
     } finally {
+      yieldTurn();
       clearInterval(renew);
     }
   }

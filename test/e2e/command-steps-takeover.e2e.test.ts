@@ -27,9 +27,9 @@ const children: ChildServer[] = [];
 beforeAll(async () => {
   // A dead replica's claim lapses 5 s after its last renewal (production's 30 s: the same takeover, sooner).
   settings = { DATABASE_URL: db.url(), MERGE_QUEUE_PROVIDER: "auto", COMMAND_CLAIM_SECONDS: "5" };
-  // The survivor looks for lapsed claims often, and its 👀 timer fires at once: a 👀 the dead replica
+  // The survivor's runner takes the lapsed claim over, and its 👀 timer fires at once: a 👀 the dead replica
   // recorded is not added again.
-  world = await startWorld(settings, { githubAnswers: { jobSweepMs: 200, seenAfterMs: 1 } });
+  world = await startWorld(settings, { githubAnswers: { seenAfterMs: 1 } });
   world.sim.state.addRepository(GEARS, { branches: ["main"] });
   for (const repo of [GEARS, SHIPS]) {
     world.github.state.addRepository(repo);

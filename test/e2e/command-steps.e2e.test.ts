@@ -16,8 +16,9 @@ let world: World;
 let doomed: { app: Yardmaster; url: string };
 
 beforeAll(async () => {
-  // A claim lapses after a second without renewal; replicas look for lapsed ones ten times a second.
-  const answers = { jobLeaseMs: 1_000, jobSweepMs: 100, seenAfterMs: 600_000 };
+  // A claim lapses after a second without renewal; each replica's runner looks for lapsed ones (its
+  // safety look, a second at most).
+  const answers = { jobLeaseMs: 1_000, seenAfterMs: 600_000 };
   world = await startWorld({ DATABASE_URL: db.url() }, { githubAnswers: answers });
   doomed = await world.replica();
   world.sim.state.addRepository(REPO, { branches: ["main"] });

@@ -17,8 +17,8 @@ let doomed: { app: Yardmaster; url: string };
 
 beforeAll(async () => {
   // A claim lapses after a second without renewal (it is renewed three times a second while its replica
-  // lives); replicas look for lapsed ones ten times a second. No 👀 within the test.
-  const answers = { jobLeaseMs: 1_000, jobSweepMs: 100, seenAfterMs: 600_000 };
+  // lives); each replica's runner looks for lapsed ones at least once a second. No 👀 within the test.
+  const answers = { jobLeaseMs: 1_000, seenAfterMs: 600_000 };
   world = await startWorld({ DATABASE_URL: db.url() }, { githubAnswers: answers });
   doomed = await world.replica();
   world.github.state.addRepository(REPO);

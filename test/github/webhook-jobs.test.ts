@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { JOB_SWEEP_MS, type JobClaim, WebhookArrivals, WebhookJobs } from "../../src/github/webhook-jobs.js";
+import { COMMAND_KIND, type JobClaim, WebhookArrivals, WebhookJobs } from "../../src/github/webhook-jobs.js";
 import { createLogger } from "../../src/logger.js";
 import { openStore, type Store, type WebhookJob } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 
 const T0 = new Date("2026-11-25T23:59:59.500Z");
 const LEASE = 30_000;
@@ -9,38 +10,51 @@ const LEASE = 30_000;
 let store: Store;
 let clock: number;
 let ran: { replica: string; job: WebhookJob; held: boolean }[];
-let work: Promise<unknown>[];
+let runs: Promise<unknown>[];
 
 beforeEach(async () => {
   store = await openStore({ kind: "sqlite", path: ":memory:" });
   clock = T0.getTime();
   ran = [];
-  work = [];
+  runs = [];
 });
 afterEach(() => store.close());
 
-/** A replica's jobs; its runner records what it ran and what `ran` said, unless `runner` is given. */
+/**
+ * A replica's jobs, on its own runner of durable work; its runner records what it ran and what `ran`
+ * said, unless `runner` is given. `sweep` is a pass of its runner by hand: how many jobs it took over.
+ */
 function replica(
   owner: string,
   runner?: (job: WebhookJob, claim: JobClaim) => Promise<void>,
   concurrency?: number,
   arrivals?: WebhookArrivals,
 ) {
-  return new WebhookJobs({
+  const logger = createLogger({ level: "silent" });
+  const now = () => new Date(clock);
+  const work = new WorkRunner({ store, owner, now, logger, safetyMs: 1_000 });
+  const jobs = new WebhookJobs({
     ...(concurrency ? { concurrency } : {}),
     ...(arrivals ? { arrivals } : {}),
     store,
+    work,
     owner,
     run:
       runner ??
       (async (job, claim) => {
         ran.push({ replica: owner, job, held: await claim.ran() });
       }),
-    track: (promise) => work.push(promise),
-    logger: createLogger({ level: "silent" }),
+    track: (promise) => runs.push(promise),
+    logger,
     leaseMs: LEASE,
-    now: () => new Date(clock),
+    now,
   });
+  return {
+    accept: (j: WebhookJob) => jobs.accept(j),
+    start: () => jobs.start(),
+    stop: () => jobs.stop(),
+    sweep: async () => (await work.drain(COMMAND_KIND)).claimed,
+  };
 }
 const job = (deliveryId: string): WebhookJob => ({
   deliveryId,
@@ -49,7 +63,7 @@ const job = (deliveryId: string): WebhookJob => ({
   payload: { comment: { id: 1 } },
   receivedAt: new Date(clock),
 });
-const settled = () => Promise.all(work);
+const settled = () => Promise.all(runs);
 
 describe("webhook jobs", () => {
   it("starts a job once the webhooks being received are answered, not while they are", async () => {
@@ -90,7 +104,7 @@ describe("webhook jobs", () => {
     // Replica a recorded it and died: its runner never got to it.
     const dead = replica("a", () => new Promise(() => {}));
     await dead.accept(job("d-1"));
-    work = [];
+    runs = [];
     const b = replica("b");
     const c = replica("c");
     expect(await b.sweep()).toBe(0);
@@ -102,12 +116,12 @@ describe("webhook jobs", () => {
     expect(await b.sweep()).toBe(0);
   });
 
-  it("runs a dead replica's job on another's own sweeps, soon after its claim lapsed, once", async () => {
+  it("runs a dead replica's job on another's own runner, at its claim's lapse, once", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      // Replica a recorded it and died: no webhook, no call, only b's sweeps.
+      // Replica a recorded it and died: no webhook, no call, only b's runner.
       await replica("a", () => new Promise(() => {})).accept(job("d-1"));
-      work = [];
+      runs = [];
       const b = replica("b");
       b.start();
       const elapse = async (ms: number) => {
@@ -118,7 +132,9 @@ describe("webhook jobs", () => {
       };
       await elapse(LEASE - 1_000);
       expect(ran).toEqual([]);
-      await elapse(1_000 + JOB_SWEEP_MS);
+      // Its runner wakes at the claim's lapse (the claim said when), with no sweep of its own.
+      await elapse(2_000);
+      await vi.waitFor(() => expect(ran).toHaveLength(1));
       await settled();
       expect(ran.map((r) => [r.replica, r.job.deliveryId, r.held])).toEqual([["b", "d-1", true]]);
       await elapse(3 * LEASE);
@@ -158,7 +174,7 @@ describe("webhook jobs", () => {
       await new Promise(() => {});
     });
     await dead.accept(job("d-1"));
-    work = [];
+    runs = [];
     const b = replica("b");
     expect(await b.sweep()).toBe(0);
     clock += LEASE;
@@ -196,7 +212,7 @@ describe("webhook jobs", () => {
     );
     await a.accept(job("d-1"));
     await a.accept(job("d-2"));
-    await work[1];
+    await runs[1];
     expect(order).toEqual(["ran d-1", "ran d-2", "answered d-2"]);
     answer();
     await settled();

@@ -219,6 +219,7 @@ describe("a run's hold on its channel (ChannelClaim)", () => {
     const claim = new ChannelClaim(
       {
         signal: signal.signal,
+        yieldTurn: () => {},
         renew: async () => {
           renewals.push(Date.now() - T0.getTime());
           return mine;

@@ -192,7 +192,9 @@ async function readsAndWritesLegacyRows(store: Store): Promise<void> {
       claimedBy: "new-replica",
     }),
   ]);
-  expect(await store.claimDelivery("d-1", at(MINUTE))).toBe(false);
+  // The deliveries handled are once-claims now (migration 38): done, a redelivery records nothing.
+  const redelivery = { owner: "new-replica", now: at(MINUTE), until: at(2 * MINUTE), keepMs: 7 * 24 * HOUR };
+  expect(await store.claimOnce("github-delivery", "d-1", redelivery)).toBe("done");
   expect(await store.getPollCursor(widgets)).toEqual({
     repository: spelled,
     receivedFrom: at(-HOUR),

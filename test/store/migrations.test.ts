@@ -508,3 +508,60 @@ describe("migration 041 (records once)", () => {
     }
   });
 });
+
+/**
+ * Migration 038 moves the commands' intake onto the engine: the deliveries handled and the Slack
+ * signatures accepted become once-claims, done; a webhook job not done becomes a work item of kind
+ * `command`, claimed as it was (taken over at its claim's lapse), and reads as done to an older replica.
+ */
+describe("migration 038 (command claims)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 38);
+  const rows = `
+    INSERT INTO webhook_deliveries (id, received_at) VALUES ('d-done', '2026-03-02T08:00:00.000Z');
+    INSERT INTO webhook_deliveries (id, received_at) VALUES ('d-running', '2026-03-02T08:01:00.000Z');
+    INSERT INTO slack_signatures (signature, seen_at) VALUES ('v0=aa', '2026-03-02T08:02:00.000Z');
+    INSERT INTO webhook_jobs (delivery_id, kind, installation_id, payload, received_at, claimed_by, claimed_until, done_at)
+      VALUES ('d-done', 'comment', 7, '{}', '2026-03-02T08:00:00.000Z', NULL, NULL, '2026-03-02T08:00:05.000Z');
+    INSERT INTO webhook_jobs (delivery_id, kind, installation_id, payload, received_at, claimed_by, claimed_until, done_at)
+      VALUES ('d-running', 'comment', 7, '{"comment":{"id":1}}', '2026-03-02T08:01:00.000Z', 'old-replica',
+              '2026-03-02T08:01:30.000Z', NULL)`;
+  const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrate(database, before);
+    for (const statement of rows.split(";").filter((s) => s.trim()))
+      await sql.raw(statement).execute(database.db);
+    await migrate(database);
+    const claims = await database.db.selectFrom("once_claims").selectAll().orderBy("key").execute();
+    expect(claims.map((c) => [c.scope, c.key, iso(c.first_at), iso(c.done_at), c.claimed_by])).toEqual([
+      ["github-delivery", "d-done", "2026-03-02T08:00:00.000Z", "2026-03-02T08:00:00.000Z", null],
+      ["github-delivery", "d-running", "2026-03-02T08:01:00.000Z", "2026-03-02T08:01:00.000Z", null],
+      ["slack-signature", "v0=aa", "2026-03-02T08:02:00.000Z", "2026-03-02T08:02:00.000Z", null],
+    ]);
+    const items = await database.db.selectFrom("work_items").selectAll().execute();
+    expect(items.map((i) => [i.kind, i.key, iso(i.due_at), i.claimed_by, iso(i.claimed_until)])).toEqual([
+      ["command", "d-running", "2026-03-02T08:01:30.000Z", "old-replica", "2026-03-02T08:01:30.000Z"],
+    ]);
+    const jobs = await database.db.selectFrom("webhook_jobs").select(["delivery_id", "done_at"]).execute();
+    expect(jobs.every((job) => job.done_at !== null)).toBe(true);
+  }
+
+  it("copies them on SQLite", async () => {
+    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+
+  it("copies them on PostgreSQL", async () => {
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+});

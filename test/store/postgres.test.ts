@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { claimSignaturesOnce } from "../../src/slack/request-verification.js";
 import {
   kyselyStore,
   LATEST_SCHEMA_VERSION,
@@ -19,6 +20,13 @@ import { PG_URL } from "../helpers/postgres.js";
 // PostgreSQL-specific behaviour. Each test works in its own fresh schema, dropped afterwards.
 
 const T0 = new Date("2025-03-01T12:00:00.000Z");
+/** A once-claim of `owner`'s at `now`, held a minute, remembered a week. */
+const once = (owner: string, now: Date) => ({
+  owner,
+  now,
+  until: new Date(now.getTime() + 60_000),
+  keepMs: 7 * 24 * 60 * 60 * 1000,
+});
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -246,12 +254,18 @@ describe("the store on PostgreSQL", () => {
     const consumed = await Promise.all([a.consumeOAuthState("s", T0), b.consumeOAuthState("s", T0)]);
     expect(consumed.filter((c) => c !== null)).toHaveLength(1);
 
-    const delivered = await Promise.all([a.claimDelivery("d-1", T0), b.claimDelivery("d-1", T0)]);
-    expect(delivered.filter(Boolean)).toHaveLength(1);
+    const delivered = await Promise.all([
+      a.claimOnce("github-delivery", "d-1", once("a", T0)),
+      b.claimOnce("github-delivery", "d-1", once("b", T0)),
+    ]);
+    expect(delivered.sort()).toEqual(["claimed", "held"]);
 
-    const signed = await Promise.all([a.claimSlackSignature("v0=1", T0), b.claimSlackSignature("v0=1", T0)]);
+    const signed = await Promise.all([
+      claimSignaturesOnce(a, "a")("v0=1", T0),
+      claimSignaturesOnce(b, "b")("v0=1", T0),
+    ]);
     expect(signed.sort()).toEqual([false, true]);
-    expect(await b.claimSlackSignature("v0=1", new Date(T0.getTime() + 60_000))).toBe(false);
+    expect(await claimSignaturesOnce(b, "b")("v0=1", new Date(T0.getTime() + 60_000))).toBe(false);
 
     await a.scheduleWork({ kind: "deliver", key: "C1", dueAt: T0 });
     const work = { kind: "deliver", now: T0, leaseMs: 10_000, limit: 1 };
@@ -278,13 +292,14 @@ describe("the store on PostgreSQL", () => {
     const schema = freshSchema();
     const store = await open(schema);
     const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
-    expect(await store.claimSlackSignature("v0=old", minutes(0))).toBe(true);
-    expect(await store.claimSlackSignature("v0=recent", minutes(10))).toBe(true);
-    expect(await store.claimSlackSignature("v0=new", minutes(20))).toBe(true);
+    const claim = claimSignaturesOnce(store, "a");
+    expect(await claim("v0=old", minutes(0))).toBe(true);
+    expect(await claim("v0=recent", minutes(10))).toBe(true);
+    expect(await claim("v0=new", minutes(20))).toBe(true);
     const { rows } = await admin.query(
-      `SELECT signature FROM "${schema}".slack_signatures ORDER BY signature`,
+      `SELECT key FROM "${schema}".once_claims WHERE scope = 'slack-signature' ORDER BY key`,
     );
-    expect(rows.map((r: { signature: string }) => r.signature)).toEqual(["v0=new", "v0=recent"]);
+    expect(rows.map((r: { key: string }) => r.key)).toEqual(["v0=new", "v0=recent"]);
   });
 
   it("answers ping with false, not a throw, when the database is unreachable", async () => {

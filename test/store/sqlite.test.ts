@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
+import { claimSignaturesOnce } from "../../src/slack/request-verification.js";
 import {
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
@@ -18,6 +19,13 @@ import {
 } from "../../src/store/index.js";
 
 const T0 = new Date("2025-03-01T12:00:00.000Z");
+/** A once-claim of `owner`'s at `now`, held a minute, remembered a week. */
+const once = (owner: string, now: Date) => ({
+  owner,
+  now,
+  until: new Date(now.getTime() + 60_000),
+  keepMs: 7 * 24 * 60 * 60 * 1000,
+});
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -207,23 +215,22 @@ describe("the store on SQLite", () => {
   it("works in memory", async () => {
     const store = await openFile(":memory:");
     expect(await store.ping()).toBe(true);
-    expect(await store.claimDelivery("d-1", T0)).toBe(true);
-    expect(await store.claimDelivery("d-1", T0)).toBe(false);
+    expect(await store.claimOnce("github-delivery", "d-1", once("a", T0))).toBe("claimed");
+    expect(await store.claimOnce("github-delivery", "d-1", once("b", T0))).toBe("held");
   });
 
   it("prunes the Slack signatures it no longer needs", async () => {
     const path = join(dir, "ym.db");
     const store = await openFile(path);
     const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
-    expect(await store.claimSlackSignature("v0=old", minutes(0))).toBe(true);
-    expect(await store.claimSlackSignature("v0=recent", minutes(10))).toBe(true);
-    expect(await store.claimSlackSignature("v0=new", minutes(20))).toBe(true);
+    const claim = claimSignaturesOnce(store, "a");
+    expect(await claim("v0=old", minutes(0))).toBe(true);
+    expect(await claim("v0=recent", minutes(10))).toBe(true);
+    expect(await claim("v0=new", minutes(20))).toBe(true);
     const db = new Database(path, { readonly: true });
     try {
-      expect(db.prepare("SELECT signature FROM slack_signatures ORDER BY signature").pluck().all()).toEqual([
-        "v0=new",
-        "v0=recent",
-      ]);
+      const kept = "SELECT key FROM once_claims WHERE scope = 'slack-signature' ORDER BY key";
+      expect(db.prepare(kept).pluck().all()).toEqual(["v0=new", "v0=recent"]);
     } finally {
       db.close();
     }
@@ -235,10 +242,10 @@ describe("the store on SQLite", () => {
     const b = await openFile(path);
     await a.putBackoff({ key: "k", failures: 1, nextAttemptAt: T0, lastError: "boom" });
     expect(await b.getBackoff("k")).toEqual({ key: "k", failures: 1, nextAttemptAt: T0, lastError: "boom" });
-    expect(await a.claimDelivery("d-1", T0)).toBe(true);
-    expect(await b.claimDelivery("d-1", T0)).toBe(false);
-    expect(await a.claimSlackSignature("v0=1", T0)).toBe(true);
-    expect(await b.claimSlackSignature("v0=1", T0)).toBe(false);
+    expect(await a.claimOnce("github-delivery", "d-1", once("a", T0))).toBe("claimed");
+    expect(await b.claimOnce("github-delivery", "d-1", once("b", T0))).toBe("held");
+    expect(await claimSignaturesOnce(a, "a")("v0=1", T0)).toBe(true);
+    expect(await claimSignaturesOnce(b, "b")("v0=1", T0)).toBe(false);
     await a.scheduleWork({ kind: "deliver", key: "C1", dueAt: T0 });
     const claim = { kind: "deliver", now: T0, leaseMs: 1000, limit: 1 };
     expect((await a.claimWork({ ...claim, owner: "a" })).claimed).toHaveLength(1);

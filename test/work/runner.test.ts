@@ -233,4 +233,61 @@ describe("WorkRunner", () => {
     await store.scheduleWork({ kind: "job", key: "later", dueAt: at(1_000) });
     expect(await r.drain("job")).toEqual({ claimed: 3, ok: 3, failed: 0 });
   });
+
+  it("runs an item made claimed next, its turn given up early if it asks; others wait their turn, renewed", async () => {
+    const { runner: a } = runner("a");
+    const { runner: b } = runner("b");
+    const gates = new Map<string, () => void>();
+    const order: string[] = [];
+    const kind = (owner: string): WorkKind => ({
+      kind: "job",
+      concurrency: 1,
+      leaseMs: 3_000,
+      run: async (item, { yieldTurn }) => {
+        order.push(`${owner} ran ${item.key}`);
+        if (item.key === "first") {
+          yieldTurn();
+          await new Promise<void>((resolve) => gates.set(item.key, resolve));
+        }
+        order.push(`${owner} done ${item.key}`);
+        return null;
+      },
+    });
+    a.register(kind("a"));
+    b.register(kind("b"));
+    b.resume("job");
+    const first = await a.scheduleClaimed({ kind: "job", key: "first", dueAt: at(0) });
+    const second = await a.scheduleClaimed({ kind: "job", key: "second", dueAt: at(0) });
+    expect(first?.item).toMatchObject({ claimedBy: "a", claimedUntil: at(3_000) });
+    expect(await a.scheduleClaimed({ kind: "job", key: "first", dueAt: at(0) })).toBeNull();
+    await second?.run;
+    // The second ran once the first gave up its turn, while the first still waits, claimed.
+    expect(order).toEqual(["a ran first", "a ran second", "a done second"]);
+    // Renewed while it waits: no other replica takes it over, however long.
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(order).toEqual(["a ran first", "a ran second", "a done second"]);
+    gates.get("first")?.();
+    expect(await first?.run).toBe(true);
+    expect(order.at(-1)).toBe("a done first");
+    expect(await store.claimWork({ kind: "job", owner: "c", now: at(60_000), leaseMs: 1, limit: 9 })).toEqual(
+      {
+        claimed: [],
+        nextDueAt: null,
+      },
+    );
+  });
+
+  it("keeps a kind's claims on the kind's own clock", async () => {
+    const { runner: r } = runner("a", 1_000);
+    // The kind's clock is an hour ahead of the runner's: its item is due by it, not by the runner's.
+    const ahead = () => new Date(Date.now() + 3_600_000);
+    const late = recorded("late", undefined, { now: ahead });
+    r.register(late.definition);
+    await store.scheduleWork({ kind: "late", key: "k", dueAt: at(3_600_000 + 2_000) });
+    r.resume("late");
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(late.started).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_001);
+    expect(late.started).toEqual(["k@2000"]);
+  });
 });

@@ -2,7 +2,7 @@ import { App, HTTPReceiver, type SocketModeReceiver } from "@slack/bolt";
 import { type Handler, pathOf } from "../../server/http-server.js";
 import { boltLogger } from "../bolt-logger.js";
 import { SlackEventFailed, SlackEventHeld } from "../events-once.js";
-import { guardSlackRequests } from "../request-verification.js";
+import { claimSignaturesOnce, guardSlackRequests } from "../request-verification.js";
 import { socketModeReceiver } from "../socket-mode.js";
 import type { SlackSurfaceOptions } from "./kit.js";
 
@@ -61,7 +61,7 @@ export function slackHttpHandler(options: SlackSurfaceOptions, app: App, receive
   const guarded = guardSlackRequests(
     {
       signingSecret: options.signingSecret,
-      claim: (signature, now) => options.store.claimSlackSignature(signature, now),
+      claim: claimSignaturesOnce(options.store, options.owner),
       logger: options.logger,
     },
     (req, res) => {

@@ -5,12 +5,7 @@ import type { PermissionLookup } from "../../commands/ports.js";
 import type { CommandOutcome, RunDeps } from "../../commands/run.js";
 import type { Logger } from "../../logger.js";
 import type { RelayFollower } from "../../relays/follower.js";
-import type {
-  IdentityLinkStore,
-  OnceClaimStore,
-  SlackSignatureStore,
-  SubscriptionStore,
-} from "../../store/index.js";
+import type { IdentityLinkStore, OnceClaimStore, SubscriptionStore } from "../../store/index.js";
 import type { HomeTabDeps } from "../home/home-tab.js";
 import type { SlackPresentation } from "../relay-answers.js";
 import {
@@ -31,7 +26,6 @@ export interface SlackSurfaceOptions {
   /** Who a Slack user is on GitHub, a channel's subscriptions, the signatures accepted; the Home tab's reads. */
   store: Pick<IdentityLinkStore, "getLink"> &
     Pick<SubscriptionStore, "listSubscriptions" | "listSubscribedRepositories"> &
-    SlackSignatureStore &
     OnceClaimStore &
     HomeTabDeps["store"];
   run: RunDeps;

@@ -33,6 +33,7 @@ import { workItems } from "./033-work-items.js";
 import { freezeStepSetters } from "./034-freeze-step-setters.js";
 import { onceClaims } from "./035-once-claims.js";
 import { pollsAsWork } from "./036-polls-as-work.js";
+import { commandClaims } from "./038-command-claims.js";
 import { recordsOnce } from "./041-records-once.js";
 import type { Migration } from "./migration.js";
 
@@ -75,6 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
   freezeStepSetters,
   onceClaims,
   pollsAsWork,
+  commandClaims,
   recordsOnce,
 ];
 

@@ -48,6 +48,23 @@ storeContract("durable work", ({ h }) => {
     });
   });
 
+  describe("an item made claimed", () => {
+    it("is its maker's until the claim lapses, then any replica's; one kept is not claimed again", async () => {
+      const made = await schedule("k", 0, { when: "absent", claim: { owner: "a", until: at(LEASE) } });
+      expect(made).toMatchObject({ key: "k", claimedBy: "a", claimedUntil: at(LEASE), dueAt: at(LEASE) });
+      expect(await schedule("k", 0, { when: "absent", claim: { owner: "b", until: at(LEASE) } })).toBeNull();
+      const before = await claim("b", LEASE - 1);
+      expect(keys(before)).toEqual([]);
+      expect(before.nextDueAt).toEqual(at(LEASE));
+      expect(await store.renewWork("job", "k", "a", at(2 * LEASE))).toBe(true);
+      expect(keys(await claim("b", LEASE))).toEqual([]);
+      expect(keys(await claim("b", 2 * LEASE))).toEqual(["k"]);
+      expect(await store.renewWork("job", "k", "a", at(3 * LEASE))).toBe(false);
+      expect(await store.completeWork("job", "k", "b", null)).toBe(true);
+      expect(keys(await claim("c", 10 * LEASE))).toEqual([]);
+    });
+  });
+
   describe("two replicas", () => {
     it("never claims an item twice, however the claims interleave", async () => {
       const all = Array.from({ length: 40 }, (_, i) => `item-${String(i).padStart(2, "0")}`);
