@@ -22,6 +22,15 @@ export function latestDigestTime(now: Date, timeZone: string): { at: Date; week:
   return { at: new Date(at), week: new Date(monday).toISOString().slice(0, 10) };
 }
 
+/**
+ * The first Monday 09:00 in the zone after `now`: a day after the latest one, its next (a Tuesday is
+ * past Monday 09:00 whatever a zone's change of hour).
+ */
+export function nextDigestTime(now: Date, timeZone: string): Date {
+  const latest = latestDigestTime(now, timeZone).at;
+  return latestDigestTime(new Date(latest.getTime() + 8 * DAY_MS), timeZone).at;
+}
+
 /** 09:00 on that date in the zone (no zone skips 09:00; if one did, the hour after). */
 function digestTimeOn(date: number, timeZone: string): number {
   const d = new Date(date);

@@ -5,7 +5,7 @@ import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
 import { Digests, type DigestsDeps } from "./digests.js";
 
 export interface DigestsWireDeps {
-  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now" | "work">;
   /**
    * The chat surface: a digest is the stats result, laid out as `/mq stats` shows it, posted at its
    * channel's pace, shared with the notifier (src/slack/chat-posters.ts, given by the composition root).
@@ -29,6 +29,7 @@ export function wireDigests({
   const { options } = infra;
   const digests = new Digests({
     store: infra.store,
+    work: infra.work,
     statsEvents,
     statsDays,
     ...(shieldFigures ? { shieldFigures } : {}),
@@ -39,7 +40,7 @@ export function wireDigests({
     logger: infra.logger.child({ name: "digests" }),
     now: options.now,
   });
-  // Started with the poller: with `autoPoll` off (tests), neither runs by itself.
+  // Started with the poller: with `autoPoll` off (tests), neither runs by itself (runDue runs it by hand).
   const service: Service = {
     name: "digests",
     start: () => {

@@ -31,11 +31,9 @@ export type HealthStore = Pick<
   | "openHealthEpisode"
   | "listHealthEpisodes"
   | "addHealthEpisodePosts"
-  | "claimHealthReminder"
   | "reviseHealthEpisode"
   | "closeHealthEpisode"
   | "listUneditedHealthEpisodes"
-  | "claimHealthEndingEdit"
   | "recordHealthEndingEdited"
   | "readQueueEvents"
   | "readRecentQueueEvents"
@@ -43,6 +41,8 @@ export type HealthStore = Pick<
   | "getPauseAttribution"
   | "getScheduledUnpause"
   | "listFreezes"
+  | "claimOnce"
+  | "finishOnce"
 >;
 
 /** Posts a top-level message in a channel (its id), and edits one: the chat surface lays it out. */
@@ -96,6 +96,17 @@ export const UNPOSTED_AFTER_MS = 5 * 60_000;
  * UNPOSTED_AFTER_MS, so that a live replica whose next post Slack answers slowly is not raced.
  */
 export const PARTLY_POSTED_AFTER_MS = 10 * 60_000;
+/**
+ * The once-claims' scopes (src/store/once-claims.ts): a reminder, claimed once per episode and the time
+ * it was last posted; an ended alert's edit taken over, once per episode and closing.
+ */
+const REMINDER_SCOPE = "health-reminder";
+const ENDING_SCOPE = "health-ending";
+/** Those claims are forgotten after this (longer than the longest lease, a long pause's day). */
+const CLAIMS_KEPT_MS = 2 * PAUSE_REMINDER_EVERY_MS;
+/** An episode's name in those keys. */
+const episodeKey = (e: HealthEpisode, at: Date) =>
+  `${e.repository.key}\n${e.kind}\n${e.key}@${at.toISOString()}`;
 /** The kinds of events the alerts are judged on. */
 export const NORMAL_KINDS = [
   "entered",
@@ -399,15 +410,22 @@ export class HealthEvaluator {
     channels: readonly string[],
     afterMs: number,
   ) {
+    const { store, owner } = this.deps;
     const now = this.deps.now();
     const last = episode.lastPostedAt;
     if (!last || now.getTime() - last.getTime() < afterMs) return;
-    if (!(await this.deps.store.claimHealthReminder(episode, last, now))) return;
     const condition = conditions.find((c) => c.kind === episode.kind && c.key === episode.key);
     if (!condition) return;
+    // Claimed once per time last posted; a replica that dies holding it is taken over `afterMs` on,
+    // as is one whose posts all failed (a post that lands moves `lastPostedAt`: another claim).
+    const claimKey = episodeKey(episode, last);
+    const until = new Date(now.getTime() + afterMs);
+    const claim = { owner, now, until, keepMs: CLAIMS_KEPT_MS };
+    if ((await store.claimOnce(REMINDER_SCOPE, claimKey, claim)) !== "claimed") return;
     const message = openedMessage(this.place(episode.repository, now), condition);
     const key = `${episode.repository.key}:${episode.kind}:${episode.key}:${now.toISOString()}`;
-    await this.postAll(episode, channels, message, key);
+    if ((await this.postAll(episode, channels, message, key)) > 0)
+      await store.finishOnce(REMINDER_SCOPE, claimKey, owner, this.deps.now());
   }
 
   /**
@@ -420,8 +438,9 @@ export class HealthEvaluator {
     channels: readonly string[],
     message: ChatMessage,
     key: string,
-  ) {
+  ): Promise<number> {
     const { store, poster, logger } = this.deps;
+    let posted = 0;
     for (const channel of channels) {
       let post: { channel: string; ts: string };
       try {
@@ -430,6 +449,7 @@ export class HealthEvaluator {
         logger.warn({ err: error, channel }, "health: alert not posted");
         continue;
       }
+      posted += 1;
       const recorded = await store.addHealthEpisodePosts(episode, [post], this.deps.now());
       if (recorded.recorded) continue;
       const now = this.deps.now();
@@ -438,8 +458,9 @@ export class HealthEvaluator {
           ? endingOf(recorded.ending)
           : endingWords(this.place(episode.repository, now), { kind: "gone" });
       await this.edit({ ...episode, posts: [post] }, ending, now);
-      return;
+      break;
     }
+    return posted;
   }
 
   /** Closes the episode (one replica does) and edits its notices to say how it ended. */
@@ -457,14 +478,22 @@ export class HealthEvaluator {
 
   /**
    * Closed episodes whose edit was taken on UNPOSTED_AFTER_MS ago and not recorded as done (the replica
-   * that closed them died while editing): one replica claims each and edits its messages.
+   * that closed them died while editing): one replica claims each once (per closing), for
+   * UNPOSTED_AFTER_MS (then another, if it died too), and edits its messages.
    */
   private async finishEndings(): Promise<void> {
-    const { store, logger } = this.deps;
+    const { store, logger, owner } = this.deps;
     const now = this.deps.now();
     const unedited = await store.listUneditedHealthEpisodes(new Date(now.getTime() - UNPOSTED_AFTER_MS));
     for (const closed of unedited) {
-      if (!(await store.claimHealthEndingEdit(closed, now))) continue;
+      const claim = {
+        owner,
+        now,
+        until: new Date(now.getTime() + UNPOSTED_AFTER_MS),
+        keepMs: CLAIMS_KEPT_MS,
+      };
+      const claimKey = episodeKey(closed, closed.closedAt);
+      if ((await store.claimOnce(ENDING_SCOPE, claimKey, claim)) !== "claimed") continue;
       logger.info(
         { repository: closed.repository.fullName, kind: closed.kind, key: closed.key },
         "health: ended alert's edit taken over",
@@ -472,6 +501,7 @@ export class HealthEvaluator {
       // Said as of its closing (how long it lasted), as its closer would have.
       await this.edit(closed, endingOf(closed.ending), closed.closedAt);
       await store.recordHealthEndingEdited(closed);
+      await store.finishOnce(ENDING_SCOPE, claimKey, owner, this.deps.now());
     }
   }
 

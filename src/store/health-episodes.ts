@@ -24,8 +24,9 @@ export interface HealthEpisode {
   facts: Record<string, unknown>;
   posts: HealthEpisodePost[];
   /**
-   * When the notice (or its last reminder) was posted, or claimed to be: the opening sets it to
-   * `openedAt`, so that a notice its replica did not post (it died) is claimed again once it is stale.
+   * When the notice (or its last reminder, or its revision) was posted: the opening sets it to
+   * `openedAt`, so that a notice its replica did not post (it died) is claimed again once it is stale
+   * (a reminder is claimed once per episode and `lastPostedAt`, src/health/evaluator.ts).
    */
   lastPostedAt: Date | null;
 }
@@ -34,7 +35,7 @@ export type EpisodeRef = Pick<HealthEpisode, "repository" | "kind" | "key">;
 
 /**
  * A closed episode whose messages may not say yet that it ended: for a closed episode `lastPostedAt` is
- * when a replica took the edit on (the closing sets it), and null once the edit is done.
+ * when its closer took the edit on (the closing sets it), and null once the edit is done.
  */
 export interface ClosedHealthEpisode extends HealthEpisode {
   closedAt: Date;
@@ -73,11 +74,6 @@ export interface HealthEpisodeStore {
     postedAt: Date,
   ): Promise<PostsRecorded>;
   /**
-   * Claims a reminder: true (and the last post's time moved to `now`) when the episode was last posted
-   * at `lastPostedAt`, so that of two replicas one reminds.
-   */
-  claimHealthReminder(episode: EpisodeRef, lastPostedAt: Date | null, now: Date): Promise<boolean>;
-  /**
    * Replaces an open episode's facts (what its notice says, as its condition changed), when it was last
    * posted at `lastPostedAt` (then moved to `now`): the revised episode, with its posts to edit, when this
    * call revised it, so that of two replicas one edits; else null.
@@ -93,13 +89,11 @@ export interface HealthEpisodeStore {
    * closing) when this call closed it (its caller edits the posts), else null.
    */
   closeHealthEpisode(episode: EpisodeRef, ending: string, now: Date): Promise<ClosedHealthEpisode | null>;
-  /** The closed episodes whose edit was taken on at `takenBefore` or before and not recorded as done. */
-  listUneditedHealthEpisodes(takenBefore: Date): Promise<ClosedHealthEpisode[]>;
   /**
-   * Takes on the edit of a closed episode as listed (same closing, same `lastPostedAt`, then moved to
-   * `now`): true when this call took it, so that of two replicas one edits.
+   * The closed episodes whose edit was taken on at `takenBefore` or before and not recorded as done (one
+   * replica takes each over by a once-claim, src/health/evaluator.ts).
    */
-  claimHealthEndingEdit(episode: ClosedHealthEpisode, now: Date): Promise<boolean>;
+  listUneditedHealthEpisodes(takenBefore: Date): Promise<ClosedHealthEpisode[]>;
   /** Records that the closed episode's messages were edited to say how it ended. */
   recordHealthEndingEdited(episode: EpisodeRef & Pick<ClosedHealthEpisode, "closedAt">): Promise<void>;
 }
@@ -205,18 +199,6 @@ async function addPosts(
   return { recorded: false, ending: closed?.ending ?? null };
 }
 
-async function claimReminder(ctx: StoreContext, e: EpisodeRef, lastPostedAt: Date | null, now: Date) {
-  let update = updateEpisode(ctx, e)
-    .set({ last_posted_at: time(now) })
-    .where("closed_at", "is", null);
-  update =
-    lastPostedAt === null
-      ? update.where("last_posted_at", "is", null)
-      : update.where("last_posted_at", "=", time(lastPostedAt));
-  const result = await update.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
 async function reviseEpisode(
   ctx: StoreContext,
   e: EpisodeRef,
@@ -263,16 +245,6 @@ async function listUnedited(ctx: StoreContext, takenBefore: Date) {
   return rows.map((row) => readClosed(ctx, row));
 }
 
-async function claimEndingEdit(ctx: StoreContext, e: ClosedHealthEpisode, now: Date) {
-  if (e.lastPostedAt === null) return false;
-  const result = await updateEpisode(ctx, e)
-    .set({ last_posted_at: time(now) })
-    .where("closed_at", "=", time(e.closedAt))
-    .where("last_posted_at", "=", time(e.lastPostedAt))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
 async function recordEndingEdited(ctx: StoreContext, e: EpisodeRef & { closedAt: Date }) {
   await updateEpisode(ctx, e)
     .set({ last_posted_at: null })
@@ -286,11 +258,9 @@ export function kyselyHealthEpisodes(ctx: StoreContext): HealthEpisodeStore {
     openHealthEpisode: (e) => openEpisode(ctx, e),
     listHealthEpisodes: (repository) => listEpisodes(ctx, repository),
     addHealthEpisodePosts: (e, posts, postedAt) => addPosts(ctx, e, posts, postedAt),
-    claimHealthReminder: (e, lastPostedAt, now) => claimReminder(ctx, e, lastPostedAt, now),
     reviseHealthEpisode: (e, facts, lastPostedAt, now) => reviseEpisode(ctx, e, facts, lastPostedAt, now),
     closeHealthEpisode: (e, ending, now) => closeEpisode(ctx, e, ending, now),
     listUneditedHealthEpisodes: (takenBefore) => listUnedited(ctx, takenBefore),
-    claimHealthEndingEdit: (e, now) => claimEndingEdit(ctx, e, now),
     recordHealthEndingEdited: (e) => recordEndingEdited(ctx, e),
   };
 }

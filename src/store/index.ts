@@ -88,15 +88,7 @@ export {
   type WritePaceState,
   type WritePaceStore,
 } from "./shared-github-writes.js";
-export {
-  DIGEST_RETENTION_MS,
-  type DigestClaim,
-  type DigestKey,
-  type DigestStore,
-  STATS_DAY_RETENTION_MS,
-  type StatsAndDigestStore,
-  type StatsDayStore,
-} from "./stats-and-digests.js";
+export { STATS_DAY_RETENTION_MS, type StatsDayStore } from "./stats-and-digests.js";
 export type { Store, StoreLifecycle } from "./store.js";
 export type { SubscriptionStore } from "./subscriptions.js";
 export {

@@ -18,7 +18,7 @@ import { type StoreContext, storeContext } from "./query-helpers.js";
 import { kyselyQueueRequests } from "./queue-requests.js";
 import { kyselyRelays } from "./relays.js";
 import { kyselySharedGitHubWrites } from "./shared-github-writes.js";
-import { kyselyStatsAndDigests } from "./stats-and-digests.js";
+import { kyselyStatsDays } from "./stats-and-digests.js";
 import type { Store, StoreLifecycle } from "./store.js";
 import { kyselySubscriptions } from "./subscriptions.js";
 import { kyselyWebhookJobs } from "./webhook-jobs.js";
@@ -38,7 +38,7 @@ export function kyselyStore(database: Database): Store {
     ...kyselyPolls(ctx),
     ...kyselyOutbox(ctx),
     ...kyselyPauses(ctx),
-    ...kyselyStatsAndDigests(ctx),
+    ...kyselyStatsDays(ctx),
     ...kyselyRelays(ctx),
     ...kyselyGitHubQueuePulls(ctx),
     ...kyselySharedGitHubWrites(ctx),

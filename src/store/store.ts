@@ -15,7 +15,7 @@ import type { PollStore } from "./polls.js";
 import type { QueueRequestStore } from "./queue-requests.js";
 import type { RelayStore } from "./relays.js";
 import type { SummaryCommentRecords, WritePaceStore } from "./shared-github-writes.js";
-import type { StatsAndDigestStore } from "./stats-and-digests.js";
+import type { StatsDayStore } from "./stats-and-digests.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import type { WebhookJobStore } from "./webhook-jobs.js";
 import type { WorkStore } from "./work-items.js";
@@ -59,7 +59,7 @@ export interface Store
     ThreadStore,
     BackoffStore,
     PauseStore,
-    StatsAndDigestStore,
+    StatsDayStore,
     RelayStore,
     GitHubQueueMemory,
     QueueRequestStore,

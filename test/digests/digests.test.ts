@@ -1,15 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Digests } from "../../src/digests/digests.js";
+import { DIGEST_KIND, Digests, type DigestsDeps, digestKey } from "../../src/digests/digests.js";
 import { latestDigestTime } from "../../src/digests/schedule.js";
 import { createLogger } from "../../src/logger.js";
 import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../../src/notifier/chat.js";
 import { Repo } from "../../src/repo.js";
 import { pacedDigestPoster } from "../../src/slack/channel-turns.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 
 const WIDGETS = Repo.of("acme", "widgets");
 /** A Monday, a little after the digest's time (09:00 UTC). */
 const MONDAY = new Date("2026-11-23T09:00:30Z");
+const DAY = 24 * 60 * 60_000;
 let store: Store;
 let posts: string[];
 
@@ -32,9 +34,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A replica's runner of durable work (the digests' kinds register with it). */
+function runner(owner: string): DigestsDeps["work"] {
+  return new WorkRunner({ store, owner, now: () => new Date(), logger: createLogger({ level: "silent" }) });
+}
+
 function digests(owner: string): Digests {
   return new Digests({
     store,
+    work: runner(owner),
     statsEvents: async function* () {},
     statsDays: { get: async () => new Map(), put: async () => {} },
     poster: {
@@ -63,8 +71,15 @@ describe("a weekly digest whose replica died before posting it", () => {
     // Claimed 20 s ago by a replica that died: its claim lapses 100 s from now, between two checks.
     const claimedAt = new Date(MONDAY.getTime() - 20_000);
     const lapse = new Date(claimedAt.getTime() + 2 * 60_000);
-    const key = { channelId: "C1", repository: WIDGETS, week };
-    expect(await store.claimDigest({ ...key, owner: "dead", now: claimedAt, until: lapse })).toBe("new");
+    const key = digestKey("C1", WIDGETS, week);
+    // It held the digest's work item and its post's claim.
+    const payload = { channelId: "C1", repository: WIDGETS.fullName, week, at: "2026-11-23T09:00:00.000Z" };
+    const item = { kind: DIGEST_KIND, key: `C1 ${WIDGETS.key} ${week}`, dueAt: claimedAt, payload };
+    await store.scheduleWork(item);
+    const held = { kind: DIGEST_KIND, owner: "dead", now: claimedAt, leaseMs: 2 * 60_000, limit: 1 };
+    expect((await store.claimWork(held)).claimed).toHaveLength(1);
+    const once = { owner: "dead", now: claimedAt, until: lapse, keepMs: 90 * DAY };
+    expect(await store.claimOnce("digest", key, once)).toBe("claimed");
     const survivor = digests("survivor");
     survivor.start();
     await vi.advanceTimersByTimeAsync(lapse.getTime() - MONDAY.getTime() - 1);
@@ -100,6 +115,7 @@ describe("posting the digest now when Slack answers 429", () => {
     };
     const digests = new Digests({
       store,
+      work: runner("r1"),
       statsEvents: async function* () {},
       statsDays: { get: async () => new Map(), put: async () => {} },
       poster: pacedDigestPoster(slack, async () => {}),
@@ -123,9 +139,11 @@ describe("posting the digest now when Slack answers 429", () => {
     expect(posts).toEqual([`C1 acme/widgets@now-${NOW.toISOString()}`]);
     expect(tries.map((at) => at - NOW.getTime())).toEqual([0, 2_000]);
     // Its claim is marked sent: the same key cannot be posted again.
-    const key = { channelId: "C1", repository: WIDGETS, week: `now-${NOW.toISOString()}` };
+    const key = digestKey("C1", WIDGETS, `now-${NOW.toISOString()}`);
     const later = new Date(NOW.getTime() + 60 * 60_000);
-    expect(await store.claimDigest({ ...key, owner: "r2", now: later, until: later })).toBeNull();
+    expect(await store.claimOnce("digest", key, { owner: "r2", now: later, until: later, keepMs: DAY })).toBe(
+      "done",
+    );
   });
 
   it(`fails with a clear message after ${RATE_LIMITED_TRIES} 429s in a row, posts nothing and leaves nothing claimed`, async () => {
@@ -140,9 +158,10 @@ describe("posting the digest now when Slack answers 429", () => {
     expect(tries).toHaveLength(RATE_LIMITED_TRIES);
     expect(posts).toEqual([]);
     // Released: claimed again as new (not in doubt), at once, and no claim is left to lapse.
-    const key = { channelId: "C1", repository: WIDGETS, week: `now-${NOW.toISOString()}` };
-    expect(await store.nextDigestClaimLapse(new Date())).toBeNull();
-    expect(await store.claimDigest({ ...key, owner: "r2", now: new Date(), until: new Date() })).toBe("new");
+    const key = digestKey("C1", WIDGETS, `now-${NOW.toISOString()}`);
+    expect((await store.readOnce("digest", key))?.claimedUntil).toBeNull();
+    const again = { owner: "r2", now: new Date(), until: new Date(), keepMs: DAY };
+    expect(await store.claimOnce("digest", key, again)).toBe("claimed");
   });
 
   it("a weekly digest Slack refused every time is released and posted on the next pass", async () => {

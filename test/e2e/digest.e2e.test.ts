@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { digestKey } from "../../src/digests/digests.js";
 import { Repo } from "../../src/repo.js";
 import { DIGEST_METADATA_EVENT_TYPE, webApiDigestPoster } from "../../src/slack/slack-poster.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
@@ -54,6 +55,16 @@ function toNextMonday9Paris(extra = 0) {
     t += HOUR;
   }
   world.sim.clock.advance(t + extra - now);
+}
+
+/** A replica that died claimed the week's digest (its post's once-claim), 3 minutes ago, for 2. */
+async function claimedByTheDead(week: string) {
+  await world.yardmaster.store.claimOnce("digest", digestKey(CHANNEL, Repo.from(REPO), week), {
+    owner: "dead-replica",
+    now: new Date(world.sim.clock.now() - 3 * 60_000),
+    until: new Date(world.sim.clock.now() - 60_000),
+    keepMs: DAY,
+  });
 }
 
 async function slash(text: string, channelId = CHANNEL) {
@@ -136,14 +147,7 @@ describe("weekly digests", () => {
     const due = new Date(world.sim.clock.now() - 5 * 60_000);
     const week = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(due);
     // A replica claimed the week, posted it, and died before recording it.
-    await world.yardmaster.store.claimDigest({
-      channelId: CHANNEL,
-      repository: Repo.from(REPO),
-      week,
-      owner: "dead-replica",
-      now: new Date(world.sim.clock.now() - 3 * 60_000),
-      until: new Date(world.sim.clock.now() - 60_000),
-    });
+    await claimedByTheDead(week);
     await webApiDigestPoster({
       token: world.yardmaster.config.slack?.botToken ?? "",
       apiUrl: world.yardmaster.config.slack?.apiUrl ?? "",
@@ -163,14 +167,7 @@ describe("weekly digests", () => {
     const nextWeek = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(
       new Date(world.sim.clock.now() - 5 * 60_000),
     );
-    await world.yardmaster.store.claimDigest({
-      channelId: CHANNEL,
-      repository: Repo.from(REPO),
-      week: nextWeek,
-      owner: "dead-replica",
-      now: new Date(world.sim.clock.now() - 3 * 60_000),
-      until: new Date(world.sim.clock.now() - 60_000),
-    });
+    await claimedByTheDead(nextWeek);
     const again = await Promise.all([world.yardmaster.digests?.runDue(), replica.digests?.runDue()]);
     expect(again.reduce((a = 0, b = 0) => a + b, 0)).toBe(1);
     expect(digests(CHANNEL)).toHaveLength(3);

@@ -565,3 +565,72 @@ describe("migration 038 (command claims)", () => {
     }
   });
 });
+
+/**
+ * Migration 040 copies the weekly digests recorded into the once-claims (scope `digest`): a digest
+ * posted before the upgrade is not posted again, and one claimed and not marked sent is still in doubt.
+ */
+describe("migration 040 (digests once)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 40);
+  const rows = `
+    INSERT INTO digests (channel_id, repository_key, week, claimed_by, claimed_at, claimed_until, sent_at, message_ts)
+      VALUES ('C1', 'acme/widgets', '2026-03-02', 'a', '2026-03-02T09:00:00.000Z', '2026-03-02T09:02:00.000Z',
+              '2026-03-02T09:00:05.000Z', '1700000000.000100');
+    INSERT INTO digests (channel_id, repository_key, week, claimed_by, claimed_at, claimed_until, sent_at, message_ts)
+      VALUES ('C2', 'acme/widgets', '2026-03-02', 'b', '2026-03-02T09:00:00.000Z', '2026-03-02T09:02:00.000Z',
+              NULL, NULL)`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrate(database, before);
+    for (const statement of rows.split(";").filter((s) => s.trim()))
+      await sql.raw(statement).execute(database.db);
+    await migrate(database);
+    const claims = await database.db
+      .selectFrom("once_claims")
+      .selectAll()
+      .where("scope", "=", "digest")
+      .orderBy("key")
+      .execute();
+    const time = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
+    const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+    expect(
+      claims.map((c) => [
+        c.key,
+        time(c.first_at),
+        c.claimed_by,
+        time(c.claimed_until),
+        time(c.done_at),
+        json(c.result),
+      ]),
+    ).toEqual([
+      [
+        "C1 acme/widgets@2026-03-02",
+        "2026-03-02T09:00:00.000Z",
+        "a",
+        null,
+        "2026-03-02T09:00:05.000Z",
+        { messageTs: "1700000000.000100" },
+      ],
+      ["C2 acme/widgets@2026-03-02", "2026-03-02T09:00:00.000Z", "b", "2026-03-02T09:02:00.000Z", null, null],
+    ]);
+  }
+
+  it("copies them on SQLite", async () => {
+    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+
+  it("copies them on PostgreSQL", async () => {
+    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+    try {
+      await check(database);
+    } finally {
+      await database.db.destroy();
+    }
+  });
+});

@@ -40,28 +40,39 @@ storeContract("stats-and-digests", ({ h }) => {
         "2025-03-01",
       ]);
 
-      // 90 days after 2025-03-06, the week before it is forgotten (claimed anew) and it is not (sent); so is a
-      // digest posted on demand (its key the time it was asked for, `now-…`).
-      const week = { channelId: "C1", repository: widgets, owner: "a", now: T0, until: at(HOUR) };
+      // A week's digest posted is a once-claim (scope `digest`), kept 90 days: 90 days after 2025-03-06,
+      // the week before it is forgotten (claimed anew) and it is not (done); so is a digest posted on
+      // demand (its key the time it was asked for, `now-…`).
       const asked = ["now-2025-03-05T10:00:00.000Z", "now-2025-03-06T10:00:00.000Z"];
-      for (const w of ["2025-03-05", "2025-03-06", ...asked]) {
-        expect(await store.claimDigest({ ...week, week: w })).toBe("new");
-        await store.markDigestSent({ ...week, week: w, messageTs: "1.1", at: T0 });
+      const claimAt = (week: string, day: number, owner: string) =>
+        store.claimOnce("digest", `C1 acme/widgets@${week}`, {
+          owner,
+          now: at(day * DAY),
+          until: at(day * DAY + HOUR),
+          keepMs: 90 * DAY,
+        });
+      for (const [w, day] of [
+        ["2025-03-05", 4],
+        ["2025-03-06", 5],
+        [asked[0] as string, 4],
+        [asked[1] as string, 5],
+      ] as const) {
+        expect(await claimAt(w, day, "a")).toBe("claimed");
+        await store.finishOnce("digest", `C1 acme/widgets@${w}`, "a", at(day * DAY), { messageTs: "1.1" });
       }
-      const later = { ...week, now: at(95 * DAY), until: at(96 * DAY) };
-      await store.claimDigest({ ...later, week: "2025-06-02" });
-      expect(await store.claimDigest({ ...later, week: "2025-03-05" })).toBe("new");
-      expect(await store.claimDigest({ ...later, week: "2025-03-06" })).toBeNull();
-      expect(await store.claimDigest({ ...later, week: asked[0] as string })).toBe("new");
-      expect(await store.claimDigest({ ...later, week: asked[1] as string })).toBeNull();
+      await claimAt("2025-06-02", 94.5, "b");
+      expect(await claimAt("2025-03-05", 94.5, "b")).toBe("claimed");
+      expect(await claimAt("2025-03-06", 94.5, "b")).toBe("done");
+      expect(await claimAt(asked[0] as string, 94.5, "b")).toBe("claimed");
+      expect(await claimAt(asked[1] as string, 94.5, "b")).toBe("done");
+      expect((await store.readOnce("digest", `C1 acme/widgets@${asked[1]}`))?.result).toEqual({
+        messageTs: "1.1",
+      });
     });
   });
 
   describe("weekly digests", () => {
     const MINUTE = 60 * SECOND;
-    const key = { channelId: "C1", repository: r("acme/widgets"), week: "2026-11-23" };
-    const claim = (owner: string, now: Date) =>
-      store.claimDigest({ ...key, owner, now, until: new Date(now.getTime() + MINUTE) });
 
     it("keeps a subscription's digest and when it was first asked for", async () => {
       const sub = {
@@ -87,47 +98,41 @@ storeContract("stats-and-digests", ({ h }) => {
       expect((await store.listSubscriptions({ channelId: "C1" }))[0]?.digest?.since).toEqual(at(HOUR));
     });
 
-    it("gives a week's digest to one claimer, and to another only once the claim ran out unsent", async () => {
+    it("gives a week's digest to one claimer, and shows a lapsed claim not released as in doubt", async () => {
+      const scope = "digest";
+      const key = "C1 acme/widgets@2026-11-23";
+      const claim = (owner: string, now: Date) =>
+        store.claimOnce(scope, key, {
+          owner,
+          now,
+          until: new Date(now.getTime() + MINUTE),
+          keepMs: 90 * DAY,
+        });
+      const inDoubt = async () => {
+        const record = await store.readOnce(scope, key);
+        return record !== null && record.doneAt === null && record.claimedUntil !== null;
+      };
       const [a, b] = await Promise.all([claim("a", at(SECOND)), claim("b", at(SECOND))]);
-      expect([a, b].sort()).toEqual(["new", null].sort());
-      const winner = a === "new" ? "a" : "b";
-      expect(await claim("c", at(30 * SECOND))).toBeNull();
-      // The claim ran out without being marked sent: in doubt.
-      expect(await claim("c", at(2 * MINUTE))).toBe("in-doubt");
+      expect([a, b].sort()).toEqual(["claimed", "held"]);
+      const winner = a === "claimed" ? "a" : "b";
+      expect(await claim("c", at(30 * SECOND))).toBe("held");
+      // The claim ran out without being marked done: in doubt (its post may have landed).
+      expect(await inDoubt()).toBe(true);
+      expect(await claim("c", at(2 * MINUTE))).toBe("claimed");
       // The first claimer can no longer mark it; the new one can.
-      await store.markDigestSent({ ...key, owner: winner, messageTs: "1.1", at: at(2 * MINUTE) });
-      expect(await claim("d", at(10 * MINUTE))).toBe("in-doubt");
-      await store.markDigestSent({ ...key, owner: "d", messageTs: "1.2", at: at(10 * MINUTE) });
-      expect(await claim("e", at(HOUR))).toBeNull();
+      expect(await store.finishOnce(scope, key, winner, at(2 * MINUTE), { messageTs: "1.1" })).toBe(false);
+      // Released (Slack refused it: nothing posted): claimed again at once, and not in doubt.
+      await store.releaseOnce(scope, key, "c");
+      expect(await inDoubt()).toBe(false);
+      expect(await claim("d", at(3 * MINUTE))).toBe("claimed");
+      expect(await store.finishOnce(scope, key, "d", at(3 * MINUTE), { messageTs: "1.2" })).toBe(true);
+      expect(await claim("e", at(HOUR))).toBe("done");
+      expect(await inDoubt()).toBe(false);
+      expect((await store.readOnce(scope, key))?.result).toEqual({ messageTs: "1.2" });
       // Another week, or another channel, is another digest.
-      expect(
-        await store.claimDigest({
-          ...key,
-          week: "2026-11-30",
-          owner: "e",
-          now: at(HOUR),
-          until: at(2 * HOUR),
-        }),
-      ).toBe("new");
-    });
-
-    it("tells when the first live claim of a digest not sent runs out", async () => {
-      expect(await store.nextDigestClaimLapse(at(0))).toBeNull();
-      await claim("a", at(SECOND));
-      await store.claimDigest({ ...key, week: "2026-11-30", owner: "b", now: at(0), until: at(HOUR) });
-      expect(await store.nextDigestClaimLapse(at(2 * SECOND))).toEqual(at(SECOND + MINUTE));
-      // Sent, or run out: not waited for.
-      await store.markDigestSent({ ...key, owner: "a", messageTs: "1.1", at: at(2 * SECOND) });
-      expect(await store.nextDigestClaimLapse(at(2 * SECOND))).toEqual(at(HOUR));
-      expect(await store.nextDigestClaimLapse(at(HOUR))).toBeNull();
-    });
-
-    it("lets a claim be given up, to be claimed again at once", async () => {
-      expect(await claim("a", at(SECOND))).toBe("new");
-      await store.releaseDigest({ ...key, owner: "b" });
-      expect(await claim("b", at(2 * SECOND))).toBeNull();
-      await store.releaseDigest({ ...key, owner: "a" });
-      expect(await claim("b", at(2 * SECOND))).toBe("new");
+      const other = { owner: "e", now: at(HOUR), until: at(2 * HOUR), keepMs: 90 * DAY };
+      expect(await store.claimOnce(scope, "C1 acme/widgets@2026-11-30", other)).toBe("claimed");
+      expect(await store.claimOnce(scope, "C2 acme/widgets@2026-11-23", other)).toBe("claimed");
     });
   });
 });
