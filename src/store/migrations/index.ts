@@ -32,6 +32,7 @@ import { mergedPulls } from "./032-merged-pulls.js";
 import { workItems } from "./033-work-items.js";
 import { freezeStepSetters } from "./034-freeze-step-setters.js";
 import { onceClaims } from "./035-once-claims.js";
+import { freezeWork } from "./039-freeze-work.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   workItems,
   freezeStepSetters,
   onceClaims,
+  freezeWork,
 ];
 
 /** The highest migration version this build knows. */
