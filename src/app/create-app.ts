@@ -148,6 +148,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const notices = slack ? slackNoticePoster(slack) : null;
   const freezes = wireFreezes({
     ...pausing,
+    work: infra.work,
     subscriptions,
     notices,
     ...(creatorMayFreeze ? { creatorMayFreeze } : {}),

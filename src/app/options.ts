@@ -27,7 +27,7 @@ export interface YardmasterOptions {
    * tokens, rate limits, webhook deliveries' records): docs/architecture.md, "Time".
    */
   now?: () => Date;
-  /** How often each replica looks for freeze steps to run, ms; default 5 s (tests shorten it). */
+  /** Tests: at most this long between the runner of durable work's looks (workSafetyMs), ms. */
   scheduledUnpauseIntervalMs?: number;
   /**
    * How often the runner of durable work (src/work) looks for work it was not told of (another replica's,

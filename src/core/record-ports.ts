@@ -1,12 +1,5 @@
 import type { Repo } from "../repo.js";
-import type {
-  Freeze,
-  FreezeStep,
-  FreezeStepClaim,
-  FreezeWindowToEnd,
-  RelayAnswerComment,
-  RelayRecord,
-} from "./records.js";
+import type { Freeze, RelayAnswerComment, RelayRecord } from "./records.js";
 
 /**
  * What the core's features keep in the store, as they use it: following relays (src/commands/relay.ts,
@@ -50,23 +43,23 @@ export interface RelayStore {
   listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
 }
 
-/** Where freezes and their windows' steps are kept (src/store/freezes.ts). */
+/**
+ * Where freezes are kept (src/store/freezes.ts), each with its next step as durable work (kind `freeze`,
+ * keyed by the freeze's id: src/freezes/runner.ts runs it).
+ */
 export interface FreezeRecords {
-  /** Adds it with the repository's next number; "name-taken" when the repository has one of that name. */
+  /**
+   * Adds it with the repository's next number, its steps due from its `createdAt`; "name-taken" when the
+   * repository has one of that name.
+   */
   addFreeze(freeze: Omit<Freeze, "number">): Promise<Freeze | "name-taken">;
   /** The repository's freezes (every repository's without one), by number. */
   listFreezes(repository?: Repo): Promise<Freeze[]>;
-  /** Removes the repository's freeze of that number or name (case-insensitive); the one removed, or null. */
-  deleteFreeze(repository: Repo, which: { number: number } | { name: string }): Promise<Freeze | null>;
   /**
-   * Claims a window's step for `owner` until `now + leaseMs`, unless it is done or another replica's
-   * claim still runs: of two concurrent claims, one wins. True when claimed.
+   * Removes the repository's freeze of that number or name (case-insensitive), and its next step (a
+   * window in progress still ends); the one removed, or null.
    */
-  claimFreezeStep(claim: FreezeStepClaim): Promise<boolean>;
-  /** Marks the step done (if `owner` still claims it): it is never claimed again. */
-  finishFreezeStep(freezeId: string, startsAt: Date, step: FreezeStep, owner: string): Promise<void>;
-  /** Windows whose start step is done and whose end has come (`endsAt <= now`), their end step not done. */
-  listFreezeWindowsToEnd(now: Date, limit: number): Promise<FreezeWindowToEnd[]>;
+  deleteFreeze(repository: Repo, which: { number: number } | { name: string }): Promise<Freeze | null>;
 }
 
 /**

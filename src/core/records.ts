@@ -196,23 +196,7 @@ export interface FreezeSetter {
   surface: "github" | "slack";
 }
 
-/** One window's step, as a replica claims it (the window's freeze may be removed since). */
-export interface FreezeStepClaim {
-  freezeId: string;
-  repository: Repo;
-  step: FreezeStep;
-  startsAt: Date;
-  endsAt: Date;
-  /** The pause's reason ("weekend freeze (scheduled by alice)"). */
-  reason: string;
-  /** Who made the freeze; null for an end whose start step was made before migration 34. */
-  by: FreezeSetter | null;
-  owner: string;
-  now: Date;
-  leaseMs: number;
-}
-
-/** A window whose pause was applied and whose end has come, not resumed yet. */
+/** A window whose pause was applied (its start step done), to be ended at `endsAt`. */
 export interface FreezeWindowToEnd {
   freezeId: string;
   repository: Repo;

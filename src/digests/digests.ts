@@ -206,7 +206,7 @@ export class Digests {
       posted = await this.post(sub, { week: due.week, period }, now);
     } catch (error) {
       // The runner tries it again after its backoff (a post that may have landed once its claim lapses).
-      if (error instanceof DigestRateLimitedError || error instanceof SlackDeliveryError) {
+      if (error instanceof DigestRateLimitedError || error instanceof DeliveryError) {
         const again =
           error instanceof DigestRateLimitedError ? "soon (Slack's rate limit)" : "once its claim runs out";
         this.deps.logger.warn(

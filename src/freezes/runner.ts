@@ -3,10 +3,11 @@ import type { QueuePauses } from "../core/pause.js";
 import type { FreezeRecords } from "../core/record-ports.js";
 import type { Freeze, FreezeStep, FreezeWindowToEnd, PauseAttribution } from "../core/records.js";
 import type { Logger } from "../logger.js";
-import { Periodic } from "../periodic.js";
-import type { Repo } from "../repo.js";
+import { Repo } from "../repo.js";
+import { FREEZE_END_KIND, FREEZE_KIND, type WorkItem } from "../store/index.js";
 import { recordPauseChange, resumeQueue, type Who } from "../use-cases/pause.js";
 import { exceptLabels } from "../wording/lists.js";
+import { backoff, type WorkContext, type WorkNext, type WorkRunner } from "../work/runner.js";
 import { timeIn } from "./present.js";
 import { windowAt } from "./schedule.js";
 
@@ -29,7 +30,9 @@ export function freezeReason(freeze: Pick<Freeze, "name" | "createdBy">): string
 }
 
 export interface FreezeRunnerDeps {
-  store: FreezeRecords;
+  store: Pick<FreezeRecords, "listFreezes">;
+  /** The runner of durable work on this replica: the freezes' steps are its kinds `freeze` and `freeze-end`. */
+  work: Pick<WorkRunner, "register" | "resume" | "pause" | "drain" | "schedule" | "passCount">;
   /** The repository's merge queue, whose pause the windows use as the pause command does. */
   queues: Pick<MergeQueues, "for">;
   attributePause?: (attribution: PauseAttribution) => Promise<void>;
@@ -42,111 +45,153 @@ export interface FreezeRunnerDeps {
    * of GitHub at each step); absent (no GitHub App to ask): not checked.
    */
   creatorMayFreeze?: (repository: Repo, login: string) => Promise<boolean>;
-  owner: string;
   logger: Logger;
   now: () => Date;
-  intervalMs?: number;
+  /** How long a step's claim holds unrenewed (and, at least, how long a failed step waits); 60 s. */
   leaseMs?: number;
 }
 
+/** What one step came to, for tests and logs. */
+export interface FreezeStepDone {
+  repository: Repo;
+  step: FreezeStep;
+  outcome: string;
+}
+
+/** A freeze's item: its repository, and the windows (by start) whose notice and start were done. */
+interface FreezeProgress {
+  repository: string;
+  warned?: string;
+  started?: string;
+}
+
+/** A window's end, as its item keeps it (the freeze may be gone by then). */
+interface WindowEnd {
+  freezeId: string;
+  repository: string;
+  startsAt: string;
+  endsAt: string;
+  reason: string;
+  by: { login: string; surface: "github" | "slack" } | null;
+}
+
 /**
- * Applies freeze windows (docs/commands.md, "Freeze windows"): every `intervalMs`, for each freeze, its
- * window in progress or next; each step of a window (the notice 15 minutes before, the pause at its
- * start, the resume at its end) is claimed in the store by one replica and done once, whatever the
- * replicas and restarts. A window that started while every replica was down is applied when one comes
- * back, if it is still in progress; a notice whose window has started is not sent late. Before its
- * notice and its pause, a window checks that its creator may still set it: if not, the step is skipped
- * (the channels hear it once, at the start) and the freeze is kept for someone to remove. Its end is
- * never skipped: it only resumes what the window paused.
+ * Applies freeze windows (docs/commands.md, "Freeze windows") as durable work (src/work): each freeze is
+ * an item of kind `freeze`, due at its next step, the notice 15 minutes before a window or its start;
+ * a window started is ended by an item of kind `freeze-end` of its own, due at its end. The runner claims
+ * each for one replica (taken over when its replica dies) and retries a step that failed with its backoff
+ * (at least the lease). A window that started while every replica was down is applied when one comes
+ * back, if it is still in progress; a notice whose window has started is not sent late. Before its notice
+ * and its pause, a window checks that its creator may still set it: if not, the step is skipped (the
+ * channels hear it once, at the start) and the freeze is kept for someone to remove. Its end is never
+ * skipped: it only resumes what the window paused.
  */
 export class FreezeRunner {
-  private readonly passes: Periodic;
-  /** Passes finished, failed or not (tests wait on it rather than on time). */
-  passCount = 0;
+  /** What the steps run by hand (tick) came to. */
+  private tally: FreezeStepDone[] | undefined;
 
   constructor(private readonly deps: FreezeRunnerDeps) {
-    this.passes = new Periodic(
-      () => this.tick(),
-      deps.intervalMs ?? 5_000,
-      (error) => deps.logger.warn({ err: error }, "freezes: pass failed"),
-    );
+    const leaseMs = deps.leaseMs ?? 60_000;
+    const common = { leaseMs, backoff: (attempts: number) => Math.max(leaseMs, backoff(attempts)) };
+    deps.work.register({ kind: FREEZE_KIND, ...common, run: (item, context) => this.next(item, context) });
+    deps.work.register({
+      kind: FREEZE_END_KIND,
+      ...common,
+      run: async (item, context) => {
+        const w = windowEnd(item.payload as unknown as WindowEnd);
+        await this.step(w, "end", context, () => this.end(w));
+        return null;
+      },
+    });
+  }
+
+  /** The runner's passes on this replica (tests wait on them rather than on time). */
+  get passCount(): number {
+    return this.deps.work.passCount;
   }
 
   start(): void {
-    this.passes.start();
+    this.deps.work.resume(FREEZE_END_KIND);
+    this.deps.work.resume(FREEZE_KIND);
   }
 
+  /** Claims no more steps, and waits for those under way. */
   async stop(): Promise<void> {
-    await this.passes.stop();
+    await this.deps.work.pause(FREEZE_KIND);
+    await this.deps.work.pause(FREEZE_END_KIND);
   }
 
-  /** One pass; what this replica did, for tests and logs. */
-  async tick(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
+  /** Every step due now that this replica could claim (ends first), and what came of them. */
+  async tick(): Promise<FreezeStepDone[]> {
+    const tally: FreezeStepDone[] = [];
+    this.tally = tally;
     try {
-      return await this.pass();
+      await this.deps.work.drain(FREEZE_END_KIND);
+      await this.deps.work.drain(FREEZE_KIND);
     } finally {
-      this.passCount += 1;
+      this.tally = undefined;
     }
+    return tally;
   }
 
-  private async pass(): Promise<{ repository: Repo; step: FreezeStep; outcome: string }[]> {
+  /**
+   * A freeze's next step: its window in progress or next, the notice or the start when due and not done
+   * (the start then schedules the window's end); then due at the next one. Done when the freeze is gone.
+   */
+  private async next(item: WorkItem, context: WorkContext): Promise<WorkNext> {
+    const progress = item.payload as unknown as FreezeProgress;
+    const repository = Repo.from(progress.repository);
+    const freeze = (await this.deps.store.listFreezes(repository)).find((f) => f.id === item.key);
     const now = this.deps.now();
-    const done: { repository: Repo; step: FreezeStep; outcome: string }[] = [];
-    for (const ending of await this.deps.store.listFreezeWindowsToEnd(now, 20)) {
-      const outcome = await this.step(ending, "end", () => this.end(ending));
-      if (outcome) done.push({ repository: ending.repository, step: "end", outcome });
+    const window = freeze ? windowAt(freeze.schedule, freeze.zone, now) : null;
+    if (!freeze || !window) return null;
+    const w = {
+      freezeId: freeze.id,
+      repository,
+      startsAt: window.start,
+      endsAt: window.end,
+      reason: freezeReason(freeze),
+      by: { login: freeze.createdBy, surface: freeze.surface },
+    };
+    const key = window.start.toISOString();
+    const warnAt = new Date(window.start.getTime() - FREEZE_WARNING_MS);
+    if (now >= window.start) {
+      if (progress.started === key) return { dueAt: window.end };
+      await this.step(w, "start", context, () => this.unlessWithoutAccess(w, freeze, "start"));
+      await this.deps.work.schedule({
+        kind: FREEZE_END_KIND,
+        key: `${freeze.id}@${key}`,
+        dueAt: w.endsAt,
+        payload: { ...endOf(w) },
+        when: "absent",
+      });
+      return { dueAt: window.end, payload: { started: key } };
     }
-    for (const freeze of await this.deps.store.listFreezes()) {
-      const window = windowAt(freeze.schedule, freeze.zone, now);
-      if (!window) continue;
-      const w = {
-        freezeId: freeze.id,
-        repository: freeze.repository,
-        startsAt: window.start,
-        endsAt: window.end,
-        reason: freezeReason(freeze),
-        by: { login: freeze.createdBy, surface: freeze.surface },
-      };
-      const t = now.getTime();
-      let outcome: string | null = null;
-      let step: FreezeStep = "start";
-      if (t >= window.start.getTime())
-        outcome = await this.step(w, "start", () => this.unlessWithoutAccess(w, freeze, "start"));
-      else if (window.start.getTime() - t <= FREEZE_WARNING_MS) {
-        step = "warn";
-        outcome = await this.step(w, "warn", () => this.unlessWithoutAccess(w, freeze, "warn"));
-      }
-      if (outcome) done.push({ repository: freeze.repository, step, outcome });
-    }
-    return done;
+    if (now < warnAt) return { dueAt: warnAt };
+    if (progress.warned !== key)
+      await this.step(w, "warn", context, () => this.unlessWithoutAccess(w, freeze, "warn"));
+    return { dueAt: window.start, payload: { warned: key } };
   }
 
-  /** Claims the step, does it, marks it done; null when another replica has it or it is done. */
+  /** Does a step of this replica's item (renewed first: one replaced meanwhile is left); throws when it failed. */
   private async step(
     w: FreezeWindowToEnd,
     step: FreezeStep,
+    context: WorkContext,
     run: () => Promise<string>,
-  ): Promise<string | null> {
-    const { store, owner, logger } = this.deps;
-    const now = this.deps.now();
-    const claimed = await store.claimFreezeStep({
-      ...w,
-      step,
-      owner,
-      now,
-      leaseMs: this.deps.leaseMs ?? 60_000,
-    });
-    if (!claimed) return null;
+  ): Promise<void> {
+    const { logger } = this.deps;
     const log = { repository: w.repository.fullName, reason: w.reason, startsAt: w.startsAt, step };
+    if (!(await context.renew())) return;
     try {
       const outcome = await run();
-      await store.finishFreezeStep(w.freezeId, w.startsAt, step, owner);
+      this.tally?.push({ repository: w.repository, step, outcome });
       logger.info({ ...log, outcome }, `freeze of ${w.repository}: ${step} ${outcome}`);
-      return outcome;
     } catch (error) {
-      // The claim lapses, and this or another replica tries again.
+      // The runner tries it again after its backoff, on this or another replica.
+      this.tally?.push({ repository: w.repository, step, outcome: "failed" });
       logger.warn({ ...log, err: error }, `freeze of ${w.repository}: ${step} failed, tried again later`);
-      return "failed";
+      throw error;
     }
   }
 
@@ -191,7 +236,10 @@ export class FreezeRunner {
     const pauses = await this.pausesOf(w.repository);
     if (!pauses) return "no-pause";
     const target = { repo: w.repository, branch: null };
-    if (await pauses.current(target)) {
+    const current = await pauses.current(target);
+    // Paused for this window already (a replica that paused, then died before its item moved on).
+    if (current?.reason === w.reason) return "paused";
+    if (current) {
       await this.deps.announce?.(
         w.repository,
         `❄️ The freeze "${freeze.name}" of ${w.repository.fullName} begins, but its merge queue is already paused for another reason: it is left as it is, and the freeze will not resume it.`,
@@ -230,4 +278,27 @@ export class FreezeRunner {
     await this.deps.afterChange?.(w.repository).catch(() => undefined);
     return "resumed";
   }
+}
+
+/** A window's end as its item keeps it. */
+function endOf(w: FreezeWindowToEnd): WindowEnd {
+  return {
+    freezeId: w.freezeId,
+    repository: w.repository.fullName,
+    startsAt: w.startsAt.toISOString(),
+    endsAt: w.endsAt.toISOString(),
+    reason: w.reason,
+    by: w.by,
+  };
+}
+
+function windowEnd(kept: WindowEnd): FreezeWindowToEnd {
+  return {
+    freezeId: kept.freezeId,
+    repository: Repo.from(kept.repository),
+    startsAt: new Date(kept.startsAt),
+    endsAt: new Date(kept.endsAt),
+    reason: kept.reason,
+    by: kept.by?.login && kept.by.surface ? kept.by : null,
+  };
 }

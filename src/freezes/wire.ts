@@ -6,7 +6,7 @@ import { freezeAnnouncer } from "./announce.js";
 import { FreezeRunner, type FreezeRunnerDeps } from "./runner.js";
 
 export interface FreezesDeps
-  extends Pick<FreezeRunnerDeps, "store" | "queues" | "attributePause" | "owner" | "creatorMayFreeze"> {
+  extends Pick<FreezeRunnerDeps, "store" | "work" | "queues" | "attributePause" | "creatorMayFreeze"> {
   /** A repository's subscriptions: where its freezes are announced. */
   subscriptions: (repository: Repo) => Promise<readonly Pick<Subscription, "channelId">[]>;
   /**
@@ -18,15 +18,14 @@ export interface FreezesDeps
   ring: (repository: Repo) => Promise<void>;
   logger: Logger;
   now: () => Date;
-  /** How often each replica looks at the freezes; default the runner's. */
-  intervalMs: number | undefined;
 }
 
-/** Freeze windows (src/freezes), applied on every replica, each step by one. */
+/** Freeze windows (src/freezes): their steps are durable work, each run by one replica. */
 export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner } {
   const { notices } = deps;
   const runner = new FreezeRunner({
     store: deps.store,
+    work: deps.work,
     queues: deps.queues,
     ...(deps.attributePause ? { attributePause: deps.attributePause } : {}),
     ...(deps.creatorMayFreeze ? { creatorMayFreeze: deps.creatorMayFreeze } : {}),
@@ -44,10 +43,8 @@ export function wireFreezes(deps: FreezesDeps): Wired & { runner: FreezeRunner }
     afterChange: async (repository) => {
       await deps.ring(repository);
     },
-    owner: deps.owner,
     logger: deps.logger.child({ name: "freezes" }),
     now: deps.now,
-    ...(deps.intervalMs ? { intervalMs: deps.intervalMs } : {}),
   });
   return { runner, services: [{ name: "freezes", start: () => runner.start(), stop: () => runner.stop() }] };
 }

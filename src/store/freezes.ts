@@ -1,35 +1,32 @@
 import { randomUUID } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import type { FreezeRecords } from "../core/record-ports.js";
-import type {
-  Freeze,
-  FreezeSchedule,
-  FreezeStep,
-  FreezeStepClaim,
-  FreezeWindowToEnd,
-} from "../core/records.js";
+import type { Freeze, FreezeSchedule, FreezeStep, FreezeWindowToEnd } from "../core/records.js";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { json, readTime, type StoreContext, time } from "./query-helpers.js";
+import { kyselyWorkItems } from "./work-items.js";
 
-// Freeze windows (docs/commands.md, "Freeze windows"): each repository's freezes, and each window's
-// steps, claimed by one replica at a time (a lease, taken over when its replica dies) and done once.
-// The records and the port are the core's (src/core/records.ts, record-ports.ts), for src/freezes.
-export type { Freeze, FreezeStep, FreezeStepClaim, FreezeWindowToEnd };
+// Freeze windows (docs/commands.md, "Freeze windows"): each repository's freezes. Their steps are
+// durable work (src/work, work-items.ts): one item of kind `freeze` per freeze, due at its next step,
+// made and removed with the freeze here; each window's end is an item of kind `freeze-end` of its own
+// (src/freezes/runner.ts), so that a window in progress ends after its freeze is removed. The records
+// and the port are the core's (src/core/records.ts, record-ports.ts), for src/freezes.
+export type { Freeze, FreezeStep, FreezeWindowToEnd };
 
 export type FreezeStore = FreezeRecords;
 
-/** A step done this long ago is forgotten (its window has long ended). */
-export const FREEZE_STEP_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** The kind of durable work of each freeze's next step (the notice before a window, its start). */
+export const FREEZE_KIND = "freeze";
+
+/** The kind of durable work of a started window's end (its key: the freeze's id, `@`, the window's start). */
+export const FREEZE_END_KIND = "freeze-end";
 
 export function kyselyFreezes(ctx: StoreContext): FreezeStore {
   return {
     addFreeze: addFreeze(ctx),
     listFreezes: listFreezes(ctx),
     deleteFreeze: deleteFreeze(ctx),
-    claimFreezeStep: claimFreezeStep(ctx),
-    finishFreezeStep: finishFreezeStep(ctx),
-    listFreezeWindowsToEnd: listFreezeWindowsToEnd(ctx),
   };
 }
 
@@ -70,7 +67,17 @@ function addFreeze(ctx: StoreContext): FreezeStore["addFreeze"] {
         .onConflict((oc) => oc.doNothing())
         .returningAll()
         .executeTakeFirst();
-      if (row) return toFreeze(ctx, row);
+      if (row) {
+        // Its steps: due at once, the runner reckons the next from there.
+        await kyselyWorkItems(ctx).scheduleWork({
+          kind: FREEZE_KIND,
+          key: row.id,
+          dueAt: f.createdAt,
+          payload: { repository: f.repository.fullName },
+          when: "absent",
+        });
+        return toFreeze(ctx, row);
+      }
       const again = await db
         .selectFrom("freezes")
         .select("id")
@@ -107,104 +114,10 @@ function deleteFreeze(ctx: StoreContext): FreezeStore["deleteFreeze"] {
       .$if("name" in which, (q) => q.where("name_key", "=", "name" in which ? which.name.toLowerCase() : ""))
       .returningAll()
       .executeTakeFirst();
-    return row ? toFreeze(ctx, row) : null;
-  };
-}
-
-function claimFreezeStep(ctx: StoreContext): FreezeStore["claimFreezeStep"] {
-  const { db } = ctx;
-  return async (c) => {
-    const now = time(c.now);
-    const until = time(new Date(c.now.getTime() + c.leaseMs));
-    await ctx.pruneIfDue("freeze_steps", c.now, () =>
-      db
-        .deleteFrom("freeze_steps")
-        .where("ends_at", "<", time(new Date(c.now.getTime() - FREEZE_STEP_RETENTION_MS)))
-        .execute(),
-    );
-    const row = await db
-      .insertInto("freeze_steps")
-      .values({
-        freeze_id: c.freezeId,
-        starts_at: time(c.startsAt),
-        step: c.step,
-        repository_key: c.repository.key,
-        repository: c.repository.fullName,
-        ends_at: time(c.endsAt),
-        reason: c.reason,
-        created_by: c.by?.login ?? null,
-        surface: c.by?.surface ?? null,
-        claimed_by: c.owner,
-        claimed_until: until,
-        done: 0,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(["freeze_id", "starts_at", "step"])
-          .doUpdateSet({ claimed_by: c.owner, claimed_until: until })
-          .where("freeze_steps.done", "=", 0)
-          .where("freeze_steps.claimed_until", "<=", now),
-      )
-      .returning("claimed_by")
-      .executeTakeFirst();
-    return row?.claimed_by === c.owner;
-  };
-}
-
-function finishFreezeStep(ctx: StoreContext): FreezeStore["finishFreezeStep"] {
-  const { db } = ctx;
-  return async (freezeId, startsAt, step, owner) => {
-    await db
-      .updateTable("freeze_steps")
-      .set({ done: 1 })
-      .where("freeze_id", "=", freezeId)
-      .where("starts_at", "=", time(startsAt))
-      .where("step", "=", step)
-      .where("claimed_by", "=", owner)
-      .execute();
-  };
-}
-
-function listFreezeWindowsToEnd(ctx: StoreContext): FreezeStore["listFreezeWindowsToEnd"] {
-  const { db } = ctx;
-  return async (now, limit) => {
-    const rows = await db
-      .selectFrom("freeze_steps as s")
-      .select([
-        "s.freeze_id",
-        "s.repository",
-        "s.starts_at",
-        "s.ends_at",
-        "s.reason",
-        "s.created_by",
-        "s.surface",
-      ])
-      .where("s.step", "=", "start")
-      .where("s.done", "=", 1)
-      .where("s.ends_at", "<=", time(now))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom("freeze_steps as e")
-              .select("e.freeze_id")
-              .whereRef("e.freeze_id", "=", "s.freeze_id")
-              .whereRef("e.starts_at", "=", "s.starts_at")
-              .where("e.step", "=", "end")
-              .where("e.done", "=", 1),
-          ),
-        ),
-      )
-      .orderBy("s.ends_at")
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({
-      freezeId: row.freeze_id,
-      repository: Repo.from(row.repository),
-      startsAt: readTime(row.starts_at),
-      endsAt: readTime(row.ends_at),
-      reason: row.reason,
-      by: row.created_by && row.surface ? { login: row.created_by, surface: row.surface } : null,
-    }));
+    if (!row) return null;
+    // Its next step goes; a window in progress still ends (its end is an item of its own).
+    await db.deleteFrom("work_items").where("kind", "=", FREEZE_KIND).where("key", "=", row.id).execute();
+    return toFreeze(ctx, row);
   };
 }
 

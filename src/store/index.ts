@@ -9,10 +9,10 @@ export {
   type ShieldRetryClaim,
 } from "./flake-shield.js";
 export {
-  FREEZE_STEP_RETENTION_MS,
+  FREEZE_END_KIND,
+  FREEZE_KIND,
   type Freeze,
   type FreezeStep,
-  type FreezeStepClaim,
   type FreezeStore,
   type FreezeWindowToEnd,
 } from "./freezes.js";

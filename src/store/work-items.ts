@@ -52,6 +52,8 @@ export interface ClaimWork {
   now: Date;
   leaseMs: number;
   limit: number;
+  /** Only this item (when due and not claimed): a replica runs at once what it just scheduled. */
+  key?: string;
 }
 
 export interface ClaimedWork {
@@ -209,6 +211,7 @@ async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWo
     .selectFrom("work_items")
     .select("key")
     .where("kind", "=", claim.kind)
+    .$if(claim.key !== undefined, (q) => q.where("key", "=", claim.key ?? ""))
     .where("due_at", "<=", now)
     .where(free)
     .orderBy("due_at")

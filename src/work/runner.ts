@@ -93,6 +93,8 @@ export class WorkRunner {
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Passes this runner made by itself (tests wait on it rather than on time). */
+  passCount = 0;
 
   constructor(private readonly deps: WorkRunnerDeps) {}
 
@@ -176,6 +178,19 @@ export class WorkRunner {
     }
   }
 
+  /**
+   * Claims one item (scheduled due now, say) and runs it here at once, whether or not the runner claims
+   * its kind by itself: `ok` or `failed` (retried with the kind's backoff), or `elsewhere` when it was
+   * not claimable (another replica runs it, or it is not due).
+   */
+  async runNow(kindName: string, key: string): Promise<"ok" | "failed" | "elsewhere"> {
+    const kind = this.kindOf(kindName);
+    const { claimed } = await this.claim(kind, 1, key);
+    const item = claimed[0];
+    if (!item) return "elsewhere";
+    return (await this.execute(kind, item)) ? "ok" : "failed";
+  }
+
   private kindOf(name: string): WorkKind {
     const kind = this.kinds.get(name);
     if (!kind) throw new Error(`no kind of work named ${name} is registered`);
@@ -207,6 +222,7 @@ export class WorkRunner {
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, "durable work: pass failed"))
       .finally(() => {
         this.pass = undefined;
+        this.passCount += 1;
         if (this.again) {
           this.again = false;
           this.wake(0);
@@ -232,13 +248,14 @@ export class WorkRunner {
     this.wake(delay);
   }
 
-  private async claim(kind: WorkKind, limit: number) {
+  private async claim(kind: WorkKind, limit: number, key?: string) {
     const work = await this.deps.store.claimWork({
       kind: kind.kind,
       owner: this.deps.owner,
       now: this.nowOf(kind),
       leaseMs: kind.leaseMs ?? DEFAULT_LEASE_MS,
       limit,
+      ...(key !== undefined ? { key } : {}),
     });
     if (work.claimed.length > 0) await kind.beforeBatch?.(work.claimed);
     return work;

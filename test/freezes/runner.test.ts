@@ -7,7 +7,8 @@ import { FreezeRunner } from "../../src/freezes/runner.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { renderChatMessage } from "../../src/slack/render-message.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { FREEZE_END_KIND, FREEZE_KIND, openStore, type Store } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 import { makeClient, mergifyQueues, ORIGIN } from "../backends/mergify/fixtures.js";
 
 /**
@@ -45,15 +46,25 @@ afterEach(async () => {
   await store.close();
 });
 
+/** A replica's runner of durable work (its passes on the test's clock, a look every 5 s). */
+const work = (owner: string) =>
+  new WorkRunner({
+    store,
+    owner,
+    now: () => now,
+    logger: createLogger({ level: "silent" }),
+    safetyMs: 5_000,
+  });
+
 function runner(owner = "a") {
   return new FreezeRunner({
     store,
+    work: work(owner),
     queues: mergifyQueues(makeClient({ retry: { retries: 0 }, timeoutMs: 5_000 })),
     attributePause: (a) => store.putPauseAttribution(a),
     announce: async (_repository, text) => {
       said.push(text);
     },
-    owner,
     logger: createLogger({ level: "silent" }),
     now: () => now,
     leaseMs: MINUTE,
@@ -163,11 +174,14 @@ describe("the freeze runner", () => {
   });
 
   it("ends a window started by an older version, which kept nobody on its steps, in the name its reason gives", async () => {
-    // The start step as a build before migration 34 left it: done, without who made the freeze.
-    const w = { freezeId: "f1", repository: repo, startsAt: START, endsAt: at(8 * 60 * MINUTE) };
-    const step = { ...w, step: "start" as const, reason: REASON, by: null, owner: "old", leaseMs: MINUTE };
-    expect(await store.claimFreezeStep({ ...step, now: START })).toBe(true);
-    await store.finishFreezeStep("f1", START, "start", "old");
+    // The window's end as migration 39 copies a start step a build before migration 34 made: nobody kept.
+    const end = { freezeId: "f1", repository: repo.fullName, startsAt: START.toISOString(), reason: REASON };
+    await store.scheduleWork({
+      kind: FREEZE_END_KIND,
+      key: `f1@${START.toISOString()}`,
+      dueAt: at(8 * 60 * MINUTE),
+      payload: { ...end, endsAt: at(8 * 60 * MINUTE).toISOString(), by: null },
+    });
     await store.deleteFreeze(repo, { name: "nightly" });
     now = at(8 * 60 * MINUTE);
     const api = nock(ORIGIN).get(PATH).reply(200, pauseState(REASON)).delete(PATH).reply(204);
@@ -216,7 +230,7 @@ describe("a freeze step whose replica died before marking it done", () => {
           afterChange: async () => {
             pausedBy.push(owner);
           },
-          owner,
+          work: work(owner),
           logger: createLogger({ level: "silent" }),
           now: () => now,
           leaseMs: MINUTE,
@@ -229,17 +243,10 @@ describe("a freeze step whose replica died before marking it done", () => {
       };
       // 10 minutes before the window: a replica claims the warning, says it, and dies.
       now = at(-10 * MINUTE);
-      const w = {
-        freezeId: "f1",
-        repository: repo,
-        startsAt: START,
-        endsAt: at(8 * 60 * MINUTE),
-        reason: REASON,
-        by: { login: "alice", surface: "slack" as const },
-      };
-      expect(await store.claimFreezeStep({ ...w, step: "warn", owner: "dead", now, leaseMs: MINUTE })).toBe(
-        true,
-      );
+      const claim = async () =>
+        (await store.claimWork({ kind: FREEZE_KIND, owner: "dead", now, leaseMs: MINUTE, limit: 1 })).claimed
+          .length === 1;
+      expect(await claim()).toBe(true);
       channel.push({ key: `freeze:f1:${START.toISOString()}:warn`, text: "begins in 10 minutes" });
       const b = replica("b");
       b.start();
@@ -250,9 +257,7 @@ describe("a freeze step whose replica died before marking it done", () => {
       await elapse(START.getTime() - now.getTime() - 1_000);
       await b.stop();
       now = START;
-      expect(await store.claimFreezeStep({ ...w, step: "start", owner: "dead", now, leaseMs: MINUTE })).toBe(
-        true,
-      );
+      expect(await claim()).toBe(true);
       b.start();
       await elapse(MINUTE - 1_000);
       expect(paused).toBeNull();

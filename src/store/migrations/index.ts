@@ -34,6 +34,7 @@ import { freezeStepSetters } from "./034-freeze-step-setters.js";
 import { onceClaims } from "./035-once-claims.js";
 import { pollsAsWork } from "./036-polls-as-work.js";
 import { commandClaims } from "./038-command-claims.js";
+import { freezeWork } from "./039-freeze-work.js";
 import { digestsOnce } from "./040-digests-once.js";
 import { recordsOnce } from "./041-records-once.js";
 import type { Migration } from "./migration.js";
@@ -78,6 +79,7 @@ export const MIGRATIONS: readonly Migration[] = [
   onceClaims,
   pollsAsWork,
   commandClaims,
+  freezeWork,
   digestsOnce,
   recordsOnce,
 ];

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FreezeSchedule } from "../../../src/core/records.js";
-import type { Store } from "../../../src/store/index.js";
+import { FREEZE_END_KIND, FREEZE_KIND, type Store } from "../../../src/store/index.js";
 import { at, HOUR, r, SECOND, storeContract, T0 } from "./harness.js";
 
 storeContract("freezes", ({ h }) => {
@@ -55,71 +55,29 @@ storeContract("freezes", ({ h }) => {
     });
   });
 
-  describe("window steps", () => {
-    const alice = { login: "alice", surface: "github" as const };
-    const claim = (
-      owner: string,
-      now: number,
-      step: "warn" | "start" | "end" = "start",
-      by: { login: string; surface: "github" | "slack" } | null = alice,
-    ) =>
-      store.claimFreezeStep({
-        freezeId: "f1",
-        repository: r("acme/widgets"),
-        step,
-        startsAt: at(HOUR),
-        endsAt: at(3 * HOUR),
-        reason: "weekend freeze (scheduled by alice)",
-        by,
-        owner,
-        now: at(now),
-        leaseMs: 30 * SECOND,
+  describe("each freeze's steps, as durable work", () => {
+    const item = (id: string) =>
+      store.claimWork({ kind: FREEZE_KIND, owner: "a", now: at(HOUR), leaseMs: SECOND, limit: 10, key: id });
+
+    it("are due from the freeze's making, with its repository, and go with it (a window's end stays)", async () => {
+      await store.addFreeze(freeze("Acme/Widgets", "weekend", "f1"));
+      expect(await store.addFreeze(freeze("acme/widgets", "WEEKEND", "f2"))).toBe("name-taken");
+      const end = { kind: FREEZE_END_KIND, key: `f1@${at(HOUR).toISOString()}`, dueAt: at(0), payload: {} };
+      await store.scheduleWork(end);
+      const { claimed } = await item("f1");
+      expect(claimed.map((w) => [w.key, w.payload])).toEqual([["f1", { repository: "Acme/Widgets" }]]);
+      expect((await item("f2")).claimed).toEqual([]);
+      await store.deleteFreeze(r("acme/widgets"), { name: "weekend" });
+      await store.addFreeze(freeze("acme/widgets", "weekend", "f3"));
+      expect((await item("f1")).claimed).toEqual([]);
+      const ends = await store.claimWork({
+        kind: FREEZE_END_KIND,
+        owner: "a",
+        now: at(HOUR),
+        leaseMs: SECOND,
+        limit: 10,
       });
-
-    it("gives a step to one replica; another takes it over once the claim lapses; once done, to nobody", async () => {
-      expect(await claim("a", HOUR)).toBe(true);
-      expect(await claim("b", HOUR + SECOND)).toBe(false);
-      expect(await claim("b", HOUR + 31 * SECOND)).toBe(true);
-      await store.finishFreezeStep("f1", at(HOUR), "start", "a"); // no longer a's: nothing
-      expect(await claim("a", HOUR + 62 * SECOND)).toBe(true);
-      await store.finishFreezeStep("f1", at(HOUR), "start", "a");
-      expect(await claim("b", HOUR + 200 * SECOND)).toBe(false);
-      // The same window's other steps are claimed on their own.
-      expect(await claim("b", HOUR + 200 * SECOND, "warn")).toBe(true);
-    });
-
-    it("gives a step to exactly one of several replicas claiming it at once", async () => {
-      const owners = ["a", "b", "c", "d", "e"];
-      const won = await Promise.all(owners.map((owner) => claim(owner, HOUR)));
-      expect(won.filter(Boolean)).toHaveLength(1);
-    });
-
-    it("lists the windows started whose end has come, until their end step is done", async () => {
-      expect(await claim("a", HOUR)).toBe(true);
-      expect(await store.listFreezeWindowsToEnd(at(4 * HOUR), 10)).toEqual([]); // not done yet
-      await store.finishFreezeStep("f1", at(HOUR), "start", "a");
-      expect(await store.listFreezeWindowsToEnd(at(2 * HOUR), 10)).toEqual([]); // not ended yet
-      const due = {
-        freezeId: "f1",
-        repository: r("acme/widgets"),
-        startsAt: at(HOUR),
-        endsAt: at(3 * HOUR),
-        reason: "weekend freeze (scheduled by alice)",
-        by: { login: "alice", surface: "github" },
-      };
-      expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([due]);
-      expect(await claim("b", 3 * HOUR, "end")).toBe(true);
-      expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([due]); // claimed, not done
-      await store.finishFreezeStep("f1", at(HOUR), "end", "b");
-      expect(await store.listFreezeWindowsToEnd(at(4 * HOUR), 10)).toEqual([]);
-    });
-
-    it("lists a window whose start step keeps nobody (made before migration 34) with nobody", async () => {
-      expect(await claim("a", HOUR, "start", null)).toBe(true);
-      await store.finishFreezeStep("f1", at(HOUR), "start", "a");
-      expect(await store.listFreezeWindowsToEnd(at(3 * HOUR), 10)).toEqual([
-        expect.objectContaining({ freezeId: "f1", by: null }),
-      ]);
+      expect(ends.claimed.map((w) => w.key)).toEqual([end.key]);
     });
   });
 });

@@ -37,6 +37,18 @@ storeContract("durable work", ({ h }) => {
       expect(keys(await claim("y", 0, 2))).toHaveLength(1);
     });
 
+    it("claims one item by its key when it is due and free, for a replica running it at once", async () => {
+      await schedule("mine", 0);
+      await schedule("other", 0);
+      await schedule("later", 5_000);
+      const one = (owner: string, key: string) =>
+        store.claimWork({ kind: "job", owner, now: at(0), leaseMs: LEASE, limit: 1, key });
+      const [a, b] = await Promise.all([one("a", "mine"), one("b", "mine")]);
+      expect([...keys(a), ...keys(b)]).toEqual(["mine"]);
+      expect(keys(await one("a", "later"))).toEqual([]);
+      expect(keys(await claim("c", 0))).toEqual(["other"]);
+    });
+
     it("keeps the earlier time and merges the payload when asked sooner; `absent` makes one only once", async () => {
       await schedule("k", 10_000, { payload: { a: 1, b: 1 } });
       await schedule("k", 20_000, { when: "earlier", payload: { b: 2 } });
