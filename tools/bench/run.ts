@@ -6,21 +6,27 @@
 //
 // Memory figures are read after a full garbage collection, which needs --expose-gc: when this process
 // lacks it (`npm run bench` runs plain `tsx`), it runs itself again under `node --expose-gc --import tsx`.
+//
+// A benchmark's module is loaded only when it is run or listed: loading them all (Yardmaster, the stand-ins,
+// the simulator) takes seconds of processor time, which a rerun under --expose-gc, a bad flag or another
+// benchmark does not need.
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { githubBenchmark } from "./github/benchmark.js";
-import { githubReplicasBenchmark } from "./github/replicas.js";
 import { type Benchmark, UsageError } from "./lib/benchmark.js";
-import { notifierBenchmark } from "./notifier/benchmark.js";
-import { scaleBenchmark } from "./scale/benchmark.js";
 
-const BENCHMARKS: readonly Benchmark[] = [
-  notifierBenchmark,
-  githubBenchmark,
-  githubReplicasBenchmark,
-  scaleBenchmark,
+/** Each benchmark by the name `npm run bench -- <name>` selects (its Benchmark.name), loaded on demand. */
+const BENCHMARKS: readonly { name: string; load: () => Promise<Benchmark> }[] = [
+  { name: "notifier", load: async () => (await import("./notifier/benchmark.js")).notifierBenchmark },
+  { name: "github", load: async () => (await import("./github/benchmark.js")).githubBenchmark },
+  {
+    name: "github-replicas",
+    load: async () => (await import("./github/replicas.js")).githubReplicasBenchmark,
+  },
+  { name: "scale", load: async () => (await import("./scale/benchmark.js")).scaleBenchmark },
 ];
+
+const loadAll = (): Promise<Benchmark[]> => Promise.all(BENCHMARKS.map((b) => b.load()));
 
 const GC_ENV = "YARDMASTER_BENCH_EXPOSE_GC";
 
@@ -28,14 +34,14 @@ function out(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-function help(): string {
+function help(benchmarks: readonly Benchmark[]): string {
   const lines = [
     "Usage: npm run bench -- [name] [flags]",
     "",
     "Benchmarks (* runs without a name):",
-    ...BENCHMARKS.map((b) => `  ${b.runsByDefault ? "*" : " "} ${b.name.padEnd(12)} ${b.description}`),
+    ...benchmarks.map((b) => `  ${b.runsByDefault ? "*" : " "} ${b.name.padEnd(12)} ${b.description}`),
   ];
-  for (const b of BENCHMARKS) lines.push("", `${b.name} flags:`, b.usage);
+  for (const b of benchmarks) lines.push("", `${b.name} flags:`, b.usage);
   return lines.join("\n");
 }
 
@@ -73,16 +79,16 @@ async function main(): Promise<number> {
 
   const args = process.argv.slice(2);
   if (args[0] === "--help" || args[0] === "-h" || args[0] === "--list") {
-    out(help());
+    out(help(await loadAll()));
     return 0;
   }
   const name = args[0] !== undefined && !args[0].startsWith("-") ? args.shift() : undefined;
   const selected =
     name === undefined
-      ? BENCHMARKS.filter((b) => b.runsByDefault)
-      : BENCHMARKS.filter((b) => b.name === name);
+      ? (await loadAll()).filter((b) => b.runsByDefault)
+      : await Promise.all(BENCHMARKS.filter((b) => b.name === name).map((b) => b.load()));
   if (selected.length === 0) {
-    process.stderr.write(`unknown benchmark "${name}"\n\n${help()}\n`);
+    process.stderr.write(`unknown benchmark "${name}"\n\n${help(await loadAll())}\n`);
     return 2;
   }
   const gcNote =
@@ -97,7 +103,11 @@ async function main(): Promise<number> {
       await benchmark.run(args, { out, gc: typeof gc === "function" ? gc : undefined, gcNote });
     } catch (error) {
       if (error instanceof UsageError) {
-        process.stderr.write(`${benchmark.name}: ${error.message}\n\n${help()}\n`);
+        // Its own flags: listing every benchmark would load them all.
+        process.stderr.write(
+          `${benchmark.name}: ${error.message}\n\n${benchmark.name} flags:\n${benchmark.usage}\n` +
+            "(npm run bench -- --help lists every benchmark)\n",
+        );
         return 2;
       }
       throw error;

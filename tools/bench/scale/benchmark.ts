@@ -12,7 +12,8 @@
 //                in the first minute under Slack's limits, with personal notices on (real time);
 //   7. takeover: two replicas on one PostgreSQL, the one posting a 24-notice burst killed (`kill -9`):
 //                from the kill to the survivor's last notice, at Slack's pace (real time).
-// Figures are printed with their targets, never asserted.
+// Figures are printed with their targets, never asserted. Each part's module (Yardmaster, the stand-ins)
+// is loaded when the part runs: a bad flag is answered without loading them.
 
 import { parseArgs } from "node:util";
 import { type Benchmark, type BenchmarkContext, UsageError } from "../lib/benchmark.js";
@@ -29,14 +30,11 @@ import {
   seconds,
   table,
 } from "../lib/report.js";
-import { backlog } from "./backlog.js";
-import { split } from "./common.js";
-import { type DoorbellLagRun, doorbellLag } from "./doorbell-lag.js";
-import { type IdleRun, idleRequests } from "./idle-requests.js";
-import { type ReplicaRun, replicaCycles } from "./replicas.js";
-import { type SlackPaceRun, slackPace } from "./slack-pace.js";
-import { type TakeoverRun, takeover } from "./takeover.js";
-import { webhookStream } from "./webhook-stream.js";
+import type { DoorbellLagRun } from "./doorbell-lag.js";
+import type { IdleRun } from "./idle-requests.js";
+import type { ReplicaRun } from "./replicas.js";
+import type { SlackPaceRun } from "./slack-pace.js";
+import type { TakeoverRun } from "./takeover.js";
 
 const PARTS = ["idle", "lag", "slack", "replicas", "stream", "backlog", "takeover"] as const;
 type Part = (typeof PARTS)[number];
@@ -181,6 +179,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
     return;
   }
   const s = parsed;
+  const { split } = await import("./common.js");
   out("== scale: the notifier at team scale (doorbell, Slack's limits, replicas) ==");
   out("");
   out("Setup");
@@ -236,6 +235,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   const notes: [string, string][] = [];
 
   if (s.parts.has("idle")) {
+    const { idleRequests } = await import("./idle-requests.js");
     const runs: IdleRun[] = [];
     for (const doorbell of [true, false]) {
       runs.push(
@@ -268,6 +268,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   }
 
   if (s.parts.has("lag")) {
+    const { doorbellLag } = await import("./doorbell-lag.js");
     const r: DoorbellLagRun = await doorbellLag({
       repositories: s.lagRepos,
       samples: s.lagSamples,
@@ -297,6 +298,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   }
 
   if (s.parts.has("slack")) {
+    const { slackPace } = await import("./slack-pace.js");
     const r: SlackPaceRun = await slackPace({
       burst: s.burst,
       quietAfterMs: s.quietAfterMs,
@@ -321,6 +323,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   }
 
   if (s.parts.has("replicas")) {
+    const { replicaCycles } = await import("./replicas.js");
     const { findPostgres } = await import("../../postgres/find-postgres.js");
     let found: Awaited<ReturnType<typeof findPostgres>> | undefined;
     try {
@@ -385,6 +388,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   }
 
   if (s.parts.has("stream")) {
+    const { webhookStream } = await import("./webhook-stream.js");
     const r = await webhookStream({
       rate: s.streamRate,
       seconds: s.streamSeconds,
@@ -410,6 +414,7 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
   }
 
   if (s.parts.has("backlog")) {
+    const { backlog } = await import("./backlog.js");
     const r = await backlog({ events: s.backlogEvents, windowMs: s.backlogWindowMs, intervalS: s.intervalS });
     const window = `${r.windowMs / 1000} s`;
     rows.push(
@@ -472,6 +477,7 @@ async function takeoverFigure(rows: Figure[], pulls: number): Promise<void> {
     return;
   }
   try {
+    const { takeover } = await import("./takeover.js");
     const r: TakeoverRun = await takeover({ databaseUrl: found.url, pullsPerRepository: pulls });
     rows.push({
       label,
