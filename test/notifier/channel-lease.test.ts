@@ -10,8 +10,8 @@ import {
   DELIVER_KIND,
   DELIVERY_LEASE_MS,
 } from "../../src/notifier/channel-lease.js";
-import { Deliverer, SWEEP_MS } from "../../src/notifier/deliverer.js";
 import type { NotificationPoster, PostedMessage } from "../../src/notifier/chat.js";
+import { Deliverer, SWEEP_MS } from "../../src/notifier/deliverer.js";
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { SlackHolds } from "../../src/slack/slack-holds.js";
