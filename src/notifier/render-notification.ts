@@ -2,7 +2,7 @@ import { QUEUE_WIDE_KINDS, type QueueCheck, type QueueEvent, type QueueEventOf }
 import { shieldLine } from "../shield/words.js";
 import { failurePlain, failureTexts } from "../wording/check-failures.js";
 import type { Button, Text, TextFormat } from "../wording/description.js";
-import { exceptLabels, joinList } from "../wording/lists.js";
+import { exceptLabels, joinList, pullList } from "../wording/lists.js";
 import type { ChatMessage, Inline, Span } from "../wording/message.js";
 import { clip, formatDuration, formatTime, resumesText } from "../wording/words.js";
 import type { NotificationContext, NotificationRenderer, PullInfo, ThreadState } from "./types.js";
@@ -220,8 +220,7 @@ export function describeEvent(event: QueueEvent, ctx: NotificationContext): Desc
       const branch = branchShown(event);
       const named = event.pulls.at(-1);
       const ahead = event.pulls.slice(0, -1);
-      const pulls = (n: readonly number[]) => n.map((p) => `#${p}`).join(", ");
-      const withAhead = ahead.length ? ` with ${pulls(ahead)} ahead of it` : "";
+      const withAhead = ahead.length ? ` with ${pullList(ahead)} ahead of it` : "";
       return {
         line: (f) =>
           `⏩ ${f.escape(event.by)} let #${named ?? "?"} through the held merge queue of ${f.code(repoName)}${branch ? ` (branch ${f.code(branch)})` : ""}${withAhead}: its merge group passes the gate`,

@@ -319,6 +319,21 @@ describe("notification messages", () => {
       expect(message.text).toContain(
         "carol let #12 through the held merge queue, branch main with #10 ahead of it",
       );
+      const more = render.event(
+        {
+          ...base,
+          id: -12,
+          origin: "gate.let-through",
+          kind: "let-through",
+          by: "carol",
+          pulls: [9, 10, 12],
+        },
+        null,
+        ctx,
+      );
+      expect(more.text).toContain(
+        "carol let #12 through the held merge queue, branch main with #9 and #10 ahead of it",
+      );
     });
   });
 
