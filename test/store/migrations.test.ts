@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Repo } from "../../src/repo.js";
-import { MIGRATIONS, migrate, openDatabase } from "../../src/store/index.js";
+import { MIGRATIONS, type Migration, migrate, openDatabase } from "../../src/store/index.js";
 import { kyselyPolls } from "../../src/store/polls.js";
 import { storeContext } from "../../src/store/query-helpers.js";
 import { PG_URL, usePostgres } from "../helpers/postgres.js";
@@ -18,6 +18,38 @@ import { LEGACY_MIGRATIONS, migrateLegacyPostgres, migrateLegacySqlite } from ".
 
 /** The migrations that the hand-written SQL also made. */
 const SAME_AS_LEGACY = MIGRATIONS.filter((m) => LEGACY_MIGRATIONS.some((l) => l.version === m.version));
+
+/** `run` on a fresh SQLite database and on a fresh PostgreSQL schema: one test each, named `title on …`. */
+function onBothDialects(
+  pg: ReturnType<typeof usePostgres>,
+  title: string,
+  run: (database: ReturnType<typeof openDatabase>) => Promise<void>,
+): void {
+  for (const dialect of ["sqlite", "postgres"] as const)
+    it(`${title} on ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}`, async () => {
+      const database =
+        dialect === "sqlite"
+          ? openDatabase({ kind: "sqlite", path: ":memory:" })
+          : openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
+      try {
+        await run(database);
+      } finally {
+        await database.db.destroy();
+      }
+    });
+}
+
+/** Migrates to just before a migration, writes `rows` (SQL statements) as an older version did, then the rest. */
+async function migrateWith(
+  database: ReturnType<typeof openDatabase>,
+  before: readonly Migration[],
+  rows: string,
+): Promise<void> {
+  await migrate(database, before);
+  for (const statement of rows.split(";").filter((s) => s.trim()))
+    await sql.raw(statement).execute(database.db);
+  await migrate(database);
+}
 
 describe("the migrations on SQLite", () => {
   let dir: string;
@@ -279,30 +311,9 @@ describe("migration 033 (work items)", () => {
     });
   }
 
-  it("copies them on SQLite", async () => {
-    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
-    try {
-      await migrate(database, before);
-      for (const statement of rows.split(";").filter((s) => s.trim()))
-        await sql.raw(statement).execute(database.db);
-      await migrate(database);
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
-
-  it("copies them on PostgreSQL", async () => {
-    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
-    try {
-      await migrate(database, before);
-      for (const statement of rows.split(";").filter((s) => s.trim()))
-        await sql.raw(statement).execute(database.db);
-      await migrate(database);
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
+  onBothDialects(pg, "copies them", async (database) => {
+    await migrateWith(database, before, rows);
+    await check(database);
   });
 });
 
@@ -404,22 +415,10 @@ describe("migration 036 (polls as work)", () => {
     expect(await store.getPollCursor(Repo.from("acme/gears"))).toBeNull();
   }
 
-  for (const dialect of ["sqlite", "postgres"] as const)
-    it(`copies them on ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}`, async () => {
-      const database =
-        dialect === "sqlite"
-          ? openDatabase({ kind: "sqlite", path: ":memory:" })
-          : openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
-      try {
-        await migrate(database, before);
-        for (const statement of rows.split(";").filter((s) => s.trim()))
-          await sql.raw(statement).execute(database.db);
-        await migrate(database);
-        await check(database);
-      } finally {
-        await database.db.destroy();
-      }
-    });
+  onBothDialects(pg, "copies them", async (database) => {
+    await migrateWith(database, before, rows);
+    await check(database);
+  });
 });
 
 /**
@@ -444,10 +443,7 @@ describe("migration 041 (records once)", () => {
               '2026-03-02T09:00:00.000Z', 'pending', NULL, NULL)`;
 
   async function check(database: ReturnType<typeof openDatabase>) {
-    await migrate(database, before);
-    for (const statement of rows.split(";").filter((s) => s.trim()))
-      await sql.raw(statement).execute(database.db);
-    await migrate(database);
+    await migrateWith(database, before, rows);
     const claims = await database.db
       .selectFrom("once_claims")
       .select(["scope", "key", "claimed_by", "claimed_until", "done_at", "result"])
@@ -490,23 +486,7 @@ describe("migration 041 (records once)", () => {
     ]);
   }
 
-  it("copies them on SQLite", async () => {
-    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
-
-  it("copies them on PostgreSQL", async () => {
-    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
+  onBothDialects(pg, "copies them", check);
 });
 
 /**
@@ -529,10 +509,7 @@ describe("migration 038 (command claims)", () => {
   const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
 
   async function check(database: ReturnType<typeof openDatabase>) {
-    await migrate(database, before);
-    for (const statement of rows.split(";").filter((s) => s.trim()))
-      await sql.raw(statement).execute(database.db);
-    await migrate(database);
+    await migrateWith(database, before, rows);
     const claims = await database.db.selectFrom("once_claims").selectAll().orderBy("key").execute();
     expect(claims.map((c) => [c.scope, c.key, iso(c.first_at), iso(c.done_at), c.claimed_by])).toEqual([
       ["github-delivery", "d-done", "2026-03-02T08:00:00.000Z", "2026-03-02T08:00:00.000Z", null],
@@ -547,23 +524,7 @@ describe("migration 038 (command claims)", () => {
     expect(jobs.every((job) => job.done_at !== null)).toBe(true);
   }
 
-  it("copies them on SQLite", async () => {
-    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
-
-  it("copies them on PostgreSQL", async () => {
-    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
+  onBothDialects(pg, "copies them", check);
 });
 
 /**
@@ -582,10 +543,7 @@ describe("migration 040 (digests once)", () => {
               NULL, NULL)`;
 
   async function check(database: ReturnType<typeof openDatabase>) {
-    await migrate(database, before);
-    for (const statement of rows.split(";").filter((s) => s.trim()))
-      await sql.raw(statement).execute(database.db);
-    await migrate(database);
+    await migrateWith(database, before, rows);
     const claims = await database.db
       .selectFrom("once_claims")
       .selectAll()
@@ -616,21 +574,5 @@ describe("migration 040 (digests once)", () => {
     ]);
   }
 
-  it("copies them on SQLite", async () => {
-    const database = openDatabase({ kind: "sqlite", path: ":memory:" });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
-
-  it("copies them on PostgreSQL", async () => {
-    const database = openDatabase({ kind: "postgres", url: PG_URL, schema: pg.freshSchema() });
-    try {
-      await check(database);
-    } finally {
-      await database.db.destroy();
-    }
-  });
+  onBothDialects(pg, "copies them", check);
 });
