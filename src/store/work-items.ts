@@ -125,7 +125,9 @@ export function kyselyWorkItems(ctx: StoreContext): WorkStore {
       const row = await ctx.db
         .updateTable("work_items")
         .set({
-          due_at: sooner(time(failure.retryAt)),
+          // The backoff holds even when the item was asked for again while it ran: a run that failed is
+          // not tried again at once because more work came in (a store outage is not hammered).
+          due_at: time(failure.retryAt),
           attempts: sql`attempts + 1`,
           last_error: failure.error.slice(0, 1000),
           claimed_by: null,

@@ -159,6 +159,15 @@ storeContract("durable work", ({ h }) => {
       expect((await claim("a", 10_000)).claimed[0]).toMatchObject({ attempts: 0, lastError: null });
     });
 
+    it("keeps a failed run's backoff even when the item was asked for again while it ran", async () => {
+      await schedule("k", 0);
+      await claim("a", 0);
+      await schedule("k", 500, { when: "earlier" });
+      expect(await store.failWork("job", "k", "a", { error: "store down", retryAt: at(5_000) })).toBe(1);
+      expect(keys(await claim("a", 4_999))).toEqual([]);
+      expect(keys(await claim("a", 5_000))).toEqual(["k"]);
+    });
+
     it("keeps an item that always fails, and it never holds back the others", async () => {
       await schedule("bad", 0);
       let retryAt = 0;
