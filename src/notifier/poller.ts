@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventGroup } from "../core/event-groups.js";
-import { groupOfEvent, type QueueEvent, type QueueEventLog } from "../core/queue.js";
+import { groupOfEvent, type LogPosition, type QueueEvent, type QueueEventLog } from "../core/queue.js";
 import { Turns } from "../event-loop.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -80,6 +80,10 @@ export interface PollerDeps {
   now?: () => Date;
 }
 
+/** How far before the newest event read the cursor stays: an event the log shows late is still read. */
+export const LATE_MS = 60_000;
+/** The most ids a cursor keeps (the newest): more than a backlog's events within LATE_MS. */
+const MOST_SEEN_IDS = 5_000;
 /** How far behind our clock a quiet repository's cursor stays, for a service clock a little off ours. */
 export const OVERLAP_MS = 5 * 60_000;
 /** A doorbell reads the log this soon: the events GitHub sends in a burst are read together. */
@@ -415,7 +419,7 @@ export class Poller {
     for await (const event of eventLog.events(repository, {
       since: cursor.receivedFrom,
       groups: [...groups] as EventGroup[],
-      after: { at: cursor.receivedFrom, ids: cursor.seenEventIds },
+      after: takenUpTo(cursor),
     })) {
       events.push(event);
     }
@@ -461,17 +465,28 @@ function sortByTime(events: QueueEvent[]): void {
 }
 
 /**
- * The cursor after a read, exact: at the newest event read, with the ids of those at that very time (an
- * event that comes later at the same time is still read, and the ones taken are not read again); a quiet
- * repository's follows the clock, OVERLAP_MS behind it. Never backwards: at an unchanged time, the ids
- * taken before are kept too.
+ * The cursor after a read: LATE_MS before the newest event read (an event the merge queue makes visible
+ * a little late, with an earlier time, is still read), or OVERLAP_MS behind our clock for a quiet
+ * repository; never backwards. The ids of the events from there on are kept, so that none is taken twice.
  */
 export function advance(cursor: PollCursor, events: readonly QueueEvent[], now: Date): PollCursor {
   const times = events.map((e) => Date.parse(e.at));
   const newest = times.reduce((max, t) => Math.max(max, t), Number.NEGATIVE_INFINITY);
-  const from = Math.max(cursor.receivedFrom.getTime(), newest, now.getTime() - OVERLAP_MS);
-  const kept = from === cursor.receivedFrom.getTime() ? cursor.seenEventIds : [];
-  const atFrom = events.filter((_, i) => times[i] === from).map((e) => e.id);
-  const seenEventIds = [...new Set([...kept, ...atFrom])];
+  const anchor = Math.max(newest - LATE_MS, now.getTime() - OVERLAP_MS);
+  const from = Math.max(cursor.receivedFrom.getTime(), anchor);
+  // The ids taken before are kept too: a read that stopped paging early did not see them again.
+  const read = events.filter((_, i) => (times[i] ?? 0) >= from).map((e) => e.id);
+  const seenEventIds = [...new Set([...cursor.seenEventIds, ...read])]
+    .sort((a, b) => b - a)
+    .slice(0, MOST_SEEN_IDS);
   return { repository: cursor.repository, receivedFrom: new Date(from), seenEventIds, updatedAt: now };
+}
+
+/**
+ * Where the last read took the log up to, for a backend that can stop paging there: LATE_MS after the
+ * cursor (the newest event taken, when the cursor follows the events), with the ids taken. Events from
+ * the cursor to there are still read when they are on the pages read (a late one is usually on the first).
+ */
+function takenUpTo(cursor: PollCursor): LogPosition {
+  return { at: new Date(cursor.receivedFrom.getTime() + LATE_MS), ids: cursor.seenEventIds };
 }

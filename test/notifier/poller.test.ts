@@ -10,6 +10,7 @@ import {
   currentReadReason,
   DEFAULT_MIN_GAP_MS,
   DOORBELL_DELAY_MS,
+  LATE_MS,
   Poller,
   RECHECK_MS,
 } from "../../src/notifier/poller.js";
@@ -488,8 +489,9 @@ describe("the poller's schedule", () => {
     expect(await p.tick()).toMatchObject({ polled: 1, events: 1 });
     expect([requests, served]).toEqual([5, 450]);
     expect(p.enqueued.slice(250)).toEqual([{ channel: "C1", id: 2_000 }]);
+    // The cursor stays LATE_MS before the newest event, with every id it took from there on.
     expect(await store.getPollCursor(REPO)).toMatchObject({
-      receivedFrom: new Date(queueEnterEvent().received_at),
+      receivedFrom: new Date(Date.parse(queueEnterEvent().received_at) - LATE_MS),
     });
     expect((await store.getPollCursor(REPO))?.seenEventIds).toHaveLength(251);
   });

@@ -118,19 +118,20 @@ describe("the poll cursor", () => {
     updatedAt: T0,
   };
 
-  it("moves to the newest event, exactly: the ids taken at its very time, which are not read again", () => {
+  it("stays LATE_MS before the newest event: one the log shows late, with an earlier time, is still taken, none twice", () => {
     const now = new Date("2026-01-01T10:06:00Z");
-    const at = "2026-01-01T10:05:00Z";
     const events = [
       event("a", { id: 1, received_at: "2026-01-01T10:04:00Z" }),
-      event("b", { id: 2, received_at: at }),
-      event("c", { id: 3, received_at: at }),
+      event("b", { id: 2, received_at: "2026-01-01T10:05:00Z" }),
+      event("c", { id: 3, received_at: "2026-01-01T10:05:00Z" }),
     ];
     const next = advance(cursor, events, now);
-    expect(next.receivedFrom.toISOString()).toBe(new Date(at).toISOString());
-    expect(next.seenEventIds).toEqual([2, 3]);
-    // A later read at the same time keeps the ids taken before and adds the new one.
-    expect(advance(next, [event("d", { id: 4, received_at: at })], now).seenEventIds).toEqual([2, 3, 4]);
+    expect(next.receivedFrom.toISOString()).toBe("2026-01-01T10:04:00.000Z");
+    expect(next.seenEventIds).toEqual([3, 2, 1]);
+    // A later read finds an event made visible late, 30 s before the newest: it is taken, and kept.
+    const late = advance(next, [event("d", { id: 4, received_at: "2026-01-01T10:04:30Z" })], now);
+    expect(late.receivedFrom).toEqual(next.receivedFrom);
+    expect(late.seenEventIds).toEqual([4, 3, 2, 1]);
   });
 
   it("never moves back, and follows the clock when idle", () => {
