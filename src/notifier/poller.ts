@@ -416,10 +416,11 @@ export class Poller {
       [...subs, { groups: (await personal?.wantedGroups()) ?? [] }].flatMap((s) => s.groups),
     );
     const events: QueueEvent[] = [];
+    const after = takenUpTo(cursor);
     for await (const event of eventLog.events(repository, {
       since: cursor.receivedFrom,
       groups: [...groups] as EventGroup[],
-      after: takenUpTo(cursor),
+      ...(after ? { after } : {}),
     })) {
       events.push(event);
     }
@@ -483,10 +484,9 @@ export function advance(cursor: PollCursor, events: readonly QueueEvent[], now: 
 }
 
 /**
- * Where the last read took the log up to, for a backend that can stop paging there: LATE_MS after the
- * cursor (the newest event taken, when the cursor follows the events), with the ids taken. Events from
- * the cursor to there are still read when they are on the pages read (a late one is usually on the first).
+ * Where the last read took the log up to, for a backend that can stop paging there: the cursor, with
+ * the ids taken from it on (none before a first read: then every page since the cursor is read).
  */
-function takenUpTo(cursor: PollCursor): LogPosition {
-  return { at: new Date(cursor.receivedFrom.getTime() + LATE_MS), ids: cursor.seenEventIds };
+function takenUpTo(cursor: PollCursor): LogPosition | undefined {
+  return cursor.seenEventIds.length > 0 ? { at: cursor.receivedFrom, ids: cursor.seenEventIds } : undefined;
 }
