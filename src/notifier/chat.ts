@@ -20,9 +20,17 @@ export interface PostedMessage {
   threadTs: string | null;
 }
 
+/**
+ * A call the notifier makes of the chat, named neutrally (the surface names its own: Slack's
+ * `chat.postMessage`, `chat.update`, `conversations.open`, `conversations.history`, `conversations.replies`).
+ */
+export type ChatCall = "post" | "edit" | "open-direct" | "read-channel" | "read-thread";
+
 export enum DeliveryErrorCode {
   /** The channel is gone or the app is not in it: retried with backoff. */
   ChannelUnavailable = "channel_unavailable",
+  /** The message to edit is gone, or can no longer be edited: left as it is. */
+  MessageGone = "message_gone",
   RateLimited = "rate_limited",
   Failed = "failed",
 }
@@ -34,8 +42,10 @@ export class DeliveryError extends Error {
     message: string,
     /** RateLimited: the chat's Retry-After. */
     readonly retryAfterSeconds?: number,
-    /** The chat's method that failed (Slack's `chat.postMessage`, `chat.update`, ...), when known. */
-    readonly method?: string,
+    /** The call that failed, when known (what a 429 holds). */
+    readonly call?: ChatCall,
+    /** The surface's own name of that call (Slack's method), for logs and metrics only. */
+    readonly callName?: string,
   ) {
     super(message);
     this.name = "DeliveryError";
@@ -61,8 +71,8 @@ export interface NotificationPoster {
   ): Promise<Map<number, PostedMessage>>;
 }
 
-/** What a 429 holds: one channel's posts, or one workspace-wide method. */
-export type HoldTarget = { channel: string } | { method: string };
+/** What a 429 holds: one channel's posts, or one workspace-wide call of another kind. */
+export type HoldTarget = { channel: string } | { call: Exclude<ChatCall, "post"> };
 
 /** The chat's rate limits as it answered them, seen by every replica (Slack's: src/slack/slack-holds.ts). */
 export interface ChatHolds {

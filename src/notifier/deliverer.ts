@@ -60,9 +60,8 @@ const MEASURE_MS = 1_000;
  * (during a rolling upgrade) posts without marking.
  */
 export const CLAIMED_ELSEWHERE_MS = 30_000;
-const POST = "chat.postMessage";
-const UPDATE = "chat.update";
-const LOOKUPS = ["conversations.history", "conversations.replies"] as const;
+/** The calls that look a row up in the channel (its top level, a thread). */
+const LOOKUPS = ["read-channel", "read-thread"] as const;
 
 /** What this process knows of a row it added: not posted (fresh), or perhaps posted (in doubt). */
 interface OwnRow {
@@ -290,7 +289,7 @@ export class Deliverer {
   /** When the channel's edits left to do (held by a 429, or failed) are tried again; none left: undefined. */
   private async editsDue(channel: string): Promise<Date | undefined> {
     if (!(await this.hasEdits(channel))) return undefined;
-    const held = await this.holds.until({ method: UPDATE }, this.now());
+    const held = await this.holds.until({ call: "edit" }, this.now());
     return held ?? new Date(this.now().getTime() + EDIT_RETRY_MS);
   }
 
@@ -324,8 +323,8 @@ export class Deliverer {
       const key = rowKey(channel, row.eventId);
       if (this.inDoubt(row, this.own.get(key))) {
         // In doubt: was it posted before a crash? Look for its metadata in the channel.
-        for (const method of LOOKUPS) {
-          const held = await this.holds.until({ method }, this.now());
+        for (const call of LOOKUPS) {
+          const held = await this.holds.until({ call }, this.now());
           if (held) {
             progress.nextAt = held;
             return;
@@ -380,7 +379,7 @@ export class Deliverer {
   }
 
   /**
-   * A Slack call of the run failed: a 429 holds what it names (null: the run is over, not failed);
+   * A chat call of the run failed: a 429 holds what it names (null: the run is over, not failed);
    * anything else backs the channel off (its backoff: the channel's item is due again at its end).
    */
   private async failed(channel: string, error: unknown): Promise<Backoff | null> {
@@ -404,18 +403,19 @@ export class Deliverer {
     return b;
   }
 
-  /** A 429: `chat.postMessage` holds this channel's posts, another method holds that method. */
+  /** A 429: on a post it holds this channel's posts; on another call, that call everywhere. */
   private async rateLimited(channel: string, e: DeliveryError): Promise<void> {
-    const method = e.method ?? POST;
+    const call = e.call ?? "post";
+    const method = e.callName ?? call;
     const until = await this.holds.hold(
-      method === POST ? { channel } : { method },
+      call === "post" ? { channel } : { call },
       e.retryAfterSeconds ?? 1,
       this.now(),
     );
     this.deps.metrics?.slackRateLimited.inc({ channel, method });
     this.deps.logger.info(
       { channel, method, retryAfter: e.retryAfterSeconds, until: until.toISOString() },
-      method === POST ? "Slack rate limit: this channel's posts wait" : `Slack rate limit: ${method} waits`,
+      call === "post" ? "chat rate limit: this channel's posts wait" : `chat rate limit: ${method} waits`,
     );
   }
 

@@ -3,9 +3,8 @@ import type { DelivererDeps } from "./deliverer-deps.js";
 import type { RowPosting } from "./delivery-posting.js";
 import { asDetails } from "./failure-details.js";
 
-const UPDATE = "chat.update";
-/** `chat.update` errors that no later try can fix: the message is left as it is. */
-const GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed", "channel_not_found"]);
+/** Edits no later try can make: the message, or its channel, is gone. */
+const GONE = new Set([DeliveryErrorCode.MessageGone, DeliveryErrorCode.ChannelUnavailable]);
 
 /** What editing a channel's removals with their details uses of the deliverer's pass. */
 export interface DetailsPass {
@@ -20,7 +19,7 @@ export interface DetailsPass {
 /**
  * Edits in place each removal of the channel that was posted before why its checks failed was read
  * (failure-details.ts), under the channel's lease (never twice at once): its message rendered again, with
- * them. Held (a 429 on `chat.update`) or failed, it is edited in a later pass; a message that is gone is
+ * them. Held (a 429 on edits) or failed, it is edited in a later pass; a message that is gone is
  * left as it is.
  */
 export async function editDetails(
@@ -30,7 +29,7 @@ export async function editDetails(
 ): Promise<void> {
   const { poster, logger, details } = pass.deps;
   if (!details) return;
-  if (await pass.holds.until({ method: UPDATE }, pass.now())) return;
+  if (await pass.holds.until({ call: "edit" }, pass.now())) return;
   for (const edit of await details.edits(channel)) {
     if (!(await renew())) return;
     const read = asDetails(edit.details);
@@ -45,7 +44,7 @@ export async function editDetails(
         await pass.rateLimited(channel, e);
         return;
       }
-      if (!(e && GONE.has(e.message))) {
+      if (!(e && GONE.has(e.code))) {
         logger.warn({ err: error, channel }, "could not add why the checks failed to a notice: edited later");
         return;
       }

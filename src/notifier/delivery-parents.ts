@@ -6,10 +6,6 @@ import type { DelivererDeps } from "./deliverer-deps.js";
 import { threaded } from "./delivery-posting.js";
 import type { ThreadState } from "./types.js";
 
-const UPDATE = "chat.update";
-/** `chat.update` errors that no later try can fix: the parent is left as it is. */
-const PARENT_GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed"]);
-
 /** What editing a channel's thread parents uses of the deliverer's pass. */
 export interface ParentsPass {
   deps: Pick<DelivererDeps, "store" | "poster" | "render" | "logger" | "githubWebUrl">;
@@ -32,7 +28,7 @@ export async function editStaleParents(
   pending: ReadonlySet<string>,
 ): Promise<void> {
   const { store, poster, render, logger } = pass.deps;
-  if (await pass.holds.until({ method: UPDATE }, pass.now())) return;
+  if (await pass.holds.until({ call: "edit" }, pass.now())) return;
   for (const thread of await store.listStaleThreads(channel)) {
     if (pending.has(threadKey(thread.repository, thread.pullRequest))) continue;
     if (!(await renew())) return;
@@ -49,7 +45,8 @@ export async function editStaleParents(
         await pass.rateLimited(channel, e);
         return;
       }
-      if (!(e && PARENT_GONE.has(e.message))) {
+      // Gone, or no longer editable: no later try can edit it.
+      if (e?.code !== DeliveryErrorCode.MessageGone) {
         logger.warn({ err: error, channel }, "could not edit a thread parent: edited later");
         return;
       }

@@ -1,11 +1,14 @@
 import type { ChatHolds, ChatPace, HoldTarget } from "../notifier/chat.js";
 import type { BackoffStore } from "../store/index.js";
+import { SLACK_METHODS } from "./slack-poster.js";
 
 const PREFIX = "slack-hold:";
 
 /** The store key of a hold: `slack-hold:channel:C1`, `slack-hold:method:chat.update`. */
 export function holdKey(target: HoldTarget): string {
-  return "channel" in target ? `${PREFIX}channel:${target.channel}` : `${PREFIX}method:${target.method}`;
+  return "channel" in target
+    ? `${PREFIX}channel:${target.channel}`
+    : `${PREFIX}method:${SLACK_METHODS[target.call]}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { webApi } from "@slack/bolt";
 import {
+  type ChatCall,
   DeliveryError,
   DeliveryErrorCode,
   type NotificationPoster,
@@ -39,29 +40,40 @@ const CHANNEL_GONE = new Set([
   "cannot_dm_bot",
 ]);
 
+/** `chat.update` errors that no later try can fix: the message is gone, or no longer editable. */
+const MESSAGE_GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed"]);
+
+/** Slack's method for each of the notifier's calls (src/notifier/chat.ts). */
+export const SLACK_METHODS: Readonly<Record<ChatCall, string>> = {
+  post: "chat.postMessage",
+  edit: "chat.update",
+  "open-direct": "conversations.open",
+  "read-channel": "conversations.history",
+  "read-thread": "conversations.replies",
+};
+
 /** A Web API error as the notifier acts on it (src/notifier/chat.ts). */
-function translate(error: unknown, method: string): DeliveryError {
+function translate(error: unknown, chatCall: ChatCall): DeliveryError {
   const e = error as { code?: string; data?: { error?: string }; retryAfter?: number; message?: string };
+  const method = SLACK_METHODS[chatCall];
+  const failure = (code: DeliveryErrorCode, message: string, retryAfter?: number) =>
+    new DeliveryError(code, message, retryAfter, chatCall, method);
   if (e.code === webApi.ErrorCode.RateLimitedError) {
-    return new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", e.retryAfter ?? 1, method);
+    return failure(DeliveryErrorCode.RateLimited, "Slack rate limit", e.retryAfter ?? 1);
   }
   const slackError = e.data?.error;
-  if (slackError && CHANNEL_GONE.has(slackError)) {
-    return new DeliveryError(DeliveryErrorCode.ChannelUnavailable, slackError, undefined, method);
-  }
-  return new DeliveryError(
-    DeliveryErrorCode.Failed,
-    slackError ?? e.message ?? "Slack call failed",
-    undefined,
-    method,
-  );
+  if (slackError && CHANNEL_GONE.has(slackError))
+    return failure(DeliveryErrorCode.ChannelUnavailable, slackError);
+  if (slackError && chatCall === "edit" && MESSAGE_GONE.has(slackError))
+    return failure(DeliveryErrorCode.MessageGone, slackError);
+  return failure(DeliveryErrorCode.Failed, slackError ?? e.message ?? "Slack call failed");
 }
 
-async function call<T>(method: string, work: () => Promise<T>): Promise<T> {
+async function call<T>(chatCall: ChatCall, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw translate(error, method);
+    throw translate(error, chatCall);
   }
 }
 
@@ -82,9 +94,7 @@ export function webApiPoster(
   return {
     /** The app's direct-message conversation with a person (`conversations.open`, scope `im:write`). */
     async openDirect(slackUserId) {
-      const result = await call("conversations.open", () =>
-        client.conversations.open({ users: slackUserId }),
-      );
+      const result = await call("open-direct", () => client.conversations.open({ users: slackUserId }));
       const id = result.channel?.id;
       if (!id) throw new DeliveryError(DeliveryErrorCode.Failed, "conversations.open gave no channel");
       return id;
@@ -97,7 +107,7 @@ export function webApiPoster(
       return { ts, threadTs: message.threadTs ?? null };
     },
     async update(message) {
-      await call("chat.update", () =>
+      await call("edit", () =>
         client.chat.update({
           channel: message.channel,
           ts: message.ts,
@@ -166,7 +176,7 @@ async function postMessage(
   message: { channel: string; text: string; blocks: unknown[]; threadTs?: string },
   metadata: { event_type: string; event_payload: Record<string, string | number> },
 ): Promise<string> {
-  const result = await call("chat.postMessage", () =>
+  const result = await call("post", () =>
     client.chat.postMessage({
       channel: message.channel,
       text: message.text,
@@ -198,7 +208,7 @@ async function* history(
   const { threadTs } = where;
   let cursor: string | undefined;
   do {
-    const page = await call(threadTs ? "conversations.replies" : "conversations.history", () =>
+    const page = await call(threadTs ? "read-thread" : "read-channel", () =>
       threadTs
         ? client.conversations.replies({
             channel,

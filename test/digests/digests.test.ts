@@ -97,8 +97,7 @@ describe("a weekly digest whose replica died before posting it", () => {
 
 describe("posting the digest now when Slack answers 429", () => {
   const NOW = new Date("2026-11-25T15:00:00Z");
-  const rateLimited = () =>
-    new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+  const rateLimited = () => new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "post");
 
   /** Digests whose Slack answers `answers` in turn (then posts), behind the poster that waits out 429s. */
   function answering(answers: Error[]): { digests: Digests; tries: number[] } {

@@ -5,7 +5,12 @@ import type { QueueEvent } from "../../src/core/queue.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { Backoffs } from "../../src/notifier/backoff.js";
-import { DeliveryError, DeliveryErrorCode, type PostedMessage } from "../../src/notifier/chat.js";
+import {
+  type ChatCall,
+  DeliveryError,
+  DeliveryErrorCode,
+  type PostedMessage,
+} from "../../src/notifier/chat.js";
 import {
   CLAIMED_ELSEWHERE_MS,
   DELIVER_KIND,
@@ -15,6 +20,7 @@ import {
 import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { type PostPace, SLACK_POST_PACE, SlackHolds, SlackPace } from "../../src/slack/slack-holds.js";
+import { SLACK_METHODS } from "../../src/slack/slack-poster.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { slackLaidOut } from "../helpers/slack-notices.js";
 
@@ -271,8 +277,9 @@ describe("Deliverer", () => {
   });
 });
 
-const rateLimited = (retryAfter: number, method = "chat.postMessage") =>
-  new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", retryAfter, method);
+/** A 429 as Slack's poster says it (src/slack/slack-poster.ts): the call, and Slack's name of it. */
+const rateLimited = (retryAfter: number, call: ChatCall = "post") =>
+  new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", retryAfter, call, SLACK_METHODS[call]);
 const later = (ms: number) => new Date(now.getTime() + ms);
 
 describe("Deliverer and Slack's rate limits", () => {
@@ -325,7 +332,7 @@ describe("Deliverer and Slack's rate limits", () => {
     await d.enqueue("C1", WIDGETS, event("action.queue.enter"));
     await d.deliverPending();
     await d.enqueue("C1", WIDGETS, event("action.queue.checks_start"));
-    slack.updateFailures = [rateLimited(20, "chat.update")];
+    slack.updateFailures = [rateLimited(20, "edit")];
     expect((await d.deliverPending()).sent).toBe(1);
     expect(await store.getBackoff("slack-hold:method:chat.update")).toMatchObject({
       nextAttemptAt: later(20_000),
@@ -345,6 +352,28 @@ describe("Deliverer and Slack's rate limits", () => {
     expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({ parentStale: false });
     await d.deliverPending();
     expect(slack.updates).toHaveLength(1);
+  });
+
+  it("leaves a thread parent that is gone as it is, and edits one whose edit failed in a later pass", async () => {
+    const d = deliverer();
+    await d.enqueue("C1", WIDGETS, event("action.queue.enter"));
+    await d.deliverPending();
+    // A failure another try may mend: the parent stays stale, edited in a later pass.
+    await d.enqueue("C1", WIDGETS, event("action.queue.checks_start"));
+    slack.updateFailures = [new DeliveryError(DeliveryErrorCode.Failed, "internal_error", undefined, "edit")];
+    await d.deliverPending();
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({ parentStale: true });
+    // Gone (deleted, or past its edit window): left as it is, never tried again.
+    now = later(60_000);
+    slack.updateFailures = [
+      new DeliveryError(DeliveryErrorCode.MessageGone, "message_not_found", undefined, "edit"),
+    ];
+    await d.deliverPending();
+    expect(await store.getThread("C1", WIDGETS, 42)).toMatchObject({ parentStale: false });
+    now = later(120_000);
+    await d.deliverPending();
+    expect(slack.calls.filter((c) => c.method === "chat.update")).toHaveLength(2);
+    expect(slack.updates).toEqual([]);
   });
 
   it("edits a thread's parent once for several replies in one pass, after the last of them", async () => {

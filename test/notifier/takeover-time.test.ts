@@ -38,7 +38,7 @@ class PacedSlack {
     const wait = this.bucket.take(Date.now());
     if (wait !== null) {
       this.refused += 1;
-      throw new DeliveryError(DeliveryErrorCode.RateLimited, "ratelimited", wait, "chat.postMessage");
+      throw new DeliveryError(DeliveryErrorCode.RateLimited, "ratelimited", wait, "post");
     }
     const ts = `1767261600.${String(++this.seq).padStart(6, "0")}`;
     this.messages.push({ ts, threadTs: m.threadTs ?? null, eventId: m.eventId, at: Date.now() });

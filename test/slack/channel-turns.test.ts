@@ -65,8 +65,7 @@ describe("a channel's turn for a top-level post", () => {
 });
 
 describe("a top-level post Slack answers 429", () => {
-  const limited = () =>
-    new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "chat.postMessage");
+  const limited = () => new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "post");
   /** A poster whose posts meet `answers` in turn (an Error is thrown), then are posted. */
   function poster(answers: Error[]): { poster: DigestPoster; posts: number[] } {
     const posts: number[] = [];
