@@ -7,7 +7,6 @@ import { openStore, RELAY_ANSWER_KIND, type Store } from "../../src/store/index.
 import { WorkRunner } from "../../src/work/runner.js";
 
 const LEASE_MS = 30_000;
-const FEW_SECONDS = 5_000;
 const WIDGETS = Repo.of("acme", "widgets");
 let store: Store;
 let now: Date;
