@@ -89,7 +89,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     readReason,
   });
   const { queues } = backends;
-  const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, owner, logger, now });
+  const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, work: infra.work, logger, now });
   const { follower } = relays;
   const commands = commandPorts({ ...infra, backends, followsRelays: follower !== null });
   const hearsQueue = backends.plan.github;

@@ -22,25 +22,20 @@ export interface RelayStore {
    * answers (an edit), else the earliest relay on that pull request, relayed before the comment was
    * created and still followed, without an answer yet, whose command is the one the comment quotes (any,
    * when it quotes none). A version older than the one recorded changes nothing. Returns the relay when
-   * this answer is new, else null.
+   * this answer is new, else null. A new answer makes its showing due at once (a work item of kind
+   * `relay-answer`, keyed by the relay's id: src/relays/follower.ts), in the same transaction.
    */
   recordRelayAnswer(answer: RelayAnswerComment): Promise<RelayRecord | null>;
   /**
    * The surface answered: its presentation, kept to answer there again (shown there now, the relay is
-   * not superseded, even when a run of its command taken over presents it a second time).
+   * not superseded, even when a run of its command taken over presents it a second time); the showing
+   * of an answer already in is made due at once, as a new answer's is.
    */
   presentRelay(id: string, presentation: unknown): Promise<void>;
   /** A later command answered on this thread: the relays already presented there are not shown again. */
   supersedeRelays(repository: Repo, pull: number, surface: "github" | "slack"): Promise<void>;
-  /**
-   * Takes the lease on showing a relay's latest answer: only for a presented, not superseded relay whose
-   * answer version is not shown yet, and whose lease is free or lapsed. Returns the relay, or null.
-   */
-  claimRelayAnswer(id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null>;
-  /** Ends the lease; `appliedVersion` (when given) is the version now shown. */
-  releaseRelayAnswer(id: string, owner: string, appliedVersion: number | null): Promise<void>;
-  /** Relays with an answer not shown yet and no live lease, still followed, oldest first. */
-  listUnappliedRelays(now: Date, limit: number): Promise<RelayRecord[]>;
+  /** The relay's answer's version `version` is shown (a later one asked for meanwhile is still to show). */
+  markRelayShown(id: string, version: number): Promise<void>;
 }
 
 /**

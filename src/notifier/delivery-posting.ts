@@ -72,7 +72,7 @@ export class RowPosting {
    * row (or without details), else the details (null: none) or how long it waits for them.
    */
   async details(row: PendingNotification): Promise<RowDetails | undefined> {
-    return this.deps.details?.forRow(row.repository, this.event(row));
+    return this.deps.details?.forRow(this.event(row));
   }
 
   /**

@@ -149,7 +149,7 @@ export function wireNotifier(deps: NotifierDeps): NotifierWiring {
     poller,
     deliverer,
     tell: (repository, event) => pushed.accept(repository, event),
-    services: [notifierService(deps, poller, doorbellWatch(deps))],
+    services: [notifierService(deps, poller, doorbellWatch(deps), details)],
   };
 }
 
@@ -177,6 +177,7 @@ function failureDetails(
     : undefined;
   return new FailureDetailsKeeper({
     store: infra.store,
+    work: infra.work,
     read: (repository, event) => reader.failures(repository, event.ranOn, event.failedChecks),
     summarize,
     deliver,
@@ -275,6 +276,7 @@ function notifierService(
   { infra, backends, app }: NotifierDeps,
   poller: Poller,
   watch: DoorbellWatch | null,
+  details: FailureDetailsKeeper | undefined,
 ): Service {
   const { config, logger } = infra;
   const pushes = backends.pushes !== null;
@@ -283,6 +285,7 @@ function notifierService(
     start: () => {
       if (infra.options.autoPoll === false) return;
       poller.start();
+      details?.start();
       watch
         ?.start()
         .catch((error: unknown) => logger.warn({ err: error }, "could not start the doorbell's watch"));
@@ -293,7 +296,7 @@ function notifierService(
       );
     },
     stop: async () => {
-      await Promise.all([poller.stop(), watch?.stop()]);
+      await Promise.all([poller.stop(), watch?.stop(), details?.stop()]);
     },
   };
 }

@@ -6,14 +6,18 @@ import type { RelayStore } from "../core/record-ports.js";
 import type { MergeQueueComment, RelayRecord } from "../core/records.js";
 import type { Logger } from "../logger.js";
 import type { Repo } from "../repo.js";
+import { RELAY_ANSWER_KIND, type WorkItem } from "../store/index.js";
+import { backoff, type WorkContext, type WorkNext, type WorkRunner } from "../work/runner.js";
 
 /**
  * Following a relayed command until the merge queue answers it (docs/commands.md, "Following the merge
  * queue's answer"). The merge-queue bot answers in the thread, then edits its answer as the command
  * progresses; each version is recorded in the store against the relay it answers, and shown once where
- * the command was asked (the GitHub summary comment, the Slack answer) by whichever replica takes the
- * relay's lease. Webhooks may arrive at any replica, before or after the surface has answered: the
- * surface records where it answered (`presented`), and whatever came first is shown then.
+ * the command was asked (the GitHub summary comment, the Slack answer): its showing is durable work (kind
+ * `relay-answer`, keyed by the relay's id, made due with the answer: src/work), run at once by the
+ * replica that recorded it, or by any replica's runner once its claim lapsed (its replica died). Webhooks
+ * may arrive at any replica, before or after the surface has answered: the surface records where it
+ * answered (`presented`), and whatever came first is shown then.
  */
 
 /** Shows a relay's result, answer included, where its surface answered (`presentation` is the surface's). */
@@ -26,8 +30,8 @@ export interface RelayFollowerDeps {
    * again when one comes.
    */
   queue: Pick<MergeQueueBackend, "entry"> & { readAnswer(body: string): CommandAnswer };
-  /** This process, as the lease's holder. */
-  owner: string;
+  /** This replica's runner of durable work: each answer's showing is its kind `relay-answer`. */
+  work: Pick<WorkRunner, "register" | "resume" | "pause" | "runNow" | "drain">;
   logger: Logger;
   now?: Clock;
   /** How long a replica may take to show an answer before another may; default 30 s. */
@@ -37,43 +41,35 @@ export interface RelayFollowerDeps {
 export type { MergeQueueComment };
 
 const DEFAULT_LEASE_MS = 30_000;
-/**
- * How often `start` looks for answers no replica is showing: one whose replica died showing it is
- * shown by another within a few seconds of its lease's lapse.
- */
-export const SWEEP_MS = 5_000;
-/** At most this many versions shown in one go (each new one re-takes the lease). */
+/** At most this many versions shown in one run (a version recorded meanwhile is shown next). */
 const MAX_ROUNDS = 5;
 
 export class RelayFollower {
   /** Set by each surface when it is wired (src/app/create-app.ts). */
   readonly presenters: Partial<Record<"github" | "slack", RelayPresenter>> = {};
   private readonly now: Clock;
-  private sweeping: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
 
   constructor(private readonly deps: RelayFollowerDeps) {
     this.now = deps.now ?? (() => new Date());
+    deps.work.register({
+      kind: RELAY_ANSWER_KIND,
+      leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
+      concurrency: 4,
+      now: () => this.now(),
+      // A surface failing: shown again soon, a minute apart at most.
+      backoff: (attempts) => backoff(attempts, 5_000, 60_000),
+      run: (item, context) => this.run(item, context),
+    });
   }
 
-  /** Sweeps every SWEEP_MS (sweep), until `stop`. */
+  /** This replica's runner shows the answers no replica is showing (its claim lapsed), until `stop`. */
   start(): void {
-    if (this.sweeping) return;
-    this.sweeping = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "relay sweep failed"))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, SWEEP_MS);
-    this.sweeping.unref();
+    this.deps.work.resume(RELAY_ANSWER_KIND);
   }
 
-  /** Stops sweeping and waits for a sweep under way. */
+  /** Takes over no more answers, and waits for those shown here now. */
   async stop(): Promise<void> {
-    clearInterval(this.sweeping);
-    this.sweeping = undefined;
-    await this.running;
+    await this.deps.work.pause(RELAY_ANSWER_KIND);
   }
 
   /** The merge-queue bot wrote or edited a comment: recorded as an answer if it answers a relay, and shown. */
@@ -110,39 +106,41 @@ export class RelayFollower {
     await this.deps.store.supersedeRelays(repository, pull, "github");
   }
 
-  /** Shows what a surface missed (a replica stopped while showing it): answers not shown yet, now. */
-  async sweep(limit = 20): Promise<void> {
-    for (const record of await this.deps.store.listUnappliedRelays(this.now(), limit))
-      await this.show(record.id);
+  /** Shows what no replica is showing now (a replica stopped while showing it), by hand (tests). */
+  async sweep(): Promise<number> {
+    return (await this.deps.work.drain(RELAY_ANSWER_KIND)).claimed;
   }
 
-  /** Takes the relay's lease and shows its latest answer, again while newer versions came meanwhile. */
+  /** Shows the relay's latest answer here now, unless another replica is showing it (then that one does). */
   async show(id: string): Promise<void> {
-    const { store, owner, logger } = this.deps;
+    await this.deps.work.runNow(RELAY_ANSWER_KIND, id);
+  }
+
+  /** One run: the latest answer shown, again while newer versions came meanwhile; a failure is retried. */
+  private async run(item: WorkItem, context: WorkContext): Promise<WorkNext> {
+    const { store, logger } = this.deps;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const record = await store.claimRelayAnswer(
-        id,
-        owner,
-        this.now(),
-        this.deps.leaseMs ?? DEFAULT_LEASE_MS,
-      );
-      if (!record) return;
-      let shown: number | null = null;
+      const record = await store.getRelay(item.key);
+      if (!record?.presentation || record.superseded || record.appliedVersion >= record.answerVersion)
+        return null;
+      if (!(await context.renew())) return null;
       try {
         const presenter = this.presenters[record.surface];
         if (!presenter) throw new Error(`no ${record.surface} surface to show the answer on`);
         await presenter(await this.resultOf(record), record.presentation);
-        shown = record.answerVersion;
       } catch (error) {
         logger.warn(
-          { err: error, relay: id, repository: record.repository.fullName, pull: record.pull },
+          { err: error, relay: record.id, repository: record.repository.fullName, pull: record.pull },
           "could not show the merge queue's answer to a relayed command",
         );
-      } finally {
-        await store.releaseRelayAnswer(id, owner, shown);
+        // Tried again after the backoff, while the relay is followed.
+        if (record.deadline > this.now()) throw error;
+        return null;
       }
-      if (shown === null) return;
+      await store.markRelayShown(record.id, record.answerVersion);
     }
+    // Still newer versions: shown in the next run.
+    return { dueAt: this.now() };
   }
 
   /** The relay's result again: as relayed, with where the pull request stands now and the answer. */

@@ -9,7 +9,8 @@ export interface RelaysDeps {
   store: RelayFollowerDeps["store"];
   /** Relays go to the queue that takes commands as comments (none with MERGE_QUEUE_PROVIDER=github). */
   queues: Pick<MergeQueues, "relaying">;
-  owner: string;
+  /** This replica's runner of durable work (src/work). */
+  work: RelayFollowerDeps["work"];
   logger: Logger;
   now: () => Date;
 }
@@ -21,11 +22,11 @@ export function wireRelays(deps: RelaysDeps): Wired & { follower: RelayFollower 
   const follower = new RelayFollower({
     store: deps.store,
     queue: { entry: relaying.entry, readAnswer: relaying.commands.readAnswer },
-    owner: deps.owner,
+    work: deps.work,
     logger: deps.logger.child({ name: "relays" }),
     now: deps.now,
   });
-  // An answer a stopped replica did not finish showing is shown by another once its lease lapses.
+  // An answer a stopped replica did not finish showing is shown by another's runner once its claim lapses.
   return {
     follower,
     services: [{ name: "relays", start: () => follower.start(), stop: () => follower.stop() }],

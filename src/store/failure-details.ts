@@ -1,8 +1,10 @@
 import { Repo } from "../repo.js";
 import { int, json, readTime, type StoreContext, time } from "./query-helpers.js";
 
-// Why a removal's checks failed, read once across replicas (src/notifier/failure-details.ts): one row per
-// removal event (`failure_details`), and the outbox's messages that were sent without them, to edit.
+// Why a removal's checks failed, read once across replicas (src/notifier/failure-details.ts, each reading a
+// work item of kind `failure-details`): one record per removal event (`failure_details`), and the outbox's
+// messages that were sent without them, to edit. Its `claimed_by`/`claimed_until` are an older replica's
+// claim, kept filled for a rolling upgrade.
 
 /** Kept as long as the outbox keeps its sent rows. */
 const FAILURE_DETAILS_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -10,12 +12,10 @@ const FAILURE_DETAILS_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export interface FailureDetailsRecord {
   eventId: number;
   repository: Repo;
-  /** "reading": claimed, not read yet; "read": `details` holds them; "none": they could not be read. */
+  /** "reading": not read yet; "read": `details` holds them; "none": they could not be read. */
   status: "reading" | "read" | "none";
   /** The removal's notices wait for them until then, at most. */
   dueAt: Date;
-  claimedBy: string;
-  claimedUntil: Date;
   /** What was read (JSON, the notifier's), when `read`. */
   details: unknown;
 }
@@ -34,23 +34,23 @@ export interface DetailsEdit {
 
 export interface FailureDetailsStore {
   /**
-   * Claims the reading of a removal's details for `owner` until `until`: creates its record (its notices
-   * wait until `dueAt`), or takes over one still being read whose claim lapsed before `now` (its replica
-   * died). True when `owner` holds it now. One statement: of two concurrent claims, one wins.
+   * Notes that a removal's details are being read (the reading itself is a work item, kind
+   * `failure-details`: src/notifier/failure-details.ts): its record is made, its notices waiting until
+   * `dueAt`, unless there is one. `owner` and `until` fill the claim columns an older replica reads.
    */
-  claimFailureDetails(claim: {
+  noteFailureDetails(note: {
     eventId: number;
     repository: Repo;
     owner: string;
     now: Date;
     until: Date;
     dueAt: Date;
-  }): Promise<boolean>;
+  }): Promise<void>;
   /**
-   * Records what was read (`details`), or that nothing could be (null), if `owner` still holds the claim
-   * of a record being read. False otherwise (another replica took it over, or it was recorded).
+   * Records what was read (`details`), or that nothing could be (null), unless it was recorded before
+   * (its record made if it has none). True when recorded now.
    */
-  recordFailureDetails(eventId: number, owner: string, details: unknown, now: Date): Promise<boolean>;
+  recordFailureDetails(eventId: number, repository: Repo, details: unknown, now: Date): Promise<boolean>;
   getFailureDetails(eventId: number): Promise<FailureDetailsRecord | null>;
   /**
    * Messages sent without their details (`shows_details` 0) whose details are read now, of one channel
@@ -64,8 +64,8 @@ export interface FailureDetailsStore {
 export function kyselyFailureDetails(ctx: StoreContext): FailureDetailsStore {
   const { db, v } = ctx;
   return {
-    async claimFailureDetails(c) {
-      const row = await db
+    async noteFailureDetails(c) {
+      await db
         .insertInto("failure_details")
         .values({
           event_id: c.eventId,
@@ -77,35 +77,35 @@ export function kyselyFailureDetails(ctx: StoreContext): FailureDetailsStore {
           details: null,
           created_at: time(c.now),
         })
-        .onConflict((oc) =>
-          oc
-            .column("event_id")
-            .doUpdateSet({ claimed_by: c.owner, claimed_until: time(c.until) })
-            .where("failure_details.status", "=", "reading")
-            .where("failure_details.claimed_until", "<", time(c.now)),
-        )
-        .returning("event_id")
-        .executeTakeFirst();
+        .onConflict((oc) => oc.column("event_id").doNothing())
+        .execute();
       await ctx.pruneIfDue("failure_details", c.now, () =>
         db
           .deleteFrom("failure_details")
           .where("created_at", "<", time(new Date(c.now.getTime() - FAILURE_DETAILS_RETENTION_MS)))
           .execute(),
       );
-      return row !== undefined;
     },
 
-    async recordFailureDetails(eventId, owner, details, now) {
+    async recordFailureDetails(eventId, repository, details, now) {
+      const recorded = {
+        status: details === null ? ("none" as const) : ("read" as const),
+        details: details === null ? null : json(details),
+        claimed_until: time(now),
+      };
       const row = await db
-        .updateTable("failure_details")
-        .set({
-          status: details === null ? "none" : "read",
-          details: details === null ? null : json(details),
-          claimed_until: time(now),
+        .insertInto("failure_details")
+        .values({
+          event_id: eventId,
+          repository: repository.fullName,
+          due_at: time(now),
+          claimed_by: "",
+          created_at: time(now),
+          ...recorded,
         })
-        .where("event_id", "=", eventId)
-        .where("claimed_by", "=", owner)
-        .where("status", "=", "reading")
+        .onConflict((oc) =>
+          oc.column("event_id").doUpdateSet(recorded).where("failure_details.status", "=", "reading"),
+        )
         .returning("event_id")
         .executeTakeFirst();
       return row !== undefined;
@@ -123,8 +123,6 @@ export function kyselyFailureDetails(ctx: StoreContext): FailureDetailsStore {
         repository: Repo.from(row.repository),
         status: row.status,
         dueAt: readTime(row.due_at),
-        claimedBy: row.claimed_by,
-        claimedUntil: readTime(row.claimed_until),
         details: row.details === null ? null : v.readJson(row.details),
       };
     },

@@ -36,6 +36,7 @@ export type {
 } from "./identities.js";
 export { kyselyStore } from "./kysely-store.js";
 export {
+  MERGED_PULL_KIND,
   MERGED_PULL_RETENTION_MS,
   type MergedPullStore,
   type MergeJudgement,
@@ -77,7 +78,7 @@ export type {
 export { cursorOf, cursorPayload, POLL_KIND } from "./polls.js";
 export { PRUNE_INTERVAL_MS } from "./query-helpers.js";
 export { QUEUE_REQUEST_RETENTION_MS, type QueueRequestStore } from "./queue-requests.js";
-export { RELAY_RETENTION_MS, type RelayStore } from "./relays.js";
+export { RELAY_ANSWER_KIND, RELAY_RETENTION_MS, type RelayStore } from "./relays.js";
 export {
   type PaceChange,
   type PaceKind,

@@ -1,16 +1,21 @@
 import { type Selectable, sql } from "kysely";
 import type { MergedPull } from "../core/merged-pulls.js";
 import { Repo } from "../repo.js";
-import type { Tables } from "./database.js";
-import { chosenBy, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
+import { inTransaction, type Tables } from "./database.js";
+import { maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Pull requests merged into a subscribed repository, until judged through their merge queue or outside it
-// (src/outside-merges): one row per pull request, shared by the replicas, each judged once.
+// (src/outside-merges): one row per pull request, shared by the replicas, each judged once, its judgement a
+// work item of kind `merged-pull`. Its `decide_at`/`claimed_by`/`claimed_until` are an older replica's
+// claim, kept for a rolling upgrade (`decide_at` still written).
 
 /** How a merged pull request was judged: `unknown` when it could not be told before its wait ran out. */
 export type MergeJudgement = "queue" | "outside" | "no-queue" | "unknown";
 
-/** A merged pull request waiting to be judged, as a claim returns it. */
+/** The durable work's kind of merges to judge (src/outside-merges), keyed by `<repository key>#<number>`. */
+export const MERGED_PULL_KIND = "merged-pull";
+
+/** A merged pull request waiting to be judged. */
 export interface WatchedMerge {
   merge: MergedPull;
   /** When Yardmaster heard of the merge (its own clock). */
@@ -28,34 +33,18 @@ export interface MergedPullStore {
   /** Whether GitHub's merge queue said it merged the pull request. */
   queueMergeNoted(repository: Repo, number: number): Promise<boolean>;
   /**
-   * A pull request closed as merged, to be judged from `decideAt`: true when recorded now; false when it
-   * was already (a redelivery, the same webhook at another replica), which changes nothing.
+   * A pull request closed as merged, to be judged from `decideAt` (a work item of kind `merged-pull`, made
+   * with it): true when recorded now; false when it was already (a redelivery, the same webhook at
+   * another replica), which changes nothing.
    */
   recordMergedPull(
     merge: MergedPull,
     watch: { deliveryId: string; receivedAt: Date; decideAt: Date; giveUpAt: Date },
   ): Promise<boolean>;
-  /**
-   * Claims up to `limit` merged pull requests not judged whose time to be judged has come and that no
-   * live replica holds: each `owner`'s until `now + leaseMs`, in one statement (of two concurrent claims,
-   * each row goes to one).
-   */
-  claimMergedPulls(claim: {
-    owner: string;
-    now: Date;
-    leaseMs: number;
-    limit: number;
-  }): Promise<WatchedMerge[]>;
-  /** Not judged yet: `owner`'s claim ends and the pull request is judged again from `decideAt`; false when not theirs. */
-  deferMergedPull(repository: Repo, number: number, owner: string, decideAt: Date): Promise<boolean>;
-  /** Judged: never claimed again; false when the claim is not `owner`'s any more (then nothing changes). */
-  judgeMergedPull(
-    repository: Repo,
-    number: number,
-    owner: string,
-    judgement: MergeJudgement,
-    now: Date,
-  ): Promise<boolean>;
+  /** The merge to judge, or null when it is judged (or not recorded, or forgotten). */
+  getWatchedMerge(repository: Repo, number: number): Promise<WatchedMerge | null>;
+  /** Judged, at `now`: true when judged now, false when it was before (then nothing changes). */
+  judgeMergedPull(repository: Repo, number: number, judgement: MergeJudgement, now: Date): Promise<boolean>;
   /** How a pull request was judged, and when; null until it is. */
   getMergedPullJudgement(
     repository: Repo,
@@ -66,7 +55,7 @@ export interface MergedPullStore {
 /** A row is kept this long after it was first noted (a judged one, or a queue's merge whose `closed` never came). */
 export const MERGED_PULL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-const keyOf = (repository: Repo, number: number) => `${repository.key}#${number}`;
+export const keyOf = (repository: Repo, number: number) => `${repository.key}#${number}`;
 
 export function kyselyMergedPulls(ctx: StoreContext): MergedPullStore {
   const { db } = ctx;
@@ -121,63 +110,48 @@ export function kyselyMergedPulls(ctx: StoreContext): MergedPullStore {
         decide_at: time(watch.decideAt),
         give_up_at: time(watch.giveUpAt),
       };
-      const recorded = await db
-        .insertInto("merged_pulls")
-        .values({ ...row(merge.repository, merge.number, watch.receivedAt), ...values })
-        .onConflict((oc) =>
-          // A row made by the queue's word alone gets the merge; one that has it already is left as it is.
-          oc.column("merge_key").doUpdateSet(values).where("merged_pulls.merged_at", "is", null),
-        )
-        .returning("merge_key")
-        .executeTakeFirst();
-      return recorded !== undefined;
+      return inTransaction(ctx.database, async (tx) => {
+        const recorded = await tx
+          .insertInto("merged_pulls")
+          .values({ ...row(merge.repository, merge.number, watch.receivedAt), ...values })
+          .onConflict((oc) =>
+            // A row made by the queue's word alone gets the merge; one that has it already is left as it is.
+            oc.column("merge_key").doUpdateSet(values).where("merged_pulls.merged_at", "is", null),
+          )
+          .returning("merge_key")
+          .executeTakeFirst();
+        if (!recorded) return false;
+        // Its judgement: durable work, due at `decideAt` (any replica's runner takes it).
+        const payload = JSON.stringify({ repository: merge.repository.fullName, number: merge.number });
+        await tx
+          .insertInto("work_items")
+          .values({
+            kind: MERGED_PULL_KIND,
+            key: keyOf(merge.repository, merge.number),
+            due_at: time(watch.decideAt),
+            payload: (ctx.kind === "postgres" ? sql`${payload}::jsonb` : payload) as never,
+          })
+          .onConflict((oc) => oc.columns(["kind", "key"]).doNothing())
+          .execute();
+        return true;
+      });
     },
 
-    async claimMergedPulls(claim) {
-      const now = time(claim.now);
-      const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
-      const candidates = db
+    async getWatchedMerge(repository, number) {
+      const found = await db
         .selectFrom("merged_pulls")
-        .select("merge_key")
-        .where("judged_at", "is", null)
-        .where("decide_at", "<=", now)
-        .where(free)
-        .orderBy("decide_at")
-        .limit(claim.limit)
-        .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-      const rows = await db
-        .updateTable("merged_pulls")
-        .set({ claimed_by: claim.owner, claimed_until: time(new Date(claim.now.getTime() + claim.leaseMs)) })
-        .where(chosenBy(ctx.kind, "merge_key", candidates))
-        .where("judged_at", "is", null)
-        .where("decide_at", "<=", now)
-        .where(free)
-        .returningAll()
-        .execute();
-      return rows
-        .map(toWatchedMerge)
-        .filter((m): m is WatchedMerge => m !== null)
-        .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
-    },
-
-    async deferMergedPull(repository, number, owner, decideAt) {
-      const done = await db
-        .updateTable("merged_pulls")
-        .set({ decide_at: time(decideAt), claimed_by: null, claimed_until: null })
+        .selectAll()
         .where("merge_key", "=", keyOf(repository, number))
-        .where("claimed_by", "=", owner)
         .where("judged_at", "is", null)
-        .returning("merge_key")
         .executeTakeFirst();
-      return done !== undefined;
+      return found ? toWatchedMerge(found) : null;
     },
 
-    async judgeMergedPull(repository, number, owner, judgement, now) {
+    async judgeMergedPull(repository, number, judgement, now) {
       const done = await db
         .updateTable("merged_pulls")
         .set({ judged_at: time(now), verdict: judgement, claimed_by: null, claimed_until: null })
         .where("merge_key", "=", keyOf(repository, number))
-        .where("claimed_by", "=", owner)
         .where("judged_at", "is", null)
         .returning("merge_key")
         .executeTakeFirst();
@@ -196,7 +170,7 @@ export function kyselyMergedPulls(ctx: StoreContext): MergedPullStore {
   };
 }
 
-/** A claimed row as a merge to judge; null for one without its merge (never claimed: no `decide_at`). */
+/** A row as a merge to judge; null for one without its merge (the queue's word alone: not judged). */
 function toWatchedMerge(row: Selectable<Tables["merged_pulls"]>): WatchedMerge | null {
   if (!row.branch || !row.merged_at || !row.received_at || !row.give_up_at) return null;
   return {

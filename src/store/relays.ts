@@ -1,14 +1,18 @@
-import type { Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { RelayStore } from "../core/record-ports.js";
 import type { RelayAnswerComment, RelayRecord } from "../core/records.js";
 import { Repo } from "../repo.js";
-import type { Tables } from "./database.js";
+import { inTransaction, type Tables } from "./database.js";
+import { EPOCH } from "./migrations/004-poll-schedule.js";
 import { type DialectValues, int, json, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // Relayed commands followed until the merge queue answers them (one row per relay, shared by the
 // replicas). The core owns the records' types (src/core/records.ts)
 // and the interface (RelayStore, src/core/record-ports.ts).
 export type { RelayStore };
+
+/** The durable work's kind of answers to show (src/relays/follower.ts), keyed by the relay's id. */
+export const RELAY_ANSWER_KIND = "relay-answer";
 
 /** A relay is forgotten this long after its deadline (pruned now and then, when relays are created). */
 export const RELAY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -22,9 +26,7 @@ export function kyselyRelays(ctx: StoreContext): RelayStore {
     recordRelayAnswer: recordRelayAnswer(ctx),
     presentRelay: presentRelay(ctx),
     supersedeRelays: supersedeRelays(ctx),
-    claimRelayAnswer: claimRelayAnswer(ctx),
-    releaseRelayAnswer: releaseRelayAnswer(ctx),
-    listUnappliedRelays: listUnappliedRelays(ctx),
+    markRelayShown: markRelayShown(ctx),
   };
 }
 
@@ -104,32 +106,37 @@ function recordRelayAnswer(ctx: StoreContext): RelayStore["recordRelayAnswer"] {
           .execute();
     const at = time(a.updatedAt);
     for (const candidate of candidates) {
-      // One statement: of two replicas recording answers at once, each version counts once, an older
+      // One statement (its showing made due with it): of two replicas recording answers at once, each version counts once, an older
       // version (deliveries out of order) changes nothing, and a comment answers one relay only.
-      const result = await db
-        .updateTable("relays")
-        .set((eb) => ({
-          answer_comment_id: a.commentId,
-          answer_body: a.body,
-          answer_url: a.url,
-          answer_at: at,
-          answer_version: eb("answer_version", "+", 1),
-        }))
-        .where("id", "=", candidate.id)
-        .where((eb) =>
-          eb.or([
-            eb("answer_comment_id", "is", null),
-            eb.and([
-              eb("answer_comment_id", "=", a.commentId),
-              eb.or([
-                eb("answer_at", "<", at),
-                eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
+      const recorded = await inTransaction(ctx.database, async (tx) => {
+        const result = await tx
+          .updateTable("relays")
+          .set((eb) => ({
+            answer_comment_id: a.commentId,
+            answer_body: a.body,
+            answer_url: a.url,
+            answer_at: at,
+            answer_version: eb("answer_version", "+", 1),
+          }))
+          .where("id", "=", candidate.id)
+          .where((eb) =>
+            eb.or([
+              eb("answer_comment_id", "is", null),
+              eb.and([
+                eb("answer_comment_id", "=", a.commentId),
+                eb.or([
+                  eb("answer_at", "<", at),
+                  eb.and([eb("answer_at", "=", at), eb("answer_body", "<>", a.body)]),
+                ]),
               ]),
             ]),
-          ]),
-        )
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) return getRelay(ctx)(candidate.id);
+          )
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        await askToShow(ctx, tx, candidate.id);
+        return true;
+      });
+      if (recorded) return getRelay(ctx)(candidate.id);
       if (answered) return null;
     }
     return null;
@@ -137,13 +144,16 @@ function recordRelayAnswer(ctx: StoreContext): RelayStore["recordRelayAnswer"] {
 }
 
 function presentRelay(ctx: StoreContext): RelayStore["presentRelay"] {
-  const { db } = ctx;
   return async (id: string, presentation: unknown): Promise<void> => {
-    await db
-      .updateTable("relays")
-      .set({ presentation: json(presentation), superseded: 0 })
-      .where("id", "=", id)
-      .execute();
+    await inTransaction(ctx.database, async (tx) => {
+      const presented = await tx
+        .updateTable("relays")
+        .set({ presentation: json(presentation), superseded: 0 })
+        .where("id", "=", id)
+        .returning("answer_version")
+        .executeTakeFirst();
+      if (presented && Number(presented.answer_version) > 0) await askToShow(ctx, tx, id);
+    });
   };
 }
 
@@ -161,55 +171,32 @@ function supersedeRelays(ctx: StoreContext): RelayStore["supersedeRelays"] {
   };
 }
 
-function claimRelayAnswer(ctx: StoreContext): RelayStore["claimRelayAnswer"] {
-  const { db } = ctx;
-  return async (id: string, owner: string, now: Date, leaseMs: number): Promise<RelayRecord | null> => {
-    const result = await db
+function markRelayShown(ctx: StoreContext): RelayStore["markRelayShown"] {
+  return async (id: string, version: number): Promise<void> => {
+    await ctx.db
       .updateTable("relays")
-      .set({ apply_owner: owner, apply_until: time(new Date(now.getTime() + leaseMs)) })
+      .set({ applied_version: version })
       .where("id", "=", id)
-      .where("presentation", "is not", null)
-      .where("superseded", "=", 0)
-      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
-      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return null;
-    return getRelay(ctx)(id);
-  };
-}
-
-function releaseRelayAnswer(ctx: StoreContext): RelayStore["releaseRelayAnswer"] {
-  const { db } = ctx;
-  return async (id: string, owner: string, appliedVersion: number | null): Promise<void> => {
-    await db
-      .updateTable("relays")
-      .set({
-        apply_owner: null,
-        apply_until: null,
-        ...(appliedVersion === null ? {} : { applied_version: appliedVersion }),
-      })
-      .where("id", "=", id)
-      .where("apply_owner", "=", owner)
+      .where("applied_version", "<", version)
       .execute();
   };
 }
 
-function listUnappliedRelays(ctx: StoreContext): RelayStore["listUnappliedRelays"] {
-  const { db, v } = ctx;
-  return async (now: Date, limit: number): Promise<RelayRecord[]> => {
-    const rows = await db
-      .selectFrom("relays")
-      .selectAll()
-      .where("presentation", "is not", null)
-      .where("superseded", "=", 0)
-      .where("deadline", ">", time(now))
-      .where((eb) => eb("applied_version", "<", eb.ref("answer_version")))
-      .where((eb) => eb.or([eb("apply_until", "is", null), eb("apply_until", "<=", time(now))]))
-      .orderBy("relayed_at")
-      .limit(limit)
-      .execute();
-    return rows.map((row) => toRelay(row, v));
-  };
+/**
+ * The relay's answer's showing made due at once (`earlier`: one under way runs again once it ends), in
+ * the caller's transaction.
+ */
+async function askToShow(ctx: StoreContext, tx: Kysely<Tables>, id: string): Promise<void> {
+  await tx
+    .insertInto("work_items")
+    .values({
+      kind: RELAY_ANSWER_KIND,
+      key: id,
+      due_at: EPOCH,
+      payload: (ctx.kind === "postgres" ? sql`${"{}"}::jsonb` : "{}") as never,
+    })
+    .onConflict((oc) => oc.columns(["kind", "key"]).doUpdateSet({ due_at: EPOCH }))
+    .execute();
 }
 
 function toRelay(row: Selectable<Tables["relays"]>, v: DialectValues): RelayRecord {

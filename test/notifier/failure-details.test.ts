@@ -12,6 +12,7 @@ import { Repo } from "../../src/repo.js";
 import { SlackHolds } from "../../src/slack/slack-holds.js";
 import type { SlackNoticePoster } from "../../src/slack/slack-poster.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 import { slackLaidOut } from "../helpers/slack-notices.js";
 
 /**
@@ -90,10 +91,12 @@ function deferred() {
 function replica(owner: string, read: () => Promise<FailureDetails>, inlineWaitMs = 20) {
   const reads: number[] = [];
   const summaries: (FailureDetails | null)[] = [];
-  const work: Promise<unknown>[] = [];
+  const tracked: Promise<unknown>[] = [];
   const pokes = { count: 0 };
+  const work = new WorkRunner({ store, owner, now: () => new Date(clock), logger });
   const keeper = new FailureDetailsKeeper({
     store,
+    work,
     read: async () => {
       reads.push(clock);
       return read();
@@ -104,7 +107,7 @@ function replica(owner: string, read: () => Promise<FailureDetails>, inlineWaitM
     deliver: () => {
       pokes.count += 1;
     },
-    track: (w) => work.push(w),
+    track: (w) => tracked.push(w),
     owner,
     logger,
     clock: () => clock,
@@ -127,7 +130,7 @@ function replica(owner: string, read: () => Promise<FailureDetails>, inlineWaitM
     now: () => new Date(clock),
     details: keeper,
   });
-  const settled = () => Promise.all(work);
+  const settled = () => Promise.all(tracked);
   return { keeper, deliverer, reads, summaries, pokes, settled };
 }
 
@@ -252,17 +255,27 @@ describe("a removal's notice and why its checks failed", () => {
     expect(a.reads.length + b.reads.length).toBe(1);
   });
 
-  it("a replica that died while reading them: another takes the reading over once its claim lapses", async () => {
+  it("a replica that died while reading them: another's runner takes the reading over once its claim lapses", async () => {
     const dead = replica("r1", () => new Promise<FailureDetails>(() => {}));
     const left = await removal(dead);
     const live = replica("r2", async () => DETAILS);
     // Within the claim, the live replica waits (and would post without them after 10 s).
     await live.deliverer.deliverPending();
+    expect(await live.keeper.takeOver()).toBe(0);
     expect(live.reads).toEqual([]);
-    clock += 61_000;
+    clock += 59_000;
+    expect(await live.keeper.takeOver()).toBe(0);
+    // Its notice went without them meanwhile.
     await live.deliverer.deliverPending();
-    await live.settled();
+    expect(removalPosts()).toHaveLength(1);
+    clock += 2_000;
+    expect(await live.keeper.takeOver()).toBe(1);
     expect(live.reads).toHaveLength(1);
+    expect(live.pokes.count).toBe(1);
+    expect(live.summaries).toEqual([DETAILS]);
+    // Taken over once: no replica reads it again.
+    clock += 120_000;
+    expect(await live.keeper.takeOver()).toBe(0);
     await live.deliverer.deliverPending();
     await live.deliverer.deliverPending();
     const shown = [...removalPosts(), ...slack.updates].filter((m) => m.blocks.includes("3 tests failed"));

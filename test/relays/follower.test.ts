@@ -1,12 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { CommandAnswer } from "../../src/core/merge-queue.js";
 import { createLogger } from "../../src/logger.js";
-import { RelayFollower, SWEEP_MS } from "../../src/relays/follower.js";
+import { RelayFollower } from "../../src/relays/follower.js";
 import { Repo } from "../../src/repo.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore, RELAY_ANSWER_KIND, type Store } from "../../src/store/index.js";
+import { WorkRunner } from "../../src/work/runner.js";
 
 const LEASE_MS = 30_000;
-const FEW_SECONDS = 5_000;
 const WIDGETS = Repo.of("acme", "widgets");
 let store: Store;
 let now: Date;
@@ -16,25 +16,23 @@ beforeEach(async () => {
   now = new Date("2026-01-01T10:00:00Z");
 });
 
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-function follower(owner: string, shown: string[]) {
+function follower(owner: string, shown: string[], present = async () => {}) {
+  const logger = createLogger({ level: "silent" });
   const f = new RelayFollower({
     store,
+    work: new WorkRunner({ store, owner, now: () => now, logger }),
     queue: {
       entry: async () => null,
       readAnswer: (body): CommandAnswer =>
         ({ kind: "refused", refusal: null, command: null, headline: body }) as CommandAnswer,
     },
-    owner,
-    logger: createLogger({ level: "silent" }),
+    logger,
     now: () => now,
     leaseMs: LEASE_MS,
   });
   f.presenters.github = async (result) => {
     shown.push(`${owner}: ${result.answer?.url}`);
+    await present();
   };
   return f;
 }
@@ -66,29 +64,68 @@ async function answeredRelay(): Promise<void> {
 }
 
 describe("an answer whose replica died showing it", () => {
-  it("is shown by another replica's own sweep once the lease lapses, without a new answer, once", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  it("is shown by another replica's runner once the claim lapses, without a new answer, once", async () => {
     await answeredRelay();
-    // The replica that took it died before showing it: its lease stands until it lapses.
-    expect(await store.claimRelayAnswer("r1", "dead", now, LEASE_MS)).not.toBeNull();
+    // The replica that took it died while showing it (its surface never answers): its claim stands.
     const shown: string[] = [];
+    void follower("dead", shown, () => new Promise<void>(() => {})).show("r1");
     const survivor = follower("survivor", shown);
-    survivor.start();
-    const pass = async (ms: number) => {
-      now = new Date(now.getTime() + ms);
-      await vi.advanceTimersByTimeAsync(ms);
-    };
-    await pass(LEASE_MS - 1_000);
-    expect(shown).toEqual([]);
-    // Within a few seconds of the lapse.
-    await pass(1_000 + FEW_SECONDS);
-    expect(shown).toEqual(["survivor: https://github.example/acme/widgets/pull/42#issuecomment-7"]);
-    for (let i = 0; i < 5; i++) await pass(SWEEP_MS);
-    await survivor.stop();
-    // Back, the dead replica has nothing left to show.
-    const back = follower("dead", shown);
-    await back.sweep();
-    expect(shown).toHaveLength(1);
+    while (shown.length === 0) await new Promise((r) => setImmediate(r));
+    expect(await survivor.sweep()).toBe(0);
+    now = new Date(now.getTime() + LEASE_MS - 1_000);
+    expect(await survivor.sweep()).toBe(0);
+    // At the lapse.
+    now = new Date(now.getTime() + 1_000);
+    expect(await survivor.sweep()).toBe(1);
+    expect(shown).toEqual([
+      "dead: https://github.example/acme/widgets/pull/42#issuecomment-7",
+      "survivor: https://github.example/acme/widgets/pull/42#issuecomment-7",
+    ]);
     expect((await store.getRelay("r1"))?.appliedVersion).toBe(1);
+    // Shown: nothing left to show, for any replica, however late.
+    now = new Date(now.getTime() + 10 * LEASE_MS);
+    expect(await follower("back", shown).sweep()).toBe(0);
+    expect(shown).toHaveLength(2);
+  });
+
+  it("is shown at once by the replica that records it, and again for a new version only", async () => {
+    const shown: string[] = [];
+    const f = follower("one", shown);
+    await store.createRelay({
+      id: "r1",
+      repository: WIDGETS,
+      pull: 42,
+      commandName: "queue",
+      surface: "github",
+      relayedAt: now,
+      deadline: new Date(now.getTime() + 10 * 60_000),
+      relay: { name: "queue" },
+    });
+    const comment = (body: string, updatedMs: number) => ({
+      repository: WIDGETS,
+      pull: 42,
+      commentId: 7,
+      body,
+      url: "https://github.example/acme/widgets/pull/42#issuecomment-7",
+      createdAt: new Date(now.getTime() + 1_000),
+      updatedAt: new Date(now.getTime() + updatedMs),
+    });
+    await f.onComment(comment("queued", 1_000));
+    // Not presented yet: nothing to show.
+    expect(shown).toEqual([]);
+    await f.presented("r1", { commentId: 5 });
+    expect(shown).toHaveLength(1);
+    await f.onComment(comment("queued", 1_000));
+    expect(shown).toHaveLength(1);
+    await f.onComment(comment("merged", 2_000));
+    expect(shown).toHaveLength(2);
+    expect(await f.sweep()).toBe(0);
+    expect((await store.getRelay("r1"))?.appliedVersion).toBe(2);
+    expect(await store.claimWork({ kind: RELAY_ANSWER_KIND, owner: "x", now, leaseMs: 1, limit: 5 })).toEqual(
+      {
+        claimed: [],
+        nextDueAt: null,
+      },
+    );
   });
 });

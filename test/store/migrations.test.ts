@@ -576,3 +576,96 @@ describe("migration 040 (digests once)", () => {
 
   onBothDialects(pg, "copies them", check);
 });
+
+/**
+ * Migration 042 copies what the last features' own claims held into work items: a removal's details being
+ * read (with its event, from the outbox), a merged pull request not judged, a relay's answer not shown.
+ * What is done (read, judged, shown) is not copied.
+ */
+describe("migration 042 (claims as work)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 42);
+  const rows = `
+    INSERT INTO notifications (channel_id, event_id, repository, pull_request, event_type, payload, status, claimed_at)
+      VALUES ('C1', 77, 'Acme/Widgets', 42, 'left', '{"id":77,"kind":"left","pull":42}', 'pending', '2026-03-02T09:00:00.000Z');
+    INSERT INTO failure_details (event_id, repository, status, due_at, claimed_by, claimed_until, details, created_at)
+      VALUES (77, 'Acme/Widgets', 'reading', '2026-03-02T09:00:10.000Z', 'replica-a', '2026-03-02T09:01:00.000Z', NULL, '2026-03-02T09:00:00.000Z');
+    INSERT INTO failure_details (event_id, repository, status, due_at, claimed_by, claimed_until, details, created_at)
+      VALUES (78, 'Acme/Widgets', 'reading', '2026-03-02T09:00:10.000Z', 'replica-a', '2026-03-02T09:01:00.000Z', NULL, '2026-03-02T09:00:00.000Z');
+    INSERT INTO failure_details (event_id, repository, status, due_at, claimed_by, claimed_until, details, created_at)
+      VALUES (79, 'Acme/Widgets', 'none', '2026-03-02T09:00:10.000Z', 'replica-a', '2026-03-02T09:00:05.000Z', NULL, '2026-03-02T09:00:00.000Z');
+    INSERT INTO merged_pulls (merge_key, repository_key, repository, pull_number, noted_at, branch, merged_at, decide_at, give_up_at, claimed_by, claimed_until)
+      VALUES ('acme/ships#7', 'acme/ships', 'Acme/Ships', 7, '2026-03-02T09:00:00.000Z', 'main', '2026-03-02T09:00:00.000Z',
+              '2026-03-02T09:00:30.000Z', '2026-03-02T10:00:00.000Z', NULL, NULL);
+    INSERT INTO merged_pulls (merge_key, repository_key, repository, pull_number, noted_at, branch, merged_at, decide_at, give_up_at, claimed_by, claimed_until)
+      VALUES ('acme/ships#8', 'acme/ships', 'Acme/Ships', 8, '2026-03-02T09:00:00.000Z', 'main', '2026-03-02T09:00:00.000Z',
+              '2026-03-02T09:00:30.000Z', '2026-03-02T10:00:00.000Z', 'replica-b', '2026-03-02T09:01:30.000Z');
+    INSERT INTO merged_pulls (merge_key, repository_key, repository, pull_number, noted_at, branch, merged_at, decide_at, give_up_at, judged_at, verdict)
+      VALUES ('acme/ships#9', 'acme/ships', 'Acme/Ships', 9, '2026-03-02T09:00:00.000Z', 'main', '2026-03-02T09:00:00.000Z',
+              '2026-03-02T09:00:30.000Z', '2026-03-02T10:00:00.000Z', '2026-03-02T09:00:31.000Z', 'queue');
+    INSERT INTO merged_pulls (merge_key, repository_key, repository, pull_number, noted_at, queue_merged_at)
+      VALUES ('acme/ships#10', 'acme/ships', 'Acme/Ships', 10, '2026-03-02T09:00:00.000Z', '2026-03-02T09:00:00.000Z');
+    INSERT INTO relays (id, repository_key, repository, pull_request, command_name, surface, relayed_at, deadline, relay, presentation,
+                        answer_version, applied_version, superseded, apply_owner, apply_until)
+      VALUES ('r-due', 'acme/widgets', 'Acme/Widgets', 42, 'queue', 'github', '2026-03-02T09:00:00.000Z', '2026-03-02T09:10:00.000Z',
+              '{}', '{"commentId":5}', 2, 1, 0, 'replica-c', '2026-03-02T09:00:40.000Z');
+    INSERT INTO relays (id, repository_key, repository, pull_request, command_name, surface, relayed_at, deadline, relay, presentation,
+                        answer_version, applied_version, superseded, apply_owner, apply_until)
+      VALUES ('r-shown', 'acme/widgets', 'Acme/Widgets', 42, 'queue', 'github', '2026-03-02T09:00:00.000Z', '2026-03-02T09:10:00.000Z',
+              '{}', '{"commentId":5}', 1, 1, 0, NULL, NULL);
+    INSERT INTO relays (id, repository_key, repository, pull_request, command_name, surface, relayed_at, deadline, relay, presentation,
+                        answer_version, applied_version, superseded, apply_owner, apply_until)
+      VALUES ('r-unpresented', 'acme/widgets', 'Acme/Widgets', 43, 'queue', 'github', '2026-03-02T09:00:00.000Z', '2026-03-02T09:10:00.000Z',
+              '{}', NULL, 1, 0, 0, NULL, NULL)`;
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrateWith(database, before, rows);
+    const items = await database.db
+      .selectFrom("work_items")
+      .selectAll()
+      .orderBy("kind")
+      .orderBy("key")
+      .execute();
+    const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
+    const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+    expect(
+      items.map((i) => [i.kind, i.key, iso(i.due_at), i.claimed_by, iso(i.claimed_until), json(i.payload)]),
+    ).toEqual([
+      [
+        "failure-details",
+        "77",
+        "2026-03-02T09:01:00.000Z",
+        "replica-a",
+        "2026-03-02T09:01:00.000Z",
+        { repository: "Acme/Widgets", event: { id: 77, kind: "left", pull: 42 } },
+      ],
+      [
+        "failure-details",
+        "78",
+        "2026-03-02T09:01:00.000Z",
+        "replica-a",
+        "2026-03-02T09:01:00.000Z",
+        { repository: "Acme/Widgets", event: null },
+      ],
+      [
+        "merged-pull",
+        "acme/ships#7",
+        "2026-03-02T09:00:30.000Z",
+        null,
+        null,
+        { repository: "Acme/Ships", number: 7 },
+      ],
+      [
+        "merged-pull",
+        "acme/ships#8",
+        "2026-03-02T09:01:30.000Z",
+        "replica-b",
+        "2026-03-02T09:01:30.000Z",
+        { repository: "Acme/Ships", number: 8 },
+      ],
+      ["relay-answer", "r-due", "2026-03-02T09:00:40.000Z", "replica-c", "2026-03-02T09:00:40.000Z", {}],
+    ]);
+  }
+
+  onBothDialects(pg, "copies them", check);
+});

@@ -8,53 +8,53 @@ storeContract("failure details", ({ h }) => {
     store = await h.open();
   });
 
-  const claim = (owner: string, now = at(0)) => ({
-    eventId: 77,
+  const note = (owner: string, now = at(0), eventId = 77) => ({
+    eventId,
     repository: r("acme/widgets"),
     owner,
     now,
     until: new Date(now.getTime() + MINUTE_MS),
-    dueAt: at(10 * SECOND),
+    dueAt: new Date(now.getTime() + 10 * SECOND),
   });
+  const details = { checks: [{ name: "ci/test", title: "3 tests failed" }], more: 1 };
 
   describe("reading a removal's details, once", () => {
-    it("one claim of two wins; a live claim is not taken; a lapsed one is, its due time kept", async () => {
-      const claimed = await Promise.all([
-        store.claimFailureDetails(claim("a")),
-        store.claimFailureDetails(claim("b")),
-      ]);
-      expect(claimed.filter(Boolean)).toHaveLength(1);
-      const holder = claimed[0] ? "a" : "b";
-      const other = holder === "a" ? "b" : "a";
-      expect(await store.claimFailureDetails(claim(other, at(30 * SECOND)))).toBe(false);
-      expect(await store.claimFailureDetails(claim(other, at(MINUTE_MS + SECOND)))).toBe(true);
+    it("notes a reading once: a second note keeps the first's due time", async () => {
+      await store.noteFailureDetails(note("a"));
+      await store.noteFailureDetails(note("b", at(30 * SECOND)));
       const record = await store.getFailureDetails(77);
-      expect(record).toMatchObject({
+      expect(record).toEqual({
         eventId: 77,
+        repository: r("acme/widgets"),
         status: "reading",
-        claimedBy: other,
         dueAt: at(10 * SECOND),
         details: null,
       });
-      expect(record?.repository.fullName).toBe("acme/widgets");
-      // The replica that lost its claim records nothing.
-      expect(
-        await store.recordFailureDetails(77, holder, { checks: [], more: 0 }, at(MINUTE_MS + 2 * SECOND)),
-      ).toBe(false);
+      expect(await store.getFailureDetails(79)).toBeNull();
     });
 
-    it("records what was read, or that nothing could be; once recorded, never claimed or recorded again", async () => {
-      expect(await store.claimFailureDetails(claim("a"))).toBe(true);
-      const details = { checks: [{ name: "ci/test", title: "3 tests failed" }], more: 1 };
-      expect(await store.recordFailureDetails(77, "a", details, at(SECOND))).toBe(true);
-      expect(await store.getFailureDetails(77)).toMatchObject({ status: "read", details });
-      expect(await store.claimFailureDetails(claim("b", at(2 * MINUTE_MS)))).toBe(false);
-      expect(await store.recordFailureDetails(77, "a", null, at(2 * SECOND))).toBe(false);
+    it("records what was read, or that nothing could be, once: of two records, one counts", async () => {
+      await store.noteFailureDetails(note("a"));
+      const recorded = await Promise.all([
+        store.recordFailureDetails(77, r("acme/widgets"), details, at(SECOND)),
+        store.recordFailureDetails(77, r("acme/widgets"), null, at(SECOND)),
+      ]);
+      expect(recorded.filter(Boolean)).toHaveLength(1);
+      const record = await store.getFailureDetails(77);
+      expect(record?.status).toBe(recorded[0] ? "read" : "none");
+      expect(await store.recordFailureDetails(77, r("acme/widgets"), details, at(2 * SECOND))).toBe(false);
+      // Noted again afterwards (another replica's late note): what was recorded stays.
+      await store.noteFailureDetails(note("b", at(3 * SECOND)));
+      expect((await store.getFailureDetails(77))?.status).toBe(record?.status);
 
-      expect(await store.claimFailureDetails({ ...claim("a"), eventId: 78 })).toBe(true);
-      expect(await store.recordFailureDetails(78, "a", null, at(SECOND))).toBe(true);
+      await store.noteFailureDetails(note("a", at(0), 78));
+      expect(await store.recordFailureDetails(78, r("acme/widgets"), null, at(SECOND))).toBe(true);
       expect(await store.getFailureDetails(78)).toMatchObject({ status: "none", details: null });
-      expect(await store.getFailureDetails(79)).toBeNull();
+    });
+
+    it("records a reading never noted (its replica died first): its record made then", async () => {
+      expect(await store.recordFailureDetails(80, r("acme/widgets"), details, at(SECOND))).toBe(true);
+      expect(await store.getFailureDetails(80)).toMatchObject({ eventId: 80, status: "read", details });
     });
   });
 
@@ -84,14 +84,14 @@ storeContract("failure details", ({ h }) => {
     };
 
     it("are listed to edit once their details are read, by channel, until marked shown", async () => {
-      await store.claimFailureDetails(claim("a"));
+      await store.noteFailureDetails(note("a"));
       await send("C1", 77, false, at(SECOND));
       await send("dm:T1:U1", 77, false, at(2 * SECOND));
       await send("C2", 77, true, at(SECOND));
       // Another event's message, recorded by an earlier version (no word on details): never listed.
       await send("C1", 80, undefined, at(SECOND));
       expect(await store.listDetailsEdits()).toEqual([]);
-      await store.recordFailureDetails(77, "a", { checks: [], more: 2 }, at(3 * SECOND));
+      await store.recordFailureDetails(77, r("acme/widgets"), { checks: [], more: 2 }, at(3 * SECOND));
       const edits = await store.listDetailsEdits();
       expect(edits.map((e) => [e.channelId, e.eventId, e.messageTs])).toEqual([
         ["C1", 77, "ts-C1-77"],
@@ -109,9 +109,9 @@ storeContract("failure details", ({ h }) => {
     });
 
     it("whose details could not be read are never listed", async () => {
-      await store.claimFailureDetails(claim("a"));
+      await store.noteFailureDetails(note("a"));
       await send("C1", 77, false, at(SECOND));
-      await store.recordFailureDetails(77, "a", null, at(2 * SECOND));
+      await store.recordFailureDetails(77, r("acme/widgets"), null, at(2 * SECOND));
       expect(await store.listDetailsEdits()).toEqual([]);
     });
   });

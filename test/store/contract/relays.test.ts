@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../../../src/store/index.js";
+import { RELAY_ANSWER_KIND, type Store } from "../../../src/store/index.js";
 import { at, DAY, r, SECOND, storeContract } from "./harness.js";
 
 storeContract("relays", ({ h }) => {
@@ -83,30 +83,50 @@ storeContract("relays", ({ h }) => {
       ).toBeNull();
     });
 
-    it("shows an answer once presented, one owner at a time, until a later command supersedes it", async () => {
+    /** The relays whose answer's showing is claimable at `now` (their work items, claimed by `owner`). */
+    const claim = async (owner: string, now: Date) =>
+      (
+        await store.claimWork({ kind: RELAY_ANSWER_KIND, owner, now, leaseMs: 30 * SECOND, limit: 10 })
+      ).claimed.map((item) => item.key);
+    const done = (owner: string, id: string) => store.completeWork(RELAY_ANSWER_KIND, id, owner, null);
+
+    it("makes an answer's showing due once presented, and again for each new version or presentation", async () => {
       await store.createRelay(relay("a", 0));
       await store.recordRelayAnswer(answer(7, SECOND, SECOND, "refused", null));
-      expect(await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND)).toBeNull();
-      expect(await store.listUnappliedRelays(at(2 * SECOND), 10)).toEqual([]);
+      // Recorded before it was presented: its showing is due, and shows nothing yet.
+      expect(await claim("one", at(2 * SECOND))).toEqual(["a"]);
+      await done("one", "a");
       await store.presentRelay("a", { commentId: 5 });
-      expect((await store.listUnappliedRelays(at(2 * SECOND), 10)).map((x) => x.id)).toEqual(["a"]);
-      const claimed = await store.claimRelayAnswer("a", "one", at(2 * SECOND), 30 * SECOND);
-      expect(claimed).toMatchObject({ id: "a", presentation: { commentId: 5 }, answerVersion: 1 });
-      expect(await store.claimRelayAnswer("a", "two", at(3 * SECOND), 30 * SECOND)).toBeNull();
-      expect(await store.listUnappliedRelays(at(3 * SECOND), 10)).toEqual([]);
-      await store.releaseRelayAnswer("a", "two", 1);
-      expect((await store.getRelay("a"))?.appliedVersion).toBe(0);
-      await store.releaseRelayAnswer("a", "one", 1);
+      expect(await claim("one", at(2 * SECOND))).toEqual(["a"]);
+      expect(await claim("two", at(3 * SECOND))).toEqual([]);
+      await store.markRelayShown("a", 1);
       expect((await store.getRelay("a"))?.appliedVersion).toBe(1);
-      expect(await store.claimRelayAnswer("a", "two", at(4 * SECOND), 30 * SECOND)).toBeNull();
+      // A version shown before a later one is marked changes nothing.
+      await store.markRelayShown("a", 0);
+      expect((await store.getRelay("a"))?.appliedVersion).toBe(1);
+      await done("one", "a");
+      expect(await claim("two", at(4 * SECOND))).toEqual([]);
+      // A new version while nobody shows it: due at once.
       await store.recordRelayAnswer(answer(7, SECOND, 5 * SECOND, "edited", null));
+      expect(await claim("two", at(5 * SECOND))).toEqual(["a"]);
+      // Another while it is shown: due again once that run ends.
+      await store.recordRelayAnswer(answer(7, SECOND, 6 * SECOND, "edited again", null));
+      expect(await claim("one", at(6 * SECOND))).toEqual([]);
+      await done("two", "a");
+      expect(await claim("one", at(7 * SECOND))).toEqual(["a"]);
+      await done("one", "a");
       await store.supersedeRelays(r("ACME/widgets"), 42, "github");
       expect((await store.getRelay("a"))?.superseded).toBe(true);
-      expect(await store.claimRelayAnswer("a", "two", at(6 * SECOND), 30 * SECOND)).toBeNull();
       // Presented again (its command taken over by another replica, which answered there): shown again.
       await store.presentRelay("a", { commentId: 5 });
       expect((await store.getRelay("a"))?.superseded).toBe(false);
-      expect(await store.claimRelayAnswer("a", "two", at(7 * SECOND), 30 * SECOND)).not.toBeNull();
+      expect(await claim("two", at(8 * SECOND))).toEqual(["a"]);
+    });
+
+    it("presented with no answer yet, makes nothing due", async () => {
+      await store.createRelay(relay("a", 0));
+      await store.presentRelay("a", { commentId: 5 });
+      expect(await claim("one", at(SECOND))).toEqual([]);
     });
 
     it("keeps the relay it has when one of the same id is created again (a command's run taken over)", async () => {
@@ -118,12 +138,13 @@ storeContract("relays", ({ h }) => {
       expect(kept?.relayedAt).toEqual(at(0));
     });
 
-    it("lets a lapsed lease be taken over, and forgets a relay deleted", async () => {
+    it("lets a lapsed claim be taken over, and forgets a relay deleted", async () => {
       await store.createRelay(relay("a", 0));
       await store.presentRelay("a", {});
       await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
-      expect(await store.claimRelayAnswer("a", "one", at(SECOND), 30 * SECOND)).not.toBeNull();
-      expect(await store.claimRelayAnswer("a", "two", at(32 * SECOND), 30 * SECOND)).not.toBeNull();
+      expect(await claim("one", at(SECOND))).toEqual(["a"]);
+      expect(await claim("two", at(30 * SECOND))).toEqual([]);
+      expect(await claim("two", at(31 * SECOND))).toEqual(["a"]);
       await store.deleteRelay("a");
       expect(await store.getRelay("a")).toBeNull();
     });
@@ -139,10 +160,8 @@ storeContract("relays", ({ h }) => {
       await store.createRelay(relay("a", 0));
       await store.presentRelay("a", {});
       await store.recordRelayAnswer(answer(7, SECOND, SECOND, "x", null));
-      const claims = await Promise.all(
-        ["one", "two"].map((o) => store.claimRelayAnswer("a", o, at(SECOND), 30 * SECOND)),
-      );
-      expect(claims.filter((c) => c !== null)).toHaveLength(1);
+      const claims = await Promise.all(["one", "two"].map((o) => claim(o, at(SECOND))));
+      expect(claims.flat()).toEqual(["a"]);
     });
   });
 });
