@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { StatsResult } from "../../src/commands/stats.js";
+import { digestMessage } from "../../src/digests/digests.js";
 import { Repo } from "../../src/repo.js";
 import { renderResultMessage } from "../../src/slack/render-blocks.js";
+import { renderChatMessage } from "../../src/slack/render-message.js";
 
-/** The weekly digest's exact Slack message (Block Kit and fallback), laid out as `/mq stats` is. */
+/**
+ * The weekly digest's exact Slack message (Block Kit and fallback): the digest says a ChatMessage
+ * (src/digests), which src/slack lays out as `/mq stats` is (the snapshot was taken from `/mq stats`'s
+ * own renderer before the digest said a ChatMessage).
+ */
 const NOW = new Date("2026-03-09T08:00:00.000Z");
 const WEEK = { from: new Date("2026-03-02T08:00:00.000Z"), to: NOW };
 const BEFORE = { from: new Date("2026-02-23T08:00:00.000Z"), to: WEEK.from };
@@ -30,7 +36,10 @@ function digest(): StatsResult {
       ],
       pauses: 2,
       pausedSeconds: 5_400,
-      mergedOutside: [{ pull: 41, by: "carol" }, { pull: 42, by: null }],
+      mergedOutside: [
+        { pull: 41, by: "carol" },
+        { pull: 42, by: null },
+      ],
     },
     previous: {
       period: BEFORE,
@@ -51,7 +60,9 @@ function digest(): StatsResult {
 
 describe("the weekly digest in Slack", () => {
   it("is the stats result laid out as /mq stats shows it, block for block", () => {
-    const message = renderResultMessage(digest(), { now: NOW, githubWebUrl: "https://github.com" });
+    const message = renderChatMessage(digestMessage(digest(), NOW, "https://github.com"));
     expect(message).toMatchSnapshot();
+    // And as `/mq stats` answers the same result.
+    expect(message).toEqual(renderResultMessage(digest(), { now: NOW, githubWebUrl: "https://github.com" }));
   });
 });
