@@ -29,17 +29,18 @@ export function wireHealth({
   queues,
 }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
   const { options } = infra;
+  const logger = infra.logger.child({ name: "health" });
   const evaluator = new HealthEvaluator({
     store: infra.store,
     poster,
     settings: infra.config.health,
     githubWebUrl: infra.urls.webUrl,
     owner: infra.owner,
-    logger: infra.logger.child({ name: "health" }),
+    logger,
     now: infra.now,
     ...(queues ? { queues } : {}),
   });
-  const passes = new HealthPasses({ evaluator, work: infra.work, now: infra.now, logger: infra.logger });
+  const passes = new HealthPasses({ evaluator, work: infra.work, now: infra.now, logger });
   // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
   return { evaluator, services: options.autoPoll !== false ? [passes] : [] };
 }
