@@ -17,7 +17,7 @@ import type { Repo } from "../repo.js";
 import { wireShield } from "../shield/wire.js";
 import {
   slackAlertPoster,
-  slackDigestChat,
+  slackDigestPoster,
   slackIdentityChat,
   slackNoticeChat,
   slackNoticePoster,
@@ -123,9 +123,9 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     : null;
   const { statsEvents, statsDays, attributePause } = commands;
   const shieldFigures = commands.flakeShield?.figures;
-  const digestChat = slack && slackDigestChat(slack, { ...infra, githubWebUrl: infra.urls.webUrl });
-  const digests = digestChat
-    ? wireDigests({ infra, chat: digestChat, statsEvents, statsDays, shieldFigures })
+  const digestPoster = slack && slackDigestPoster(slack, infra);
+  const digests = digestPoster
+    ? wireDigests({ infra, poster: digestPoster, statsEvents, statsDays, shieldFigures })
     : null;
   const health = slack ? wireHealth({ infra, poster: slackAlertPoster(slack, infra), queues }) : null;
   // Merges that skipped the queue are said where the health alerts are (they need the notifier).

@@ -1,3 +1,4 @@
+import { describeResult } from "../commands/describe.js";
 import type { ShieldFigures } from "../commands/ports.js";
 import type { StatsResult } from "../commands/stats.js";
 import type { Subscription } from "../core/records.js";
@@ -6,15 +7,17 @@ import type { Logger } from "../logger.js";
 import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../notifier/chat.js";
 import { Repo } from "../repo.js";
 import type { OnceClaimStore, SubscriptionStore, WorkItem } from "../store/index.js";
+import type { ChatMessage } from "../wording/message.js";
 import { backoff, type WorkNext, type WorkRunner } from "../work/runner.js";
 import { latestDigestTime, nextDigestTime } from "./schedule.js";
 
 /**
- * The digests' poster (the composition root gives Slack's: src/slack/chat-posters.ts): posts one
- * top-level message with its key, and finds one posted before a crash by it.
+ * The digests' poster, the port this feature owns (the composition root gives Slack's:
+ * src/slack/chat-posters.ts, which lays the message out): posts one top-level message with its key, and
+ * finds one posted before a crash by it. A 429 Slack answered every time is a DeliveryError RateLimited.
  */
 export interface DigestPoster {
-  post(message: { channel: string; text: string; blocks: unknown[]; key: string }): Promise<string>;
+  post(digest: { channel: string; message: ChatMessage; key: string }): Promise<string>;
   /** The ts of the digest with this key posted in the channel since `oldest`, or null. */
   find(channel: string, key: string, oldest: Date): Promise<string | null>;
 }
@@ -30,8 +33,8 @@ export interface DigestsDeps {
   /** What the flake shield did in a period (src/shield/figures.ts); absent: not shown. */
   shieldFigures?: (repository: Repo, period: { from: Date; to: Date }) => Promise<ShieldFigures>;
   poster: DigestPoster;
-  /** The Slack message of a stats result (the same layout as `/mq stats`). */
-  render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] };
+  /** e.g. "https://github.com", for the digest's links. */
+  githubWebUrl: string;
   /** DIGEST_TIME_ZONE. */
   timeZone: string;
   /** Which replica this is, for claims. */
@@ -265,7 +268,7 @@ export class Digests {
         return "found";
       }
     }
-    let message: { text: string; blocks: unknown[] };
+    let message: ChatMessage;
     try {
       message = await this.message(sub, digest.period, now);
     } catch (error) {
@@ -282,7 +285,7 @@ export class Digests {
     // stays claimed until its claim runs out: it may have landed, and is then in doubt.
     let ts: string;
     try {
-      ts = await poster.post({ channel: sub.channelId, ...message, key: messageKey });
+      ts = await poster.post({ channel: sub.channelId, message, key: messageKey });
     } catch (error) {
       if (!(error instanceof DeliveryError && error.code === DeliveryErrorCode.RateLimited)) throw error;
       await store.releaseOnce(SCOPE, key, owner);
@@ -293,8 +296,12 @@ export class Digests {
     return "posted";
   }
 
-  /** The digest's message: the period's figures, laid out as `/mq stats` shows them. */
-  private async message(sub: Subscription, period: { from: Date; to: Date }, now: Date) {
+  /** The digest's message: the period's figures, said as `/mq stats` answers them. */
+  private async message(
+    sub: Subscription,
+    period: { from: Date; to: Date },
+    now: Date,
+  ): Promise<ChatMessage> {
     const figures = await readPeriodFigures(
       { statsEvents: this.deps.statsEvents, statsDays: this.deps.statsDays },
       sub.repository,
@@ -303,18 +310,27 @@ export class Digests {
     );
     // Best effort: the digest goes without the shield's figures when they cannot be read.
     const shield = await this.deps.shieldFigures?.(sub.repository, period).catch(() => undefined);
-    return this.deps.render(
-      {
-        name: "stats",
-        repo: sub.repository,
-        period: "7d",
-        ...figures,
-        ...(shield ? { shield } : {}),
-        digest: true,
-      },
-      now,
-    );
+    const result: StatsResult = {
+      name: "stats",
+      repo: sub.repository,
+      period: "7d",
+      ...figures,
+      ...(shield ? { shield } : {}),
+      digest: true,
+    };
+    return digestMessage(result, now, this.deps.githubWebUrl);
   }
+}
+
+/**
+ * A digest's message: the stats result as the command answers in a chat (the core's `slack` surface is
+ * the chat's), its parts named `stats` as of `now`; the chat surface lays it out as `/mq stats`.
+ */
+export function digestMessage(result: StatsResult, now: Date, githubWebUrl: string): ChatMessage {
+  return {
+    description: describeResult(result, { surface: "slack", now, githubWebUrl }),
+    naming: { name: "stats", at: now },
+  };
 }
 
 /** The once-claim's key of a subscription's digest of a week (or of a time asked, `now-<time>`). */

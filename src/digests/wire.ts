@@ -2,15 +2,16 @@ import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
 import type { FlakeShieldPorts } from "../commands/ports.js";
 import type { StatsDays, StatsEvents } from "../history/stats-reader.js";
-import { Digests, type DigestsDeps } from "./digests.js";
+import { type DigestPoster, Digests } from "./digests.js";
 
 export interface DigestsWireDeps {
   infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now" | "work">;
   /**
-   * The chat surface: a digest is the stats result, laid out as `/mq stats` shows it, posted at its
-   * channel's pace, shared with the notifier (src/slack/chat-posters.ts, given by the composition root).
+   * The chat surface's poster: a digest's message (the stats result) laid out as `/mq stats` shows it,
+   * posted at its channel's pace, shared with the notifier (src/slack/chat-posters.ts, given by the
+   * composition root).
    */
-  chat: Pick<DigestsDeps, "poster" | "render">;
+  poster: DigestPoster;
   /** What `stats` reads: Mergify's log, or the history of GitHub's merge queue; and the days kept. */
   statsEvents: StatsEvents;
   statsDays: StatsDays;
@@ -21,7 +22,7 @@ export interface DigestsWireDeps {
 /** Weekly digests (src/digests/digests.ts), posted once whatever the replicas. */
 export function wireDigests({
   infra,
-  chat,
+  poster,
   statsEvents,
   statsDays,
   shieldFigures,
@@ -33,8 +34,8 @@ export function wireDigests({
     statsEvents,
     statsDays,
     ...(shieldFigures ? { shieldFigures } : {}),
-    poster: chat.poster,
-    render: chat.render,
+    poster,
+    githubWebUrl: infra.urls.webUrl,
     timeZone: infra.config.digestTimeZone,
     owner: infra.owner,
     logger: infra.logger.child({ name: "digests" }),

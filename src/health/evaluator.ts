@@ -3,7 +3,6 @@ import type { MergeQueues } from "../core/merge-queue.js";
 import type { QueueEvent } from "../core/queue.js";
 import { freezeReason } from "../freezes/runner.js";
 import type { Logger } from "../logger.js";
-import { Periodic } from "../periodic.js";
 import type { Repo } from "../repo.js";
 import type { HealthEpisode, Store } from "../store/index.js";
 import type { ChatMessage, Inline } from "../wording/message.js";
@@ -66,8 +65,6 @@ export interface HealthEvaluatorDeps {
   owner: string;
   logger: Logger;
   now: () => Date;
-  /** Default 30 s. */
-  intervalMs?: number;
   /**
    * The merge queues, read once when a stalled or slow-checks alert opens to name the checks still
    * pending and what holds the head, and for the pauses in force (queue-pauses.ts); without them the
@@ -120,14 +117,13 @@ export const NORMAL_KINDS = [
 ];
 
 /**
- * The queue watching itself (docs/notifications.md, "The queue's health"): every `intervalMs`, for each
- * repository a channel follows with the `health` group, judges its recorded history against its own
+ * The queue watching itself (docs/notifications.md, "The queue's health"): each pass (`tick`: one
+ * replica's, every 30 s, as durable work: passes.ts), for each repository a channel follows with the `health` group, judges its recorded history against its own
  * normal; an alert is opened once per episode in the store (whichever replica claims it posts it in each
  * such channel) and its posts edited once it ends. Episodes whose condition ended while no replica ran
  * are closed on the first pass.
  */
 export class HealthEvaluator {
-  private readonly passes: Periodic;
   /** The 7 days' normal, kept a few minutes per repository; each pass reads only the last stretch. */
   readonly history: HealthHistory;
   /** Passes finished, failed or not (tests wait on it rather than on time). */
@@ -147,19 +143,6 @@ export class HealthEvaluator {
     this.pauseLook = deps.queues
       ? new QueuePauseLook({ queues: deps.queues, logger: deps.logger, now: deps.now })
       : null;
-    this.passes = new Periodic(
-      () => this.tick(),
-      deps.intervalMs ?? 30_000,
-      (error) => deps.logger.warn({ err: error }, "health: pass failed"),
-    );
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.passes.stop();
   }
 
   /** One pass over every repository followed for its health. */

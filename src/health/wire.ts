@@ -1,14 +1,15 @@
 import type { Infrastructure } from "../app/infrastructure.js";
-import type { Service, Wired } from "../app/service.js";
+import type { Wired } from "../app/service.js";
 import type { QueueNormalFigures } from "../commands/ports.js";
 import type { MergeQueues } from "../core/merge-queue.js";
 import type { Repo } from "../repo.js";
 import type { QueueHistory } from "../store/index.js";
 import { type AlertPoster, HealthEvaluator, type HealthSettings, NORMAL_KINDS } from "./evaluator.js";
+import { HealthPasses } from "./passes.js";
 import { NORMAL_WINDOW_MS, queueNormal } from "./thresholds.js";
 
 export interface HealthWireDeps {
-  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now">;
+  infra: Pick<Infrastructure, "config" | "options" | "logger" | "store" | "owner" | "urls" | "now" | "work">;
   /**
    * Where alerts are posted and edited: the chat surface lays them out and posts them at each channel's
    * pace (src/slack/chat-posters.ts, given by the composition root).
@@ -18,32 +19,30 @@ export interface HealthWireDeps {
   queues?: Pick<MergeQueues, "for">;
 }
 
-/** The health alerts (src/health): the evaluator, its alerts said through the chat surface's poster. */
+/**
+ * The health alerts (src/health): the evaluator, its alerts said through the chat surface's poster, its
+ * passes durable work of this replica's runner (passes.ts).
+ */
 export function wireHealth({
   infra,
   poster,
   queues,
 }: HealthWireDeps): Wired & { evaluator: HealthEvaluator } {
   const { options } = infra;
+  const logger = infra.logger.child({ name: "health" });
   const evaluator = new HealthEvaluator({
     store: infra.store,
     poster,
     settings: infra.config.health,
     githubWebUrl: infra.urls.webUrl,
     owner: infra.owner,
-    logger: infra.logger.child({ name: "health" }),
+    logger,
     now: infra.now,
     ...(queues ? { queues } : {}),
   });
+  const passes = new HealthPasses({ evaluator, work: infra.work, now: infra.now, logger });
   // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
-  const service: Service = {
-    name: "health",
-    start: () => {
-      if (options.autoPoll !== false) evaluator.start();
-    },
-    stop: () => evaluator.stop(),
-  };
-  return { evaluator, services: [service] };
+  return { evaluator, services: options.autoPoll !== false ? [passes] : [] };
 }
 
 /** The normal `/mq stats` shows: the same p90s and thresholds the alerts judge on, from the history. */

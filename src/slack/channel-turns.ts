@@ -1,7 +1,6 @@
 import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../notifier/chat.js";
 import type { Store } from "../store/index.js";
 import { type PostPace, SlackPace } from "./slack-holds.js";
-import type { DigestPoster } from "./slack-poster.js";
 
 /** The longest a top-level post (a digest, a health alert) waits for its channel's turn before it goes anyway. */
 const MAX_TURN_WAIT_MS = 5_000;
@@ -30,15 +29,22 @@ export function channelTurns(deps: {
   };
 }
 
+/** A poster of top-level messages (whatever their shape) with their key, found again by it. */
+export interface KeyedPoster<M extends { channel: string }> {
+  post(message: M): Promise<string>;
+  find(channel: string, key: string, oldest: Date): Promise<string | null>;
+}
+
 /**
- * A digest poster whose posts wait for their channel's turn; one Slack refused with a 429 (the pace is a
- * courtesy, Slack's answer the rule: a late answer can bunch posts up) goes again after the Retry-After,
- * taking a turn again, up to RATE_LIMITED_TRIES times. A 429 leaves nothing posted, so nothing in doubt.
+ * A poster (a digest's, an alert's) whose posts wait for their channel's turn; one Slack refused with a
+ * 429 (the pace is a courtesy, Slack's answer the rule: a late answer can bunch posts up) goes again
+ * after the Retry-After, taking a turn again, up to RATE_LIMITED_TRIES times. A 429 leaves nothing
+ * posted, so nothing in doubt.
  */
-export function pacedDigestPoster(
-  poster: DigestPoster,
+export function pacedKeyedPoster<M extends { channel: string }>(
+  poster: KeyedPoster<M>,
   turn: (channel: string) => Promise<void>,
-): DigestPoster {
+): KeyedPoster<M> {
   return {
     async post(message) {
       for (let tries = 1; ; tries++) {

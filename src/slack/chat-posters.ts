@@ -1,19 +1,18 @@
-import type { StatsResult } from "../commands/stats.js";
+import type { DigestPoster } from "../digests/digests.js";
 import type { Logger } from "../logger.js";
 import type { NoticeChat, NotificationPoster } from "../notifier/chat.js";
 import type { Store } from "../store/index.js";
 import type { ChatMessage } from "../wording/message.js";
-import { channelTurns, pacedDigestPoster } from "./channel-turns.js";
+import { channelTurns, pacedKeyedPoster } from "./channel-turns.js";
 import type { HomeTab } from "./home/home-tab.js";
 import { slackNamesFromWebApi } from "./names.js";
-import { renderResultMessage } from "./render-blocks.js";
 import { renderChatMessage } from "./render-message.js";
 import { slackResponseReply, slackResponseUrlCheck } from "./response-url.js";
 import { SlackHolds, SlackPace } from "./slack-holds.js";
 import {
-  type DigestPoster,
+  type KeyedSlackPoster,
   type SlackNoticePoster,
-  webApiDigestPoster,
+  webApiKeyedPoster,
   webApiPoster,
 } from "./slack-poster.js";
 import { postPace, slackPosterOptions } from "./slack-settings.js";
@@ -68,8 +67,8 @@ export function slackAlertPoster(
   deps: { options: YardmasterOptions; store: Store; now: () => Date },
 ): ChatPoster {
   const options = slackPosterOptions(slack, deps.options);
-  const paced = pacedDigestPoster(
-    webApiDigestPoster(options),
+  const paced = pacedKeyedPoster(
+    webApiKeyedPoster(options),
     channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
   );
   const edits = webApiPoster(options);
@@ -88,9 +87,9 @@ export function slackAlertPoster(
  */
 export function slackNoticePoster(slack: { botToken: string; apiUrl: string }): {
   post: (notice: { channel: string; message: ChatMessage; key: string }) => Promise<string>;
-  find: DigestPoster["find"];
+  find: KeyedSlackPoster["find"];
 } {
-  const poster = webApiDigestPoster({ token: slack.botToken, apiUrl: slack.apiUrl });
+  const poster = webApiKeyedPoster({ token: slack.botToken, apiUrl: slack.apiUrl });
   return {
     post: ({ channel, message, key }) => poster.post({ channel, ...renderChatMessage(message), key }),
     find: (channel, key, oldest) => poster.find(channel, key, oldest),
@@ -98,19 +97,21 @@ export function slackNoticePoster(slack: { botToken: string; apiUrl: string }): 
 }
 
 /**
- * The weekly digests': the stats result laid out as `/mq stats` shows it, posted at its channel's pace,
- * shared with the notifier (a digest waits behind a burst of notices).
+ * The weekly digests' (src/digests's port): each digest's message laid out here (the stats result as
+ * `/mq stats` shows it), posted at its channel's pace, shared with the notifier (a digest waits behind
+ * a burst of notices), and found again by its key.
  */
-export function slackDigestChat(
+export function slackDigestPoster(
   slack: { botToken: string; apiUrl: string },
-  deps: { options: YardmasterOptions; store: Store; now: () => Date; githubWebUrl: string },
-): { poster: DigestPoster; render: (result: StatsResult, now: Date) => { text: string; blocks: unknown[] } } {
+  deps: { options: YardmasterOptions; store: Store; now: () => Date },
+): DigestPoster {
+  const paced = pacedKeyedPoster(
+    webApiKeyedPoster(slackPosterOptions(slack, deps.options)),
+    channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
+  );
   return {
-    poster: pacedDigestPoster(
-      webApiDigestPoster(slackPosterOptions(slack, deps.options)),
-      channelTurns({ store: deps.store, pace: postPace(deps.options), now: deps.now }),
-    ),
-    render: (result, now) => renderResultMessage(result, { now, githubWebUrl: deps.githubWebUrl }),
+    post: ({ channel, message, key }) => paced.post({ channel, ...renderChatMessage(message), key }),
+    find: (channel, key, oldest) => paced.find(channel, key, oldest),
   };
 }
 

@@ -73,7 +73,8 @@ const BATCH_LIMITS = { pulls: 5, subBatches: 5 };
 
 const INDENT = "\u2003";
 
-function layout(description: Description, kind: string, now?: Date): SlackMessage {
+/** A description laid out as a command's answer, its blocks named after `kind` (and `now`, when edited). */
+export function layout(description: Description, kind: string, now?: Date): SlackMessage {
   return message(description.summary(PLAIN), kind, description.parts.flatMap(blocksOf), now);
 }
 

@@ -2,6 +2,7 @@ import type { ChatMessage, Inline, Span } from "../wording/message.js";
 import { spansOf } from "../wording/message.js";
 import { clip } from "../wording/words.js";
 import { codeMrkdwn, escapeMrkdwn, linkMrkdwn, mrkdwnFormat } from "./mrkdwn.js";
+import { layout } from "./render-blocks.js";
 import {
   actions,
   commandButton,
@@ -21,9 +22,12 @@ import {
  * section, the fields two by two, the links in small print, then the notes, the buttons in one row; the
  * summary (else the lines) as the mrkdwn `text` fallback. A message of a summary alone is that text, with
  * no blocks. A named message's blocks carry ids after its name (new ones for each version `at`), and are
- * cut to Slack's 50 keeping the last.
+ * cut to Slack's 50 keeping the last. A message that is a command's answer (`description`) is laid out
+ * as that answer is (render-blocks.ts).
  */
 export function renderChatMessage(message: ChatMessage): SlackMessage {
+  const { naming, description } = message;
+  if (description) return layout(description, naming?.name ?? "message", naming?.at);
   const lines = (message.lines ?? []).map(mrkdwnOf);
   const blocks: KnownBlock[] = [
     ...(message.headline ? [header(message.headline)] : []),
@@ -38,7 +42,6 @@ export function renderChatMessage(message: ChatMessage): SlackMessage {
     ...(message.buttons?.length ? [actions(...message.buttons.map(commandButton))] : []),
   ];
   const text = message.summary !== undefined ? mrkdwnOf(message.summary) : lines.join("\n");
-  const { naming } = message;
   if (naming) return slackMessage(text, naming.name, blocks, naming.at);
   return { text: clip(text, SLACK_LIMITS.messageText), blocks };
 }

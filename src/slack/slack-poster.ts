@@ -136,17 +136,21 @@ export interface PosterOptions {
   retries?: number;
 }
 
-/** What a weekly digest carries so that it can be found again after a crash. */
+/** What a keyed message (a weekly digest, an alert, a freeze's notice) carries to be found again after a crash. */
 export const DIGEST_METADATA_EVENT_TYPE = "yardmaster_digest";
 
-/** The digests' Slack calls: post one top-level message, and find one posted before a crash. */
-export interface DigestPoster {
+/**
+ * Slack's calls for a top-level message with a key (on Slack's terms, `text` and `blocks`): post one,
+ * and find one posted before a crash by its key. The digests' port (src/digests/digests.ts) and the
+ * alerts' and freezes' posters are laid out on it in chat-posters.ts.
+ */
+export interface KeyedSlackPoster {
   post(message: { channel: string; text: string; blocks: unknown[]; key: string }): Promise<string>;
-  /** The ts of the digest with this key posted in the channel since `oldest`, or null. */
+  /** The ts of the message with this key posted in the channel since `oldest`, or null. */
   find(channel: string, key: string, oldest: Date): Promise<string | null>;
 }
 
-export function webApiDigestPoster(options: PosterOptions): DigestPoster {
+export function webApiKeyedPoster(options: PosterOptions): KeyedSlackPoster {
   const client = notifierClient(options);
   return {
     async post(message) {

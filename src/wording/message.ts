@@ -1,4 +1,4 @@
-import type { Button, Text } from "./description.js";
+import type { Button, Description, Text } from "./description.js";
 
 /**
  * What a feature says in a chat (a health alert, a freeze's notice, a personal notice…), whatever the
@@ -33,6 +33,12 @@ export interface ChatMessage {
    * again, whose parts the surface names anew each time (Slack asks for it on an update).
    */
   naming?: { name: string; at?: Date };
+  /**
+   * A command's answer said in a chat as it is (the weekly digest is the stats result): the surface lays
+   * it out as it lays out that command's answer, its parts named after `naming`; the message's other
+   * parts are then not used.
+   */
+  description?: Description;
 }
 
 /**

@@ -4,7 +4,7 @@ import { latestDigestTime } from "../../src/digests/schedule.js";
 import { createLogger } from "../../src/logger.js";
 import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../../src/notifier/chat.js";
 import { Repo } from "../../src/repo.js";
-import { pacedDigestPoster } from "../../src/slack/channel-turns.js";
+import { pacedKeyedPoster } from "../../src/slack/channel-turns.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { WorkRunner } from "../../src/work/runner.js";
 
@@ -52,7 +52,7 @@ function digests(owner: string): Digests {
       },
       find: async () => null,
     },
-    render: () => ({ text: "digest", blocks: [] }),
+    githubWebUrl: "https://github.com",
     timeZone: "UTC",
     owner,
     logger: createLogger({ level: "silent" }),
@@ -117,8 +117,8 @@ describe("posting the digest now when Slack answers 429", () => {
       work: runner("r1"),
       statsEvents: async function* () {},
       statsDays: { get: async () => new Map(), put: async () => {} },
-      poster: pacedDigestPoster(slack, async () => {}),
-      render: () => ({ text: "digest", blocks: [] }),
+      poster: pacedKeyedPoster(slack, async () => {}),
+      githubWebUrl: "https://github.com",
       timeZone: "UTC",
       owner: "r1",
       logger: createLogger({ level: "silent" }),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestKey } from "../../src/digests/digests.js";
 import { Repo } from "../../src/repo.js";
-import { DIGEST_METADATA_EVENT_TYPE, webApiDigestPoster } from "../../src/slack/slack-poster.js";
+import { DIGEST_METADATA_EVENT_TYPE, webApiKeyedPoster } from "../../src/slack/slack-poster.js";
 import type { Yardmaster } from "../../src/yardmaster.js";
 import { linkSlackUser, startWorld, type World } from "../helpers/e2e.js";
 import { useSchema } from "../helpers/postgres.js";
@@ -148,7 +148,7 @@ describe("weekly digests", () => {
     const week = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(due);
     // A replica claimed the week, posted it, and died before recording it.
     await claimedByTheDead(week);
-    await webApiDigestPoster({
+    await webApiKeyedPoster({
       token: world.yardmaster.config.slack?.botToken ?? "",
       apiUrl: world.yardmaster.config.slack?.apiUrl ?? "",
     }).post({

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DeliveryError, DeliveryErrorCode, RATE_LIMITED_TRIES } from "../../src/notifier/chat.js";
-import { channelTurns, pacedDigestPoster } from "../../src/slack/channel-turns.js";
-import type { DigestPoster } from "../../src/slack/slack-poster.js";
+import { channelTurns, pacedKeyedPoster } from "../../src/slack/channel-turns.js";
+import type { KeyedSlackPoster } from "../../src/slack/slack-poster.js";
 import type { Store } from "../../src/store/index.js";
 
 /** The pace's rows in memory, as the store keeps them (one per channel). */
@@ -67,7 +67,7 @@ describe("a channel's turn for a top-level post", () => {
 describe("a top-level post Slack answers 429", () => {
   const limited = () => new DeliveryError(DeliveryErrorCode.RateLimited, "Slack rate limit", 2, "post");
   /** A poster whose posts meet `answers` in turn (an Error is thrown), then are posted. */
-  function poster(answers: Error[]): { poster: DigestPoster; posts: number[] } {
+  function poster(answers: Error[]): { poster: KeyedSlackPoster; posts: number[] } {
     const posts: number[] = [];
     return {
       posts,
@@ -88,7 +88,7 @@ describe("a top-level post Slack answers 429", () => {
     vi.useFakeTimers({ now: Date.parse("2026-11-20T10:00:00Z") });
     const { poster: slack, posts } = poster([limited()]);
     const turns: string[] = [];
-    const paced = pacedDigestPoster(slack, async (channel) => {
+    const paced = pacedKeyedPoster(slack, async (channel) => {
       turns.push(channel);
     });
     const posted = paced.post(message);
@@ -103,7 +103,7 @@ describe("a top-level post Slack answers 429", () => {
   it(`gives up after ${RATE_LIMITED_TRIES} tries, and fails at once on anything but a 429`, async () => {
     vi.useFakeTimers();
     const always = poster(Array.from({ length: RATE_LIMITED_TRIES }, limited));
-    const refused = pacedDigestPoster(always.poster, async () => {}).post(message);
+    const refused = pacedKeyedPoster(always.poster, async () => {}).post(message);
     const settled = expect(refused).rejects.toMatchObject({ code: DeliveryErrorCode.RateLimited });
     await vi.advanceTimersByTimeAsync(60_000);
     await settled;
@@ -111,7 +111,7 @@ describe("a top-level post Slack answers 429", () => {
 
     const gone = new DeliveryError(DeliveryErrorCode.ChannelUnavailable, "channel_not_found");
     const once = poster([gone]);
-    await expect(pacedDigestPoster(once.poster, async () => {}).post(message)).rejects.toBe(gone);
+    await expect(pacedKeyedPoster(once.poster, async () => {}).post(message)).rejects.toBe(gone);
     expect(once.posts).toHaveLength(1);
   });
 });
