@@ -92,3 +92,43 @@ export function useSchema(prefix: string): { name: string; url(): string; admin(
   };
   return { name, url: () => get().url, admin: () => get().admin };
 }
+
+/** The tables of `schema` but `schema_migrations`, qualified and quoted for a statement. */
+async function tablesOf(admin: pg.Client, schema: string): Promise<string[]> {
+  const { rows } = await admin.query<{ name: string }>(
+    "SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1 AND tablename <> 'schema_migrations' ORDER BY tablename",
+    [schema],
+  );
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Empties a migrated schema for the next test: deletes the rows of every table but `schema_migrations`,
+ * which leaves it as a fresh migration does (`expectFresh` checks that a migration leaves no other rows,
+ * and no sequence, which a delete would not restart). DELETE rather than TRUNCATE, without waiting for
+ * the commit's flush: TRUNCATE makes each table's files anew, 0.2 to 0.8 s on a loaded machine.
+ */
+export async function emptySchema(admin: pg.Client, schema: string): Promise<void> {
+  const deletes = (await tablesOf(admin, schema)).map((table) => `DELETE FROM ${table};`);
+  await admin.query(`BEGIN; SET LOCAL synchronous_commit = off; ${deletes.join(" ")} COMMIT;`);
+}
+
+/** Throws if a freshly migrated schema has a sequence, or rows outside `schema_migrations`, which `emptySchema` would not restore. */
+export async function expectFresh(admin: pg.Client, schema: string): Promise<void> {
+  const sequences = await admin.query("SELECT 1 FROM pg_sequences WHERE schemaname = $1", [schema]);
+  if (sequences.rows.length > 0)
+    throw new Error(
+      `${schema} has a sequence: emptySchema would not restart it, so a reused schema is no longer fresh`,
+    );
+  const tables = await tablesOf(admin, schema);
+  if (tables.length === 0) return;
+  const { rows } = await admin.query<{ name: string }>(
+    tables
+      .map((t) => `SELECT '${t.replaceAll("'", "''")}' AS name FROM ${t} HAVING count(*) > 0`)
+      .join(" UNION ALL "),
+  );
+  if (rows.length > 0)
+    throw new Error(
+      `a fresh migration leaves rows in ${rows.map((r) => r.name).join(", ")}: emptySchema would remove them, so a reused schema is no longer fresh`,
+    );
+}
