@@ -54,7 +54,7 @@ async function connectPostgres(): Promise<pg.Client> {
 
 /**
  * PostgreSQL: each file migrates a schema once and empties it after each test (migrating one takes about
- * a second, 41 migrations, two thirds of the contract's time when each test migrated its own). A test
+ * a second under load, 41 migrations: nine tenths of the contract's time when each test migrated its own). A test
  * that opens a second store at once gets a second schema; a schema that cannot be emptied is dropped.
  */
 function postgresHarness(): Harness {
