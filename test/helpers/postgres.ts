@@ -5,6 +5,19 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 /** Set by test/global-setup/postgres.ts (given, found on 127.0.0.1:5432, or embedded). */
 export const PG_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
+/** The prefix of the run's spare schemas (`spareSchemas`), which test/global-setup/postgres.ts drops at its end. */
+export const SPARE_PREFIX = "ym_spare_";
+
+/**
+ * Migrated, emptied schemas that a worker's files hand on to its next (the store contract): each worker
+ * migrates one or two rather than each file its own. Named for the run (TEST_SCHEMA_RUN, set by the global
+ * setup), whose end drops them; without one, a file's schemas are dropped with it.
+ */
+export const spareSchemas: { run: string | undefined; free: string[] } = {
+  run: process.env.TEST_SCHEMA_RUN,
+  free: [],
+};
+
 /**
  * An admin connection to the test PostgreSQL and fresh schemas, each dropped after its test. When the
  * server cannot be reached, every test that asks for either fails with a clear message (none is skipped).

@@ -3,11 +3,11 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe } from "vitest";
 import { Repo } from "../../../src/repo.js";
 import { openStore, openStoreAsIs, type Store } from "../../../src/store/index.js";
-import { emptySchema, expectFresh, PG_URL } from "../../helpers/postgres.js";
+import { emptySchema, expectFresh, PG_URL, SPARE_PREFIX, spareSchemas } from "../../helpers/postgres.js";
 
 // The store's contract, one file per concern (as src/store is split), each run against every
 // implementation: SQLite and PostgreSQL. Each test gets an empty, migrated store (PostgreSQL: a schema
-// migrated once per file, emptied after each test).
+// migrated once per worker, emptied after each test).
 
 export interface Harness {
   /** A fresh, empty, migrated store. */
@@ -53,9 +53,10 @@ async function connectPostgres(): Promise<pg.Client> {
 }
 
 /**
- * PostgreSQL: each file migrates a schema once and empties it after each test (migrating one takes about
- * a second under load, 41 migrations: nine tenths of the contract's time when each test migrated its own). A test
- * that opens a second store at once gets a second schema; a schema that cannot be emptied is dropped.
+ * PostgreSQL: a schema migrated once is emptied after each test and handed on to the worker's next file
+ * (`spareSchemas`): migrating one takes a second or more under load (41 migrations), nine tenths of the
+ * contract's time when each test migrated its own. A test that opens a second store at once gets a second
+ * schema; a schema that cannot be emptied is dropped.
  */
 function postgresHarness(): Harness {
   let admin: pg.Client | undefined;
@@ -75,14 +76,15 @@ function postgresHarness(): Harness {
     });
   });
   afterAll(async () => {
+    if (spareSchemas.run) spareSchemas.free.push(...free.splice(0));
     for (const schema of free.splice(0)) await dropSchemaNamed(admin, schema);
     await admin?.end();
   });
   return {
     async open() {
       const client = connected();
-      const reused = free.pop();
-      const schema = reused ?? `ym_test_${randomBytes(6).toString("hex")}`;
+      const reused = free.pop() ?? spareSchemas.free.pop();
+      const schema = reused ?? newSchemaName();
       inUse.push(schema);
       const store = await openStore({ kind: "postgres", url: PG_URL, schema });
       stores.push(store);
@@ -114,6 +116,12 @@ async function emptied(admin: pg.Client, schema: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A spare schema's name when the run drops them at its end, else one this file drops. */
+function newSchemaName(): string {
+  const id = randomBytes(6).toString("hex");
+  return spareSchemas.run ? `${SPARE_PREFIX}${spareSchemas.run}_${id}` : `ym_test_${id}`;
 }
 
 async function dropSchemaNamed(admin: pg.Client | undefined, schema: string): Promise<void> {
