@@ -37,6 +37,7 @@ import { commandClaims } from "./038-command-claims.js";
 import { freezeWork } from "./039-freeze-work.js";
 import { digestsOnce } from "./040-digests-once.js";
 import { recordsOnce } from "./041-records-once.js";
+import { gateWork } from "./043-gate-work.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -82,6 +83,7 @@ export const MIGRATIONS: readonly Migration[] = [
   freezeWork,
   digestsOnce,
   recordsOnce,
+  gateWork,
 ];
 
 /** The highest migration version this build knows. */

@@ -6,6 +6,7 @@ import type { QueueEvent } from "../../../src/core/queue.js";
 import { createLogger } from "../../../src/logger.js";
 import { Repo } from "../../../src/repo.js";
 import { openStore, type Store } from "../../../src/store/index.js";
+import { WorkRunner } from "../../../src/work/runner.js";
 
 /**
  * Drains, exemptions and pull requests let through, as the gate decides them: a real store (SQLite in
@@ -47,6 +48,8 @@ function gate(owner = "replica-1"): GitHubGate {
     checkName: "yardmaster/gate",
     owner,
     now: () => now,
+    work: new WorkRunner({ store, owner: owner, now: () => now, logger: createLogger({ level: "silent" }) }),
+    claimsNow: () => now,
     logger: createLogger({ level: "silent" }),
     announce: async (_repo, event) => {
       announced.push(event);
@@ -185,6 +188,8 @@ describe("a drain", () => {
       checkName: "yardmaster/gate",
       owner: "r",
       now: () => now,
+      work: new WorkRunner({ store, owner: "r", now: () => now, logger: createLogger({ level: "silent" }) }),
+      claimsNow: () => now,
       logger: createLogger({ level: "silent" }),
       entries: async () => ({ entries: [{ number: 1, enteredAt: null, labels: [] }], complete: false }),
     });

@@ -97,7 +97,7 @@ storeContract("gate control", ({ h }) => {
 
   describe("held gates decided again", () => {
     const hold = async (sha: string, pull: number, branch = "main") => {
-      await store.claimGateCheck({
+      await store.recordGateCheck({
         repository: r("acme/ships"),
         headSha: sha,
         name: GATE,
@@ -130,7 +130,6 @@ storeContract("gate control", ({ h }) => {
     it("are only held ones: a completed gate is not taken", async () => {
       await hold(SHA_A, 1);
       await store.reconsiderGates(r("acme/ships"), "main");
-      await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR));
       await store.gateCompleted(r("acme/ships"), SHA_A, GATE, at(HOUR));
       expect(await store.takeGatesToReconsider(10)).toEqual([]);
     });

@@ -20,8 +20,9 @@ import type {
   GatePauseRecord,
   GateStore,
 } from "../../../store/gates.js";
+import type { WorkItem } from "../../../store/index.js";
 import { pushedEventId } from "../queue-events.js";
-import { GateChecks } from "./checks.js";
+import { checkOf, GateChecks, type GateHead, type GateWork } from "./checks.js";
 
 import { GateDecisions, type GateEntries } from "./decisions.js";
 import type { GateGitHub } from "./github.js";
@@ -47,7 +48,14 @@ export interface GateDeps {
   appId?: number;
   /** This process, as the holder of claims in the store. */
   owner: string;
+  /** The gate's business clock (a pause's start, a hold, a record's age). */
   now: () => Date;
+  /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
+  work: GateWork;
+  /** The clock of the gates' claims and retries: the real time (GitHub's), unless a test gives its own. */
+  claimsNow?: () => Date;
+  /** The first retry's delay after GitHub refused a gate (5 s), doubling. */
+  retryBaseMs?: number;
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;
@@ -70,6 +78,9 @@ export interface GateDeps {
    */
   entries?: GateEntries;
 }
+
+/** What the gate decided for a merge group of a held branch. */
+type GateDecision = Awaited<ReturnType<GateDecisions["decide"]>>;
 
 /** The events the gate tells the channels of. */
 type GateAnnouncement = Extract<QueueEventBody, { kind: "paused" | "resumed" | "drained" | "let-through" }>;
@@ -104,10 +115,24 @@ export class GitHubGate implements QueuePauses {
   readonly exemptions = "labels" as const;
   private readonly decisions: GateDecisions;
   private readonly checks: GateChecks;
+  /** What this replica decided for the gates it is about to make (their run reads it, not GitHub again). */
+  private readonly decided = new Map<
+    string,
+    { pause: GatePauseRecord | null; decided: GateDecision | null }
+  >();
 
   constructor(private readonly deps: GateDeps) {
     this.decisions = new GateDecisions(deps);
-    this.checks = new GateChecks(deps);
+    this.checks = new GateChecks(deps, (item) => this.makeCheck(item));
+  }
+
+  /** This replica's runner makes and completes the gates left to it (lapsed, or due again), until `stop`. */
+  start(): void {
+    this.checks.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.checks.stop();
   }
 
   /** The branch a target names: its own, or the repository's default branch (read from GitHub). */
@@ -320,22 +345,21 @@ export class GitHubGate implements QueuePauses {
         at: now(),
       });
     }
-    const run = decided?.run ?? passedRun(name, "The merge queue is running");
-    const reported = await this.checks.report({ ...group, kind: "group" }, run);
-    if (!reported || !pause || decided?.pass) return;
-    if (decided?.undecided)
-      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
-    const after = await store.getGatePause(group.repository, group.baseRef);
-    // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
-    if (!after) {
-      await this.checks.complete(reported, "Resumed");
-      return;
-    }
-    // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
-    if (await this.decisions.changed(pause, after, group.pullNumber)) {
-      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
-      await this.reconsider({ repository: group.repository, branch: group.baseRef });
-    }
+    await this.report({ ...group, kind: "group" }, name, { pause, decided });
+  }
+
+  /** Makes the gate of a head, claimed by this replica, at once (what was decided for it kept for its run). */
+  private async report(
+    head: GateHead,
+    name: string,
+    known: { pause: GatePauseRecord | null; decided: GateDecision | null },
+  ): Promise<void> {
+    let key: string | undefined;
+    await this.checks.report(head, name, (k) => {
+      key = k;
+      this.decided.set(k, known);
+    });
+    if (key) this.decided.delete(key);
   }
 
   /** A pull request's head: its gate always succeeds (people may queue during a pause). */
@@ -344,10 +368,7 @@ export class GitHubGate implements QueuePauses {
     const check = this.deps.onGitHubQueue;
     const served = check ? await check(pull.repository, pull.baseRef).catch(() => true) : true;
     if (!served) return;
-    await this.checks.report(
-      { ...pull, kind: "pull" },
-      passedRun(this.deps.checkName, "Pull requests may be queued at any time"),
-    );
+    await this.report({ ...pull, kind: "pull" }, this.deps.checkName, { pause: null, decided: null });
   }
 
   /**
@@ -385,24 +406,15 @@ export class GitHubGate implements QueuePauses {
   }
 
   /**
-   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: takes over the claims
-   * whose replica died before making their check run and makes it (queued if the branch is paused now,
-   * else a success), completes the held gates of branches no longer paused (a resume that stopped half
-   * way, or a completion GitHub did not hear), and deletes old finished rows. Each gate is taken by one
-   * replica (its claim is one statement).
+   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: completes the held gates
+   * of branches no longer paused (a resume that stopped half way; each completion a work item, made by
+   * one replica), decides again the held gates flagged for it, and deletes old finished rows. Claims whose
+   * replica died, and gates GitHub refused, are the runner's (durable work: `GateChecks`).
    */
   async sweep(): Promise<void> {
-    const { store, owner, now, logger } = this.deps;
-    for (const gate of await store.takeStaleGateClaims(owner, now(), this.checks.staleBefore())) {
-      await this.reportTakenOver(gate).catch((error: unknown) =>
-        logger.warn(
-          { err: error, repository: gate.repository.fullName, sha: gate.headSha },
-          "could not make a gate check another replica had claimed: Yardmaster tries again shortly",
-        ),
-      );
-    }
-    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH, now())) {
-      await this.checks.complete(gate, "Resumed");
+    const { store, now, logger } = this.deps;
+    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
+      await this.checks.complete(gate, "Resumed", "later");
     }
     await this.reconsider();
     // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
@@ -524,24 +536,36 @@ export class GitHubGate implements QueuePauses {
     return { kind: "passed", branch, pulls: group, passedNow: passed.some((g) => g.pullNumber === pull) };
   }
 
-  /** Makes the check run of a gate whose claim this replica took over. */
-  private async reportTakenOver(gate: GateCheckRecord): Promise<void> {
-    const { store } = this.deps;
-    const pause = gate.kind === "group" ? await store.getGatePause(gate.repository, gate.branch) : null;
-    const open =
-      gate.kind === "group" ? "The merge queue is running" : "Pull requests may be queued at any time";
-    const decided = pause ? await this.decisions.decide(pause, gate) : null;
-    const head = { ...gate, baseRef: gate.branch };
-    const reported = await this.checks.makeRun(
-      head,
-      decided?.run ?? passedRun(gate.name, open),
-      gate.attempts,
-    );
+  /**
+   * A `gate-check` item's run (this replica's, just heard of; or taken over, or due again after GitHub
+   * refused it): the gate's record made (once), then its check run (queued if its branch is paused now
+   * and the pause holds it, else a success), unless one was made; throws when GitHub refused.
+   */
+  private async makeCheck(item: WorkItem): Promise<void> {
+    const { store, owner, now } = this.deps;
+    const { head, name } = checkOf(item);
+    const { repository, baseRef: branch, headSha, pullNumber } = head;
+    const gate = await store.recordGateCheck({ ...head, branch, name, owner, at: now() });
+    if (gate.checkRunId !== null || gate.state !== "claimed") return;
+    const known = this.decided.get(item.key);
+    const group = head.kind === "group";
+    const pause = known ? known.pause : group ? await store.getGatePause(repository, branch) : null;
+    const decided = known ? known.decided : pause ? await this.decisions.decide(pause, gate) : null;
+    const open = group ? "The merge queue is running" : "Pull requests may be queued at any time";
+    const reported = await this.checks.makeRun(head, decided?.run ?? passedRun(name, open));
     if (!pause || decided?.pass) return;
-    if (decided?.undecided)
-      await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
-    if (!(await store.getGatePause(gate.repository, gate.branch)))
+    if (decided?.undecided) await store.reconsiderGates(repository, branch, { headSha });
+    const after = await store.getGatePause(repository, branch);
+    // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
+    if (!after) {
       await this.checks.complete(reported, "Resumed");
+      return;
+    }
+    // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
+    if (await this.decisions.changed(pause, after, pullNumber)) {
+      await store.reconsiderGates(repository, branch, { headSha });
+      await this.reconsider({ repository, branch });
+    }
   }
 }
 
