@@ -156,13 +156,12 @@ export interface GateStore extends GateSweepStore {
     which?: { headSha?: string; pull?: number },
   ): Promise<void>;
   /**
-   * Takes up to `limit` held gates to decide again (of one repository and branch, or of any), oldest
-   * first: each to the one caller whose statement took it.
+   * Up to `limit` held gates flagged to be decided again (of one repository and branch, or of any), oldest
+   * first. Who decides them is durable work's (kind `gate-reconsider`, one item per branch).
    */
-  takeGatesToReconsider(
-    limit: number,
-    where?: { repository: Repo; branch: string },
-  ): Promise<GateCheckRecord[]>;
+  gatesToReconsider(limit: number, where?: { repository: Repo; branch: string }): Promise<GateCheckRecord[]>;
+  /** The flags of these held gates of a repository are taken off (they are being decided again). */
+  reconsidered(repository: Repo, headShas: readonly string[]): Promise<void>;
 }
 
 export type { GateCheckRecord } from "./gate-sweeps.js";
@@ -548,7 +547,7 @@ function gatePasses(ctx: StoreContext): PassQueries {
   };
 }
 
-type ReconsiderQueries = Pick<GateStore, "reconsiderGates" | "takeGatesToReconsider">;
+type ReconsiderQueries = Pick<GateStore, "reconsiderGates" | "gatesToReconsider" | "reconsidered">;
 
 function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
   const { db } = ctx;
@@ -567,10 +566,10 @@ function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
         .execute();
     },
 
-    async takeGatesToReconsider(limit, where) {
-      const candidates = db
+    async gatesToReconsider(limit, where) {
+      const rows = await db
         .selectFrom("gate_checks")
-        .select("head_sha")
+        .selectAll()
         .where("reconsider", "=", 1)
         .where("state", "=", "queued")
         .$if(where !== undefined, (q) =>
@@ -579,20 +578,24 @@ function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
             .where("branch", "=", where?.branch ?? ""),
         )
         .orderBy("position")
-        .limit(limit);
-      // One statement: of two callers, each gate goes to the one whose update moved it.
-      const rows = await db
+        .orderBy("pull_number")
+        .limit(limit)
+        .execute();
+      return rows.map(toCheck);
+    },
+
+    async reconsidered(repository, headShas) {
+      if (headShas.length === 0) return;
+      await db
         .updateTable("gate_checks")
         .set({ reconsider: 0 })
-        .where("reconsider", "=", 1)
-        .where("state", "=", "queued")
-        .where("head_sha", "in", candidates)
-        .$if(where !== undefined, (q) => q.where("repository_key", "=", where?.repository.key ?? ""))
-        .returningAll()
+        .where("repository_key", "=", repository.key)
+        .where(
+          "head_sha",
+          "in",
+          headShas.map((h) => h.toLowerCase()),
+        )
         .execute();
-      return rows
-        .sort((a, b) => Number(a.position) - Number(b.position) || a.pull_number - b.pull_number)
-        .map(toCheck);
     },
   };
 }

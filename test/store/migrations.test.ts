@@ -599,18 +599,35 @@ describe("migration 043 (gate work)", () => {
     gate("d", 4, "success", "78", "NULL, 0, NULL"),
     gate("e", 5, "queued", "79", "NULL, 0, NULL"),
     gate("f", 21, "queued", "80", "NULL, 1, '2026-03-02T08:07:00.000Z'"),
+    "UPDATE gate_checks SET reconsider = 1 WHERE pull_number IN (5, 21, 4)",
   ].join(";");
   const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
   const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
 
   async function check(database: ReturnType<typeof openDatabase>) {
     await migrateWith(database, before, rows);
-    const items = await database.db.selectFrom("work_items").selectAll().orderBy("key").execute();
+    const items = await database.db
+      .selectFrom("work_items")
+      .selectAll()
+      .where("kind", "in", ["gate-check", "gate-complete"])
+      .orderBy("key")
+      .execute();
     const key = (sha: string) => `acme/ships ${sha.repeat(40)} yardmaster/gate`;
     expect(items.map((i) => [i.kind, i.key, iso(i.due_at), i.claimed_by, i.attempts])).toEqual([
       ["gate-check", key("a"), "2026-03-02T08:01:30.000Z", null, 0],
       ["gate-check", key("b"), "2026-03-02T08:05:00.000Z", null, 2],
       ["gate-complete", key("c"), "2026-03-02T08:06:00.000Z", null, 1],
+    ]);
+    // The branches with held gates flagged to be decided again: one item each, due at once.
+    const reconsiders = await database.db
+      .selectFrom("work_items")
+      .select(["key", "payload"])
+      .where("kind", "=", "gate-reconsider")
+      .orderBy("key")
+      .execute();
+    expect(reconsiders.map((i) => [i.key, json(i.payload)])).toEqual([
+      ["acme/ships held", { repository: "acme/ships", branch: "held" }],
+      ["acme/ships main", { repository: "acme/ships", branch: "main" }],
     ]);
     expect(json(items[0]?.payload)).toEqual({
       repository: "acme/ships",

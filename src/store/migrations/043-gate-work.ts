@@ -12,7 +12,8 @@ import type { Migration } from "./migration.js";
  *   after it was taken), its refusals counted;
  * - a held gate whose completion GitHub refused and whose branch is no longer paused: a `gate-complete`
  *   item due at its retry (the sweep would find it too).
- * Held gates flagged to be decided again keep their flag (`reconsider`), which the sweep reads.
+ * - held gates flagged to be decided again (`reconsider`, the flag kept: it says which): a
+ *   `gate-reconsider` item per branch, key `<repository key> <branch>`, due at once.
  */
 export const gateWork: Migration = {
   version: 43,
@@ -20,6 +21,7 @@ export const gateWork: Migration = {
   async up(db) {
     await copyClaims(db);
     await copyCompletions(db);
+    await copyReconsiders(db);
   },
 };
 
@@ -81,6 +83,22 @@ async function copyCompletions(db: Kysely<unknown>): Promise<void> {
         headSha: String(row.head_sha).toLowerCase(),
         name: row.check_name,
       }),
+    })),
+  );
+}
+
+async function copyReconsiders(db: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<Row>`SELECT DISTINCT repository_key, repository, branch FROM gate_checks
+    WHERE state = 'queued' AND reconsider = 1`.execute(db);
+  const now = new Date().toISOString();
+  await insert(
+    db,
+    rows.map((row) => ({
+      kind: "gate-reconsider",
+      key: `${row.repository_key} ${row.branch}`,
+      due_at: now,
+      attempts: 0,
+      payload: JSON.stringify({ repository: row.repository, branch: row.branch }),
     })),
   );
 }

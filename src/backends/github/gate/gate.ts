@@ -27,13 +27,14 @@ import { checkOf, GateChecks, type GateHead, type GateWork } from "./checks.js";
 import { GateDecisions, type GateEntries } from "./decisions.js";
 import type { GateGitHub } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
+import { GateReconsiders } from "./reconsider.js";
 import { gateWarning } from "./required.js";
 import { passedRun } from "./runs.js";
 
 /** Completed gates and pull requests' gates older than this are deleted by the sweep. */
 const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** How many held gates one sweep completes (or decides again) at most. */
+/** How many held gates one sweep completes at most. */
 const SWEEP_BATCH = 100;
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
@@ -115,6 +116,7 @@ export class GitHubGate implements QueuePauses {
   readonly exemptions = "labels" as const;
   private readonly decisions: GateDecisions;
   private readonly checks: GateChecks;
+  private readonly reconsiders: GateReconsiders;
   /** What this replica decided for the gates it is about to make (their run reads it, not GitHub again). */
   private readonly decided = new Map<
     string,
@@ -124,15 +126,18 @@ export class GitHubGate implements QueuePauses {
   constructor(private readonly deps: GateDeps) {
     this.decisions = new GateDecisions(deps);
     this.checks = new GateChecks(deps, (item) => this.makeCheck(item));
+    const claimsNow = () => deps.claimsNow?.() ?? new Date();
+    this.reconsiders = new GateReconsiders({ ...deps, claimsNow }, this.decisions, this.checks);
   }
 
   /** This replica's runner makes and completes the gates left to it (lapsed, or due again), until `stop`. */
   start(): void {
     this.checks.start();
+    this.reconsiders.start();
   }
 
   async stop(): Promise<void> {
-    await this.checks.stop();
+    await Promise.all([this.checks.stop(), this.reconsiders.stop()]);
   }
 
   /** The branch a target names: its own, or the repository's default branch (read from GitHub). */
@@ -232,8 +237,8 @@ export class GitHubGate implements QueuePauses {
       ...(how.except?.length ? { except: [...how.except] } : {}),
     });
     if (updated && (record.drain || record.except.length)) {
-      await this.deps.store.reconsiderGates(target.repo, branch);
-      await this.reconsider({ repository: target.repo, branch });
+      await this.reconsiders.flag({ repository: target.repo, branch });
+      await this.reconsiders.now({ repository: target.repo, branch });
     }
     const now = record.drain ? ((await this.checkDrained(record, undefined, known)) ?? record) : record;
     return { ...toQueuePause(now), ...(warning ? { warning } : {}) };
@@ -408,7 +413,8 @@ export class GitHubGate implements QueuePauses {
   /**
    * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: completes the held gates
    * of branches no longer paused (a resume that stopped half way; each completion a work item, made by
-   * one replica), decides again the held gates flagged for it, and deletes old finished rows. Claims whose
+   * one replica), asks for a decision of the held gates flagged with none asked for, and deletes old
+   * finished rows. Claims whose
    * replica died, and gates GitHub refused, are the runner's (durable work: `GateChecks`).
    */
   async sweep(): Promise<void> {
@@ -416,7 +422,7 @@ export class GitHubGate implements QueuePauses {
     for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
       await this.checks.complete(gate, "Resumed", "later");
     }
-    await this.reconsider();
+    await this.reconsiders.sweep();
     // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
     // key) and one replica marks it (markGateDrained); the cost is one read of GitHub's queue per draining
     // branch and replica each sweep, while a drain lasts.
@@ -429,37 +435,6 @@ export class GitHubGate implements QueuePauses {
       );
     }
     await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
-  }
-
-  /**
-   * Decides again the held gates waiting for it (of one branch, or of any: the sweep), each taken by one
-   * replica: those that pass now are completed; those GitHub could not be read for wait for the next
-   * sweep. The gates completed.
-   */
-  private async reconsider(where?: { repository: Repo; branch: string }): Promise<GateCheckRecord[]> {
-    const { store } = this.deps;
-    const passed: GateCheckRecord[] = [];
-    const reads = this.decisions.reads();
-    // Each branch's pause read once per pass (the gates taken are of few branches, often one).
-    const pauses = new Map<string, Promise<GatePauseRecord | null>>();
-    const pauseOf = (gate: GateCheckRecord) => {
-      const key = `${gate.repository.key}\n${gate.branch}`;
-      const read = pauses.get(key) ?? store.getGatePause(gate.repository, gate.branch);
-      pauses.set(key, read);
-      return read;
-    };
-    for (const gate of await store.takeGatesToReconsider(SWEEP_BATCH, where)) {
-      const pause = await pauseOf(gate);
-      const decided = pause ? await this.decisions.decide(pause, gate, reads) : null;
-      if (pause && !decided?.pass) {
-        if (decided?.undecided)
-          await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
-        continue;
-      }
-      if (await this.checks.complete(gate, decided?.run ?? passedRun(this.deps.checkName, "Resumed")))
-        passed.push(gate);
-    }
-    return passed;
   }
 
   /**
@@ -524,7 +499,7 @@ export class GitHubGate implements QueuePauses {
         by: options.by,
         at: now(),
       });
-      await store.reconsiderGates(repo, branch, { pull: number });
+      await this.reconsiders.flag({ repository: repo, branch }, { pull: number });
     }
     await this.announce(repo, branch, `gate-let:${pass?.passId ?? pull}:${group.join(",")}`, {
       kind: "let-through",
@@ -532,7 +507,7 @@ export class GitHubGate implements QueuePauses {
       pulls: group,
       scope: "branch",
     });
-    const passed = await this.reconsider({ repository: repo, branch });
+    const passed = await this.reconsiders.now({ repository: repo, branch });
     return { kind: "passed", branch, pulls: group, passedNow: passed.some((g) => g.pullNumber === pull) };
   }
 
@@ -554,7 +529,7 @@ export class GitHubGate implements QueuePauses {
     const open = group ? "The merge queue is running" : "Pull requests may be queued at any time";
     const reported = await this.checks.makeRun(head, decided?.run ?? passedRun(name, open));
     if (!pause || decided?.pass) return;
-    if (decided?.undecided) await store.reconsiderGates(repository, branch, { headSha });
+    if (decided?.undecided) await this.reconsiders.flag({ repository, branch }, { headSha });
     const after = await store.getGatePause(repository, branch);
     // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
     if (!after) {
@@ -563,8 +538,8 @@ export class GitHubGate implements QueuePauses {
     }
     // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
     if (await this.decisions.changed(pause, after, pullNumber)) {
-      await store.reconsiderGates(repository, branch, { headSha });
-      await this.reconsider({ repository, branch });
+      await this.reconsiders.flag({ repository, branch }, { headSha });
+      await this.reconsiders.now({ repository, branch });
     }
   }
 }

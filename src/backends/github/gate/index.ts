@@ -12,6 +12,7 @@ export { GATE_CHECK_KIND, GATE_COMPLETE_KIND, type GateWork, gateCheckItem, gate
 export type { GateEntries } from "./decisions.js";
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { GATE_RECONSIDER_KIND } from "./reconsider.js";
 export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
 export { GATE_SWEEP_MS, gateSweepService } from "./sweep.js";
 export { registerGateWebhooks } from "./webhooks.js";
