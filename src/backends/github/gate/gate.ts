@@ -13,13 +13,7 @@ import {
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
-import type {
-  GateCheckRecord,
-  GateDrain,
-  GatePass,
-  GatePauseRecord,
-  GateStore,
-} from "../../../store/gates.js";
+import type { GateDrain, GatePass, GatePauseRecord, GateStore } from "../../../store/gates.js";
 import type { WorkItem } from "../../../store/index.js";
 import { pushedEventId } from "../queue-events.js";
 import { checkOf, GateChecks, type GateHead, type GateWork } from "./checks.js";
@@ -107,9 +101,9 @@ export interface PullHead {
 /**
  * GitHub's merge queue held by a required check Yardmaster's GitHub App owns (docs/backends.md, "The
  * gate"): the gate check on every merge group's head and pull request's head. Not paused, it succeeds at
- * once; paused, a merge group's stays queued until the branch is resumed. Each gate is claimed in the
- * store before its check run is made (one per repository, commit and name across replicas and
- * redeliveries), and completed once. The pause itself is Yardmaster's, per repository and branch.
+ * once; paused, a merge group's stays queued until the branch is resumed. Each gate's check run is made
+ * as durable work (one per repository, commit and name across replicas and redeliveries, its record in
+ * the store), and completed once. The pause itself is Yardmaster's, per repository and branch.
  */
 export class GitHubGate implements QueuePauses {
   readonly scope = "branch" as const;
@@ -414,8 +408,8 @@ export class GitHubGate implements QueuePauses {
    * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: completes the held gates
    * of branches no longer paused (a resume that stopped half way; each completion a work item, made by
    * one replica), asks for a decision of the held gates flagged with none asked for, and deletes old
-   * finished rows. Claims whose
-   * replica died, and gates GitHub refused, are the runner's (durable work: `GateChecks`).
+   * finished rows. Claims whose replica died, and gates GitHub refused, are the runner's (durable work:
+   * `GateChecks`, `GateReconsiders`).
    */
   async sweep(): Promise<void> {
     const { store, now, logger } = this.deps;

@@ -23,7 +23,8 @@ type Branch = { repository: Repo; branch: string };
  * Held gates decided again (docs/backends.md, "The gate"): flagged in their record (`reconsiderGates`),
  * then decided by one replica, a work item of kind `gate-reconsider` per branch asked for `earlier`
  * (its run at once where the flag was set, or by any replica's runner): those that pass now are
- * completed; those GitHub could not be read for stay flagged, and the item is retried after a backoff.
+ * completed; those GitHub could not be read for (or whose pull request it does not list yet) stay
+ * flagged, and the item is retried after a backoff (5 s, 10 s, then every 15 s).
  */
 export class GateReconsiders {
   /** The gates the latest run here of each branch's item completed (its caller reads them once). */
@@ -37,7 +38,9 @@ export class GateReconsiders {
     deps.work.register({
       kind: GATE_RECONSIDER_KIND,
       leaseMs: GATE_CLAIM_LEASE_MS,
-      backoff: (attempts) => gateRetryDelayMs(attempts, deps.retryBaseMs),
+      // As often as the sweep looked before (15 s at most): a pull request GitHub does not list yet is too.
+      backoff: (attempts) =>
+        Math.min(3 * (deps.retryBaseMs ?? 5_000), gateRetryDelayMs(attempts, deps.retryBaseMs)),
       now: () => deps.claimsNow(),
       run: (item) => this.run(item),
     });
@@ -113,7 +116,8 @@ export class GateReconsiders {
         passed.push(gate);
     }
     this.passed.set(item.key, passed);
-    if (undecided) throw new Error("GitHub's merge queue could not be read: held gates decided again later");
+    if (undecided)
+      throw new Error("held gates not decided (GitHub's queue unread, or a pull request not listed yet)");
     return gates.length >= BATCH ? { dueAt: this.deps.claimsNow() } : null;
   }
 }
