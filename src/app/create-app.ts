@@ -68,7 +68,11 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
         }
       : null;
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
-  const gate = writing ? { store, owner, now, logger, ...writing, announce } : null;
+  const { gateClaimsNow: claimsNow, gateRetryMs: retryBaseMs } = options.githubAnswers ?? {};
+  const gateTimes = { ...(claimsNow ? { claimsNow } : {}), ...(retryBaseMs ? { retryBaseMs } : {}) };
+  const gate = writing
+    ? { store, owner, now, logger, ...writing, announce, work: infra.work, ...gateTimes }
+    : null;
   const history = { history: store, queueRequests: store };
   // GitHub's merge queue's webhooks (told by the GitHub surface) and the gate's pauses, as queue events.
   const { happenings, announcements } = infra;

@@ -50,7 +50,11 @@ export interface YardmasterOptions {
     answerRetryDelayMs?: number;
     /** How long a replica's claim of a comment's job holds (the runner looks for lapsed ones: workSafetyMs). */
     jobLeaseMs?: number;
-    /** How often each replica sweeps the gate's lapsed claims and left held gates (default 15 s). */
+    /** How often each replica sweeps the gate's held gates a resume left (default 15 s). */
     gateSweepMs?: number;
+    /** The clock of the gates' claims and retries (default the real time, as GitHub's). */
+    gateClaimsNow?: () => Date;
+    /** The first delay before a gate GitHub refused is tried again (default 5 s), doubling. */
+    gateRetryMs?: number;
   };
 }

@@ -27,7 +27,7 @@ import {
 } from "./choose.js";
 import { GitHubQueueClient, type GraphQL } from "./github/client.js";
 import type { GateOctokit, GateWrites } from "./github/gate/github.js";
-import { createGitHubGate, type GitHubGate } from "./github/gate/index.js";
+import { createGitHubGate, type GateWork, type GitHubGate } from "./github/gate/index.js";
 import { githubMergeWitness } from "./github/merge-witness.js";
 import { type GitHubPushesDeps, githubQueuePushes } from "./github/pushed-events.js";
 import type { FailedCheck } from "./github/queue-events.js";
@@ -109,6 +109,11 @@ export interface GateWiring {
   logger: Logger;
   writes: GateWrites;
   gateway: GitHubGateway;
+  /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
+  work: GateWork;
+  /** The gates' claims' clock (default the real time) and first retry delay: tests give theirs. */
+  claimsNow?: () => Date;
+  retryBaseMs?: number;
   /** Tells the channels that a branch paused or resumed. */
   announce: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
@@ -233,6 +238,9 @@ function gateOf(
     ...(config.github ? { appId: Number(config.github.appId) } : {}),
     owner: wiring.owner,
     now: wiring.now,
+    work: wiring.work,
+    ...(wiring.claimsNow ? { claimsNow: wiring.claimsNow } : {}),
+    ...(wiring.retryBaseMs !== undefined ? { retryBaseMs: wiring.retryBaseMs } : {}),
     logger: wiring.logger.child({ name: "gate" }),
     octokitFor: (repo) => installations.rest(repo),
     writes: () => wiring.writes,

@@ -410,7 +410,11 @@ export interface Tables {
     claimed_by: string;
     created_at: Time;
     completed_at: NullableTime;
-    /** Migration 20: when the claim was last taken (null: at `created_at`). */
+    /**
+     * Migration 20: when the claim was last taken (null: at `created_at`). Since migration 43 the claims,
+     * completions and retries are work items (kinds `gate-check`, `gate-complete`): this column,
+     * `completing_at`, `attempts` and `retry_at` are kept for a rolling upgrade's older replicas.
+     */
     claimed_at: NullableTime;
     /** Migration 20: when a held gate's completion was claimed (null: not being completed). */
     completing_at: NullableTime;

@@ -1,11 +1,11 @@
-import { type Selectable, sql } from "kysely";
+import type { Selectable } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { int, readTime, type StoreContext, time } from "./query-helpers.js";
 
-// The gate's sweep (GitHubGate.sweep, src/backends/github/gate/gate.ts): claims whose replica died
-// before the check run was made, held gates whose branch is no longer paused (a resume that stopped half
-// way), old rows.
+// The gate's sweep (GitHubGate.sweep, src/backends/github/gate/gate.ts): held gates whose branch is no
+// longer paused (a resume that stopped half way), old rows. Claims whose replica died, and check runs or
+// completions GitHub refused, are durable work's (kinds `gate-check`, `gate-complete`).
 
 /** A gate check reported (or being reported) on a commit. */
 export interface GateCheckRecord {
@@ -21,27 +21,13 @@ export interface GateCheckRecord {
   /** claimed: being made; queued: held by a pause; success: done. */
   state: "claimed" | "queued" | "success";
   createdAt: Date;
-  /** How often GitHub refused its check run or completion (the backoff's count). */
+  /** How often an older version's GitHub refused its check run or completion (now: the work item's). */
   attempts: number;
 }
 
 export interface GateSweepStore {
-  /**
-   * Takes over, for `owner`, every claim without a check run taken before `staleBefore` (its replica
-   * died, or could not record the check run), or whose check run GitHub refused and is due again
-   * (`retry_at` at or before `at`): each to the one caller whose statement moved it.
-   */
-  takeStaleGateClaims(owner: string, at: Date, staleBefore: Date): Promise<GateCheckRecord[]>;
-  /**
-   * Held gates whose branch has no pause any more, oldest first; with `at`, only those not waiting to be
-   * completed again later (a completion GitHub refused, `deferGateCheck`).
-   */
-  unpausedHeldGates(limit: number, at?: Date): Promise<GateCheckRecord[]>;
-  /**
-   * GitHub refused a gate's check run (a claim without one: kept) or its completion (a held gate: its
-   * completion claim given back): counted, and made again no sooner than `retryAt`.
-   */
-  deferGateCheck(repository: Repo, headSha: string, name: string, retryAt: Date): Promise<void>;
+  /** Held gates whose branch has no pause any more, oldest first. */
+  unpausedHeldGates(limit: number): Promise<GateCheckRecord[]>;
   /** Deletes completed gates and pull requests' gates made before `before`: how many. */
   deleteOldGateChecks(before: Date): Promise<number>;
 }
@@ -49,36 +35,11 @@ export interface GateSweepStore {
 export function gateSweeps(ctx: StoreContext): GateSweepStore {
   const { db } = ctx;
   return {
-    async takeStaleGateClaims(owner, at, staleBefore) {
-      const rows = await db
-        .updateTable("gate_checks")
-        .set({ claimed_by: owner, claimed_at: time(at), retry_at: null })
-        .where("state", "=", "claimed")
-        .where("check_run_id", "is", null)
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb("retry_at", "is", null),
-              eb(sql<string>`coalesce(claimed_at, created_at)`, "<", time(staleBefore)),
-            ]),
-            eb("retry_at", "<=", time(at)),
-          ]),
-        )
-        .returningAll()
-        .execute();
-      return rows
-        .sort((a, b) => Number(a.position) - Number(b.position) || a.pull_number - b.pull_number)
-        .map(toCheck);
-    },
-
-    async unpausedHeldGates(limit, at) {
+    async unpausedHeldGates(limit) {
       const rows = await db
         .selectFrom("gate_checks")
         .selectAll()
         .where("state", "=", "queued")
-        .$if(at !== undefined, (q) =>
-          q.where((eb) => eb.or([eb("retry_at", "is", null), eb("retry_at", "<=", time(at ?? new Date(0)))])),
-        )
         .where(({ not, exists, selectFrom }) =>
           not(
             exists(
@@ -95,22 +56,6 @@ export function gateSweeps(ctx: StoreContext): GateSweepStore {
         .limit(limit)
         .execute();
       return rows.map(toCheck);
-    },
-
-    async deferGateCheck(repository, headSha, name, retryAt) {
-      await db
-        .updateTable("gate_checks")
-        .set((eb) => ({ attempts: eb("attempts", "+", 1), retry_at: time(retryAt), completing_at: null }))
-        .where("repository_key", "=", repository.key)
-        .where("head_sha", "=", headSha.toLowerCase())
-        .where("check_name", "=", name)
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("state", "=", "claimed"), eb("check_run_id", "is", null)]),
-            eb("state", "=", "queued"),
-          ]),
-        )
-        .execute();
     },
 
     async deleteOldGateChecks(before) {

@@ -3,11 +3,11 @@ import { type Selectable, sql } from "kysely";
 import { Repo } from "../repo.js";
 import type { Tables } from "./database.js";
 import { type GateCheckRecord, type GateSweepStore, gateSweeps, toCheck } from "./gate-sweeps.js";
-import { int, json, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
+import { json, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
 // The gate check of GitHub's merge queue (src/backends/github/gate/): each branch's pause as Yardmaster
-// keeps it, each gate check claimed once per repository, commit and check name before its check run is
-// made (so no replica or redelivery makes two) and completed once, and the entries a pause held.
+// keeps it, each gate check's record per repository, commit and check name (made once: its claim, lapse
+// and retries are durable work, kinds `gate-check` and `gate-complete`), and the entries a pause held.
 
 /** A branch's pause, kept by Yardmaster (GitHub's merge queue has none of its own). */
 export interface GatePauseRecord {
@@ -110,19 +110,18 @@ export interface GateStore extends GateSweepStore {
     pauseId: string,
     pullNumber: number,
   ): Promise<GatePass | null>;
-  /** Claims a gate check before its check run is made: false when one was claimed already. */
   /**
-   * Claims a gate check before its check run is made: false when one was claimed already, unless that
-   * claim has no check run and was taken before `staleBefore` (its replica died): then it is taken over.
+   * The gate's record of a commit (its claim, its retries and lapses are durable work: kinds `gate-check`,
+   * `gate-complete`): made if there is none (state `claimed`, no check run), else the one kept.
    */
-  claimGateCheck(
+  recordGateCheck(
     check: Omit<GateCheckRecord, "checkRunId" | "state" | "createdAt" | "attempts"> & {
       owner: string;
       at: Date;
-      /** Absent: a claim is never taken over. */
-      staleBefore?: Date;
     },
-  ): Promise<boolean>;
+  ): Promise<GateCheckRecord>;
+  /** The gate's record of a commit, or null. */
+  getGateCheck(repository: Repo, headSha: string, name: string): Promise<GateCheckRecord | null>;
   /** The check run is made: held (`queued`) or done (`success`). */
   gateCheckReported(
     repository: Repo,
@@ -132,18 +131,6 @@ export interface GateStore extends GateSweepStore {
     state: "queued" | "success",
     at: Date,
   ): Promise<void>;
-  /**
-   * Claims the completion of a held gate (until GitHub is told: `gateCompleted`): its check run id to the one caller that claimed it, else null. A claim
-   * taken before `staleBefore` whose gate is still held may be taken again.
-   */
-  claimGateCompletion(
-    repository: Repo,
-    headSha: string,
-    name: string,
-    at: Date,
-    /** Absent: a claimed completion is never taken again. */
-    staleBefore?: Date,
-  ): Promise<number | null>;
   /** GitHub was told the held gate succeeded: it is done. */
   gateCompleted(repository: Repo, headSha: string, name: string, at: Date): Promise<void>;
   /** The held gates of a branch, oldest first. */
@@ -169,13 +156,12 @@ export interface GateStore extends GateSweepStore {
     which?: { headSha?: string; pull?: number },
   ): Promise<void>;
   /**
-   * Takes up to `limit` held gates to decide again (of one repository and branch, or of any), oldest
-   * first: each to the one caller whose statement took it.
+   * Up to `limit` held gates flagged to be decided again (of one repository and branch, or of any), oldest
+   * first. Who decides them is durable work's (kind `gate-reconsider`, one item per branch).
    */
-  takeGatesToReconsider(
-    limit: number,
-    where?: { repository: Repo; branch: string },
-  ): Promise<GateCheckRecord[]>;
+  gatesToReconsider(limit: number, where?: { repository: Repo; branch: string }): Promise<GateCheckRecord[]>;
+  /** The flags of these held gates of a repository are taken off (they are being decided again). */
+  reconsidered(repository: Repo, headShas: readonly string[]): Promise<void>;
 }
 
 export type { GateCheckRecord } from "./gate-sweeps.js";
@@ -278,13 +264,28 @@ function gatePauses(ctx: StoreContext): PauseQueries {
   };
 }
 
-type CheckQueries = Pick<GateStore, "claimGateCheck" | "gateCheckReported" | "pendingGateChecks">;
+type CheckQueries = Pick<
+  GateStore,
+  "recordGateCheck" | "getGateCheck" | "gateCheckReported" | "pendingGateChecks"
+>;
 
 function gateChecks(ctx: StoreContext): CheckQueries {
   const { db } = ctx;
+  const getGateCheck: GateStore["getGateCheck"] = async (repository, headSha, name) => {
+    const row = await db
+      .selectFrom("gate_checks")
+      .selectAll()
+      .where("repository_key", "=", repository.key)
+      .where("head_sha", "=", headSha.toLowerCase())
+      .where("check_name", "=", name)
+      .executeTakeFirst();
+    return row ? toCheck(row) : null;
+  };
   return {
-    async claimGateCheck(c) {
-      const row = await db
+    getGateCheck,
+
+    async recordGateCheck(c) {
+      await db
         .insertInto("gate_checks")
         .values({
           repository_key: c.repository.key,
@@ -297,28 +298,18 @@ function gateChecks(ctx: StoreContext): CheckQueries {
           position: await nextPosition(ctx, "gate_checks", c.repository),
           check_run_id: null,
           state: "claimed",
+          // Kept for a rolling upgrade's older replicas (their sweep reads the claim's columns).
           claimed_by: c.owner,
           created_at: time(c.at),
           completed_at: null,
           claimed_at: time(c.at),
           completing_at: null,
         })
-        // A claim without a check run whose replica died may be taken over (in this one statement).
-        .onConflict((oc) =>
-          oc
-            .columns(["repository_key", "head_sha", "check_name"])
-            .doUpdateSet({ claimed_by: c.owner, claimed_at: time(c.at) })
-            .where("gate_checks.state", "=", "claimed")
-            .where("gate_checks.check_run_id", "is", null)
-            .where(
-              sql<string>`coalesce(gate_checks.claimed_at, gate_checks.created_at)`,
-              "<",
-              time(c.staleBefore ?? new Date(0)),
-            ),
-        )
-        .returning("head_sha")
-        .executeTakeFirst();
-      return row !== undefined;
+        .onConflict((oc) => oc.columns(["repository_key", "head_sha", "check_name"]).doNothing())
+        .execute();
+      const kept = await getGateCheck(c.repository, c.headSha, c.name);
+      if (!kept) throw new Error("the gate check's record is gone");
+      return kept;
     },
 
     async gateCheckReported(repository, headSha, name, checkRunId, state, at) {
@@ -346,7 +337,7 @@ function gateChecks(ctx: StoreContext): CheckQueries {
   };
 }
 
-type CompletionQueries = Pick<GateStore, "claimGateCompletion" | "gateCompleted">;
+type CompletionQueries = Pick<GateStore, "gateCompleted">;
 
 function gateCompletions(ctx: StoreContext): CompletionQueries {
   const { db } = ctx;
@@ -358,20 +349,6 @@ function gateCompletions(ctx: StoreContext): CompletionQueries {
       .where("check_name", "=", name)
       .where("state", "=", "queued");
   return {
-    async claimGateCompletion(repository, headSha, name, at, staleBefore) {
-      const row = await gate(repository, headSha, name)
-        .set({ completing_at: time(at) })
-        .where((eb) =>
-          eb.or([
-            eb("completing_at", "is", null),
-            eb("completing_at", "<", time(staleBefore ?? new Date(0))),
-          ]),
-        )
-        .returning("check_run_id")
-        .executeTakeFirst();
-      return row?.check_run_id === undefined || row.check_run_id === null ? null : int(row.check_run_id);
-    },
-
     async gateCompleted(repository, headSha, name, at) {
       await gate(repository, headSha, name)
         .set({ state: "success", completed_at: time(at), completing_at: null })
@@ -570,7 +547,7 @@ function gatePasses(ctx: StoreContext): PassQueries {
   };
 }
 
-type ReconsiderQueries = Pick<GateStore, "reconsiderGates" | "takeGatesToReconsider">;
+type ReconsiderQueries = Pick<GateStore, "reconsiderGates" | "gatesToReconsider" | "reconsidered">;
 
 function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
   const { db } = ctx;
@@ -589,10 +566,10 @@ function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
         .execute();
     },
 
-    async takeGatesToReconsider(limit, where) {
-      const candidates = db
+    async gatesToReconsider(limit, where) {
+      const rows = await db
         .selectFrom("gate_checks")
-        .select("head_sha")
+        .selectAll()
         .where("reconsider", "=", 1)
         .where("state", "=", "queued")
         .$if(where !== undefined, (q) =>
@@ -601,20 +578,24 @@ function gateReconsiders(ctx: StoreContext): ReconsiderQueries {
             .where("branch", "=", where?.branch ?? ""),
         )
         .orderBy("position")
-        .limit(limit);
-      // One statement: of two callers, each gate goes to the one whose update moved it.
-      const rows = await db
+        .orderBy("pull_number")
+        .limit(limit)
+        .execute();
+      return rows.map(toCheck);
+    },
+
+    async reconsidered(repository, headShas) {
+      if (headShas.length === 0) return;
+      await db
         .updateTable("gate_checks")
         .set({ reconsider: 0 })
-        .where("reconsider", "=", 1)
-        .where("state", "=", "queued")
-        .where("head_sha", "in", candidates)
-        .$if(where !== undefined, (q) => q.where("repository_key", "=", where?.repository.key ?? ""))
-        .returningAll()
+        .where("repository_key", "=", repository.key)
+        .where(
+          "head_sha",
+          "in",
+          headShas.map((h) => h.toLowerCase()),
+        )
         .execute();
-      return rows
-        .sort((a, b) => Number(a.position) - Number(b.position) || a.pull_number - b.pull_number)
-        .map(toCheck);
     },
   };
 }

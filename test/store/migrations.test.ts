@@ -669,3 +669,76 @@ describe("migration 042 (claims as work)", () => {
 
   onBothDialects(pg, "copies them", check);
 });
+
+/**
+ * Migration 043 copies the gate's claims in flight into durable work: a claim without a check run (dead
+ * or refused by GitHub) as a `gate-check` item, a refused completion of a gate no longer paused as a
+ * `gate-complete` item; a gate made, completed, or held under a pause is not copied.
+ */
+describe("migration 043 (gate work)", () => {
+  const pg = usePostgres();
+  const before = MIGRATIONS.filter((m) => m.version < 43);
+  const gate = (sha: string, pull: number, state: string, runId: string, more: string) =>
+    `INSERT INTO gate_checks (repository_key, head_sha, check_name, repository, branch, kind, pull_number,
+       position, check_run_id, state, claimed_by, created_at, claimed_at, attempts, retry_at)
+     VALUES ('acme/ships', '${sha.repeat(40)}', 'yardmaster/gate', 'acme/ships', '${pull > 20 ? "held" : "main"}',
+       'group', ${pull}, ${pull}, ${runId}, '${state}', 'old', '2026-03-02T08:00:00.000Z', ${more})`;
+  const rows = [
+    `INSERT INTO gate_pauses (repository_key, branch, repository, pause_id, reason, paused_by, paused_at)
+       VALUES ('acme/ships', 'held', 'acme/ships', 'p1', 'deploy', 'alice', '2026-03-02T07:00:00.000Z')`,
+    gate("a", 1, "claimed", "NULL", "'2026-03-02T08:00:30.000Z', 0, NULL"),
+    gate("b", 2, "claimed", "NULL", "NULL, 2, '2026-03-02T08:05:00.000Z'"),
+    gate("c", 3, "queued", "77", "NULL, 1, '2026-03-02T08:06:00.000Z'"),
+    gate("d", 4, "success", "78", "NULL, 0, NULL"),
+    gate("e", 5, "queued", "79", "NULL, 0, NULL"),
+    gate("f", 21, "queued", "80", "NULL, 1, '2026-03-02T08:07:00.000Z'"),
+    "UPDATE gate_checks SET reconsider = 1 WHERE pull_number IN (5, 21, 4)",
+  ].join(";");
+  const iso = (value: unknown) => (value === null ? null : new Date(value as string).toISOString());
+  const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+
+  async function check(database: ReturnType<typeof openDatabase>) {
+    await migrateWith(database, before, rows);
+    const items = await database.db
+      .selectFrom("work_items")
+      .selectAll()
+      .where("kind", "in", ["gate-check", "gate-complete"])
+      .orderBy("key")
+      .execute();
+    const key = (sha: string) => `acme/ships ${sha.repeat(40)} yardmaster/gate`;
+    expect(items.map((i) => [i.kind, i.key, iso(i.due_at), i.claimed_by, i.attempts])).toEqual([
+      ["gate-check", key("a"), "2026-03-02T08:01:30.000Z", null, 0],
+      ["gate-check", key("b"), "2026-03-02T08:05:00.000Z", null, 2],
+      ["gate-complete", key("c"), "2026-03-02T08:06:00.000Z", null, 1],
+    ]);
+    // The branches with held gates flagged to be decided again: one item each, due at once.
+    const reconsiders = await database.db
+      .selectFrom("work_items")
+      .select(["key", "payload"])
+      .where("kind", "=", "gate-reconsider")
+      .orderBy("key")
+      .execute();
+    expect(reconsiders.map((i) => [i.key, json(i.payload)])).toEqual([
+      ["acme/ships held", { repository: "acme/ships", branch: "held" }],
+      ["acme/ships main", { repository: "acme/ships", branch: "main" }],
+    ]);
+    expect(json(items[0]?.payload)).toEqual({
+      repository: "acme/ships",
+      headSha: "a".repeat(40),
+      name: "yardmaster/gate",
+      branch: "main",
+      kind: "group",
+      pullNumber: 1,
+    });
+    expect(json(items[2]?.payload)).toEqual({
+      repository: "acme/ships",
+      headSha: "c".repeat(40),
+      name: "yardmaster/gate",
+    });
+    // The gates' record and its old columns stay, for older replicas.
+    const kept = await database.db.selectFrom("gate_checks").select(["head_sha", "retry_at"]).execute();
+    expect(kept).toHaveLength(6);
+  }
+
+  onBothDialects(pg, "copies them", check);
+});

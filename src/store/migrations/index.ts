@@ -38,6 +38,7 @@ import { freezeWork } from "./039-freeze-work.js";
 import { digestsOnce } from "./040-digests-once.js";
 import { recordsOnce } from "./041-records-once.js";
 import { claimsAsWork } from "./042-claims-as-work.js";
+import { gateWork } from "./043-gate-work.js";
 import type { Migration } from "./migration.js";
 
 export { type ColumnTypes, columnTypes, type Migration } from "./migration.js";
@@ -84,6 +85,7 @@ export const MIGRATIONS: readonly Migration[] = [
   digestsOnce,
   recordsOnce,
   claimsAsWork,
+  gateWork,
 ];
 
 /** The highest migration version this build knows. */

@@ -5,6 +5,7 @@ import { anySourceWarning, notRequiredWarning } from "../../../src/backends/gith
 import { createLogger } from "../../../src/logger.js";
 import { Repo } from "../../../src/repo.js";
 import { openStore, type Store } from "../../../src/store/index.js";
+import { WorkRunner } from "../../../src/work/runner.js";
 import { TestOctokit } from "../../helpers/github-app.js";
 
 /**
@@ -25,6 +26,13 @@ function gate(): GitHubGate {
     checkName: GATE,
     owner: "replica-1",
     now: () => T0,
+    work: new WorkRunner({
+      store,
+      owner: "replica-1",
+      now: () => T0,
+      logger: createLogger({ level: "silent" }),
+    }),
+    claimsNow: () => T0,
     logger: createLogger({ level: "silent" }),
   });
 }

@@ -1,11 +1,18 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubGate, octokitGateGitHub } from "../../../src/backends/github/gate/index.js";
+import {
+  GATE_CHECK_KIND,
+  GATE_COMPLETE_KIND,
+  GitHubGate,
+  gateCheckItem,
+  octokitGateGitHub,
+} from "../../../src/backends/github/gate/index.js";
 import { handleGateWebhook } from "../../../src/backends/github/gate/webhooks.js";
 import type { PullRequestInfo } from "../../../src/commands/ports.js";
 import { createLogger } from "../../../src/logger.js";
 import { Repo } from "../../../src/repo.js";
 import { openStore, type Store } from "../../../src/store/index.js";
+import { WorkRunner } from "../../../src/work/runner.js";
 import { TestOctokit } from "../../helpers/github-app.js";
 
 /** The gate check against GitHub's REST API (nock) and a real store (SQLite in memory). */
@@ -21,6 +28,16 @@ let now: Date;
 let enqueued: Array<{ number: number; jump: boolean }>;
 let commented: Array<{ number: number; body: string }>;
 let pulls: Map<number, PullRequestInfo>;
+/** Each replica's runner of durable work, its latest gate's (the gates' kinds registered with it). */
+let runners: Map<string, WorkRunner>;
+
+/** Runs what is due of the gates' durable work on `owner`'s runner (as its runner would, by itself). */
+async function runDue(owner: string): Promise<void> {
+  gate(owner);
+  const runner = runners.get(owner);
+  await runner?.drain(GATE_CHECK_KIND);
+  await runner?.drain(GATE_COMPLETE_KIND);
+}
 
 function gate(
   owner = "replica-1",
@@ -29,12 +46,16 @@ function gate(
   refused?: number,
 ): GitHubGate {
   const octokit = new TestOctokit({ auth: { token: "installation-token" } });
+  const work = new WorkRunner({ store, owner, now: () => now, logger: createLogger({ level: "silent" }) });
+  runners.set(owner, work);
   return new GitHubGate({
     store,
     github: octokitGateGitHub(async () => octokit),
     checkName: GATE,
     owner,
     now: () => now,
+    work,
+    claimsNow: () => now,
     logger: createLogger({ level: "silent" }),
     ...(onGitHubQueue ? { onGitHubQueue } : {}),
     putBack: {
@@ -75,6 +96,7 @@ function pull(number: number): PullRequestInfo {
 
 beforeEach(async () => {
   store = await openStore({ kind: "sqlite", path: ":memory:" });
+  runners = new Map();
   now = T0;
   enqueued = [];
   commented = [];
@@ -193,32 +215,21 @@ describe("the gate check", () => {
         repository: { name: "ships", owner: { login: "acme" } },
       },
     );
-    expect(
-      await store.claimGateCheck({
-        repository: SHIPS,
-        headSha: PR_SHA,
-        name: GATE,
-        branch: "main",
-        kind: "pull",
-        pullNumber: 11,
-        owner: "x",
-        at: T0,
-      }),
-    ).toBe(true);
+    expect(await store.getGateCheck(SHIPS, PR_SHA, GATE)).toBeNull();
   });
 
-  it("keeps its claim when GitHub refuses the check run, and the sweep makes it after a backoff", async () => {
+  it("keeps its claim when GitHub refuses the check run, and a runner makes it after a backoff", async () => {
     nock(API).post("/repos/acme/ships/check-runs").reply(502, { message: "bad gateway" });
     await handleGateWebhook(gate(), "merge_group", groupPayload(11));
-    // Kept: a redelivery finds the claim, and the sweep waits for the backoff (nock refuses any call).
+    // Kept: a redelivery finds the gate's work item, and the runners wait for the backoff (nock refuses any call).
     await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
-    await gate("replica-2").sweep();
+    await runDue("replica-2");
     now = new Date(T0.getTime() + 5_000);
     nock(API).post("/repos/acme/ships/check-runs").reply(502, { message: "bad gateway" });
-    await gate("replica-2").sweep();
+    await runDue("replica-2");
     // Refused twice: the next try is 10 s later, not 5 s.
     now = new Date(T0.getTime() + 10_000);
-    await gate("replica-2").sweep();
+    await runDue("replica-2");
     now = new Date(T0.getTime() + 15_000);
     const again = nock(API)
       .post(
@@ -226,8 +237,9 @@ describe("the gate check", () => {
         (body) => body.head_sha === GROUP_SHA && body.status === "completed",
       )
       .reply(201, { id: 801 });
-    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    await Promise.all([runDue("replica-2"), runDue("replica-3")]);
     expect(again.isDone()).toBe(true);
+    await runDue("replica-3");
   });
 
   it("puts back, in order and ahead, what GitHub removed for its check timeout while paused, and only that", async () => {
@@ -319,17 +331,13 @@ describe("the gate check", () => {
 });
 
 describe("the gate's sweep", () => {
-  const claimed = (headSha: string, pullNumber: number, owner = "replica-1") =>
-    store.claimGateCheck({
-      repository: SHIPS,
-      headSha,
-      name: GATE,
-      branch: "main",
-      kind: "group",
-      pullNumber,
-      owner,
-      at: T0,
-    });
+  /** `owner` claimed the gate of a merge group (its work item, for the gates' 60 s lease) and died. */
+  const claimed = async (headSha: string, pullNumber: number, owner = "replica-1") => {
+    const head = { repository: SHIPS, baseRef: "main", headSha, pullNumber, kind: "group" as const };
+    const until = new Date(T0.getTime() + 60_000);
+    const item = { ...gateCheckItem(head, GATE, T0), claim: { owner, until }, when: "absent" as const };
+    return (await store.scheduleWork(item)) !== null;
+  };
 
   it("makes the check run of a claim whose replica died, once across replicas, queued while paused", async () => {
     await store.putGatePause({
@@ -349,10 +357,10 @@ describe("the gate's sweep", () => {
     });
     // replica-1 claimed the gate and died before making its check run.
     expect(await claimed(GROUP_SHA, 11)).toBe(true);
-    // Within the claim's lease, a redelivery and the sweep leave it (nock refuses any call).
+    // Within the claim's lease, a redelivery and the runners leave it (nock refuses any call).
     now = new Date(T0.getTime() + 30_000);
     await handleGateWebhook(gate("replica-2"), "merge_group", groupPayload(11));
-    await gate("replica-2").sweep();
+    await runDue("replica-2");
     now = new Date(T0.getTime() + 61_000);
     const created: unknown[] = [];
     nock(API)
@@ -361,7 +369,8 @@ describe("the gate's sweep", () => {
         return true;
       })
       .reply(201, { id: 1001 });
-    await Promise.all([gate("replica-2").sweep(), gate("replica-3").sweep()]);
+    // At the lapse, two replicas' runners: one takes it over and makes it, once.
+    await Promise.all([runDue("replica-2"), runDue("replica-3")]);
     expect(created).toEqual([
       expect.objectContaining({
         head_sha: GROUP_SHA,
@@ -387,9 +396,9 @@ describe("the gate's sweep", () => {
         (body) => body.status === "completed" && body.conclusion === "success",
       )
       .reply(201, { id: 1002 });
-    await gate("replica-2").sweep();
+    await runDue("replica-2");
     expect(made.isDone()).toBe(true);
-    await gate("replica-3").sweep();
+    await runDue("replica-3");
   });
 
   it("completes the held gates a resume left (it stopped half way), once", async () => {
@@ -413,21 +422,10 @@ describe("the gate's sweep", () => {
     await gate().onPullHead({ repository: SHIPS, baseRef: "main", headSha: PR_SHA, pullNumber: 11 });
     now = new Date(T0.getTime() + 6 * 24 * 3600_000);
     await gate().sweep();
-    const claim = (headSha: string, kind: "group" | "pull") =>
-      store.claimGateCheck({
-        repository: SHIPS,
-        headSha,
-        name: GATE,
-        branch: "main",
-        kind,
-        pullNumber: 11,
-        owner: "x",
-        at: now,
-      });
-    expect(await claim(PR_SHA, "pull")).toBe(false);
+    expect(await store.getGateCheck(SHIPS, PR_SHA, GATE)).not.toBeNull();
     now = new Date(T0.getTime() + 8 * 24 * 3600_000);
     await gate().sweep();
-    expect(await claim(PR_SHA, "pull")).toBe(true);
+    expect(await store.getGateCheck(SHIPS, PR_SHA, GATE)).toBeNull();
     expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1005]);
   });
 
@@ -442,11 +440,12 @@ describe("the gate's sweep", () => {
       "Not running yet: GitHub refused to complete 1 merge group's gate check on main",
     );
     expect((await store.pendingGateChecks(SHIPS, "main")).map((g) => g.checkRunId)).toEqual([1004]);
-    // Not before the backoff (nock refuses any call), then once.
+    // Not before the backoff, by the sweep nor a runner (nock refuses any call), then once.
     await gate("replica-2").sweep();
+    await runDue("replica-2");
     now = new Date(T0.getTime() + 5_000);
     const retried = nock(API).patch("/repos/acme/ships/check-runs/1004").reply(200, {});
-    await gate("replica-2").sweep();
+    await Promise.all([runDue("replica-2"), runDue("replica-3")]);
     expect(retried.isDone()).toBe(true);
     expect(await store.pendingGateChecks(SHIPS, "main")).toEqual([]);
   });

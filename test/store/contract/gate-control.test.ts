@@ -97,7 +97,7 @@ storeContract("gate control", ({ h }) => {
 
   describe("held gates decided again", () => {
     const hold = async (sha: string, pull: number, branch = "main") => {
-      await store.claimGateCheck({
+      await store.recordGateCheck({
         repository: r("acme/ships"),
         headSha: sha,
         name: GATE,
@@ -110,29 +110,32 @@ storeContract("gate control", ({ h }) => {
       await store.gateCheckReported(r("acme/ships"), sha, GATE, pull, "queued", at(SECOND));
     };
 
-    it("are flagged by commit, by pull request or by branch, and each taken by one caller", async () => {
+    it("are flagged by commit, by pull request or by branch, listed oldest first until unflagged", async () => {
       await hold(SHA_A, 1);
       await hold(SHA_B, 2);
       await hold(SHA_C, 3, "release/2.0");
+      const flagged = async (where?: { repository: ReturnType<typeof r>; branch: string }) =>
+        (await store.gatesToReconsider(10, where)).map((g) => g.pullNumber);
       await store.reconsiderGates(r("acme/ships"), "main", { headSha: SHA_B.toUpperCase() });
-      const taken = await Promise.all([store.takeGatesToReconsider(10), store.takeGatesToReconsider(10)]);
-      expect(taken.flat().map((g) => g.pullNumber)).toEqual([2]);
+      expect(await flagged()).toEqual([2]);
+      await store.reconsidered(r("acme/ships"), [SHA_B]);
+      expect(await flagged()).toEqual([]);
       await store.reconsiderGates(r("acme/ships"), "main", { pull: 1 });
-      expect((await store.takeGatesToReconsider(10)).map((g) => g.pullNumber)).toEqual([1]);
+      expect(await flagged()).toEqual([1]);
       await store.reconsiderGates(r("acme/ships"), "main");
       await store.reconsiderGates(r("acme/ships"), "release/2.0");
-      const main = await store.takeGatesToReconsider(10, { repository: r("ACME/ships"), branch: "main" });
-      expect(main.map((g) => g.pullNumber)).toEqual([1, 2]);
-      expect((await store.takeGatesToReconsider(10)).map((g) => g.pullNumber)).toEqual([3]);
-      expect(await store.takeGatesToReconsider(10)).toEqual([]);
+      expect(await flagged({ repository: r("ACME/ships"), branch: "main" })).toEqual([1, 2]);
+      expect(await flagged()).toEqual([1, 2, 3]);
+      expect(await store.gatesToReconsider(1)).toHaveLength(1);
+      await store.reconsidered(r("acme/ships"), [SHA_A.toUpperCase(), SHA_B, SHA_C]);
+      expect(await flagged()).toEqual([]);
     });
 
-    it("are only held ones: a completed gate is not taken", async () => {
+    it("are only held ones: a completed gate is not listed", async () => {
       await hold(SHA_A, 1);
       await store.reconsiderGates(r("acme/ships"), "main");
-      await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR));
       await store.gateCompleted(r("acme/ships"), SHA_A, GATE, at(HOUR));
-      expect(await store.takeGatesToReconsider(10)).toEqual([]);
+      expect(await store.gatesToReconsider(10)).toEqual([]);
     });
   });
 });

@@ -94,19 +94,26 @@ storeContract("gates", ({ h }) => {
       at: at(SECOND),
     });
 
-    it("are claimed once per repository, commit and name", async () => {
-      const claims = await Promise.all([
-        store.claimGateCheck(check(SHA_A, 1)),
-        store.claimGateCheck(check(SHA_A, 1, "replica-2")),
+    it("are recorded once per repository, commit and name: the first record is kept", async () => {
+      const made = await Promise.all([
+        store.recordGateCheck(check(SHA_A, 1)),
+        store.recordGateCheck({ ...check(SHA_A, 1, "replica-2"), pullNumber: 9 }),
       ]);
-      expect(claims.filter(Boolean)).toHaveLength(1);
-      expect(await store.claimGateCheck({ ...check(SHA_A, 1), repository: r("ACME/ships") })).toBe(false);
-      expect(await store.claimGateCheck(check(SHA_A, 1))).toBe(false);
+      expect(new Set(made.map((m) => m.pullNumber)).size).toBe(1);
+      expect(made[0]).toMatchObject({ headSha: SHA_A, state: "claimed", checkRunId: null, branch: "main" });
+      const again = await store.recordGateCheck({ ...check(SHA_A, 7), repository: r("ACME/ships") });
+      expect(again.pullNumber).toBe(made[0]?.pullNumber);
+      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 9_000_000_003, "queued", at(SECOND));
+      expect(await store.getGateCheck(r("ACME/ships"), SHA_A.toUpperCase(), GATE)).toMatchObject({
+        checkRunId: 9_000_000_003,
+        state: "queued",
+      });
+      expect(await store.getGateCheck(r("acme/ships"), SHA_B, GATE)).toBeNull();
     });
 
-    it("held ones are listed oldest first and completed once", async () => {
-      await store.claimGateCheck(check(SHA_B, 2));
-      await store.claimGateCheck(check(SHA_A, 3));
+    it("held ones are listed oldest first, and held until completed", async () => {
+      await store.recordGateCheck(check(SHA_B, 2));
+      await store.recordGateCheck(check(SHA_A, 3));
       await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 9_000_000_001, "queued", at(SECOND));
       await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 9_000_000_002, "queued", at(SECOND));
       const pending = await store.pendingGateChecks(r("acme/ships"), "main");
@@ -114,83 +121,10 @@ storeContract("gates", ({ h }) => {
         [2, 9_000_000_001],
         [3, 9_000_000_002],
       ]);
-      const completions = await Promise.all([
-        store.claimGateCompletion(r("acme/ships"), SHA_B, GATE, at(HOUR)),
-        store.claimGateCompletion(r("acme/ships"), SHA_B, GATE, at(HOUR)),
-      ]);
-      expect(completions.filter((c) => c !== null)).toEqual([9_000_000_001]);
-      // Held until GitHub is told.
-      expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((p) => p.pullNumber)).toEqual([
-        2, 3,
-      ]);
       await store.gateCompleted(r("acme/ships"), SHA_B, GATE, at(HOUR));
       expect((await store.pendingGateChecks(r("acme/ships"), "main")).map((p) => p.pullNumber)).toEqual([3]);
+      expect(await store.getGateCheck(r("acme/ships"), SHA_B, GATE)).toMatchObject({ state: "success" });
       expect(await store.pendingGateChecks(r("acme/ships"), "release/2.0")).toEqual([]);
-    });
-
-    it("a completion GitHub did not hear may be claimed again once its claim is stale", async () => {
-      await store.claimGateCheck(check(SHA_A, 1));
-      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 41, "queued", at(SECOND));
-      const claim = (t: number) =>
-        store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(t), at(t - MINUTE));
-      expect(await claim(HOUR)).toBe(41);
-      expect(await claim(HOUR + SECOND)).toBeNull();
-      expect(await claim(HOUR + MINUTE + 3 * SECOND)).toBe(41);
-      await store.gateCompleted(r("acme/ships"), SHA_A, GATE, at(2 * HOUR));
-      expect(await claim(3 * HOUR)).toBeNull();
-    });
-
-    it("a claim without a check run is taken over once it is stale, by one caller", async () => {
-      await store.claimGateCheck(check(SHA_A, 1));
-      await store.claimGateCheck(check(SHA_B, 2));
-      await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 42, "queued", at(SECOND));
-      const late = { ...check(SHA_A, 1, "replica-2"), at: at(SECOND + 30 * SECOND) };
-      expect(await store.claimGateCheck({ ...late, staleBefore: at(0) })).toBe(false);
-      expect(await store.takeStaleGateClaims("replica-2", at(30 * SECOND), at(0))).toEqual([]);
-      const [one, two] = await Promise.all([
-        store.takeStaleGateClaims("replica-2", at(2 * MINUTE), at(MINUTE)),
-        store.takeStaleGateClaims("replica-3", at(2 * MINUTE), at(MINUTE)),
-      ]);
-      expect([...one, ...two].map((c) => [c.headSha, c.pullNumber, c.state])).toEqual([
-        [SHA_A, 1, "claimed"],
-      ]);
-      // Taken over just now: not stale again until a minute later, when a delivery may take it too.
-      expect(await store.claimGateCheck({ ...late, at: at(2 * MINUTE), staleBefore: at(MINUTE) })).toBe(
-        false,
-      );
-      expect(await store.claimGateCheck({ ...late, at: at(4 * MINUTE), staleBefore: at(3 * MINUTE) })).toBe(
-        true,
-      );
-    });
-
-    it("a check run GitHub refused keeps its claim, counted, and is taken again once due", async () => {
-      await store.claimGateCheck(check(SHA_A, 1));
-      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(SECOND + 5 * SECOND));
-      // Kept: not claimable anew, and not taken before it is due (even once its lease lapsed).
-      expect(await store.claimGateCheck({ ...check(SHA_A, 1, "replica-2"), staleBefore: at(0) })).toBe(false);
-      expect(await store.takeStaleGateClaims("replica-2", at(2 * SECOND), at(0))).toEqual([]);
-      const [one, two] = await Promise.all([
-        store.takeStaleGateClaims("replica-2", at(6 * SECOND), at(0)),
-        store.takeStaleGateClaims("replica-3", at(6 * SECOND), at(0)),
-      ]);
-      expect([...one, ...two].map((c) => [c.headSha, c.attempts])).toEqual([[SHA_A, 1]]);
-      // Taken: its lease holds again while it is made.
-      expect(await store.takeStaleGateClaims("replica-3", at(7 * SECOND), at(0))).toEqual([]);
-      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(20 * SECOND));
-      const again = await store.takeStaleGateClaims("replica-3", at(20 * SECOND), at(0));
-      expect(again.map((c) => c.attempts)).toEqual([2]);
-    });
-
-    it("a completion GitHub refused is listed again for the sweep once due", async () => {
-      await store.claimGateCheck(check(SHA_A, 1));
-      await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 61, "queued", at(SECOND));
-      expect(await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR))).toBe(61);
-      await store.deferGateCheck(r("acme/ships"), SHA_A, GATE, at(HOUR + 5 * SECOND));
-      expect(await store.unpausedHeldGates(10, at(HOUR + SECOND))).toEqual([]);
-      const due = await store.unpausedHeldGates(10, at(HOUR + 5 * SECOND));
-      expect(due.map((g) => [g.checkRunId, g.attempts])).toEqual([[61, 1]]);
-      // Its completion claim was given back with it.
-      expect(await store.claimGateCompletion(r("acme/ships"), SHA_A, GATE, at(HOUR + 5 * SECOND))).toBe(61);
     });
 
     it("held gates of branches no longer paused are listed; old finished rows are deleted", async () => {
@@ -202,15 +136,15 @@ storeContract("gates", ({ h }) => {
         by: "a",
         pausedAt: at(0),
       });
-      await store.claimGateCheck(on("main", SHA_A, 1));
-      await store.claimGateCheck(on("release", SHA_B, 2));
+      await store.recordGateCheck(on("main", SHA_A, 1));
+      await store.recordGateCheck(on("release", SHA_B, 2));
       await store.gateCheckReported(r("acme/ships"), SHA_A, GATE, 51, "queued", at(SECOND));
       await store.gateCheckReported(r("acme/ships"), SHA_B, GATE, 52, "queued", at(SECOND));
       expect((await store.unpausedHeldGates(10)).map((g) => [g.branch, g.checkRunId])).toEqual([
         ["release", 52],
       ]);
-      await store.claimGateCheck({ ...check("c".repeat(40), 3), kind: "pull" });
-      await store.claimGateCheck(check("d".repeat(40), 4));
+      await store.recordGateCheck({ ...check("c".repeat(40), 3), kind: "pull" });
+      await store.recordGateCheck(check("d".repeat(40), 4));
       await store.gateCheckReported(r("acme/ships"), "d".repeat(40), GATE, 54, "success", at(SECOND));
       expect(await store.deleteOldGateChecks(at(0))).toBe(0);
       // The pull request's and the completed ones go; the held ones stay.

@@ -13,26 +13,22 @@ import {
 import type { QueueEvent, QueueEventBody } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
-import type {
-  GateCheckRecord,
-  GateDrain,
-  GatePass,
-  GatePauseRecord,
-  GateStore,
-} from "../../../store/gates.js";
+import type { GateDrain, GatePass, GatePauseRecord, GateStore } from "../../../store/gates.js";
+import type { WorkItem } from "../../../store/index.js";
 import { pushedEventId } from "../queue-events.js";
-import { GateChecks } from "./checks.js";
+import { checkOf, GateChecks, type GateHead, type GateWork } from "./checks.js";
 
 import { GateDecisions, type GateEntries } from "./decisions.js";
 import type { GateGitHub } from "./github.js";
 import { type PutBack, putBackTimedOut } from "./put-back.js";
+import { GateReconsiders } from "./reconsider.js";
 import { gateWarning } from "./required.js";
 import { passedRun } from "./runs.js";
 
 /** Completed gates and pull requests' gates older than this are deleted by the sweep. */
 const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** How many held gates one sweep completes (or decides again) at most. */
+/** How many held gates one sweep completes at most. */
 const SWEEP_BATCH = 100;
 
 /** The gate check's name when GATE_CHECK_NAME is not set. */
@@ -47,7 +43,14 @@ export interface GateDeps {
   appId?: number;
   /** This process, as the holder of claims in the store. */
   owner: string;
+  /** The gate's business clock (a pause's start, a hold, a record's age). */
   now: () => Date;
+  /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
+  work: GateWork;
+  /** The clock of the gates' claims and retries: the real time (GitHub's), unless a test gives its own. */
+  claimsNow?: () => Date;
+  /** The first retry's delay after GitHub refused a gate (5 s), doubling. */
+  retryBaseMs?: number;
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;
@@ -70,6 +73,9 @@ export interface GateDeps {
    */
   entries?: GateEntries;
 }
+
+/** What the gate decided for a merge group of a held branch. */
+type GateDecision = Awaited<ReturnType<GateDecisions["decide"]>>;
 
 /** The events the gate tells the channels of. */
 type GateAnnouncement = Extract<QueueEventBody, { kind: "paused" | "resumed" | "drained" | "let-through" }>;
@@ -95,19 +101,37 @@ export interface PullHead {
 /**
  * GitHub's merge queue held by a required check Yardmaster's GitHub App owns (docs/backends.md, "The
  * gate"): the gate check on every merge group's head and pull request's head. Not paused, it succeeds at
- * once; paused, a merge group's stays queued until the branch is resumed. Each gate is claimed in the
- * store before its check run is made (one per repository, commit and name across replicas and
- * redeliveries), and completed once. The pause itself is Yardmaster's, per repository and branch.
+ * once; paused, a merge group's stays queued until the branch is resumed. Each gate's check run is made
+ * as durable work (one per repository, commit and name across replicas and redeliveries, its record in
+ * the store), and completed once. The pause itself is Yardmaster's, per repository and branch.
  */
 export class GitHubGate implements QueuePauses {
   readonly scope = "branch" as const;
   readonly exemptions = "labels" as const;
   private readonly decisions: GateDecisions;
   private readonly checks: GateChecks;
+  private readonly reconsiders: GateReconsiders;
+  /** What this replica decided for the gates it is about to make (their run reads it, not GitHub again). */
+  private readonly decided = new Map<
+    string,
+    { pause: GatePauseRecord | null; decided: GateDecision | null }
+  >();
 
   constructor(private readonly deps: GateDeps) {
     this.decisions = new GateDecisions(deps);
-    this.checks = new GateChecks(deps);
+    this.checks = new GateChecks(deps, (item) => this.makeCheck(item));
+    const claimsNow = () => deps.claimsNow?.() ?? new Date();
+    this.reconsiders = new GateReconsiders({ ...deps, claimsNow }, this.decisions, this.checks);
+  }
+
+  /** This replica's runner makes and completes the gates left to it (lapsed, or due again), until `stop`. */
+  start(): void {
+    this.checks.start();
+    this.reconsiders.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.checks.stop(), this.reconsiders.stop()]);
   }
 
   /** The branch a target names: its own, or the repository's default branch (read from GitHub). */
@@ -207,8 +231,8 @@ export class GitHubGate implements QueuePauses {
       ...(how.except?.length ? { except: [...how.except] } : {}),
     });
     if (updated && (record.drain || record.except.length)) {
-      await this.deps.store.reconsiderGates(target.repo, branch);
-      await this.reconsider({ repository: target.repo, branch });
+      await this.reconsiders.flag({ repository: target.repo, branch });
+      await this.reconsiders.now({ repository: target.repo, branch });
     }
     const now = record.drain ? ((await this.checkDrained(record, undefined, known)) ?? record) : record;
     return { ...toQueuePause(now), ...(warning ? { warning } : {}) };
@@ -320,22 +344,21 @@ export class GitHubGate implements QueuePauses {
         at: now(),
       });
     }
-    const run = decided?.run ?? passedRun(name, "The merge queue is running");
-    const reported = await this.checks.report({ ...group, kind: "group" }, run);
-    if (!reported || !pause || decided?.pass) return;
-    if (decided?.undecided)
-      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
-    const after = await store.getGatePause(group.repository, group.baseRef);
-    // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
-    if (!after) {
-      await this.checks.complete(reported, "Resumed");
-      return;
-    }
-    // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
-    if (await this.decisions.changed(pause, after, group.pullNumber)) {
-      await store.reconsiderGates(group.repository, group.baseRef, { headSha: group.headSha });
-      await this.reconsider({ repository: group.repository, branch: group.baseRef });
-    }
+    await this.report({ ...group, kind: "group" }, name, { pause, decided });
+  }
+
+  /** Makes the gate of a head, claimed by this replica, at once (what was decided for it kept for its run). */
+  private async report(
+    head: GateHead,
+    name: string,
+    known: { pause: GatePauseRecord | null; decided: GateDecision | null },
+  ): Promise<void> {
+    let key: string | undefined;
+    await this.checks.report(head, name, (k) => {
+      key = k;
+      this.decided.set(k, known);
+    });
+    if (key) this.decided.delete(key);
   }
 
   /** A pull request's head: its gate always succeeds (people may queue during a pause). */
@@ -344,10 +367,7 @@ export class GitHubGate implements QueuePauses {
     const check = this.deps.onGitHubQueue;
     const served = check ? await check(pull.repository, pull.baseRef).catch(() => true) : true;
     if (!served) return;
-    await this.checks.report(
-      { ...pull, kind: "pull" },
-      passedRun(this.deps.checkName, "Pull requests may be queued at any time"),
-    );
+    await this.report({ ...pull, kind: "pull" }, this.deps.checkName, { pause: null, decided: null });
   }
 
   /**
@@ -385,26 +405,18 @@ export class GitHubGate implements QueuePauses {
   }
 
   /**
-   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: takes over the claims
-   * whose replica died before making their check run and makes it (queued if the branch is paused now,
-   * else a success), completes the held gates of branches no longer paused (a resume that stopped half
-   * way, or a completion GitHub did not hear), and deletes old finished rows. Each gate is taken by one
-   * replica (its claim is one statement).
+   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: completes the held gates
+   * of branches no longer paused (a resume that stopped half way; each completion a work item, made by
+   * one replica), asks for a decision of the held gates flagged with none asked for, and deletes old
+   * finished rows. Claims whose replica died, and gates GitHub refused, are the runner's (durable work:
+   * `GateChecks`, `GateReconsiders`).
    */
   async sweep(): Promise<void> {
-    const { store, owner, now, logger } = this.deps;
-    for (const gate of await store.takeStaleGateClaims(owner, now(), this.checks.staleBefore())) {
-      await this.reportTakenOver(gate).catch((error: unknown) =>
-        logger.warn(
-          { err: error, repository: gate.repository.fullName, sha: gate.headSha },
-          "could not make a gate check another replica had claimed: Yardmaster tries again shortly",
-        ),
-      );
+    const { store, now, logger } = this.deps;
+    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH)) {
+      await this.checks.complete(gate, "Resumed", "later");
     }
-    for (const gate of await store.unpausedHeldGates(SWEEP_BATCH, now())) {
-      await this.checks.complete(gate, "Resumed");
-    }
-    await this.reconsider();
+    await this.reconsiders.sweep();
     // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
     // key) and one replica marks it (markGateDrained); the cost is one read of GitHub's queue per draining
     // branch and replica each sweep, while a drain lasts.
@@ -417,37 +429,6 @@ export class GitHubGate implements QueuePauses {
       );
     }
     await store.deleteOldGateChecks(new Date(now().getTime() - GATE_CHECK_RETENTION_MS));
-  }
-
-  /**
-   * Decides again the held gates waiting for it (of one branch, or of any: the sweep), each taken by one
-   * replica: those that pass now are completed; those GitHub could not be read for wait for the next
-   * sweep. The gates completed.
-   */
-  private async reconsider(where?: { repository: Repo; branch: string }): Promise<GateCheckRecord[]> {
-    const { store } = this.deps;
-    const passed: GateCheckRecord[] = [];
-    const reads = this.decisions.reads();
-    // Each branch's pause read once per pass (the gates taken are of few branches, often one).
-    const pauses = new Map<string, Promise<GatePauseRecord | null>>();
-    const pauseOf = (gate: GateCheckRecord) => {
-      const key = `${gate.repository.key}\n${gate.branch}`;
-      const read = pauses.get(key) ?? store.getGatePause(gate.repository, gate.branch);
-      pauses.set(key, read);
-      return read;
-    };
-    for (const gate of await store.takeGatesToReconsider(SWEEP_BATCH, where)) {
-      const pause = await pauseOf(gate);
-      const decided = pause ? await this.decisions.decide(pause, gate, reads) : null;
-      if (pause && !decided?.pass) {
-        if (decided?.undecided)
-          await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
-        continue;
-      }
-      if (await this.checks.complete(gate, decided?.run ?? passedRun(this.deps.checkName, "Resumed")))
-        passed.push(gate);
-    }
-    return passed;
   }
 
   /**
@@ -512,7 +493,7 @@ export class GitHubGate implements QueuePauses {
         by: options.by,
         at: now(),
       });
-      await store.reconsiderGates(repo, branch, { pull: number });
+      await this.reconsiders.flag({ repository: repo, branch }, { pull: number });
     }
     await this.announce(repo, branch, `gate-let:${pass?.passId ?? pull}:${group.join(",")}`, {
       kind: "let-through",
@@ -520,28 +501,40 @@ export class GitHubGate implements QueuePauses {
       pulls: group,
       scope: "branch",
     });
-    const passed = await this.reconsider({ repository: repo, branch });
+    const passed = await this.reconsiders.now({ repository: repo, branch });
     return { kind: "passed", branch, pulls: group, passedNow: passed.some((g) => g.pullNumber === pull) };
   }
 
-  /** Makes the check run of a gate whose claim this replica took over. */
-  private async reportTakenOver(gate: GateCheckRecord): Promise<void> {
-    const { store } = this.deps;
-    const pause = gate.kind === "group" ? await store.getGatePause(gate.repository, gate.branch) : null;
-    const open =
-      gate.kind === "group" ? "The merge queue is running" : "Pull requests may be queued at any time";
-    const decided = pause ? await this.decisions.decide(pause, gate) : null;
-    const head = { ...gate, baseRef: gate.branch };
-    const reported = await this.checks.makeRun(
-      head,
-      decided?.run ?? passedRun(gate.name, open),
-      gate.attempts,
-    );
+  /**
+   * A `gate-check` item's run (this replica's, just heard of; or taken over, or due again after GitHub
+   * refused it): the gate's record made (once), then its check run (queued if its branch is paused now
+   * and the pause holds it, else a success), unless one was made; throws when GitHub refused.
+   */
+  private async makeCheck(item: WorkItem): Promise<void> {
+    const { store, owner, now } = this.deps;
+    const { head, name } = checkOf(item);
+    const { repository, baseRef: branch, headSha, pullNumber } = head;
+    const gate = await store.recordGateCheck({ ...head, branch, name, owner, at: now() });
+    if (gate.checkRunId !== null || gate.state !== "claimed") return;
+    const known = this.decided.get(item.key);
+    const group = head.kind === "group";
+    const pause = known ? known.pause : group ? await store.getGatePause(repository, branch) : null;
+    const decided = known ? known.decided : pause ? await this.decisions.decide(pause, gate) : null;
+    const open = group ? "The merge queue is running" : "Pull requests may be queued at any time";
+    const reported = await this.checks.makeRun(head, decided?.run ?? passedRun(name, open));
     if (!pause || decided?.pass) return;
-    if (decided?.undecided)
-      await store.reconsiderGates(gate.repository, gate.branch, { headSha: gate.headSha });
-    if (!(await store.getGatePause(gate.repository, gate.branch)))
+    if (decided?.undecided) await this.reconsiders.flag({ repository, branch }, { headSha });
+    const after = await store.getGatePause(repository, branch);
+    // Resumed while the check run was being made: the resume may not have seen it, so it is done here.
+    if (!after) {
       await this.checks.complete(reported, "Resumed");
+      return;
+    }
+    // Changed meanwhile (a drain, exemptions, a pull request let through): decided again on what holds now.
+    if (await this.decisions.changed(pause, after, pullNumber)) {
+      await this.reconsiders.flag({ repository, branch }, { headSha });
+      await this.reconsiders.now({ repository, branch });
+    }
   }
 }
 

@@ -3,13 +3,16 @@ import type { QueueEvent } from "../../../core/queue.js";
 import type { Logger } from "../../../logger.js";
 import type { Repo } from "../../../repo.js";
 import type { GateStore } from "../../../store/gates.js";
+import type { GateWork } from "./checks.js";
 import type { GateEntries } from "./decisions.js";
 import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
 
+export { GATE_CHECK_KIND, GATE_COMPLETE_KIND, type GateWork, gateCheckItem, gateKey } from "./checks.js";
 export type { GateEntries } from "./decisions.js";
 export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
+export { GATE_RECONSIDER_KIND } from "./reconsider.js";
 export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
 export { GATE_SWEEP_MS, gateSweepService } from "./sweep.js";
 export { registerGateWebhooks } from "./webhooks.js";
@@ -23,6 +26,11 @@ export function createGitHubGate(options: {
   owner: string;
   now: () => Date;
   logger: Logger;
+  /** This replica's runner of durable work (the gates' kinds `gate-check`, `gate-complete`). */
+  work: GateWork;
+  /** The gates' claims' clock (default the real time) and first retry delay (tests shorten them). */
+  claimsNow?: () => Date;
+  retryBaseMs?: number;
   /** The app's installation on a repository (throws while the GitHub App has not started). */
   octokitFor: (repo: Repo) => Promise<GateOctokit>;
   /** The app's write queue (read late: it exists once the GitHub App started). */
@@ -50,6 +58,9 @@ export function createGitHubGate(options: {
     ...(options.appId !== undefined ? { appId: options.appId } : {}),
     owner: options.owner,
     now: options.now,
+    work: options.work,
+    ...(options.claimsNow ? { claimsNow: options.claimsNow } : {}),
+    ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
     logger: options.logger,
     ...(options.announce ? { announce: options.announce } : {}),
     ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
