@@ -462,8 +462,8 @@ async function run(args: string[], context: BenchmarkContext): Promise<void> {
       const t0 = performance.now();
       const report = await poller.tick();
       const wallMs = performance.now() - t0;
-      const settled = await settleOutbox(poller, store);
       const cpu = process.cpuUsage(cpu0);
+      const settled = await settleOutbox(poller, store);
       const collected = await servers.call("collect", {});
 
       let idleRequests = 0;
@@ -640,7 +640,7 @@ function printCycles(out: (text: string) => void, cycles: CycleTable): void {
       ],
       [
         "CPU ms",
-        "this process's user + system CPU time during the tick and the paced posts after it (process.cpuUsage)",
+        "this process's user + system CPU time during the tick (process.cpuUsage; not the paced posts after it)",
       ],
       ["MQ req", "merge-queue requests the simulator served during the tick, to idle / busy repositories"],
       ["max/idle", "the most requests one idle repository got"],
