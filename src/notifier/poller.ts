@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventGroup } from "../core/event-groups.js";
 import { groupOfEvent, type LogPosition, type QueueEvent, type QueueEventLog } from "../core/queue.js";
+import type { Subscription } from "../core/records.js";
 import { Turns } from "../event-loop.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -135,6 +136,8 @@ export class Poller {
   private laterDelivery: { at: number; timer: NodeJS.Timeout } | undefined;
   /** This replica's reads so far (a tick reports the difference). */
   private readonly reads = { polled: 0, failed: 0, events: 0 };
+  /** Each claimed repository's subscriptions, read for its whole claim at once (beforeBatch), until its run takes them. */
+  private readonly claimedSubscriptions = new WeakMap<WorkItem, Subscription[]>();
   lastSuccessfulTick: Date | null = null;
 
   constructor(private readonly deps: PollerDeps) {
@@ -176,9 +179,10 @@ export class Poller {
       concurrency: this.deps.concurrency ?? 16,
       leaseMs: this.leaseMs,
       backoff: (attempts) => nextDelayMs(attempts, DEFAULT_BACKOFF),
-      // People's preferences, read once per claim.
-      beforeBatch: async () => {
+      // People's preferences and the repositories' subscriptions, read once per claim.
+      beforeBatch: async (items) => {
         await this.deps.personal?.refreshGroups();
+        await this.readSubscriptions(items);
       },
       run: (item) => this.runPoll(item),
     };
@@ -330,20 +334,50 @@ export class Poller {
     return rung && ms(p.regularAt) > startedAt ? null : regular;
   }
 
+  /**
+   * The subscriptions of a claim's repositories, in one query; a repository whose run finds none kept
+   * (the query failed, or an item not claimed in a batch) reads its own.
+   */
+  private async readSubscriptions(items: readonly WorkItem[]): Promise<void> {
+    const repositories = items.map((item) => repositoryOf(item));
+    const subs = await this.deps.store.listSubscriptions({ repositories }).catch(() => null);
+    if (!subs) return;
+    const byKey = new Map<string, Subscription[]>();
+    for (const sub of subs) {
+      const list = byKey.get(sub.repository.key);
+      if (list) list.push(sub);
+      else byKey.set(sub.repository.key, [sub]);
+    }
+    items.forEach((item, i) => {
+      this.claimedSubscriptions.set(item, byKey.get(repositories[i]?.key ?? "") ?? []);
+    });
+  }
+
+  /** A claimed repository's subscriptions: those read with its claim, else its own query. */
+  private async subscriptionsOf(item: WorkItem, repository: Repo): Promise<Subscription[]> {
+    const kept = this.claimedSubscriptions.get(item);
+    this.claimedSubscriptions.delete(item);
+    return kept ?? this.deps.store.listSubscriptions({ repository });
+  }
+
   /** One claimed repository's read (the `poll` kind's run): when it is due next, with its cursor moved. */
   private async runPoll(item: WorkItem): Promise<WorkNext> {
     const p = item.payload as Partial<PollPayload>;
-    const repository = Repo.from(p.repository ?? item.key);
+    const repository = repositoryOf(item);
     const start = this.now().getTime();
     const reason = this.reasonOf(item, start);
-    if (reason === null) return { dueAt: new Date(ms(p.lastReadAt) + this.minGapMs) };
+    if (reason === null) {
+      this.claimedSubscriptions.delete(item);
+      return { dueAt: new Date(ms(p.lastReadAt) + this.minGapMs) };
+    }
     const { metrics } = this.deps;
     let read: { fresh: number; cursor: PollCursor | null };
     try {
-      read = await readReason.run(reason, () => this.read(repository, cursorOf(item.payload)));
+      const subs = await this.subscriptionsOf(item, repository);
+      read = await readReason.run(reason, () => this.read(repository, subs, cursorOf(item.payload)));
     } catch (error) {
       this.reads.failed += 1;
-      metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "failed" });
+      metrics?.repositoryReads.inc({ outcome: "failed", repository: repository.toString() });
       metrics?.notificationFailures.inc({
         stage: "poll",
         reason: this.deps.eventLog?.failureCode?.(error) ?? "error",
@@ -354,12 +388,13 @@ export class Poller {
     }
     this.reads.polled += 1;
     this.reads.events += read.fresh;
-    metrics?.repositoryReads.inc({ repository: repository.toString(), outcome: "ok" });
-    return this.next(p, start, read);
+    metrics?.repositoryReads.inc({ outcome: "ok", repository: repository.toString() });
+    return this.next(repository, p, start, read);
   }
 
   /** When a repository read at `start` is due next: its cadence, or the recheck GitHub's last event asked for. */
   private async next(
+    repository: Repo,
     p: Partial<PollPayload>,
     start: number,
     read: { fresh: number; cursor: PollCursor | null },
@@ -367,7 +402,7 @@ export class Poller {
     const now = this.now().getTime();
     const activeUntil = read.fresh > 0 ? now + ACTIVE_MS : undefined;
     const active = Math.max(ms(p.activeUntil), activeUntil ?? 0) > now;
-    const idle = !active && (await this.servedByDoorbell(Repo.from(p.repository ?? "")));
+    const idle = !active && (await this.servedByDoorbell(repository));
     const regularAt = now + (idle ? this.idleMs : this.deps.intervalMs);
     const recheck = ms(p.recheckAt);
     const dueAt = recheck > start ? Math.min(regularAt, Math.max(recheck, start + this.minGapMs)) : regularAt;
@@ -396,12 +431,12 @@ export class Poller {
    */
   private async read(
     repository: Repo,
+    subs: readonly Subscription[],
     kept: PollCursor | null,
   ): Promise<{ fresh: number; cursor: PollCursor | null }> {
-    const { store, metrics, deliverer, personal, eventLog } = this.deps;
+    const { metrics, deliverer, personal, eventLog } = this.deps;
     const none = { fresh: 0, cursor: null };
     if (!eventLog) return none;
-    const subs = await store.listSubscriptions({ repository });
     if (subs.length === 0) return none;
     if (this.deps.readsLog && !(await this.deps.readsLog(repository))) return none;
     const now = this.now();
@@ -454,6 +489,11 @@ export class Poller {
     await turns.next();
     return { fresh, cursor: advance(cursor, events, now) };
   }
+}
+
+/** The repository a `poll` item reads (as subscribed; its key otherwise). */
+function repositoryOf(item: WorkItem): Repo {
+  return Repo.from((item.payload as Partial<PollPayload>).repository ?? item.key);
 }
 
 /**

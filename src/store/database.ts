@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { type ColumnType, type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import { preparedOnce } from "./sqlite-statements.js";
 
 /** Where the store lives: an SQLite file (or `:memory:`), or a PostgreSQL database. */
 export type DatabaseSettings =
@@ -504,7 +505,7 @@ function openSqlite(path: string, logger?: Logger): Database {
     sqlite.close();
     throw error;
   }
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: preparedOnce(sqlite) }) });
   return { kind: "sqlite", db, schema: undefined, pingTimeoutMs: BUSY_TIMEOUT_MS, checkFile };
 }
 

@@ -18,8 +18,15 @@ export interface SubscriptionStore {
   putSubscription(sub: Subscription): Promise<{ created: boolean }>;
   /** True when a subscription was removed. */
   deleteSubscription(channelId: string, repository: Repo): Promise<boolean>;
-  /** Ordered by repository (by key), then channel. */
-  listSubscriptions(filter?: { channelId?: string; repository?: Repo }): Promise<Subscription[]>;
+  /**
+   * Ordered by repository (by key), then channel. `repositories`: those of any of them (one query for a
+   * batch of repositories, the poller's claim; none for an empty list).
+   */
+  listSubscriptions(filter?: {
+    channelId?: string;
+    repository?: Repo;
+    repositories?: readonly Repo[];
+  }): Promise<Subscription[]>;
   /** Distinct, sorted by key; each in one of the spellings it was subscribed with (the smallest). */
   listSubscribedRepositories(): Promise<Repo[]>;
 }
@@ -132,12 +139,15 @@ function deleteSubscription(ctx: StoreContext): SubscriptionStore["deleteSubscri
 function listSubscriptions(ctx: StoreContext): SubscriptionStore["listSubscriptions"] {
   const { db, v } = ctx;
   return async (filter = {}) => {
-    const { channelId, repository } = filter;
+    const { channelId, repository, repositories } = filter;
+    if (repositories?.length === 0) return [];
+    const keys = [...new Set(repositories?.map((r) => r.key))];
     const rows = await db
       .selectFrom("subscriptions")
       .selectAll()
       .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
       .$if(repository !== undefined, (q) => q.where("repository_key", "=", repository?.key as string))
+      .$if(repositories !== undefined, (q) => q.where("repository_key", "in", keys))
       .orderBy(v.bytewise("repository_key"))
       .orderBy(v.bytewise("channel_id"))
       .execute();

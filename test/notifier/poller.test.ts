@@ -117,6 +117,35 @@ describe("the poller's schedule", () => {
     expect(nock.isDone()).toBe(true);
   });
 
+  it("reads the subscriptions of a claim's repositories in one query, each routed to its own", async () => {
+    const gadgets = Repo.of("acme", "gadgets");
+    const quiet = Repo.of("acme", "quiet");
+    const subscription = { teamId: "T1", branchGlob: null, groups: ["queue"], createdBy: "U1" };
+    const createdAt = new Date(T0.getTime() - 60_000);
+    await store.putSubscription({ ...subscription, channelId: "C2", repository: gadgets, createdAt });
+    await store.putSubscription({ ...subscription, channelId: "C3", repository: quiet, createdAt });
+    const p = poller("a");
+    const listed = vi.spyOn(store, "listSubscriptions");
+    log([queueEnterEvent(1)]);
+    nock(ORIGIN)
+      .get("/v1/repos/acme/gadgets/logs")
+      .query(true)
+      .reply(200, eventsBody([queueEnterEvent(2)], 1));
+    nock(ORIGIN).get("/v1/repos/acme/quiet/logs").query(true).reply(200, eventsBody([], 0));
+    expect(await p.tick()).toMatchObject({ repositories: 3, polled: 3, events: 2 });
+    expect(listed).toHaveBeenCalledTimes(1);
+    expect(listed.mock.calls[0]?.[0]?.repositories?.map((r) => r.key).sort()).toEqual([
+      "acme/gadgets",
+      "acme/quiet",
+      "acme/widgets",
+    ]);
+    expect(p.enqueued.sort((a, b) => a.id - b.id)).toEqual([
+      { channel: "C1", id: 1 },
+      { channel: "C2", id: 2 },
+    ]);
+    expect(nock.isDone()).toBe(true);
+  });
+
   it("reads an idle repository whose activity GitHub announces every idle period", async () => {
     const p = poller("a", { announced: true });
     log();

@@ -20,6 +20,21 @@ const eventTypesSchema = z.array(eventTypeFilterSchema);
 const receivedFromSchema = timestampSchema("received_from");
 const receivedToSchema = timestampSchema("received_to");
 
+/** The event-type lists checked already, deduplicated: the poller asks the same few on every read. */
+const checkedTypes = new Map<string, readonly string[]>();
+/** The most lists kept (then forgotten all at once): far more than the groups' combinations. */
+const CHECKED_TYPES_KEPT = 64;
+
+function checkedEventTypes(types: readonly string[]): readonly string[] {
+  const key = JSON.stringify(types);
+  const kept = checkedTypes.get(key);
+  if (kept) return kept;
+  const unique = [...new Set(checkInput(eventTypesSchema, types, "event_type"))];
+  if (checkedTypes.size >= CHECKED_TYPES_KEPT) checkedTypes.clear();
+  checkedTypes.set(key, unique);
+  return unique;
+}
+
 export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
   const params = new URLSearchParams();
   if (query.pullRequests !== undefined) {
@@ -27,8 +42,7 @@ export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
     for (const number of new Set(numbers)) params.append("pull_request", String(number));
   }
   if (query.eventTypes !== undefined) {
-    const types = checkInput(eventTypesSchema, query.eventTypes, "event_type");
-    for (const type of new Set(types)) params.append("event_type", type);
+    for (const type of checkedEventTypes(query.eventTypes)) params.append("event_type", type);
   }
   if (query.baseRef !== undefined)
     params.set("base_ref", checkInput(baseRefSchema, query.baseRef, "base_ref"));

@@ -80,6 +80,23 @@ storeContract("subscriptions", ({ h }) => {
         pairs(await store.listSubscriptions({ channelId: "C2", repository: r("acme/widgets") })),
       ).toEqual(["acme/widgets@C2"]);
       expect(await store.listSubscriptions({ channelId: "C9" })).toEqual([]);
+      // A batch of repositories (the poller's claim), in one query.
+      expect(
+        pairs(
+          await store.listSubscriptions({
+            repositories: [r("zeta/app"), r("ACME/widgets"), r("acme/widgets"), r("nobody/here")],
+          }),
+        ),
+      ).toEqual(["Acme/Widgets@C1", "acme/widgets@C2", "zeta/app@C1"]);
+      expect(await store.listSubscriptions({ repositories: [] })).toEqual([]);
+      expect(
+        pairs(
+          await store.listSubscriptions({
+            channelId: "C1",
+            repositories: [r("acme/gadgets"), r("zeta/app")],
+          }),
+        ),
+      ).toEqual(["zeta/app@C1"]);
     });
 
     it("lists distinct subscribed repositories, sorted", async () => {
