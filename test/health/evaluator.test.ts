@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MergeQueueBackend, MergeQueues, QueueEntry } from "../../src/core/merge-queue.js";
 import type { QueueEvent } from "../../src/core/queue.js";
-import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js";
+import { HealthEvaluator } from "../../src/health/evaluator.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
 import { unpauseValue } from "../../src/slack/actions.js";
-import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import type { ChatMessage } from "../../src/wording/message.js";
+import { Channel, subscribe } from "./channel.js";
 import { at, ended, entered, merged, paused, resumed, started } from "./events.js";
 
 /**
@@ -17,29 +16,6 @@ import { at, ended, entered, merged, paused, resumed, started } from "./events.j
 const REPO = Repo.from("acme/widgets");
 let store: Store;
 let clock: Date;
-
-class Channel implements AlertPoster {
-  posted: { channel: string; ts: string; text: string; blocks: unknown[] }[] = [];
-  edits = 0;
-  /** Runs as a message is posted, before the poster answers (another replica acting meanwhile). */
-  onPost: ((channel: string) => Promise<void>) | null = null;
-  async post(channel: string, said: ChatMessage) {
-    const message = renderChatMessage(said);
-    const ts = `${this.posted.length + 1}.000000`;
-    this.posted.push({ channel, ts, ...message });
-    await this.onPost?.(channel);
-    return ts;
-  }
-  async update(channel: string, ts: string, said: ChatMessage) {
-    const message = renderChatMessage(said);
-    const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
-    if (found) Object.assign(found, message);
-    this.edits += 1;
-  }
-  texts() {
-    return this.posted.map((p) => p.text);
-  }
-}
 
 function evaluator(channel: Channel, owner = "replica-a", queues?: Pick<MergeQueues, "for">) {
   return new HealthEvaluator({
@@ -61,25 +37,10 @@ async function record(...events: QueueEvent[]) {
 beforeEach(async () => {
   store = await openStore({ kind: "sqlite", path: ":memory:" });
   clock = at(0);
-  for (const channelId of ["C1", "C2"])
-    await store.putSubscription({
-      channelId,
-      teamId: "T1",
-      repository: REPO,
-      branchGlob: null,
-      groups: channelId === "C1" ? ["queue", "health"] : ["health"],
-      createdBy: "alice",
-      createdAt: at(-100),
-    });
-  await store.putSubscription({
-    channelId: "C3",
-    teamId: "T1",
-    repository: REPO,
-    branchGlob: null,
-    groups: ["queue", "pause"],
-    createdBy: "alice",
-    createdAt: at(-100),
-  });
+  await subscribe(store, REPO, ["C1", "C2"], at(-100), (id) =>
+    id === "C1" ? ["queue", "health"] : ["health"],
+  );
+  await subscribe(store, REPO, ["C3"], at(-100), () => ["queue", "pause"]);
 });
 afterEach(async () => {
   await store.close();

@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AlertPoster, HealthEvaluator } from "../../src/health/evaluator.js";
+import { HealthEvaluator } from "../../src/health/evaluator.js";
 import { HEALTH_PASS_KIND, HEALTH_PASS_MS, HealthPasses } from "../../src/health/passes.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
-import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import type { ChatMessage } from "../../src/wording/message.js";
 import { WorkRunner } from "../../src/work/runner.js";
+import { Channel, subscribe } from "./channel.js";
 import { at, ended, entered, merged, started } from "./events.js";
 
 /**
@@ -18,21 +17,6 @@ const REPO = Repo.from("acme/widgets");
 const logger = createLogger({ level: "silent" });
 let store: Store;
 let clock: Date;
-
-class Channel implements AlertPoster {
-  posted: { channel: string; ts: string; text: string }[] = [];
-  edits = 0;
-  async post(channel: string, said: ChatMessage) {
-    const ts = `${this.posted.length + 1}.000000`;
-    this.posted.push({ channel, ts, text: renderChatMessage(said).text });
-    return ts;
-  }
-  async update(channel: string, ts: string, said: ChatMessage) {
-    const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
-    if (found) found.text = renderChatMessage(said).text;
-    this.edits += 1;
-  }
-}
 
 /** A replica: its runner of durable work with the health passes registered, its evaluator. */
 function replica(channel: Channel, owner: string): WorkRunner {
@@ -56,16 +40,7 @@ const later = (ms: number) => new Date(clock.getTime() + ms);
 beforeEach(async () => {
   store = await openStore({ kind: "sqlite", path: ":memory:" });
   clock = at(0);
-  for (const channelId of ["C1", "C2"])
-    await store.putSubscription({
-      channelId,
-      teamId: "T1",
-      repository: REPO,
-      branchGlob: null,
-      groups: ["health"],
-      createdBy: "alice",
-      createdAt: at(-100),
-    });
+  await subscribe(store, REPO, ["C1", "C2"], at(-100));
   await store.recordQueueEvents(REPO, [entered(0, 1), started(1, 1, "b1")], clock);
 });
 afterEach(async () => {

@@ -2,13 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MergeQueueBackend } from "../../src/core/merge-queue.js";
 import type { HeldPause } from "../../src/core/pause.js";
 import type { QueueEvent } from "../../src/core/queue.js";
-import { type AlertPoster, HealthEvaluator, RESUME_RECORD_WAIT_MS } from "../../src/health/evaluator.js";
+import { HealthEvaluator, RESUME_RECORD_WAIT_MS } from "../../src/health/evaluator.js";
 import { PAUSES_TTL_MS } from "../../src/health/queue-pauses.js";
 import { createLogger } from "../../src/logger.js";
 import { Repo } from "../../src/repo.js";
-import { renderChatMessage } from "../../src/slack/render-message.js";
 import { openStore, type Store } from "../../src/store/index.js";
-import type { ChatMessage } from "../../src/wording/message.js";
+import { Channel, subscribe as subscribeChannels } from "./channel.js";
 import { at, MIN, paused, resumed } from "./events.js";
 
 /**
@@ -18,26 +17,6 @@ import { at, MIN, paused, resumed } from "./events.js";
 const REPO = Repo.from("acme/widgets");
 let store: Store;
 let clock: Date;
-
-class Channel implements AlertPoster {
-  posted: { channel: string; ts: string; text: string }[] = [];
-  edits = 0;
-  async post(channel: string, said: ChatMessage) {
-    const message = renderChatMessage(said);
-    const ts = `${this.posted.length + 1}.000000`;
-    this.posted.push({ channel, ts, text: message.text });
-    return ts;
-  }
-  async update(channel: string, ts: string, said: ChatMessage) {
-    const message = renderChatMessage(said);
-    const found = this.posted.find((p) => p.channel === channel && p.ts === ts);
-    if (found) found.text = message.text;
-    this.edits += 1;
-  }
-  texts() {
-    return this.posted.map((p) => p.text);
-  }
-}
 
 /** A queue whose pauses the test sets; `failing` makes it not answer; `reads` counts its answers. */
 class FakeQueue {
@@ -87,16 +66,7 @@ afterEach(async () => {
 });
 
 async function subscribe(minute: number) {
-  for (const channelId of ["C1", "C2"])
-    await store.putSubscription({
-      channelId,
-      teamId: "T1",
-      repository: REPO,
-      branchGlob: null,
-      groups: ["health"],
-      createdBy: "alice",
-      createdAt: at(minute),
-    });
+  await subscribeChannels(store, REPO, ["C1", "C2"], at(minute));
 }
 
 describe("the long-pause reminder, from the queue's own pause", () => {
