@@ -12,10 +12,10 @@ import {
 } from "../../src/notifier/channel-lease.js";
 import type { NotificationPoster, PostedMessage } from "../../src/notifier/chat.js";
 import { Deliverer, SWEEP_MS } from "../../src/notifier/deliverer.js";
-import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { SlackHolds } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
+import { summaryRender } from "./summary-render.js";
 
 // A channel's delivery as durable work (channel-lease.ts): one item per channel, asked for when rows are
 // added, claimed by one replica's runner, renewed while it posts, taken over once its claim lapses. On a
@@ -61,19 +61,6 @@ class SlowSlack implements NotificationPoster {
   }
 }
 
-const render: NotificationRenderer = {
-  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
-  parent: (s) => ({ summary: `parent #${s.pull.number}` }),
-  stateAfter: (_prev, e, pull): ThreadState => ({
-    pull,
-    latestType: e.kind,
-    latest: e.origin,
-    queueName: null,
-    canRequeue: false,
-    updatedAt: e.at,
-  }),
-};
-
 let store: Store;
 let slack: SlowSlack;
 let nextId = 1;
@@ -97,7 +84,7 @@ function replica(owner: string): Deliverer {
     store,
     poster: slack.poster(owner),
     holds: new SlackHolds(store),
-    render,
+    render: summaryRender,
     pullInfo: async () => null,
     backoffs: new Backoffs(store),
     githubWebUrl: "https://github.com",

@@ -17,12 +17,12 @@ import {
   DELIVERY_LEASE_MS,
   Deliverer,
 } from "../../src/notifier/deliverer.js";
-import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { type PostPace, SLACK_POST_PACE, SlackHolds, SlackPace } from "../../src/slack/slack-holds.js";
 import { SLACK_METHODS } from "../../src/slack/slack-poster.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { slackLaidOut } from "../helpers/slack-notices.js";
+import { summaryRender } from "./summary-render.js";
 
 /** A Slack channel in memory: messages with their event metadata, threads, and failures on demand. */
 class FakeSlack {
@@ -84,19 +84,6 @@ class FakeSlack {
   }
 }
 
-const render: NotificationRenderer = {
-  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
-  parent: (s) => ({ summary: `parent #${s.pull.number}: ${s.latest}` }),
-  stateAfter: (_prev, e, pull): ThreadState => ({
-    pull,
-    latestType: e.kind,
-    latest: e.origin,
-    queueName: null,
-    canRequeue: false,
-    updatedAt: e.at,
-  }),
-};
-
 const WIDGETS = Repo.of("acme", "widgets");
 let store: Store;
 let slack: FakeSlack;
@@ -108,7 +95,7 @@ function deliverer(options: { owner?: string; metrics?: Metrics; pace?: PostPace
     store,
     poster: slackLaidOut(slack),
     holds: new SlackHolds(store),
-    render,
+    render: summaryRender,
     pullInfo: async (_r, n) => ({
       number: n,
       title: `PR ${n}`,

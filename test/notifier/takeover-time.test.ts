@@ -8,12 +8,12 @@ import { DELIVER_KIND, DELIVERY_LEASE_MS } from "../../src/notifier/channel-leas
 import { DeliveryError, DeliveryErrorCode, type PostedMessage } from "../../src/notifier/chat.js";
 import { Deliverer } from "../../src/notifier/deliverer.js";
 import { Poller } from "../../src/notifier/poller.js";
-import type { NotificationRenderer, ThreadState } from "../../src/notifier/types.js";
 import { Repo } from "../../src/repo.js";
 import { SLACK_POST_PACE, SlackHolds, SlackPace } from "../../src/slack/slack-holds.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { DEFAULT_POST_MESSAGE_LIMIT, TokenBucket } from "../../tools/stand-ins/slack/rate-limits.js";
 import { slackLaidOut } from "../helpers/slack-notices.js";
+import { summaryRender } from "./summary-render.js";
 
 /**
  * Issue 32's takeover, on a simulated clock (the timers' and the store's, moved by hand): a replica
@@ -53,19 +53,6 @@ class PacedSlack {
   }
 }
 
-const render: NotificationRenderer = {
-  event: (e) => ({ summary: `event ${e.origin} #${e.id}` }),
-  parent: (s) => ({ summary: `parent #${s.pull.number}: ${s.latest}` }),
-  stateAfter: (_prev, e, pull): ThreadState => ({
-    pull,
-    latestType: e.kind,
-    latest: e.origin,
-    queueName: null,
-    canRequeue: false,
-    updatedAt: e.at,
-  }),
-};
-
 let store: Store;
 let slack: PacedSlack;
 let nextId = 1;
@@ -88,7 +75,7 @@ function deliverer(owner: string): Deliverer {
     store,
     poster: slackLaidOut(slack),
     holds: new SlackHolds(store),
-    render,
+    render: summaryRender,
     pullInfo: async (_r, n) => ({
       number: n,
       title: `PR ${n}`,
