@@ -37,8 +37,8 @@ function follower(owner: string, shown: string[], present = async () => {}) {
   return f;
 }
 
-/** A relayed command, answered where it was asked and answered by the merge queue. */
-async function answeredRelay(): Promise<void> {
+/** A relayed `queue` command (`r1` on #42), asked ten minutes before its deadline. */
+async function relayed(): Promise<void> {
   await store.createRelay({
     id: "r1",
     repository: WIDGETS,
@@ -49,6 +49,11 @@ async function answeredRelay(): Promise<void> {
     deadline: new Date(now.getTime() + 10 * 60_000),
     relay: { name: "queue" },
   });
+}
+
+/** A relayed command, answered where it was asked and answered by the merge queue. */
+async function answeredRelay(): Promise<void> {
+  await relayed();
   await store.presentRelay("r1", { commentId: 5 });
   await store.recordRelayAnswer({
     repository: WIDGETS,
@@ -91,16 +96,7 @@ describe("an answer whose replica died showing it", () => {
   it("is shown at once by the replica that records it, and again for a new version only", async () => {
     const shown: string[] = [];
     const f = follower("one", shown);
-    await store.createRelay({
-      id: "r1",
-      repository: WIDGETS,
-      pull: 42,
-      commandName: "queue",
-      surface: "github",
-      relayedAt: now,
-      deadline: new Date(now.getTime() + 10 * 60_000),
-      relay: { name: "queue" },
-    });
+    await relayed();
     const comment = (body: string, updatedMs: number) => ({
       repository: WIDGETS,
       pull: 42,
