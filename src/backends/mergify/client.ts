@@ -3,6 +3,7 @@ import { branchesSchema } from "./branches.schema.js";
 import { isMergeQueueError, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import { eventQueryParams } from "./event-query.js";
 import { eventsResponseSchema, type LogEvent } from "./events.schema.js";
+import { type HttpSend, nodeHttpSend } from "./http-send.js";
 import {
   branchSchema,
   checkInput,
@@ -28,8 +29,8 @@ export interface MergeQueueClientOptions {
   timeoutMs?: number;
   /** Defaults: retries 3, minDelayMs 200, maxDelayMs 5 000, maxElapsedMs 20 000. */
   retry?: { retries?: number; minDelayMs?: number; maxDelayMs?: number; maxElapsedMs?: number };
-  /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  /** How a request is sent; default Node's http and https with keep-alive (http-send.ts). */
+  send?: HttpSend;
   /** Called once per attempt, for metrics. */
   onCall?: (call: CallRecord) => void;
   /** Default "yardmaster". */
@@ -67,7 +68,7 @@ export class MergeQueueClient {
       userAgent: options.userAgent ?? "yardmaster",
       timeoutMs,
       retry: resolveRetryPolicy(options.retry),
-      fetch: options.fetch ?? globalThis.fetch,
+      send: options.send ?? nodeHttpSend,
       onCall: options.onCall,
     });
   }

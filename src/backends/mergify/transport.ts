@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { formatFieldPath, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
+import type { AnswerHeaders, HttpSend } from "./http-send.js";
 import { errorCodeForStatus, extractErrorDetail, isRetryableStatus } from "./http-status.js";
 import { parseRetryAfterMs, planRetry, type RetryPolicy } from "./retry.js";
 import type { CallRecord } from "./types.js";
@@ -11,7 +12,7 @@ export interface TransportOptions {
   userAgent: string;
   timeoutMs: number;
   retry: RetryPolicy;
-  fetch: typeof fetch;
+  send: HttpSend;
   onCall?: ((call: CallRecord) => void) | undefined;
 }
 
@@ -25,7 +26,7 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: Headers;
+  headers: AnswerHeaders;
   text: string;
 }
 
@@ -111,22 +112,19 @@ export class HttpTransport {
       headers["content-type"] = "application/json";
       body = JSON.stringify(request.body);
     }
-    const signal = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     let attempt: Attempt;
     try {
-      // Redirects are not followed: the token must never travel to another address.
-      const response = await this.#options.fetch(request.url, {
+      const answer = await this.#options.send(request.url, {
         method: request.method,
         headers,
         body,
-        signal,
-        redirect: "manual",
+        timeoutMs,
       });
-      const text = await response.text();
-      attempt = { kind: "response", status: response.status, headers: response.headers, text };
+      attempt = { kind: "response", ...answer };
     } catch (error) {
-      attempt = signal.aborted ? { kind: "timeout", error } : { kind: "network", error };
+      attempt =
+        (error as Error)?.name === "TimeoutError" ? { kind: "timeout", error } : { kind: "network", error };
     }
     this.#report({
       method: request.method,
