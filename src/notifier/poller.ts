@@ -178,6 +178,8 @@ export class Poller {
       kind: POLL_KIND,
       concurrency: this.deps.concurrency ?? 16,
       leaseMs: this.leaseMs,
+      // A claim's quiet reads end together: one write completes them all.
+      completeTogether: true,
       backoff: (attempts) => nextDelayMs(attempts, DEFAULT_BACKOFF),
       // People's preferences and the repositories' subscriptions, read once per claim.
       beforeBatch: async (items) => {

@@ -102,6 +102,7 @@ export type {
   ClaimedWork,
   ClaimWork,
   ScheduleWork,
+  WorkDone,
   WorkItem,
   WorkPayload,
   WorkStore,

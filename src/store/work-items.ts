@@ -46,6 +46,13 @@ export interface ScheduleWork {
   claim?: { owner: string; until: Date };
 }
 
+/** A run that ended well: when its item is due next (its payload merged into the kept one), or null: done. */
+export interface WorkDone {
+  kind: string;
+  key: string;
+  next: { dueAt: Date; payload?: WorkPayload } | null;
+}
+
 export interface ClaimWork {
   kind: string;
   owner: string;
@@ -78,16 +85,12 @@ export interface WorkStore {
   /** Extends `owner`'s claim until `until`; false if the item is not (or no longer) theirs. */
   renewWork(kind: string, key: string, owner: string, until: Date): Promise<boolean>;
   /**
-   * Ends `owner`'s run with success: the item is due again at `next.dueAt` (or sooner, if asked for
-   * meanwhile) with `next.payload` merged in, its failures forgotten; with `next` null it is done and
-   * removed (unless asked for again meanwhile). False if the claim is not theirs any more.
+   * Ends `owner`'s runs with success, in as few statements as it can (one for those due again): each item
+   * is due again at its `next.dueAt` (or sooner, if asked for meanwhile) with `next.payload` merged in, its
+   * failures forgotten; with `next` null it is done and removed (unless asked for again meanwhile). For
+   * each, in order: false if its claim is not theirs any more.
    */
-  completeWork(
-    kind: string,
-    key: string,
-    owner: string,
-    next: { dueAt: Date; payload?: WorkPayload } | null,
-  ): Promise<boolean>;
+  completeWork(owner: string, done: readonly WorkDone[]): Promise<boolean[]>;
   /**
    * Ends `owner`'s run with a failure: counted, its error kept, due again at `retryAt` (the kind's
    * backoff; sooner if asked for meanwhile). The failures in a row, or null if the claim is not theirs.
@@ -120,7 +123,7 @@ export function kyselyWorkItems(ctx: StoreContext): WorkStore {
         .executeTakeFirst();
       return row !== undefined;
     },
-    completeWork: (kind, key, owner, next) => completeWork(ctx, kind, key, owner, next),
+    completeWork: (owner, done) => completeWork(ctx, owner, done),
     async failWork(kind, key, owner, failure) {
       const row = await ctx.db
         .updateTable("work_items")
@@ -148,14 +151,6 @@ export function mergePayload(ctx: StoreContext, kept: string, added: string) {
   return ctx.kind === "postgres"
     ? sql`${sql.ref(kept)} || ${added}::jsonb`
     : sql`json_patch(${sql.ref(kept)}, ${added})`;
-}
-
-/**
- * The due time after a run: `at`, or the time the item was asked for while it ran if that is sooner (a
- * due time before the claim's end was set during the run).
- */
-function sooner(at: string) {
-  return sql<string>`CASE WHEN due_at < claimed_until AND due_at < ${at} THEN due_at ELSE ${at} END`;
 }
 
 async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<WorkItem | null> {
@@ -226,8 +221,10 @@ async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWo
           .set({ claimed_by: claim.owner, claimed_until: until, due_at: until, started_at: now })
           .where("kind", "=", claim.kind)
           .where(chosenBy(ctx.kind, "key", candidates))
-          .where("due_at", "<=", now)
-          .where(free)
+          // PostgreSQL looks again at a row it locked (another replica may have changed it meanwhile).
+          // SQLite runs the statement under its one write lock, where the looks again are redundant and
+          // would lead its planner to scan every due row instead of finding the chosen keys.
+          .$if(ctx.kind === "postgres", (q) => q.where("due_at", "<=", now).where(free))
           .returningAll()
           .execute()
       : [];
@@ -245,45 +242,65 @@ async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWo
   return { claimed, nextDueAt: maybeTime(next?.next ?? null) };
 }
 
-async function completeWork(
-  ctx: StoreContext,
-  kind: string,
-  key: string,
-  owner: string,
-  next: { dueAt: Date; payload?: WorkPayload } | null,
-): Promise<boolean> {
-  if (next === null) {
-    const deleted = await ctx.db
-      .deleteFrom("work_items")
-      .where("kind", "=", kind)
-      .where("key", "=", key)
-      .where("claimed_by", "=", owner)
-      .where(sql<boolean>`NOT (due_at < claimed_until)`)
-      .returning("key")
-      .executeTakeFirst();
-    if (deleted) return true;
+/** The most runs one statement completes (their parameters stay far below either database's limit). */
+const MOST_DONE_PER_STATEMENT = 100;
+
+async function completeWork(ctx: StoreContext, owner: string, done: readonly WorkDone[]): Promise<boolean[]> {
+  const id = (item: { kind: string; key: string }) => `${item.kind}\u0000${item.key}`;
+  const completed = new Set<string>();
+  const updated: WorkDone[] = [];
+  for (const item of done) {
+    if (item.next === null && (await removeDone(ctx, owner, item))) completed.add(id(item));
+    else updated.push(item);
   }
-  const payload = next?.payload ? JSON.stringify(next.payload) : null;
-  const row = await ctx.db
-    .updateTable("work_items")
-    .set({
-      ...(next ? { due_at: sooner(time(next.dueAt)) } : {}),
-      ...(payload
-        ? {
-            payload: mergePayload(ctx, "payload", payload),
-          }
-        : {}),
-      claimed_by: null,
-      claimed_until: null,
-      attempts: 0,
-      last_error: null,
-    } as never)
-    .where("kind", "=", kind)
-    .where("key", "=", key)
+  for (let i = 0; i < updated.length; i += MOST_DONE_PER_STATEMENT) {
+    const rows = await updateDone(ctx, owner, updated.slice(i, i + MOST_DONE_PER_STATEMENT));
+    for (const row of rows) completed.add(id(row));
+  }
+  return done.map((item) => completed.has(id(item)));
+}
+
+/** Removes a done item still `owner`'s, unless it was asked for again while it ran; whether it did. */
+async function removeDone(ctx: StoreContext, owner: string, item: WorkDone): Promise<boolean> {
+  const deleted = await ctx.db
+    .deleteFrom("work_items")
+    .where("kind", "=", item.kind)
+    .where("key", "=", item.key)
     .where("claimed_by", "=", owner)
+    .where(sql<boolean>`NOT (due_at < claimed_until)`)
     .returning("key")
     .executeTakeFirst();
-  return row !== undefined;
+  return deleted !== undefined;
+}
+
+/**
+ * One statement for many runs: each item still `owner`'s is released, due at its next time (or sooner,
+ * if asked for while it ran; kept as it is for an item done but asked for again), its payload merged.
+ */
+async function updateDone(ctx: StoreContext, owner: string, done: readonly WorkDone[]) {
+  const pg = ctx.kind === "postgres";
+  const values = done.map((item) => {
+    const due = item.next ? time(item.next.dueAt) : null;
+    const payload = item.next?.payload ? JSON.stringify(item.next.payload) : null;
+    return pg
+      ? sql`(${item.kind}::text, ${item.key}::text, ${due}::timestamptz, ${payload}::jsonb)`
+      : sql`(${item.kind}, ${item.key}, ${due}, ${payload})`;
+  });
+  const merged = pg ? sql`w.payload || v.payload` : sql`json_patch(w.payload, v.payload)`;
+  // SQLite's RETURNING sees only the table updated, unqualified; PostgreSQL's sees both, qualified.
+  const returned = pg ? sql`w.kind, w.key` : sql`kind, key`;
+  const { rows } = await sql<{ kind: string; key: string }>`
+    WITH v(kind, key, due, payload) AS (VALUES ${sql.join(values)})
+    UPDATE work_items AS w SET
+      due_at = CASE
+        WHEN v.due IS NULL OR (w.due_at < w.claimed_until AND w.due_at < v.due) THEN w.due_at
+        ELSE v.due END,
+      payload = CASE WHEN v.payload IS NULL THEN w.payload ELSE ${merged} END,
+      claimed_by = NULL, claimed_until = NULL, attempts = 0, last_error = NULL
+    FROM v
+    WHERE w.kind = v.kind AND w.key = v.key AND w.claimed_by = ${owner}
+    RETURNING ${returned}`.execute(ctx.db);
+  return rows;
 }
 
 export function toWorkItem(ctx: StoreContext, row: Selectable<Tables["work_items"]>): WorkItem {

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { ScheduleWork, WorkItem, WorkPayload, WorkStore } from "../store/index.js";
+import { Completions } from "./completions.js";
 
 /** When an item runs next after a successful run (its payload merged into the kept one), or null: done. */
 export type WorkNext = { dueAt: Date; payload?: WorkPayload } | null;
@@ -36,6 +37,12 @@ export interface WorkKind {
   leaseMs?: number;
   /** Milliseconds before the retry of an item that failed `attempts` times in a row; default `backoff`. */
   backoff?: (attempts: number) => number;
+  /**
+   * Whether the runs that end within one turn of the event loop are completed together, in one write
+   * (completions.ts): for a kind with many short runs at once (the reads of the repositories). A run's
+   * completion then waits for that turn's end (setImmediate). Default: each run is completed by itself.
+   */
+  completeTogether?: boolean;
   /**
    * The clock of the kind's due times and claims, when not the runner's: leases that follow the real
    * time (an outside service's retries do) while a test moves the runner's.
@@ -95,8 +102,12 @@ export class WorkRunner {
   private stopped = false;
   /** Passes this runner made by itself (tests wait on it rather than on time). */
   passCount = 0;
+  /** The runs that ended well, written together: those that end in one turn of the event loop. */
+  private readonly completions: Completions;
 
-  constructor(private readonly deps: WorkRunnerDeps) {}
+  constructor(private readonly deps: WorkRunnerDeps) {
+    this.completions = new Completions(deps.store, deps.owner);
+  }
 
   register(kind: WorkKind): void {
     this.kinds.set(kind.kind, kind);
@@ -321,7 +332,9 @@ export class WorkRunner {
     try {
       if (takesTurn) yieldTurn = await this.turn(kind);
       const next = await kind.run(item, { signal: lost.signal, renew: renewNow, yieldTurn });
-      await store.completeWork(item.kind, item.key, owner, next);
+      const done = { kind: item.kind, key: item.key, next };
+      if (kind.completeTogether) await this.completions.complete(done);
+      else await store.completeWork(owner, [done]);
       metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
       this.markFailing(item, false);
       if (next) this.wakeAt(next.dueAt, item.kind);

@@ -180,7 +180,7 @@ describe("a channel's delivery as durable work", () => {
     // Their items lost (an older version added the rows): the start asks for each channel again.
     const work = { kind: DELIVER_KIND, owner: "x", now: new Date(), leaseMs: 1, limit: 10 };
     for (const claimed of (await store.claimWork(work)).claimed)
-      await store.completeWork(DELIVER_KIND, claimed.key, "x", null);
+      await store.completeWork("x", [{ kind: DELIVER_KIND, key: claimed.key, next: null }]);
     await start("replica-a");
     await pass(100);
     expect(slack.posts).toHaveLength(2);

@@ -42,10 +42,16 @@ async function idle(...repos: string[]) {
     limit: 100,
   });
   for (const item of claimed)
-    await store.completeWork(POLL_KIND, item.key, "r", {
-      dueAt: new Date(clock.getTime() + HOUR),
-      payload: { cadence: "idle", lastReadAt: clock.toISOString() },
-    });
+    await store.completeWork("r", [
+      {
+        kind: POLL_KIND,
+        key: item.key,
+        next: {
+          dueAt: new Date(clock.getTime() + HOUR),
+          payload: { cadence: "idle", lastReadAt: clock.toISOString() },
+        },
+      },
+    ]);
 }
 
 function watch(serves: (repo: Repo) => Promise<boolean>, asked: string[] = []) {

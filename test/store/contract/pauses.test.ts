@@ -94,9 +94,13 @@ storeContract("pauses", ({ h }) => {
       expect(names(await claim("a", HOUR))).toEqual(["acme/widgets"]);
       await store.putScheduledUnpause(unpause("acme/widgets", 3 * HOUR, "incident"));
       expect(await store.renewWork(UNPAUSE_KIND, r("acme/widgets").key, "a", at(2 * HOUR))).toBe(false);
-      expect(await store.completeWork(UNPAUSE_KIND, r("acme/widgets").key, "a", null)).toBe(false);
+      expect(
+        await store.completeWork("a", [{ kind: UNPAUSE_KIND, key: r("acme/widgets").key, next: null }]),
+      ).toEqual([false]);
       expect(names(await claim("b", 3 * HOUR))).toEqual(["acme/later", "acme/widgets"]);
-      expect(await store.completeWork(UNPAUSE_KIND, r("acme/widgets").key, "b", null)).toBe(true);
+      expect(
+        await store.completeWork("b", [{ kind: UNPAUSE_KIND, key: r("acme/widgets").key, next: null }]),
+      ).toEqual([true]);
       expect(await store.getScheduledUnpause(r("acme/widgets"))).toBeNull();
     });
   });

@@ -25,10 +25,16 @@ storeContract("polls", ({ h }) => {
     store.claimWork({ kind: POLL_KIND, owner, now: at(ms), leaseMs: 10 * SECOND, limit });
   /** Ends `owner`'s read of `repo` with its next one at `nextMs` and `payload`. */
   const finish = (repo: string, owner: string, nextMs: number, payload: Record<string, unknown> = {}) =>
-    store.completeWork(POLL_KIND, r(repo).key, owner, {
-      dueAt: at(nextMs),
-      payload: { cadence: "interval", lastReadAt: at(0).toISOString(), ...payload },
-    });
+    store.completeWork(owner, [
+      {
+        kind: POLL_KIND,
+        key: r(repo).key,
+        next: {
+          dueAt: at(nextMs),
+          payload: { cadence: "interval", lastReadAt: at(0).toISOString(), ...payload },
+        },
+      },
+    ]);
 
   describe("poll schedule", () => {
     it("makes a newly subscribed repository due at once, and forgets it with its last subscription", async () => {

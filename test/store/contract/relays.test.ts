@@ -88,7 +88,8 @@ storeContract("relays", ({ h }) => {
       (
         await store.claimWork({ kind: RELAY_ANSWER_KIND, owner, now, leaseMs: 30 * SECOND, limit: 10 })
       ).claimed.map((item) => item.key);
-    const done = (owner: string, id: string) => store.completeWork(RELAY_ANSWER_KIND, id, owner, null);
+    const done = (owner: string, id: string) =>
+      store.completeWork(owner, [{ kind: RELAY_ANSWER_KIND, key: id, next: null }]);
 
     it("makes an answer's showing due once presented, and again for each new version or presentation", async () => {
       await store.createRelay(relay("a", 0));

@@ -72,7 +72,7 @@ storeContract("durable work", ({ h }) => {
       expect(keys(await claim("b", LEASE))).toEqual([]);
       expect(keys(await claim("b", 2 * LEASE))).toEqual(["k"]);
       expect(await store.renewWork("job", "k", "a", at(3 * LEASE))).toBe(false);
-      expect(await store.completeWork("job", "k", "b", null)).toBe(true);
+      expect(await store.completeWork("b", [{ kind: "job", key: "k", next: null }])).toEqual([true]);
       expect(keys(await claim("c", 10 * LEASE))).toEqual([]);
     });
   });
@@ -98,9 +98,9 @@ storeContract("durable work", ({ h }) => {
       const taken = await claim("b", 10_000 + LEASE);
       expect(keys(taken)).toEqual(["k"]);
       expect(await store.renewWork("job", "k", "a", at(20_000 + LEASE))).toBe(false);
-      expect(await store.completeWork("job", "k", "a", null)).toBe(false);
+      expect(await store.completeWork("a", [{ kind: "job", key: "k", next: null }])).toEqual([false]);
       expect(await store.failWork("job", "k", "a", { error: "x", retryAt: at(0) })).toBeNull();
-      expect(await store.completeWork("job", "k", "b", null)).toBe(true);
+      expect(await store.completeWork("b", [{ kind: "job", key: "k", next: null }])).toEqual([true]);
       expect(keys(await claim("c", 100_000))).toEqual([]);
     });
   });
@@ -110,10 +110,12 @@ storeContract("durable work", ({ h }) => {
       await schedule("again", 0, { payload: { a: 1 } });
       await schedule("once", 0);
       await claim("a", 0);
-      expect(await store.completeWork("job", "again", "a", { dueAt: at(60_000), payload: { b: 2 } })).toBe(
-        true,
-      );
-      expect(await store.completeWork("job", "once", "a", null)).toBe(true);
+      expect(
+        await store.completeWork("a", [
+          { kind: "job", key: "again", next: { dueAt: at(60_000), payload: { b: 2 } } },
+        ]),
+      ).toEqual([true]);
+      expect(await store.completeWork("a", [{ kind: "job", key: "once", next: null }])).toEqual([true]);
       expect(keys(await claim("a", 59_000))).toEqual([]);
       const next = await claim("a", 60_000);
       expect(next.claimed[0]).toMatchObject({ key: "again", payload: { a: 1, b: 2 } });
@@ -125,13 +127,40 @@ storeContract("durable work", ({ h }) => {
       await schedule("k", 2_000, { when: "earlier", existingOnly: true });
       // Not while it runs.
       expect(keys(await claim("b", 2_000))).toEqual([]);
-      expect(await store.completeWork("job", "k", "a", null)).toBe(true);
+      expect(await store.completeWork("a", [{ kind: "job", key: "k", next: null }])).toEqual([true]);
       expect(keys(await claim("b", 2_000))).toEqual(["k"]);
-      await store.completeWork("job", "k", "b", { dueAt: at(600_000) });
+      await store.completeWork("b", [{ kind: "job", key: "k", next: { dueAt: at(600_000) } }]);
       await claim("b", 600_000);
       await schedule("k", 601_000, { when: "earlier", existingOnly: true });
-      await store.completeWork("job", "k", "b", { dueAt: at(900_000) });
+      await store.completeWork("b", [{ kind: "job", key: "k", next: { dueAt: at(900_000) } }]);
       expect(keys(await claim("c", 601_000))).toEqual(["k"]);
+    });
+
+    it("completes many runs in one call, each as it would alone, and says which were still the owner's", async () => {
+      for (const key of ["later", "sooner", "done", "asked", "lost"])
+        await schedule(key, 0, { payload: { v: 1 } });
+      await claim("a", 0, 10);
+      await schedule("sooner", 3_000, { when: "earlier", existingOnly: true });
+      await schedule("asked", 4_000, { when: "earlier", existingOnly: true });
+      await schedule("lost", 0, { payload: { v: 9 } });
+      const mine = await store.completeWork("a", [
+        { kind: "job", key: "later", next: { dueAt: at(60_000), payload: { w: 2 } } },
+        { kind: "job", key: "sooner", next: { dueAt: at(60_000) } },
+        { kind: "job", key: "done", next: null },
+        { kind: "job", key: "asked", next: null },
+        { kind: "job", key: "lost", next: { dueAt: at(60_000), payload: { w: 3 } } },
+      ]);
+      expect(mine).toEqual([true, true, true, true, false]);
+      // "lost" was replaced while it ran (its claim dropped): due at once, as replaced, with its own payload.
+      expect((await claim("b", 0)).claimed.map((i) => [i.key, i.payload])).toEqual([["lost", { v: 9 }]]);
+      expect(keys(await claim("b", 4_000))).toEqual(["asked", "sooner"]);
+      await store.completeWork("b", [
+        { kind: "job", key: "asked", next: null },
+        { kind: "job", key: "sooner", next: null },
+        { kind: "job", key: "lost", next: null },
+      ]);
+      const later = await claim("c", 60_000);
+      expect(later.claimed.map((i) => [i.key, i.payload])).toEqual([["later", { v: 1, w: 2 }]]);
     });
 
     it("drops a run's claim when the item is replaced: the run can neither renew nor complete it", async () => {
@@ -139,7 +168,7 @@ storeContract("durable work", ({ h }) => {
       await claim("a", 0);
       await schedule("k", 5_000, { payload: { v: 2 } });
       expect(await store.renewWork("job", "k", "a", at(LEASE * 2))).toBe(false);
-      expect(await store.completeWork("job", "k", "a", null)).toBe(false);
+      expect(await store.completeWork("a", [{ kind: "job", key: "k", next: null }])).toEqual([false]);
       expect((await claim("b", 5_000)).claimed[0]).toMatchObject({ key: "k", payload: { v: 2 } });
     });
   });
@@ -155,7 +184,7 @@ storeContract("durable work", ({ h }) => {
       expect(await store.failWork("job", "k", "a", { error: "boom again", retryAt: at(6_000) })).toBe(2);
       const third = await claim("a", 6_000);
       expect(third.claimed[0]).toMatchObject({ attempts: 2, lastError: "boom again" });
-      await store.completeWork("job", "k", "a", { dueAt: at(10_000) });
+      await store.completeWork("a", [{ kind: "job", key: "k", next: { dueAt: at(10_000) } }]);
       expect((await claim("a", 10_000)).claimed[0]).toMatchObject({ attempts: 0, lastError: null });
     });
 
@@ -179,7 +208,8 @@ storeContract("durable work", ({ h }) => {
         const rest = await claim("a", retryAt, 10);
         const ran = [...keys(pass), ...keys(rest)];
         expect(ran.sort()).toEqual(["bad", "good-1", "good-2"]);
-        for (const key of ["good-1", "good-2"]) await store.completeWork("job", key, "a", null);
+        for (const key of ["good-1", "good-2"])
+          await store.completeWork("a", [{ kind: "job", key: key, next: null }]);
         retryAt += 1_000 * 2 ** attempt;
         expect(await store.failWork("job", "bad", "a", { error: "always", retryAt: at(retryAt) })).toBe(
           attempt,
