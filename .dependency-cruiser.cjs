@@ -148,6 +148,21 @@ module.exports = {
       to: { path: "^src/(github|slack|server|identity)/" },
     },
     {
+      name: "vendor-decided-in-backends",
+      comment:
+        "Which vendor serves is decided in src/backends only: the core, the features (the setup check too: src/backends/setup-check.ts) and the other surfaces ask the neutral modules of src/backends, never a vendor's folder. Only the GitHub surface (it hears GitHub's queue webhooks) and the composition root import one.",
+      severity: "error",
+      from: {
+        path: "^src/",
+        pathNot: [
+          "^src/(backends|github|app)/",
+          "^src/[^/]+/wire[.]ts$",
+          "^src/(index|yardmaster|doctor)[.]ts$",
+        ],
+      },
+      to: { path: "^src/backends/(mergify|github)/" },
+    },
+    {
       name: "product-not-tools",
       comment:
         "src/ is the product (what npm start and the image run): it never imports the tools or the tests.",

@@ -1,9 +1,9 @@
 import "dotenv/config";
 import { loadConfig } from "./app/config.js";
+import { HOW_TO_CONFIGURE } from "./app/start-log.js";
 import { createLogger, type Logger } from "./logger.js";
 import { installLastResortHandlers } from "./server/last-resort.js";
 import { ConfigError } from "./settings/read-settings.js";
-import { HOW_TO_CONFIGURE } from "./settings/start-log.js";
 import { createYardmaster, type Yardmaster } from "./yardmaster.js";
 
 /** How long the logger may take to write what it holds before the process exits anyway. */

@@ -4,9 +4,9 @@ import type { SetupReport } from "../commands/setup-report.js";
 import { databaseWhere } from "../doctor/database.js";
 import { formatSetupLine, runSetupCheck, setupVerdict } from "../doctor/run-setup-check.js";
 import { ConfigError, type Settings } from "../settings/read-settings.js";
-import { HOW_TO_CONFIGURE } from "../settings/start-log.js";
 import { MIGRATIONS, openStoreAsIs, type StoreLifecycle, type SubscriptionStore } from "../store/index.js";
 import { loadConfig } from "./config.js";
+import { HOW_TO_CONFIGURE } from "./start-log.js";
 
 /**
  * `npm run doctor`: checks the configuration of this environment (and .env) against GitHub, Slack, the

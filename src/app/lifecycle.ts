@@ -4,11 +4,11 @@ import { WEBHOOKS_PATH } from "../github/probot.js";
 import { CONFIRMATION_MAX_BODY_BYTES, OAUTH_CALLBACK_PATH } from "../identity/linking.js";
 import { healthHandler, metricsHandler } from "../server/health.js";
 import { createHttpServer, type Handler } from "../server/http-server.js";
-import { describeSurfaces } from "../settings/start-log.js";
 import { SLACK_EVENTS_PATH, SLACK_MAX_BODY_BYTES } from "../slack/slack-surface.js";
 import { VERSION } from "../version.js";
 import type { Infrastructure } from "./infrastructure.js";
 import type { Service } from "./service.js";
+import { describeSurfaces } from "./start-log.js";
 import type { CloseReport, Yardmaster } from "./types.js";
 
 /**

@@ -33,6 +33,15 @@ export function backendPlan(provider: QueueProvider): BackendPlan {
   return { provider, mergify: provider !== "github", github: provider !== "mergify" };
 }
 
+/** The start log's sentence of which merge queue the settings drive. */
+export function describeBackends(mergeQueue: { provider: QueueProvider; apiUrl: string }): string {
+  const { provider, apiUrl } = mergeQueue;
+  if (provider === "github") return "merge queue: GitHub's own (GraphQL, as the GitHub App)";
+  if (provider === "auto")
+    return `merge queue: GitHub's own where a branch has one, otherwise Mergify at ${apiUrl}`;
+  return `merge queue at ${apiUrl}`;
+}
+
 /** The stats' kinds that Yardmaster finds itself rather than a backend's log says. */
 const YARDMASTERS_OWN = ["merged-outside-queue"] as const;
 

@@ -1,11 +1,12 @@
 import { satisfies } from "../core/permission-level.js";
+import type { SetupLine, SetupStatus } from "../core/setup-line.js";
 import type { Text, TextFormat } from "../wording/description.js";
 import { plural } from "../wording/words.js";
 import { type Actor, defineCommand, slackAccount } from "./command.js";
 import { CommandError, CommandErrorCode } from "./errors.js";
 import { alone } from "./grammar/arguments.js";
 import type { AccountStore, GitHubGateway } from "./ports.js";
-import { type SetupLine, type SetupReport, type SetupStatus, setupCounts } from "./setup-report.js";
+import { type SetupReport, setupCounts } from "./setup-report.js";
 
 export interface DoctorResult {
   name: "doctor";

@@ -1,22 +1,13 @@
+import type { SetupLine, SetupStatus } from "../core/setup-line.js";
+
 /**
  * The setup check's report (`npm run doctor`, `/mq doctor`, the start log): one line per thing checked.
  * A `fail` of a required check means something Yardmaster needs does not work; `warn` is worth fixing
  * but Yardmaster works without it; `skip` was not checked (its surface is off, or what it needs failed).
  * The command core shows it (src/commands/doctor.ts) and defines it: the setup check (src/doctor) makes
- * it, and the composition root gives the core the check (SetupCheck).
+ * it, and the composition root gives the core the check (SetupCheck). Its lines are the core's
+ * (src/core/setup-line.ts): the backends write some of them.
  */
-export type SetupStatus = "pass" | "warn" | "fail" | "skip";
-
-export interface SetupLine {
-  /** What was checked, e.g. "Slack token" or "merge-queue token: acme/widgets". */
-  check: string;
-  status: SetupStatus;
-  /** What was found, in a sentence. */
-  message: string;
-  /** What to do about it (for warn and fail). */
-  fix?: string;
-}
-
 export interface SetupReport {
   lines: SetupLine[];
   /** True when a required check failed (`npm run doctor` then exits 1). */

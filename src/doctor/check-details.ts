@@ -1,10 +1,9 @@
 import pLimit from "p-limit";
-import type { SetupLine } from "../commands/setup-report.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { CALL_TIMEOUT_MS, listed, MOST_REPOSITORIES, pass, reason, skip, warn } from "../core/setup-line.js";
 import type { Repo } from "../repo.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
 import { appJwt } from "./github-app.js";
-import { CALL_TIMEOUT_MS, listed, pass, reason, skip, warn } from "./line.js";
-import { MOST_REPOSITORIES } from "./merge-queue-token.js";
 
 /**
  * Why a check failed, in a removal's notices (docs/notifications.md, "Why a check failed"), is read from
@@ -24,7 +23,10 @@ export interface CheckDetailsOptions {
   apiUrl: string;
   /** Every subscribed repository, or why they cannot be listed. */
   repositories: readonly Repo[] | Error;
-  /** MERGE_QUEUE_PROVIDER=github: every repository is on GitHub's queue, which needs checks: write anyway. */
+  /**
+   * Every repository is on GitHub's queue, which needs checks: write anyway (the backends say:
+   * backendNeeds, src/backends/setup-check.ts).
+   */
   githubOnly: boolean;
   now?: () => Date;
 }

@@ -1,6 +1,6 @@
-import type { SetupLine } from "../commands/setup-report.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { fail, listed, pass, reason, warn } from "../core/setup-line.js";
 import type { Settings } from "../settings/read-settings.js";
-import { fail, listed, pass, reason, warn } from "./line.js";
 
 /** What the store is, for the check: where it is, and the schema versions recorded as applied. */
 export interface DatabaseState {

@@ -1,8 +1,8 @@
 import { createSign } from "node:crypto";
-import type { SetupLine } from "../commands/setup-report.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "../core/setup-line.js";
 import { ACTIVITY_EVENTS } from "../github/doorbell.js";
 import type { GitHubAppSettings } from "../settings/read-settings.js";
-import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "./line.js";
 import type { GitHubAppAsks } from "./manifests.js";
 
 /**
@@ -23,9 +23,9 @@ export interface GitHubAppCheckOptions {
   /** What app.yml asks for, or why it could not be read. */
   asks: GitHubAppAsks | Error;
   /**
-   * Whether GitHub's own merge queue is driven (MERGE_QUEUE_PROVIDER github or auto): only then are
-   * app.yml's `contents: write` (to enqueue) and `merge_group` event (its notices) needed; with Mergify
-   * alone they are not asked of anyone.
+   * Whether some repository's queue may be driven through the app, GitHub's own merge queue (the
+   * backends say: backendNeeds, src/backends/setup-check.ts): only then are app.yml's `contents: write`
+   * (to enqueue) and `merge_group` event (its notices) needed; otherwise they are not asked of anyone.
    */
   githubQueue?: boolean;
   now?: () => Date;

@@ -1,4 +1,5 @@
-import type { SetupReport, SetupStatus } from "../commands/setup-report.js";
+import type { SetupReport } from "../commands/setup-report.js";
+import type { SetupStatus } from "../core/setup-line.js";
 import type { Logger } from "../logger.js";
 import { formatSetupLine, setupVerdict } from "./run-setup-check.js";
 

@@ -1,5 +1,5 @@
-import type { SetupLine } from "../commands/setup-report.js";
-import { pass, warn } from "./line.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { pass, warn } from "../core/setup-line.js";
 
 const CHECK = "PUBLIC_URL";
 

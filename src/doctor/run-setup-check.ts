@@ -1,23 +1,13 @@
-import { backendPlan } from "../backends/choose.js";
-import type { GraphQL } from "../backends/github/client.js";
-import { type BranchRule, DEFAULT_GATE_CHECK_NAME } from "../backends/github/gate/index.js";
-import { MergeQueueClient } from "../backends/mergify/index.js";
-import {
-  type SetupCheck,
-  type SetupLine,
-  type SetupReport,
-  type SetupStatus,
-  setupCounts,
-} from "../commands/setup-report.js";
+import { type BranchRule, backendNeeds, backendSetupLines, type GraphQL } from "../backends/setup-check.js";
+import { type SetupCheck, type SetupReport, setupCounts } from "../commands/setup-report.js";
+import { fail, type SetupLine, type SetupStatus } from "../core/setup-line.js";
 import type { Repo } from "../repo.js";
 import { githubUrls, type Settings } from "../settings/read-settings.js";
 import { checkCheckDetails } from "./check-details.js";
 import { checkDatabase, type DatabaseState } from "./database.js";
 import { checkGitHubApp } from "./github-app.js";
-import { CALL_TIMEOUT_MS, fail, skip } from "./line.js";
+import { installationAccess } from "./installation-access.js";
 import { type GitHubAppAsks, readGitHubAppAsks, readSlackAppAsks, type SlackAppAsks } from "./manifests.js";
-import { checkMergeQueueBackends } from "./merge-queue-backends.js";
-import { checkMergeQueueToken } from "./merge-queue-token.js";
 import { checkMetricsPort, checkPublicUrl } from "./public-url.js";
 import { checkSlackSigningSecret, checkWebhookSecret } from "./secrets.js";
 import { checkSlackToken } from "./slack-token.js";
@@ -47,23 +37,23 @@ export interface SetupCheckDeps {
 export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> {
   const { settings } = deps;
   const manifests = deps.manifests ?? { github: readGitHubAppAsks, slack: readSlackAppAsks };
-  const mergeQueue = () =>
-    new MergeQueueClient({
-      baseUrl: settings.mergeQueue.apiUrl,
-      token: settings.mergeQueue.token,
-      timeoutMs: CALL_TIMEOUT_MS,
-      retry: { retries: 0 },
-    });
-  const plan = backendPlan(settings.mergeQueue.provider);
+  const apiUrl = githubUrls(settings.githubHost).apiUrl;
+  const needs = backendNeeds(settings.mergeQueue.provider);
+  // How the merge queue's lines reach GitHub as the app: the server's installations, else the app's own.
+  const access = settings.github
+    ? installationAccess(settings.github, apiUrl, deps.now ?? (() => new Date()))
+    : null;
+  const graphqlFor = deps.graphqlFor ?? access?.graphqlFor;
+  const rulesFor = deps.gateRulesFor ?? access?.rulesFor;
   const groups: [string, () => Promise<SetupLine[]> | SetupLine[]][] = [
     [
       "GitHub App",
       () =>
         checkGitHubApp({
           app: settings.github,
-          apiUrl: githubUrls(settings.githubHost).apiUrl,
+          apiUrl,
           asks: attempt(manifests.github),
-          githubQueue: plan.github,
+          githubQueue: needs.queueThroughApp,
           ...(deps.now ? { now: deps.now } : {}),
         }),
     ],
@@ -72,38 +62,20 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
     ["Slack signing secret", () => checkSlackSigningSecret(settings.slack)],
     [
       "merge queue",
-      async () => [
-        ...(await checkMergeQueueBackends({
-          provider: plan.provider,
-          app: settings.github,
-          apiUrl: githubUrls(settings.githubHost).apiUrl,
-          repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
-          checkToken: (repositories) => checkMergeQueueToken(mergeQueue(), repositories),
-          ...(deps.graphqlFor ? { graphqlFor: deps.graphqlFor } : {}),
-          gate: {
-            name: settings.mergeQueue.gateCheckName ?? DEFAULT_GATE_CHECK_NAME,
-            ...(deps.gateRulesFor ? { rulesFor: deps.gateRulesFor } : {}),
-          },
-          ...(deps.now ? { now: deps.now } : {}),
-        })),
-        ...(!plan.mergify
-          ? [
-              skip(
-                "merge-queue token",
-                "not needed: MERGE_QUEUE_PROVIDER=github drives GitHub's own merge queue through the GitHub App",
-              ),
-            ]
-          : []),
-      ],
+      async () =>
+        backendSetupLines(settings, await deps.subscribedRepositories().catch((e: unknown) => asError(e)), {
+          ...(graphqlFor ? { graphqlFor } : {}),
+          ...(rulesFor ? { rulesFor } : {}),
+        }),
     ],
     [
       "check-run details",
       async () =>
         checkCheckDetails({
           app: settings.github,
-          apiUrl: githubUrls(settings.githubHost).apiUrl,
+          apiUrl,
           repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
-          githubOnly: !plan.mergify,
+          githubOnly: needs.everyQueueThroughApp,
           ...(deps.now ? { now: deps.now } : {}),
         }),
     ],

@@ -1,6 +1,6 @@
-import type { SetupLine } from "../commands/setup-report.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { fail, pass, skip, warn } from "../core/setup-line.js";
 import type { Settings } from "../settings/read-settings.js";
-import { fail, pass, skip, warn } from "./line.js";
 
 /** Probot's default webhook secret, which a deployment must never keep. */
 const DEVELOPMENT_WEBHOOK_SECRET = "development";

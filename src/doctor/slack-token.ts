@@ -1,6 +1,6 @@
-import type { SetupLine } from "../commands/setup-report.js";
+import type { SetupLine } from "../core/setup-line.js";
+import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "../core/setup-line.js";
 import type { Settings } from "../settings/read-settings.js";
-import { CALL_TIMEOUT_MS, fail, listed, pass, reason, skip, warn } from "./line.js";
 import type { SlackAppAsks } from "./manifests.js";
 
 /**

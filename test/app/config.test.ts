@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../src/app/config.js";
+import { describeSurfaces } from "../../src/app/start-log.js";
 import { ConfigError } from "../../src/settings/read-settings.js";
-import { describeSurfaces } from "../../src/settings/start-log.js";
 
 const KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\n";
 const base = { MERGE_QUEUE_API_TOKEN: "mq-token" };

@@ -1,7 +1,8 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/app/config.js";
-import { checkMergeQueueBackends } from "../../src/doctor/merge-queue-backends.js";
+import { checkMergeQueueBackends } from "../../src/backends/setup-check.js";
+import { installationAccess } from "../../src/doctor/installation-access.js";
 import { formatSetupLine, runSetupCheck } from "../../src/doctor/run-setup-check.js";
 import { Repo } from "../../src/repo.js";
 import { testPrivateKey } from "../helpers/github-app.js";
@@ -165,7 +166,6 @@ describe("the setup check's merge queue per repository", () => {
     const lines = await checkMergeQueueBackends({
       provider: "auto",
       app,
-      apiUrl: "https://ghe.test/api/v3",
       repositories: [Repo.of("acme", "old")],
       checkToken: async (repos) => [
         {
@@ -199,9 +199,9 @@ describe("the setup check's merge queue per repository", () => {
     const lines = await checkMergeQueueBackends({
       provider: "github",
       app,
-      apiUrl: "https://ghe.test/api/v3",
       repositories: [Repo.of("acme", "ships")],
       checkToken: async () => [],
+      graphqlFor: installationAccess(app, "https://ghe.test/api/v3", () => new Date()).graphqlFor,
     });
     expect(lines.map(formatSetupLine)).toEqual([
       "ok   merge queue: acme/ships: GitHub's merge queue (develop)",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { gateRulesLine } from "../../src/doctor/gate-rules.js";
-import { Repo } from "../../src/repo.js";
+import { gateRulesLine } from "../../../src/backends/github/gate/setup-line.js";
+import { Repo } from "../../../src/repo.js";
 
 const target = { repo: Repo.of("acme", "ships"), branch: "main", gateName: "yardmaster/gate", appId: 7 };
 const queueRule = { type: "merge_queue", parameters: { check_response_timeout_minutes: 60 } };

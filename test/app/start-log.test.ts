@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/app/config.js";
+import { describeSurfaces, HOW_TO_CONFIGURE } from "../../src/app/start-log.js";
 import { SECRET_SETTING_NAMES } from "../../src/settings/settings.js";
-import { describeSurfaces, HOW_TO_CONFIGURE } from "../../src/settings/start-log.js";
 
 const KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIsecretkey\n-----END RSA PRIVATE KEY-----\n";
 

@@ -1,7 +1,7 @@
-import { type BranchRule, gateSource, requireFromAppHow } from "../backends/github/gate/index.js";
-import type { SetupLine } from "../commands/setup-report.js";
-import type { Repo } from "../repo.js";
-import { pass, reason, warn } from "./line.js";
+import { pass, reason, type SetupLine, warn } from "../../../core/setup-line.js";
+import type { Repo } from "../../../repo.js";
+import type { BranchRule } from "./github.js";
+import { gateSource, requireFromAppHow } from "./required.js";
 
 /**
  * Whether a branch on GitHub's merge queue requires the gate check (README, "Pausing GitHub's merge
@@ -27,7 +27,7 @@ export interface GateRulesTarget {
   appId: number;
 }
 
-/** The gate line of one repository, from its branch's rules (or why they could not be read). */
+/** The setup check's gate line of one repository on GitHub's merge queue, from its branch's rules (or why they could not be read). */
 export function gateRulesLine(target: GateRulesTarget, rules: readonly BranchRule[] | Error): SetupLine {
   const where = `${target.repo.fullName}: ${target.gateName} on ${target.branch}`;
   if (rules instanceof Error) {

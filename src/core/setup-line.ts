@@ -1,4 +1,20 @@
-import type { SetupLine } from "../commands/setup-report.js";
+/**
+ * A line of the setup check (`npm run doctor`, `/mq doctor`, the start log) in the core's terms:
+ * src/doctor writes them for the services it checks, the backends for the merge queue
+ * (src/backends/setup-check.ts); the report the command core shows is made of them
+ * (src/commands/setup-report.ts).
+ */
+export type SetupStatus = "pass" | "warn" | "fail" | "skip";
+
+export interface SetupLine {
+  /** What was checked, e.g. "Slack token" or "merge-queue token: acme/widgets". */
+  check: string;
+  status: SetupStatus;
+  /** What was found, in a sentence. */
+  message: string;
+  /** What to do about it (for warn and fail). */
+  fix?: string;
+}
 
 /** The lines a check writes: what was checked, what was found and, for a problem, what to do. */
 export const pass = (check: string, message: string): SetupLine => ({ check, status: "pass", message });
@@ -15,6 +31,9 @@ export const fail = (check: string, message: string, fix: string): SetupLine => 
   message,
   fix,
 });
+
+/** At most this many subscribed repositories are read (a line each); the rest are named as not checked. */
+export const MOST_REPOSITORIES = 50;
 
 /** How long any one call of a check may take before it counts as unanswered. */
 export const CALL_TIMEOUT_MS = 10_000;

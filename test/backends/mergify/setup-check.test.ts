@@ -1,8 +1,8 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { MergeQueueClient } from "../../src/backends/mergify/index.js";
-import { checkMergeQueueToken } from "../../src/doctor/merge-queue-token.js";
-import { Repo } from "../../src/repo.js";
+import { MergeQueueClient } from "../../../src/backends/mergify/index.js";
+import { checkMergeQueueToken } from "../../../src/backends/mergify/setup-check.js";
+import { Repo } from "../../../src/repo.js";
 
 const BASE = "https://mq.test";
 const client = new MergeQueueClient({ baseUrl: `${BASE}/v1`, token: "t", retry: { retries: 0 } });

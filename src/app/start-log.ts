@@ -1,8 +1,12 @@
-import type { Settings } from "./read-settings.js";
-import { SETTING_NAMES, SETTINGS, type Setting, type SurfaceName } from "./settings.js";
-import { SURFACES, slotsText, surface, surfaceSettings } from "./surfaces.js";
+import { describeBackends } from "../backends/choose.js";
+import type { Settings } from "../settings/read-settings.js";
+import { SETTING_NAMES, SETTINGS, type Setting, type SurfaceName } from "../settings/settings.js";
+import { SURFACES, slotsText, surface, surfaceSettings } from "../settings/surfaces.js";
 
-/** One line per surface for the start log: what is on, what is off and why. No value of a secret. */
+/**
+ * One line per surface for the start log: what is on, what is off and why; then which merge queue
+ * (src/backends says) and the store. No value of a secret.
+ */
 export function describeSurfaces(settings: Settings): string[] {
   const on: Record<SurfaceName, unknown> = {
     github: settings.github,
@@ -17,14 +21,7 @@ export function describeSurfaces(settings: Settings): string[] {
     if (on[s.group]) return `${s.log} on`;
     return `${s.log} off (${surfaceSettings(s.group)} unset)${s.whenOff ? `: ${s.whenOff}` : ""}`;
   });
-  const { provider, apiUrl } = settings.mergeQueue;
-  const queue =
-    provider === "github"
-      ? "merge queue: GitHub's own (GraphQL, as the GitHub App)"
-      : provider === "auto"
-        ? `merge queue: GitHub's own where a branch has one, otherwise Mergify at ${apiUrl}`
-        : `merge queue at ${apiUrl}`;
-  return [...lines, queue, `store: ${settings.database.kind}`];
+  return [...lines, describeBackends(settings.mergeQueue), `store: ${settings.database.kind}`];
 }
 
 const required = SETTING_NAMES.filter((name) => (SETTINGS[name] as Setting).required);

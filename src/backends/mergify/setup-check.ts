@@ -1,17 +1,15 @@
 import pLimit from "p-limit";
-import { isMergeQueueError, type MergeQueueClient, MergeQueueErrorCode } from "../backends/mergify/index.js";
-import type { SetupLine } from "../commands/setup-report.js";
-import type { Repo } from "../repo.js";
-import { fail, pass, reason, skip } from "./line.js";
+import { fail, MOST_REPOSITORIES, pass, reason, type SetupLine, skip } from "../../core/setup-line.js";
+import type { Repo } from "../../repo.js";
+import type { MergeQueueClient } from "./client.js";
+import { isMergeQueueError, MergeQueueErrorCode } from "./errors.js";
 
 /**
  * The merge-queue token reads each subscribed repository: its queue (what commands read) and its event
  * log (what the notifier reads). A token scoped to the queue alone may read the first and get 403 on the
- * second.
+ * second. Part of the setup check's merge-queue lines (src/backends/setup-check.ts).
  */
 
-/** At most this many repositories are read (a line each); the rest are named as not checked. */
-export const MOST_REPOSITORIES = 50;
 /** Repositories read at once (two requests each), to stay well within the merge queue's rate limits. */
 const AT_ONCE = 4;
 const TOKEN_FIX =
