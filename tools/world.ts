@@ -142,7 +142,22 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       github.setWebhookUrl(`${url}/api/github/webhooks`);
       slack.setEventsUrl(`${url}/slack/events`);
     };
-    const first = await start();
+    // The port was free when freePort looked; an outgoing connection may have taken it since as its own
+    // local port (both come from the same ephemeral range): then Yardmaster starts on another.
+    const startOnFreePort = async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await start();
+        } catch (error) {
+          const taken = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+          if (!taken || options.settings?.PORT !== undefined || attempt >= 5) throw error;
+          const port = await freePort(host);
+          settings.PORT = String(port);
+          if (options.settings?.PUBLIC_URL === undefined) settings.PUBLIC_URL = `http://${host}:${port}`;
+        }
+      }
+    };
+    const first = await startOnFreePort();
     connect(first.url);
     // Yardmaster answers a command's webhook before it runs the command: a delivery (and the stand-in's
     // settle) resolves once every replica is done with what it received, unless sent `answerOnly`.

@@ -6,29 +6,59 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+/** One run's part in its kind's completions: it ends with `complete`, or `abandon` when it failed. */
+export interface CompletionTurn {
+  complete(done: WorkDone): Promise<boolean>;
+  abandon(): void;
+}
+
 /**
- * The completions of one replica's runs, written together: every run that ends within one turn of the
- * event loop (the answers that came in one I/O phase: a claim's reads whose requests went out together)
- * is completed in one store call, in one statement for those due again, not one write each. A run's
- * completion waits at most for that turn's end (setImmediate).
+ * The completions of one kind's runs on this replica, written together (a kind's `completeTogether`): a
+ * claim's quiet reads end one by one, as their answers come, and are completed in one store call, one
+ * statement for those due again, rather than one write each. They are written once no run of the kind
+ * is under way any more, or once `most` wait (runs that keep coming), at the end of that turn of the
+ * event loop (setImmediate). A run's completion waits for its siblings at most until then; its claim is
+ * renewed meanwhile.
  */
 export class Completions {
   private queued: Waiting[] = [];
+  private underWay = 0;
   private scheduled = false;
 
   constructor(
     private readonly store: Pick<WorkStore, "completeWork">,
     private readonly owner: string,
+    private readonly most: number,
   ) {}
 
-  /** Completes a run with the others that end in this turn; false if its claim is not this replica's any more. */
-  complete(done: WorkDone): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.queued.push({ done, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    });
+  /** A run begins: its completion waits for the others under way (or for `most` to wait). */
+  begin(): CompletionTurn {
+    this.underWay += 1;
+    let open = true;
+    const end = () => {
+      if (!open) return false;
+      open = false;
+      this.underWay -= 1;
+      return true;
+    };
+    return {
+      complete: (done) =>
+        new Promise<boolean>((resolve, reject) => {
+          if (!end()) return reject(new Error("this run's completion was already given"));
+          this.queued.push({ done, resolve, reject });
+          this.flushWhenDue();
+        }),
+      abandon: () => {
+        if (end()) this.flushWhenDue();
+      },
+    };
+  }
+
+  private flushWhenDue(): void {
+    if (this.scheduled || this.queued.length === 0) return;
+    if (this.underWay > 0 && this.queued.length < this.most) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
   }
 
   private async flush(): Promise<void> {
@@ -44,5 +74,7 @@ export class Completions {
     } catch (error) {
       for (const w of batch) w.reject(error);
     }
+    // Runs that queued meanwhile, while the others still run: written when due.
+    this.flushWhenDue();
   }
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { ScheduleWork, WorkItem, WorkPayload, WorkStore } from "../store/index.js";
-import { Completions } from "./completions.js";
+import { Completions, type CompletionTurn } from "./completions.js";
 
 /** When an item runs next after a successful run (its payload merged into the kept one), or null: done. */
 export type WorkNext = { dueAt: Date; payload?: WorkPayload } | null;
@@ -38,9 +38,9 @@ export interface WorkKind {
   /** Milliseconds before the retry of an item that failed `attempts` times in a row; default `backoff`. */
   backoff?: (attempts: number) => number;
   /**
-   * Whether the runs that end within one turn of the event loop are completed together, in one write
-   * (completions.ts): for a kind with many short runs at once (the reads of the repositories). A run's
-   * completion then waits for that turn's end (setImmediate). Default: each run is completed by itself.
+   * Whether the kind's runs are completed together, in one write (completions.ts): for a kind with many
+   * short runs at once (the reads of the repositories). A run's completion then waits until none of the
+   * kind's runs is under way here, or half its concurrency wait. Default: each run is completed by itself.
    */
   completeTogether?: boolean;
   /**
@@ -102,12 +102,10 @@ export class WorkRunner {
   private stopped = false;
   /** Passes this runner made by itself (tests wait on it rather than on time). */
   passCount = 0;
-  /** The runs that ended well, written together: those that end in one turn of the event loop. */
-  private readonly completions: Completions;
+  /** Each `completeTogether` kind's completions, written together. */
+  private readonly completions = new Map<string, Completions>();
 
-  constructor(private readonly deps: WorkRunnerDeps) {
-    this.completions = new Completions(deps.store, deps.owner);
-  }
+  constructor(private readonly deps: WorkRunnerDeps) {}
 
   register(kind: WorkKind): void {
     this.kinds.set(kind.kind, kind);
@@ -320,26 +318,46 @@ export class WorkRunner {
     const { store, owner, logger, metrics } = this.deps;
     const now = () => this.nowOf(kind);
     const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
-    const lost = new AbortController();
+    // The signal is made when a run asks for it (most never do: a quiet read is over in milliseconds).
+    let lost: AbortController | undefined;
+    let gone = false;
     const renewNow = async () => {
       const mine = await store.renewWork(item.kind, item.key, owner, new Date(now().getTime() + leaseMs));
-      if (!mine) lost.abort();
+      if (!mine) {
+        gone = true;
+        lost?.abort();
+      }
       return mine;
+    };
+    const context: WorkContext = {
+      get signal() {
+        lost ??= new AbortController();
+        if (gone) lost.abort();
+        return lost.signal;
+      },
+      renew: renewNow,
+      yieldTurn: () => yieldTurn(),
     };
     const renew = setInterval(() => void renewNow().catch(() => undefined), leaseMs / 3);
     renew.unref?.();
     let yieldTurn = () => {};
+    let together: CompletionTurn | null = null;
     try {
       if (takesTurn) yieldTurn = await this.turn(kind);
-      const next = await kind.run(item, { signal: lost.signal, renew: renewNow, yieldTurn });
+      if (kind.completeTogether) together = this.completionsOf(kind).begin();
+      const next = await kind.run(item, context);
       const done = { kind: item.kind, key: item.key, next };
-      if (kind.completeTogether) await this.completions.complete(done);
-      else await store.completeWork(owner, [done]);
+      if (together) {
+        // Its turn is the next run's while it waits for the others' to be written with it.
+        yieldTurn();
+        await together.complete(done);
+      } else await store.completeWork(owner, [done]);
       metrics?.workRuns.inc({ kind: item.kind, outcome: "ok" });
       this.markFailing(item, false);
       if (next) this.wakeAt(next.dueAt, item.kind);
       return true;
     } catch (error) {
+      together?.abandon();
       const retryAt = new Date(now().getTime() + (kind.backoff ?? backoff)(item.attempts + 1));
       const message = error instanceof Error ? error.message : String(error);
       const attempts = await store
@@ -357,6 +375,19 @@ export class WorkRunner {
       yieldTurn();
       clearInterval(renew);
     }
+  }
+
+  private completionsOf(kind: WorkKind): Completions {
+    let made = this.completions.get(kind.kind);
+    if (!made) {
+      made = new Completions(
+        this.deps.store,
+        this.deps.owner,
+        Math.max(1, Math.floor(this.concurrency(kind) / 2)),
+      );
+      this.completions.set(kind.kind, made);
+    }
+    return made;
   }
 
   private markFailing(item: WorkItem, failed: boolean): void {
