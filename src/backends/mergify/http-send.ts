@@ -1,5 +1,8 @@
 import http from "node:http";
 import https from "node:https";
+// The deadline is the real clock's, as the socket it watches is (a test's fake timers replace the global
+// setTimeout only; AbortSignal.timeout, which this replaces, ran on the real clock too).
+import { clearTimeout, setTimeout } from "node:timers";
 
 /** One request as the transport sends it: the whole answer is read before it resolves. */
 export interface SendInit {
