@@ -43,6 +43,12 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
   const access = settings.github
     ? installationAccess(settings.github, apiUrl, deps.now ?? (() => new Date()))
     : null;
+  // Read once, for the two groups that name them (the merge queue's and the check-run details').
+  let subscribed: Promise<readonly Repo[] | Error> | undefined;
+  const repositories = () => {
+    subscribed ??= deps.subscribedRepositories().catch((e: unknown) => asError(e));
+    return subscribed;
+  };
   const graphqlFor = deps.graphqlFor ?? access?.graphqlFor;
   const rulesFor = deps.gateRulesFor ?? access?.rulesFor;
   const groups: [string, () => Promise<SetupLine[]> | SetupLine[]][] = [
@@ -63,7 +69,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
     [
       "merge queue",
       async () =>
-        backendSetupLines(settings, await deps.subscribedRepositories().catch((e: unknown) => asError(e)), {
+        backendSetupLines(settings, await repositories(), {
           ...(graphqlFor ? { graphqlFor } : {}),
           ...(rulesFor ? { rulesFor } : {}),
         }),
@@ -74,7 +80,7 @@ export async function runSetupCheck(deps: SetupCheckDeps): Promise<SetupReport> 
         checkCheckDetails({
           app: settings.github,
           apiUrl,
-          repositories: await deps.subscribedRepositories().catch((e: unknown) => asError(e)),
+          repositories: await repositories(),
           githubOnly: needs.everyQueueThroughApp,
           ...(deps.now ? { now: deps.now } : {}),
         }),
