@@ -16,9 +16,33 @@ function sorted<L extends string>(labels: Labels<L>): Labels<L> {
   return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))) as Labels<L>;
 }
 
+/**
+ * A counter counted here and handed to prom-client when /metrics is read: a count is one Map entry's
+ * addition (a poller counts several per repository read; prom-client checks and hashes the labels of each).
+ */
 function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]) {
-  const metric = new Counter<L>({ name, help, labelNames, registers: [registry] });
-  return { inc: (labels: Labels<L>, by = 1) => metric.inc(sorted(labels), by) };
+  const pending = new Map<string, { labels: Labels<L>; by: number }>();
+  new Counter<L>({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const { labels, by } of pending.values()) this.inc(labels, by);
+      pending.clear();
+    },
+  });
+  return {
+    inc: (labels: Labels<L>, by = 1) => {
+      if (!(by >= 0 && Number.isFinite(by)))
+        throw new TypeError(`a counter only goes up, by a finite number: ${by}`);
+      let key = "";
+      for (const label of labelNames) key += `${labels[label]}\u0000`;
+      const counted = pending.get(key);
+      if (counted) counted.by += by;
+      else pending.set(key, { labels: sorted(labels), by });
+    },
+  };
 }
 
 function histogram<L extends string>(

@@ -4,17 +4,22 @@ import { z } from "zod";
 export const OWNER_MAX_LENGTH = 40;
 export const REPO_NAME_MAX_LENGTH = 100;
 
+const OWNER_PATTERN = new RegExp(`^[A-Za-z0-9-]{1,${OWNER_MAX_LENGTH}}$`);
+const NAME_PATTERN = new RegExp(`^[\\w.-]{1,${REPO_NAME_MAX_LENGTH}}$`);
+
 const OWNER_MESSAGE = `owner must be 1 to ${OWNER_MAX_LENGTH} letters, digits or "-"`;
-export const ownerSchema = z
-  .string({ error: OWNER_MESSAGE })
-  .regex(new RegExp(`^[A-Za-z0-9-]{1,${OWNER_MAX_LENGTH}}$`), { error: OWNER_MESSAGE });
+export const ownerSchema = z.string({ error: OWNER_MESSAGE }).regex(OWNER_PATTERN, { error: OWNER_MESSAGE });
 
 // "." and ".." are refused too: a URL parser would resolve them as path segments.
 const NAME_MESSAGE = `repository must be 1 to ${REPO_NAME_MAX_LENGTH} letters, digits, "_", "-" or "." (and not "." or "..")`;
 export const repoNameSchema = z
   .string({ error: NAME_MESSAGE })
-  .regex(new RegExp(`^[\\w.-]{1,${REPO_NAME_MAX_LENGTH}}$`), { error: NAME_MESSAGE })
+  .regex(NAME_PATTERN, { error: NAME_MESSAGE })
   .refine((name) => name !== "." && name !== "..", { error: NAME_MESSAGE });
+
+/** Whether both parts are valid: the schemas' rules, without their messages (parse runs on every stored name). */
+const validParts = (owner: string, name: string): boolean =>
+  OWNER_PATTERN.test(owner) && NAME_PATTERN.test(name) && name !== "." && name !== "..";
 
 /**
  * A GitHub repository: the one way Yardmaster names one, whether it came from a comment, a Slack
@@ -41,9 +46,8 @@ export class Repo {
   static parse(fullName: string): Repo | null {
     const m = /^([^/]+)\/([^/]+)$/.exec(fullName);
     if (!m) return null;
-    return ownerSchema.safeParse(m[1]).success && repoNameSchema.safeParse(m[2]).success
-      ? new Repo(m[1] ?? "", m[2] ?? "")
-      : null;
+    const [, owner = "", name = ""] = m;
+    return validParts(owner, name) ? new Repo(owner, name) : null;
   }
 
   /** Like parse, for values Yardmaster wrote itself (the store, its own payloads): a bad one is a bug. */

@@ -35,6 +35,9 @@ import { MergeQueueClient } from "./mergify/index.js";
 import { mergifyMergeWitness } from "./mergify/merge-witness.js";
 import { mergifyEventLog, mergifyStoredEvents } from "./mergify/queue-events.js";
 
+/** Every repository's log is read when none can be on GitHub's queue: one settled answer for all. */
+const EVERY_LOG_READ = Promise.resolve(true);
+
 /** The merge queues, built once for every feature that drives or reads one. */
 export interface Backends {
   /** Which backends may serve some repository (MERGE_QUEUE_PROVIDER). */
@@ -186,7 +189,9 @@ export function wireBackends(deps: BackendsDeps): Backends {
             queueRequests ? { askedOf: (r, n) => queueRequests.getQueueRequest(r, n) } : {},
           )
         : null,
-    readsLog: async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github",
+    readsLog: plan.github
+      ? async (repository) => (await queues.for(repository).catch(() => null))?.kind !== "github"
+      : () => EVERY_LOG_READ,
     pushes: github && installations && deps.pushes ? pushesOf(deps.pushes, deps, installations) : null,
     // Rows stored before the queue-neutral core hold Mergify's log events.
     storedEvents: mergifyStoredEvents,

@@ -235,15 +235,15 @@ export interface LogPosition {
 /** Reads a backend's events since a time: the notifier's poller (for a backend with a log to read). */
 export interface QueueEventLog {
   /**
-   * Every event of the repository from `since` (and before `until`) of the groups asked for, in any
-   * order; an event the core has no words for comes as kind "other". With `after` (where the reader
+   * Every event of the repository from `since` (and before `until`) of the groups asked for, read whole,
+   * in any order; an event the core has no words for comes as kind "other". With `after` (where the reader
    * took the log up to: every event before `at`, and those at `at` with these ids), the backend may
    * leave out events it can tell are at or before that point without reading further.
    */
   events(
     repo: Repo,
     query: { since: Date; until?: Date; groups: readonly EventGroup[]; after?: LogPosition },
-  ): AsyncIterable<QueueEvent>;
+  ): Promise<QueueEvent[]>;
   /** The backend's code for a failure to read, for metrics; undefined when it is not the backend's. */
   failureCode?(error: unknown): string | undefined;
 }

@@ -452,14 +452,16 @@ export class Poller {
     const groups = new Set(
       [...subs, { groups: (await personal?.wantedGroups()) ?? [] }].flatMap((s) => s.groups),
     );
-    const events: QueueEvent[] = [];
     const after = takenUpTo(cursor);
-    for await (const event of eventLog.events(repository, {
+    const events = await eventLog.events(repository, {
       since: cursor.receivedFrom,
       groups: [...groups] as EventGroup[],
       ...(after ? { after } : {}),
-    })) {
-      events.push(event);
+    });
+    if (events.length === 0) {
+      // A quiet repository: nothing to sort or hand over (the history still prunes itself when due).
+      await this.deps.history?.record(repository, events);
+      return { fresh: 0, cursor: advance(cursor, events, now) };
     }
     // A backlog's thousands of events are sorted, sifted and handed over in turns of the event loop
     // (event-loop.ts), not in one long task.

@@ -142,14 +142,20 @@ function listSubscriptions(ctx: StoreContext): SubscriptionStore["listSubscripti
     const { channelId, repository, repositories } = filter;
     if (repositories?.length === 0) return [];
     const keys = [...new Set(repositories?.map((r) => r.key))];
+    const order = sql`${v.bytewise("repository_key")}, ${v.bytewise("channel_id")}`;
+    if (repositories && channelId === undefined && repository === undefined) {
+      // Written as SQL, not built: the poller asks this for every batch of repositories it claims.
+      const { rows } = await sql<Selectable<Tables["subscriptions"]>>`SELECT * FROM subscriptions
+        WHERE repository_key IN (${sql.join(keys)}) ORDER BY ${order}`.execute(db);
+      return rows.map((row) => toSubscription(row, v));
+    }
     const rows = await db
       .selectFrom("subscriptions")
       .selectAll()
       .$if(channelId !== undefined, (q) => q.where("channel_id", "=", channelId as string))
       .$if(repository !== undefined, (q) => q.where("repository_key", "=", repository?.key as string))
       .$if(repositories !== undefined, (q) => q.where("repository_key", "in", keys))
-      .orderBy(v.bytewise("repository_key"))
-      .orderBy(v.bytewise("channel_id"))
+      .orderBy(order)
       .execute();
     return rows.map((row) => toSubscription(row, v));
   };

@@ -201,33 +201,7 @@ async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<Work
 }
 
 async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWork> {
-  const now = time(claim.now);
-  const until = time(new Date(claim.now.getTime() + claim.leaseMs));
-  const free = sql<boolean>`(claimed_until IS NULL OR claimed_until <= ${now})`;
-  const candidates = ctx.db
-    .selectFrom("work_items")
-    .select("key")
-    .where("kind", "=", claim.kind)
-    .$if(claim.key !== undefined, (q) => q.where("key", "=", claim.key ?? ""))
-    .where("due_at", "<=", now)
-    .where(free)
-    .orderBy("due_at")
-    .limit(claim.limit)
-    .$if(ctx.kind === "postgres", (q) => q.forUpdate().skipLocked());
-  const rows =
-    claim.limit > 0
-      ? await ctx.db
-          .updateTable("work_items")
-          .set({ claimed_by: claim.owner, claimed_until: until, due_at: until, started_at: now })
-          .where("kind", "=", claim.kind)
-          .where(chosenBy(ctx.kind, "key", candidates))
-          // PostgreSQL looks again at a row it locked (another replica may have changed it meanwhile).
-          // SQLite runs the statement under its one write lock, where the looks again are redundant and
-          // would lead its planner to scan every due row instead of finding the chosen keys.
-          .$if(ctx.kind === "postgres", (q) => q.where("due_at", "<=", now).where(free))
-          .returningAll()
-          .execute()
-      : [];
+  const rows = claim.limit > 0 ? await claimRows(ctx, claim) : [];
   const claimed = rows.map((row) => toWorkItem(ctx, row)).sort((a, b) => a.key.localeCompare(b.key));
   if (claimed.length >= claim.limit) return { claimed, nextDueAt: null };
   const next = await ctx.db
@@ -240,6 +214,30 @@ async function claimWork(ctx: StoreContext, claim: ClaimWork): Promise<ClaimedWo
     .where("kind", "=", claim.kind)
     .executeTakeFirst();
   return { claimed, nextDueAt: maybeTime(next?.next ?? null) };
+}
+
+/**
+ * One statement: up to `limit` of the kind's earliest due items whose claim (if any) has lapsed, claimed
+ * by `owner` for the lease. Written as SQL, not built: the reads claim a batch many times a second.
+ */
+async function claimRows(ctx: StoreContext, claim: ClaimWork) {
+  const pg = ctx.kind === "postgres";
+  const now = time(claim.now);
+  const until = time(new Date(claim.now.getTime() + claim.leaseMs));
+  const free = sql`(claimed_until IS NULL OR claimed_until <= ${now})`;
+  const onlyKey = claim.key === undefined ? sql`` : sql`AND key = ${claim.key}`;
+  const candidates = sql`SELECT key FROM work_items
+    WHERE kind = ${claim.kind} ${onlyKey} AND due_at <= ${now} AND ${free}
+    ORDER BY due_at LIMIT ${claim.limit} ${pg ? sql`FOR UPDATE SKIP LOCKED` : sql``}`;
+  // PostgreSQL looks again at a row it locked (another replica may have changed it meanwhile). SQLite
+  // runs the statement under its one write lock, where the looks again are redundant and would lead its
+  // planner to scan every due row instead of finding the chosen keys.
+  const again = pg ? sql`AND due_at <= ${now} AND ${free}` : sql``;
+  const { rows } = await sql<Selectable<Tables["work_items"]>>`
+    UPDATE work_items SET claimed_by = ${claim.owner}, claimed_until = ${until}, due_at = ${until}, started_at = ${now}
+    WHERE kind = ${claim.kind} AND ${chosenBy(ctx.kind, "key", candidates)} ${again}
+    RETURNING *`.execute(ctx.db);
+  return rows;
 }
 
 /** The most runs one statement completes (their parameters stay far below either database's limit). */

@@ -1,4 +1,4 @@
-import type { Repo } from "../../repo.js";
+import { Repo } from "../../repo.js";
 import { branchesSchema } from "./branches.schema.js";
 import { isMergeQueueError, MergeQueueError, MergeQueueErrorCode } from "./errors.js";
 import { eventQueryParams } from "./event-query.js";
@@ -196,17 +196,21 @@ export class MergeQueueClient {
     return url;
   }
 
-  #url(path: string, query?: URLSearchParams): URL {
-    const url = new URL(`${this.#base}${path}`);
-    if (query !== undefined && query.size > 0) url.search = query.toString();
-    return url;
+  #url(path: string, query?: URLSearchParams | string): URL {
+    const search = query === undefined ? "" : String(query);
+    return new URL(`${this.#base}${path}${search ? `?${search}` : ""}`);
   }
 }
 
-/** `/repos/{owner}/{repository}` with both checked against the limits and percent-encoded. */
+/**
+ * `/repos/{owner}/{repository}` with both checked against the limits and percent-encoded; a Repo is
+ * valid already (src/repo.ts checks the same limits as it is made).
+ */
 function repoPath(repo: Repo): string {
-  const owner = checkInput(ownerSchema, repo?.owner, "owner");
-  const repository = checkInput(repositorySchema, repo?.name, "repository");
+  const given = repo as { owner?: unknown; name?: unknown } | undefined;
+  const owner = repo instanceof Repo ? repo.owner : checkInput(ownerSchema, given?.owner, "owner");
+  const repository =
+    repo instanceof Repo ? repo.name : checkInput(repositorySchema, given?.name, "repository");
   return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}`;
 }
 

@@ -10,50 +10,56 @@ import {
 } from "./limits.js";
 import type { EventQuery } from "./types.js";
 
-/**
- * The log endpoint's query string: `pull_request` and `event_type` repeated (deduplicated: the service
- * wants unique items), times as ISO strings. Throws InvalidInput before anything is sent.
- */
 // Built once: the poller calls this for every repository on every tick.
 const pullNumbersSchema = z.array(pullNumberSchema);
 const eventTypesSchema = z.array(eventTypeFilterSchema);
 const receivedFromSchema = timestampSchema("received_from");
 const receivedToSchema = timestampSchema("received_to");
 
-/** The event-type lists checked already, deduplicated: the poller asks the same few on every read. */
-const checkedTypes = new Map<string, readonly string[]>();
-/** The most lists kept (then forgotten all at once): far more than the groups' combinations. */
-const CHECKED_TYPES_KEPT = 64;
+/**
+ * The event-type lists checked already, deduplicated, as query text: the poller asks the same few on every
+ * read (the same list each time: queue-events.ts keeps one per set of groups).
+ */
+const checkedTypes = new WeakMap<readonly string[], string>();
 
-function checkedEventTypes(types: readonly string[]): readonly string[] {
-  const key = JSON.stringify(types);
-  const kept = checkedTypes.get(key);
-  if (kept) return kept;
-  const unique = [...new Set(checkInput(eventTypesSchema, types, "event_type"))];
-  if (checkedTypes.size >= CHECKED_TYPES_KEPT) checkedTypes.clear();
-  checkedTypes.set(key, unique);
-  return unique;
+function eventTypesQuery(types: readonly string[]): string {
+  const kept = checkedTypes.get(types);
+  if (kept !== undefined) return kept;
+  const params = new URLSearchParams();
+  for (const type of new Set(checkInput(eventTypesSchema, types, "event_type")))
+    params.append("event_type", type);
+  const query = params.toString();
+  // A list changed after it was checked is checked again (the kept text would no longer be its own).
+  if (Object.isFrozen(types)) checkedTypes.set(types, query);
+  return query;
 }
 
-export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
+/** The ISO string sent for a time: a valid Date as it is, anything else checked by `schema`. */
+function timestamp(schema: z.ZodType<string>, value: Date | string, field: string): string {
+  return value instanceof Date && !Number.isNaN(value.getTime())
+    ? value.toISOString()
+    : checkInput(schema, value, field);
+}
+
+/**
+ * The log endpoint's query text (without its "?"): `pull_request` and `event_type` repeated (deduplicated:
+ * the service wants unique items), times as ISO strings. Throws InvalidInput before anything is sent.
+ */
+export function eventQueryParams(query: EventQuery = {}): string {
   const params = new URLSearchParams();
   if (query.pullRequests !== undefined) {
     const numbers = checkInput(pullNumbersSchema, query.pullRequests, "pull_request");
     for (const number of new Set(numbers)) params.append("pull_request", String(number));
   }
-  if (query.eventTypes !== undefined) {
-    for (const type of checkedEventTypes(query.eventTypes)) params.append("event_type", type);
-  }
+  const types = query.eventTypes === undefined ? "" : eventTypesQuery(query.eventTypes);
   if (query.baseRef !== undefined)
     params.set("base_ref", checkInput(baseRefSchema, query.baseRef, "base_ref"));
   const from =
     query.receivedFrom === undefined
       ? undefined
-      : checkInput(receivedFromSchema, query.receivedFrom, "received_from");
+      : timestamp(receivedFromSchema, query.receivedFrom, "received_from");
   const to =
-    query.receivedTo === undefined
-      ? undefined
-      : checkInput(receivedToSchema, query.receivedTo, "received_to");
+    query.receivedTo === undefined ? undefined : timestamp(receivedToSchema, query.receivedTo, "received_to");
   if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
     throw new MergeQueueError(
       MergeQueueErrorCode.InvalidInput,
@@ -68,5 +74,6 @@ export function eventQueryParams(query: EventQuery = {}): URLSearchParams {
   if (query.perPage !== undefined) {
     params.set("per_page", String(checkInput(perPageSchema, query.perPage, "per_page")));
   }
-  return params;
+  const rest = params.toString();
+  return types && rest ? `${types}&${rest}` : types || rest;
 }

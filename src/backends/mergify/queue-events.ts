@@ -72,6 +72,23 @@ export function mergifyEventTypes(groups: Iterable<string>): string[] {
   return [...types].sort();
 }
 
+/** The types read for each set of groups, one frozen list each (the client keeps its checked query by list). */
+const typesRead = new Map<string, readonly string[]>();
+/** The most sets kept (then forgotten all at once): far more than the groups' combinations. */
+const TYPES_READ_KEPT = 64;
+
+/** The types a read of `groups` asks for: theirs, and the `queue` command's when entries are asked for. */
+function typesToRead(groups: readonly string[]): readonly string[] {
+  const key = groups.join(" ");
+  let types = typesRead.get(key);
+  if (!types) {
+    if (typesRead.size >= TYPES_READ_KEPT) typesRead.clear();
+    types = Object.freeze(withQueueCommands(mergifyEventTypes(groups)));
+    typesRead.set(key, types);
+  }
+  return types;
+}
+
 const checksOf = (
   checks:
     | readonly {
@@ -301,7 +318,7 @@ export function mergifyEventLog(
   options: { askedOf?: AskedOf } = {},
 ): QueueEventLog {
   return {
-    async *events(repo, query) {
+    async events(repo, query) {
       const read: LogEvent[] = [];
       // Mapped as they come, the event loop running between turns (a backlog's thousands of events are
       // not mapped in one long task once read).
@@ -313,7 +330,7 @@ export function mergifyEventLog(
         {
           receivedFrom: query.since,
           ...(query.until ? { receivedTo: query.until } : {}),
-          eventTypes: withQueueCommands(mergifyEventTypes(query.groups)),
+          eventTypes: typesToRead(query.groups),
           perPage: 100,
         },
         // A backlog already taken is not paged through again: reading stops at the page that reaches it.
@@ -324,6 +341,8 @@ export function mergifyEventLog(
         await turns.next();
         mapped.set(event, fromMergifyLog(event));
       }
+      // A quiet repository's read ends here: nothing to map.
+      if (read.length === 0) return [];
       await turns.next();
       const queued = withQueuers(read, (event) => mapped.get(event) ?? fromMergifyLog(event));
       await turns.next();
@@ -331,7 +350,7 @@ export function mergifyEventLog(
       await turns.next();
       // Relayed by Yardmaster: the person who asked it, rather than its bot.
       if (options.askedOf) await withAskers(repo, events, options.askedOf);
-      yield* events;
+      return events;
     },
     failureCode: (error) => (error instanceof MergeQueueError ? error.code : undefined),
   };

@@ -3,7 +3,7 @@ import type { LogEvent } from "./events.schema.js";
 /** Filters of the event log (docs/merge-queue-api.md). The cursor is never built: pages come from the Link header. */
 export interface EventQuery {
   pullRequests?: number[];
-  eventTypes?: string[];
+  eventTypes?: readonly string[];
   baseRef?: string;
   /** The service defaults it to one day before `receivedTo`: a poller should always send it. */
   receivedFrom?: Date | string;
