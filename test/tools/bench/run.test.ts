@@ -39,8 +39,11 @@ describe("npm run bench", () => {
       "notifier",
       "--repos",
       "6",
+      // One busy repository, one pull request a cycle: the posts Slack's pace spaces a second apart are few.
       "--busy",
-      "2",
+      "1",
+      "--pulls",
+      "1",
       "--cycles",
       "3",
       "--latency",
