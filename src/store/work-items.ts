@@ -1,4 +1,4 @@
-import { type Selectable, sql } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Tables } from "./database.js";
 import { chosenBy, maybeTime, readTime, type StoreContext, time } from "./query-helpers.js";
 
@@ -146,11 +146,14 @@ export function kyselyWorkItems(ctx: StoreContext): WorkStore {
   };
 }
 
-/** The SQL that merges a payload (JSON text) into the kept one, top-level keys replaced. */
+/** The SQL that merges a payload (JSON text) into the kept one (the column `kept`), top-level keys replaced. */
 export function mergePayload(ctx: StoreContext, kept: string, added: string) {
-  return ctx.kind === "postgres"
-    ? sql`${sql.ref(kept)} || ${added}::jsonb`
-    : sql`json_patch(${sql.ref(kept)}, ${added})`;
+  return mergedJson(ctx, sql.ref(kept), ctx.kind === "postgres" ? sql`${added}::jsonb` : sql`${added}`);
+}
+
+/** The JSON object `added` merged into `kept`, top-level keys replaced, as each database writes it. */
+function mergedJson(ctx: StoreContext, kept: RawBuilder<unknown>, added: RawBuilder<unknown>) {
+  return ctx.kind === "postgres" ? sql`${kept} || ${added}` : sql`json_patch(${kept}, ${added})`;
 }
 
 async function scheduleWork(ctx: StoreContext, item: ScheduleWork): Promise<WorkItem | null> {
@@ -284,7 +287,7 @@ async function updateDone(ctx: StoreContext, owner: string, done: readonly WorkD
       ? sql`(${item.kind}::text, ${item.key}::text, ${due}::timestamptz, ${payload}::jsonb)`
       : sql`(${item.kind}, ${item.key}, ${due}, ${payload})`;
   });
-  const merged = pg ? sql`w.payload || v.payload` : sql`json_patch(w.payload, v.payload)`;
+  const merged = mergedJson(ctx, sql.ref("w.payload"), sql.ref("v.payload"));
   // SQLite's RETURNING sees only the table updated, unqualified; PostgreSQL's sees both, qualified.
   const returned = pg ? sql`w.kind, w.key` : sql`kind, key`;
   const { rows } = await sql<{ kind: string; key: string }>`

@@ -83,7 +83,7 @@ export class MergeQueueClient {
     const path = `${repoPath(repo)}/merge-queue/status`;
     const query = new URLSearchParams();
     if (options.branch !== undefined) query.set("branch", checkInput(branchSchema, options.branch, "branch"));
-    const url = this.#url(path, query);
+    const url = this.#url(path, query.toString());
     return this.#http.sendJson({ method: "GET", route: ROUTES.status, url }, queueStatusSchema);
   }
 
@@ -196,9 +196,9 @@ export class MergeQueueClient {
     return url;
   }
 
-  #url(path: string, query?: URLSearchParams | string): URL {
-    const search = query === undefined ? "" : String(query);
-    return new URL(`${this.#base}${path}${search ? `?${search}` : ""}`);
+  /** The URL of `path` on the base, with its query text (without "?") if any: parsed once. */
+  #url(path: string, query = ""): URL {
+    return new URL(`${this.#base}${path}${query ? `?${query}` : ""}`);
   }
 }
 
