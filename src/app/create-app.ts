@@ -68,8 +68,16 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
         }
       : null;
   const announce = (repository: Repo, event: QueueEvent) => infra.announcements.tell(repository, event);
-  const { gateClaimsNow: claimsNow, gateRetryMs: retryBaseMs } = options.githubAnswers ?? {};
-  const gateTimes = { ...(claimsNow ? { claimsNow } : {}), ...(retryBaseMs ? { retryBaseMs } : {}) };
+  const {
+    gateClaimsNow: claimsNow,
+    gateRetryMs: retryBaseMs,
+    gateSweepMs: sweepMs,
+  } = options.githubAnswers ?? {};
+  const gateTimes = {
+    ...(claimsNow ? { claimsNow } : {}),
+    ...(retryBaseMs ? { retryBaseMs } : {}),
+    ...(sweepMs ? { sweepMs } : {}),
+  };
   const gate = writing
     ? { store, owner, now, logger, ...writing, announce, work: infra.work, ...gateTimes }
     : null;

@@ -50,7 +50,7 @@ export interface YardmasterOptions {
     answerRetryDelayMs?: number;
     /** How long a replica's claim of a comment's job holds (the runner looks for lapsed ones: workSafetyMs). */
     jobLeaseMs?: number;
-    /** How often each replica sweeps the gate's held gates a resume left (default 15 s). */
+    /** How often the gate's held gates a resume left are swept, by one replica (default 15 s). */
     gateSweepMs?: number;
     /** The clock of the gates' claims and retries (default the real time, as GitHub's). */
     gateClaimsNow?: () => Date;

@@ -114,9 +114,10 @@ export interface GateWiring {
   gateway: GitHubGateway;
   /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
   work: GateWork;
-  /** The gates' claims' clock (default the real time) and first retry delay: tests give theirs. */
+  /** The gates' claims' clock (default the real time), first retry delay and sweep's interval: tests give theirs. */
   claimsNow?: () => Date;
   retryBaseMs?: number;
+  sweepMs?: number;
   /** Tells the channels that a branch paused or resumed. */
   announce: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
@@ -246,6 +247,7 @@ function gateOf(
     work: wiring.work,
     ...(wiring.claimsNow ? { claimsNow: wiring.claimsNow } : {}),
     ...(wiring.retryBaseMs !== undefined ? { retryBaseMs: wiring.retryBaseMs } : {}),
+    ...(wiring.sweepMs !== undefined ? { sweepMs: wiring.sweepMs } : {}),
     logger: wiring.logger.child({ name: "gate" }),
     octokitFor: (repo) => installations.rest(repo),
     writes: () => wiring.writes,

@@ -57,6 +57,8 @@ export class DigestRateLimitedError extends Error {
 export const DIGEST_WEEK_KIND = "digest-week";
 /** The durable work of one digest: one item per channel, repository and week, due at its Monday 09:00. */
 export const DIGEST_KIND = "digest";
+/** The week's item's key (one item for every subscription). */
+const WEEK_KEY = "weekly";
 /** The once-claims' scope of digests posted: one key per channel, repository and week (or time asked). */
 const SCOPE = "digest";
 /** A digest posted is remembered this long (only this week's is ever asked for). */
@@ -66,8 +68,6 @@ const DIGEST_CLAIM_MS = 2 * 60_000;
 /** A digest not posted within this after it was due (Yardmaster was down) is skipped, not posted late. */
 const DIGEST_LATE_MS = 24 * 60 * 60_000;
 const WEEK_MS = 7 * 24 * 60 * 60_000;
-/** The week's item not scheduled at the start (the store failed) is scheduled again this much later. */
-const SCHEDULE_RETRY_MS = 60_000;
 
 /** What a digest's work item keeps. */
 interface DigestDue {
@@ -93,12 +93,14 @@ type Posted = "posted" | "found" | "done" | { heldUntil: Date };
 export class Digests {
   /** What the digests run by hand (runDue) posted. */
   private tally: { posted: number } | undefined;
-  /** The week's item scheduled again after the store failed at the start. */
-  private retry: NodeJS.Timeout | undefined;
-  private stopped = false;
 
   constructor(private readonly deps: DigestsDeps) {
-    deps.work.register({ kind: DIGEST_WEEK_KIND, run: () => this.runWeek() });
+    deps.work.register({
+      kind: DIGEST_WEEK_KIND,
+      // Made at the start unless there is one (the runner's standing item).
+      standing: { key: WEEK_KEY, dueAt: () => this.weekDueAt() },
+      run: () => this.runWeek(),
+    });
     deps.work.register({
       kind: DIGEST_KIND,
       concurrency: 4,
@@ -116,33 +118,29 @@ export class Digests {
   start(): void {
     this.deps.work.resume(DIGEST_WEEK_KIND);
     this.deps.work.resume(DIGEST_KIND);
-    this.stopped = false;
-    // Scheduled through the runner (it wakes when the week's item is due); if the store failed, again.
-    const schedule = () =>
-      this.scheduleWeek().catch((error: unknown) => {
-        this.deps.logger.error({ err: error }, "weekly digests not scheduled: tried again in a minute");
-        if (!this.stopped) this.retry = setTimeout(schedule, SCHEDULE_RETRY_MS).unref();
-      });
-    void schedule();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
     await this.deps.work.pause(DIGEST_WEEK_KIND);
     await this.deps.work.pause(DIGEST_KIND);
   }
 
   /**
-   * The week's item, unless there is one: due at this week's Monday 09:00 when that is less than a day
-   * ago (its digests not posted yet are then posted), else at the next.
+   * When a new week's item is due: at this week's Monday 09:00 when that is less than a day ago (its
+   * digests not posted yet are then posted), else at the next.
    */
-  private async scheduleWeek(): Promise<void> {
+  private weekDueAt(): Date {
     const now = this.now();
     const latest = latestDigestTime(now, this.deps.timeZone).at;
-    const dueAt =
-      now.getTime() - latest.getTime() <= DIGEST_LATE_MS ? latest : nextDigestTime(now, this.deps.timeZone);
-    await this.deps.work.schedule({ kind: DIGEST_WEEK_KIND, key: "weekly", dueAt, when: "absent" });
+    return now.getTime() - latest.getTime() <= DIGEST_LATE_MS
+      ? latest
+      : nextDigestTime(now, this.deps.timeZone);
+  }
+
+  /** The week's item, unless there is one (by hand: runDue). */
+  private async scheduleWeek(): Promise<void> {
+    const dueAt = this.weekDueAt();
+    await this.deps.work.schedule({ kind: DIGEST_WEEK_KIND, key: WEEK_KEY, dueAt, when: "absent" });
   }
 
   /** Runs the week and the digests due now, by hand (tests); returns how many this replica posted. */

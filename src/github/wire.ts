@@ -1,7 +1,7 @@
 import type { CommandPorts } from "../app/command-ports.js";
 import type { Infrastructure } from "../app/infrastructure.js";
 import type { Service, Wired } from "../app/service.js";
-import { type GitHubGate, gateSweepService, registerGateWebhooks } from "../backends/github/gate/index.js";
+import { type GitHubGate, registerGateWebhooks } from "../backends/github/gate/index.js";
 import { cachedPermission } from "../commands/cached-permission.js";
 import type { GitHubGateway, PermissionLookup } from "../commands/ports.js";
 import type { RelayFollower } from "../relays/follower.js";
@@ -141,15 +141,18 @@ export async function wireGitHub(deps: GitHubDeps): Promise<GitHubWiring> {
     handlers: [handler],
     services: [
       ...jobsService(made.jobs),
-      // The gate's claims whose replica died, and held gates a resume left, are swept up.
-      ...(deps.gate
-        ? [gateSweepService(deps.gate, logger.child({ name: "gate" }), answers.gateSweepMs)]
-        : []),
+      // The gate's kinds of durable work: its check runs, completions, decisions again and sweep.
+      ...(deps.gate ? [gateService(deps.gate)] : []),
     ],
     writes,
     gateway,
     readPermission: readCache(gateway),
   };
+}
+
+/** The gate's runs on this replica, from the app's start to its stop. */
+function gateService(gate: Pick<GitHubGate, "start" | "stop">): Service {
+  return { name: "gate", start: () => gate.start(), stop: () => gate.stop() };
 }
 
 function readCache(gateway: GitHubGateway): PermissionLookup {

@@ -40,7 +40,7 @@ export function wireHealth({
     now: infra.now,
     ...(queues ? { queues } : {}),
   });
-  const passes = new HealthPasses({ evaluator, work: infra.work, now: infra.now, logger });
+  const passes = new HealthPasses({ evaluator, work: infra.work, now: infra.now });
   // Started with the poller: with `autoPoll` off (tests), it judges when a test ticks it.
   return { evaluator, services: options.autoPoll !== false ? [passes] : [] };
 }

@@ -113,11 +113,13 @@ export class Deliverer {
       leaseMs: DELIVERY_LEASE_MS,
       run: (item, context) => this.run(item, context),
     });
+    const nextSweep = () => new Date(this.now().getTime() + SWEEP_MS);
     this.work.register({
       kind: SWEEP_KIND,
+      standing: { key: "outbox", dueAt: nextSweep },
       run: async () => {
         await this.askAll();
-        return { dueAt: new Date(this.now().getTime() + SWEEP_MS) };
+        return { dueAt: nextSweep() };
       },
     });
   }
@@ -134,16 +136,6 @@ export class Deliverer {
     );
     if (!this.started) return;
     this.work.resume(DELIVER_KIND);
-    await this.work
-      .schedule({
-        kind: SWEEP_KIND,
-        key: "outbox",
-        dueAt: new Date(this.now().getTime() + SWEEP_MS),
-        when: "absent",
-      })
-      .catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, "could not schedule the outbox's sweep"),
-      );
     this.work.resume(SWEEP_KIND);
   }
 

@@ -71,10 +71,7 @@ export interface PollerDeps {
   owner: string;
   /** Repositories read at once (and claimed at once: one claim takes at most this many). */
   concurrency?: number;
-  /**
-   * How often the deliveries are looked at (a channel another replica's lease held, once it lapsed); and,
-   * for a runner the poller makes itself, how often it looks for reads other replicas made due. Default 1 s.
-   */
+  /** For a runner the poller makes itself: how often it looks for reads other replicas made due. Default 1 s. */
   wakeMs?: number;
   metrics?: Metrics;
   logger: Logger;
@@ -119,17 +116,17 @@ const iso = (at: number): string => new Date(at).toISOString();
  * lapse), and each run reads the log since the cursor its item keeps (one request for a quiet
  * repository), routes the new events to the subscribed channels through the outbox, and returns when
  * the repository is due next, with the cursor moved. GitHub's events on a repository (`ring`) make its
- * item due within DOORBELL_DELAY_MS (an `earlier` schedule), whichever replica received them. The poller
- * also delivers: what a read queued, and, every `wakeMs`, what is pending (a channel whose lease a dead
- * replica held).
+ * item due within DOORBELL_DELAY_MS (an `earlier` schedule), whichever replica received them. The
+ * deliverer's own kind of work posts what the reads queued; the poller's last tick is the runner's last
+ * pass (/healthz).
  */
 export class Poller {
   private readonly work: WorkRunner;
   /** Whether the runner is the poller's own (no `work` given): then it is stopped with it. */
   private readonly ownRunner: boolean;
   private stopped = true;
-  /** The deliveries' look, every wakeMs. */
-  private look: NodeJS.Timeout | undefined;
+  /** Ends the poller's hearing of the runner's passes (its ticks). */
+  private unlisten: (() => void) | undefined;
   private delivering: Promise<number> | undefined;
   private deliverAgain = false;
   /** The delivery asked for when a paced or held channel may go on (deliverAt). */
@@ -190,20 +187,27 @@ export class Poller {
     };
   }
 
-  /** Starts the reads (when there is a log to read), the deliveries' look and the deliverer's runs (each channel's, as durable work). */
+  /**
+   * Starts the reads (when there is a log to read) and the deliverer's runs (each channel's, as durable
+   * work); each pass of the runner is a tick. A deliverer that does not run by itself (a test's) is asked
+   * now, and again when a paced channel may go on.
+   */
   start(): void {
     this.stopped = false;
     this.deps.metrics?.pollerRunning.set(true);
     if (this.deps.eventLog) this.work.resume(POLL_KIND);
-    this.lookAgain(0);
-    this.deps.deliverer.start?.().catch(() => undefined);
+    this.unlisten?.();
+    this.unlisten = this.work.onPassed(() => this.ticked());
+    const { deliverer } = this.deps;
+    if (deliverer.start) deliverer.start().catch(() => undefined);
+    else this.deliverSoon();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.deps.metrics?.pollerRunning.set(false);
-    clearTimeout(this.look);
-    this.look = undefined;
+    this.unlisten?.();
+    this.unlisten = undefined;
     clearTimeout(this.laterDelivery?.timer);
     this.laterDelivery = undefined;
     await Promise.all([
@@ -211,18 +215,6 @@ export class Poller {
       this.deps.deliverer.stop?.(),
     ]);
     await this.delivering?.catch(() => undefined);
-  }
-
-  /** The deliveries' look runs `ms` from now, then every wakeMs. */
-  private lookAgain(ms: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.look);
-    this.look = setTimeout(() => {
-      this.deliver()
-        .then(() => this.ticked())
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "delivery failed"))
-        .finally(() => this.lookAgain(this.wakeMs));
-    }, ms);
   }
 
   private ticked(): void {

@@ -48,6 +48,12 @@ export interface WorkKind {
    * time (an outside service's retries do) while a test moves the runner's.
    */
   now?: () => Date;
+  /**
+   * The one item a recurring kind keeps (a pass every so often): made, unless there is one, each time
+   * the kind is resumed, due at `dueAt()`; while the store refuses, made at the runner's next pass. Its
+   * run returns when it is due next, so it is never done.
+   */
+  standing?: { key: string; dueAt(): Date };
 }
 
 /** Exponential backoff from 5 s, doubling per failure in a row, at most 10 minutes. */
@@ -104,6 +110,11 @@ export class WorkRunner {
   passCount = 0;
   /** Each `completeTogether` kind's completions, written together. */
   private readonly completions = new Map<string, Completions>();
+  /** The resumed kinds whose standing item is still to be made (if absent), and those that failed to. */
+  private readonly unmade = new Set<string>();
+  private readonly unmadeWarned = new Set<string>();
+  /** Called after each pass whose claims the store answered (the poller's last tick, /healthz). */
+  private readonly passed = new Set<() => void>();
 
   constructor(private readonly deps: WorkRunnerDeps) {}
 
@@ -114,6 +125,7 @@ export class WorkRunner {
   /** Claims the kind's due items from now on (again, after pause). */
   resume(kind: string): void {
     this.active.add(kind);
+    if (this.kinds.get(kind)?.standing) this.unmade.add(kind);
     this.stopped = false;
     this.wake(0);
   }
@@ -121,6 +133,7 @@ export class WorkRunner {
   /** Claims no more of the kind, and waits for its items under way. */
   async pause(kind: string): Promise<void> {
     this.active.delete(kind);
+    this.unmade.delete(kind);
     await this.pass;
     await Promise.all(this.running.get(kind) ?? []);
   }
@@ -132,6 +145,12 @@ export class WorkRunner {
     this.timerAt = Number.POSITIVE_INFINITY;
     await this.pass;
     await Promise.all([...this.running.values()].flatMap((runs) => [...runs]));
+  }
+
+  /** Calls `listener` after each pass of this runner whose claims the store answered; returns its removal. */
+  onPassed(listener: () => void): () => void {
+    this.passed.add(listener);
+    return () => this.passed.delete(listener);
   }
 
   /** Schedules an item (the store's scheduleWork), and wakes this runner when it is due. */
@@ -239,22 +258,49 @@ export class WorkRunner {
       });
   }
 
-  /** One pass: each active kind's due items, as many as it may still run; then the timer for the next. */
+  /**
+   * One pass: each active kind's due items, as many as it may still run; then the timer for the next (a
+   * pass the store failed comes again at the safety look).
+   */
   private async runPass(): Promise<void> {
     let delay = this.deps.safetyMs ?? 30_000;
-    for (const name of this.active) {
-      const kind = this.kindOf(name);
-      const free = this.concurrency(kind) - this.busy(name);
-      if (free <= 0) continue;
-      const { claimed, nextDueAt } = await this.claim(kind, free);
-      if (claimed.length >= free) this.saturated.add(name);
-      else this.saturated.delete(name);
-      // An item whose claim lapsed while it still runs here (its renewals late: a stalled process) and
-      // that this replica claimed again runs on as it was, renewed: it is not run twice at once.
-      for (const item of claimed) if (!this.runsHere(item)) void this.launch(kind, item);
-      if (nextDueAt) delay = Math.min(delay, nextDueAt.getTime() - this.nowOf(kind).getTime());
+    try {
+      for (const name of this.active) {
+        const kind = this.kindOf(name);
+        if (this.unmade.has(name)) await this.makeStanding(kind);
+        const free = this.concurrency(kind) - this.busy(name);
+        if (free <= 0) continue;
+        const { claimed, nextDueAt } = await this.claim(kind, free);
+        if (claimed.length >= free) this.saturated.add(name);
+        else this.saturated.delete(name);
+        // An item whose claim lapsed while it still runs here (its renewals late: a stalled process) and
+        // that this replica claimed again runs on as it was, renewed: it is not run twice at once.
+        for (const item of claimed) if (!this.runsHere(item)) void this.launch(kind, item);
+        if (nextDueAt) delay = Math.min(delay, nextDueAt.getTime() - this.nowOf(kind).getTime());
+      }
+    } finally {
+      this.wake(delay);
     }
-    this.wake(delay);
+    for (const listener of this.passed) listener();
+  }
+
+  /** The kind's standing item made unless there is one; a failure is told once, and tried at the next pass. */
+  private async makeStanding(kind: WorkKind): Promise<void> {
+    const { standing } = kind;
+    if (!standing) return;
+    try {
+      const dueAt = standing.dueAt();
+      await this.deps.store.scheduleWork({ kind: kind.kind, key: standing.key, dueAt, when: "absent" });
+      this.unmade.delete(kind.kind);
+      this.unmadeWarned.delete(kind.kind);
+    } catch (error) {
+      if (this.unmadeWarned.has(kind.kind)) return;
+      this.unmadeWarned.add(kind.kind);
+      this.deps.logger.error(
+        { kind: kind.kind, err: error },
+        `durable work ${kind.kind}: its recurring item could not be made; tried again at each pass`,
+      );
+    }
   }
 
   private async claim(kind: WorkKind, limit: number, key?: string) {

@@ -31,7 +31,7 @@ function replica(channel: Channel, owner: string): WorkRunner {
     logger,
     now,
   });
-  new HealthPasses({ evaluator, work, now, logger });
+  new HealthPasses({ evaluator, work, now });
   return work;
 }
 
@@ -106,7 +106,6 @@ describe("the health passes", () => {
       },
       work,
       now: () => clock,
-      logger,
     });
     clock = at(31);
     await work.schedule({ kind: HEALTH_PASS_KIND, key: "all", dueAt: clock, when: "absent" });

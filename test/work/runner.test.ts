@@ -290,4 +290,82 @@ describe("WorkRunner", () => {
     await vi.advanceTimersByTimeAsync(1_001);
     expect(late.started).toEqual(["k@2000"]);
   });
+  it("keeps a recurring kind's one item: made at the start unless there is one, run by one replica an interval apart", async () => {
+    const every = 10_000;
+    const a = runner("a", 1_000);
+    const b = runner("b", 1_000);
+    const runs: string[] = [];
+    for (const [name, made] of [
+      ["a", a.runner],
+      ["b", b.runner],
+    ] as const) {
+      made.register({
+        kind: "pass",
+        standing: { key: "all", dueAt: () => new Date(Date.now() + every) },
+        run: async () => {
+          runs.push(`${name}@${Date.now() - T0.getTime()}`);
+          return { dueAt: new Date(Date.now() + every) };
+        },
+      });
+    }
+    a.runner.resume("pass");
+    await vi.advanceTimersByTimeAsync(4_000);
+    // The second replica starts later: the item made by the first stands, due when it said.
+    b.runner.resume("pass");
+    await vi.advanceTimersByTimeAsync(35_000);
+    // One item, run once an interval by whichever runner claimed it.
+    expect(runs.map((run) => run.split("@")[1])).toEqual(["10000", "20000", "30000"]);
+  });
+
+  it("makes a standing item the store refused at the next pass, telling it once", async () => {
+    const { runner: r } = runner("a", 1_000);
+    const errors = vi.spyOn(logger, "error");
+    const schedule = store.scheduleWork.bind(store);
+    let refusals = 3;
+    store.scheduleWork = async (item) => {
+      if (refusals > 0) {
+        refusals -= 1;
+        throw new Error("database is locked");
+      }
+      return schedule(item);
+    };
+    const pass = recorded("pass", async () => ({ dueAt: new Date(Date.now() + 60_000) }), {
+      standing: { key: "all", dueAt: () => new Date(Date.now() + 5_000) },
+    });
+    r.register(pass.definition);
+    r.resume("pass");
+    // Refused at the passes at 0, 1 and 2 s; made at 3 s, due 5 s later.
+    await vi.advanceTimersByTimeAsync(7_999);
+    expect(refusals).toBe(0);
+    expect(pass.started).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pass.started).toEqual(["all@8000"]);
+    expect(errors).toHaveBeenCalledTimes(1);
+    errors.mockRestore();
+  });
+
+  it("looks again after a pass the store failed, and tells its listeners only of passes the store answered", async () => {
+    const { runner: r } = runner("a", 1_000);
+    r.register(recorded("k").definition);
+    let passes = 0;
+    const stop = r.onPassed(() => {
+      passes += 1;
+    });
+    r.resume("k");
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(passes).toBe(3);
+    const claim = store.claimWork.bind(store);
+    store.claimWork = async () => {
+      throw new Error("connection refused");
+    };
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(passes).toBe(3);
+    // The store answers again: the passes go on at the safety look (no work scheduled here to wake it).
+    store.claimWork = claim;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(passes).toBe(4);
+    stop();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(passes).toBe(4);
+  });
 });

@@ -24,6 +24,7 @@ import { type PutBack, putBackTimedOut } from "./put-back.js";
 import { GateReconsiders } from "./reconsider.js";
 import { gateWarning } from "./required.js";
 import { passedRun } from "./runs.js";
+import { GATE_SWEEP_KIND, gateSweepKind } from "./sweep.js";
 
 /** Completed gates and pull requests' gates older than this are deleted by the sweep. */
 const GATE_CHECK_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -51,6 +52,8 @@ export interface GateDeps {
   claimsNow?: () => Date;
   /** The first retry's delay after GitHub refused a gate (5 s), doubling. */
   retryBaseMs?: number;
+  /** How often the sweep comes (GATE_SWEEP_MS), on the claims' clock. */
+  sweepMs?: number;
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;
@@ -122,16 +125,22 @@ export class GitHubGate implements QueuePauses {
     this.checks = new GateChecks(deps, (item) => this.makeCheck(item));
     const claimsNow = () => deps.claimsNow?.() ?? new Date();
     this.reconsiders = new GateReconsiders({ ...deps, claimsNow }, this.decisions, this.checks);
+    const sweepTimes = { now: claimsNow, ...(deps.sweepMs ? { everyMs: deps.sweepMs } : {}) };
+    deps.work.register(gateSweepKind(() => this.sweep(), sweepTimes));
   }
 
-  /** This replica's runner makes and completes the gates left to it (lapsed, or due again), until `stop`. */
+  /**
+   * This replica's runner makes and completes the gates left to it (lapsed, or due again), and takes its
+   * turns at the sweep, until `stop`.
+   */
   start(): void {
     this.checks.start();
     this.reconsiders.start();
+    this.deps.work.resume(GATE_SWEEP_KIND);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.checks.stop(), this.reconsiders.stop()]);
+    await Promise.all([this.checks.stop(), this.reconsiders.stop(), this.deps.work.pause(GATE_SWEEP_KIND)]);
   }
 
   /** The branch a target names: its own, or the repository's default branch (read from GitHub). */
@@ -405,7 +414,7 @@ export class GitHubGate implements QueuePauses {
   }
 
   /**
-   * The sweep (docs/backends.md, "The gate"), every few seconds on each replica: completes the held gates
+   * The sweep (docs/backends.md, "The gate"), every few seconds by one replica: completes the held gates
    * of branches no longer paused (a resume that stopped half way; each completion a work item, made by
    * one replica), asks for a decision of the held gates flagged with none asked for, and deletes old
    * finished rows. Claims whose replica died, and gates GitHub refused, are the runner's (durable work:
@@ -417,9 +426,9 @@ export class GitHubGate implements QueuePauses {
       await this.checks.complete(gate, "Resumed", "later");
     }
     await this.reconsiders.sweep();
-    // Every replica looks (not claimed): harmless, as the channels hear a drain's end once (its event's
-    // key) and one replica marks it (markGateDrained); the cost is one read of GitHub's queue per draining
-    // branch and replica each sweep, while a drain lasts.
+    // One read of GitHub's queue per draining branch each sweep, while a drain lasts. A removal from the
+    // queue looks too (on the replica that heard it): the channels hear a drain's end once all the same
+    // (its event's key), and one replica marks it (markGateDrained).
     for (const pause of await store.listDrainingGatePauses()) {
       await this.checkDrained(pause).catch((error: unknown) =>
         logger.warn(

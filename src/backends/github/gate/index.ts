@@ -14,7 +14,7 @@ export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
 export { GATE_RECONSIDER_KIND } from "./reconsider.js";
 export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
-export { GATE_SWEEP_MS, gateSweepService } from "./sweep.js";
+export { GATE_SWEEP_KIND, GATE_SWEEP_MS } from "./sweep.js";
 export { registerGateWebhooks } from "./webhooks.js";
 
 /** The gate as the composition root builds it: GitHub as the repository's installation, once started. */
@@ -26,11 +26,13 @@ export function createGitHubGate(options: {
   owner: string;
   now: () => Date;
   logger: Logger;
-  /** This replica's runner of durable work (the gates' kinds `gate-check`, `gate-complete`). */
+  /** This replica's runner of durable work (the gates' kinds `gate-check`, `gate-complete`, `gate-reconsider`, `gate-sweep`). */
   work: GateWork;
   /** The gates' claims' clock (default the real time) and first retry delay (tests shorten them). */
   claimsNow?: () => Date;
   retryBaseMs?: number;
+  /** How often the gate is swept (default GATE_SWEEP_MS; tests shorten it). */
+  sweepMs?: number;
   /** The app's installation on a repository (throws while the GitHub App has not started). */
   octokitFor: (repo: Repo) => Promise<GateOctokit>;
   /** The app's write queue (read late: it exists once the GitHub App started). */
@@ -61,6 +63,7 @@ export function createGitHubGate(options: {
     work: options.work,
     ...(options.claimsNow ? { claimsNow: options.claimsNow } : {}),
     ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+    ...(options.sweepMs !== undefined ? { sweepMs: options.sweepMs } : {}),
     logger: options.logger,
     ...(options.announce ? { announce: options.announce } : {}),
     ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
