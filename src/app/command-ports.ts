@@ -34,7 +34,7 @@ export function commandPorts(
     attributePause: (attribution: PauseAttribution) => store.putPauseAttribution(attribution),
     attributeQueue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
       store.rememberQueueRequest(repository, number, by),
-    ...(backends.plan.github
+    ...(backends.pushesEvents
       ? {
           attributeDequeue: (repository: Repo, number: number, by: { login: string; at: Date }) =>
             store.rememberRemoval(repository, number, by),

@@ -104,7 +104,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
   const relays = wireRelays({ hasGitHubApp: app !== null, store, queues, work: infra.work, logger, now });
   const { follower } = relays;
   const commands = commandPorts({ ...infra, backends, followsRelays: follower !== null });
-  const hearsQueue = backends.plan.github;
+  const hearsQueue = backends.pushesEvents;
   const github = await wireGitHub({
     infra,
     app,

@@ -17,14 +17,7 @@ import type {
   QueueHistory,
   QueueRequestStore,
 } from "../store/index.js";
-import {
-  type BackendPlan,
-  backendPlan,
-  cachedHasQueue,
-  mergeQueues,
-  mergeWitness,
-  queueStatsEvents,
-} from "./choose.js";
+import { backendPlan, cachedHasQueue, mergeQueues, mergeWitness, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient, type GraphQL } from "./github/client.js";
 import type { GateOctokit, GateWrites } from "./github/gate/github.js";
 import { createGitHubGate, type GateWork, type GitHubGate } from "./github/gate/index.js";
@@ -40,8 +33,12 @@ const EVERY_LOG_READ = Promise.resolve(true);
 
 /** The merge queues, built once for every feature that drives or reads one. */
 export interface Backends {
-  /** Which backends may serve some repository (MERGE_QUEUE_PROVIDER). */
-  plan: BackendPlan;
+  /**
+   * Whether some backend that may serve a repository pushes its queue's events as they happen (GitHub's
+   * merge queue, by webhooks): the GitHub surface hears them, and a removal asked here is remembered to
+   * name who asked when its event comes.
+   */
+  pushesEvents: boolean;
   /** The merge queue serving a repository's branch, in the core's terms (src/core/merge-queue.ts). */
   queues: MergeQueues;
   /** Where `stats` and the weekly digest read a repository's queue events. */
@@ -178,7 +175,7 @@ export function wireBackends(deps: BackendsDeps): Backends {
   });
   choice.queues = queues;
   return {
-    plan,
+    pushesEvents: plan.github,
     queues,
     statsEvents: queueStatsEvents(mergify, queues, history),
     // With MERGE_QUEUE_PROVIDER=github the poller reads nothing; with auto it skips the repositories on
