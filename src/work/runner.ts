@@ -259,29 +259,39 @@ export class WorkRunner {
   }
 
   /**
-   * One pass: each active kind's due items, as many as it may still run; then the timer for the next (a
-   * pass the store failed comes again at the safety look).
+   * One pass: each active kind's due items, as many as it may still run; then the timer for the next. A
+   * kind the store (or its beforeBatch) failed does not hold up the others; the pass then comes again at
+   * the safety look at the latest, and is not told to the listeners.
    */
   private async runPass(): Promise<void> {
     let delay = this.deps.safetyMs ?? 30_000;
-    try {
-      for (const name of this.active) {
-        const kind = this.kindOf(name);
-        if (this.unmade.has(name)) await this.makeStanding(kind);
-        const free = this.concurrency(kind) - this.busy(name);
-        if (free <= 0) continue;
-        const { claimed, nextDueAt } = await this.claim(kind, free);
-        if (claimed.length >= free) this.saturated.add(name);
-        else this.saturated.delete(name);
-        // An item whose claim lapsed while it still runs here (its renewals late: a stalled process) and
-        // that this replica claimed again runs on as it was, renewed: it is not run twice at once.
-        for (const item of claimed) if (!this.runsHere(item)) void this.launch(kind, item);
-        if (nextDueAt) delay = Math.min(delay, nextDueAt.getTime() - this.nowOf(kind).getTime());
+    let failure: { error: unknown } | undefined;
+    for (const name of this.active) {
+      try {
+        const next = await this.claimAndLaunch(this.kindOf(name));
+        if (next !== null) delay = Math.min(delay, next);
+      } catch (error) {
+        failure ??= { error };
       }
-    } finally {
-      this.wake(delay);
     }
+    this.wake(delay);
+    if (failure) throw failure.error;
     for (const listener of this.passed) listener();
+  }
+
+  /** The kind's standing item made if need be, and its due items claimed and run; ms until more are due. */
+  private async claimAndLaunch(kind: WorkKind): Promise<number | null> {
+    const name = kind.kind;
+    if (this.unmade.has(name)) await this.makeStanding(kind);
+    const free = this.concurrency(kind) - this.busy(name);
+    if (free <= 0) return null;
+    const { claimed, nextDueAt } = await this.claim(kind, free);
+    if (claimed.length >= free) this.saturated.add(name);
+    else this.saturated.delete(name);
+    // An item whose claim lapsed while it still runs here (its renewals late: a stalled process) and
+    // that this replica claimed again runs on as it was, renewed: it is not run twice at once.
+    for (const item of claimed) if (!this.runsHere(item)) void this.launch(kind, item);
+    return nextDueAt ? nextDueAt.getTime() - this.nowOf(kind).getTime() : null;
   }
 
   /** The kind's standing item made unless there is one; a failure is told once, and tried at the next pass. */
@@ -312,7 +322,14 @@ export class WorkRunner {
       limit,
       ...(key !== undefined ? { key } : {}),
     });
-    if (work.claimed.length > 0) await kind.beforeBatch?.(work.claimed);
+    if (work.claimed.length === 0 || !kind.beforeBatch) return work;
+    try {
+      await kind.beforeBatch(work.claimed);
+    } catch (error) {
+      // The batch could not run: each of its items failed (counted, retried after the kind's backoff).
+      await Promise.all(work.claimed.map((item) => this.failed(kind, item, error)));
+      throw error;
+    }
     return work;
   }
 
@@ -361,7 +378,7 @@ export class WorkRunner {
 
   /** Runs one claimed item to its end: completed, or failed and rescheduled. True when it succeeded. */
   private async execute(kind: WorkKind, item: WorkItem, takesTurn = true): Promise<boolean> {
-    const { store, owner, logger, metrics } = this.deps;
+    const { store, owner, metrics } = this.deps;
     const now = () => this.nowOf(kind);
     const leaseMs = kind.leaseMs ?? DEFAULT_LEASE_MS;
     // The signal is made when a run asks for it (most never do: a quiet read is over in milliseconds).
@@ -404,23 +421,29 @@ export class WorkRunner {
       return true;
     } catch (error) {
       together?.abandon();
-      const retryAt = new Date(now().getTime() + (kind.backoff ?? backoff)(item.attempts + 1));
-      const message = error instanceof Error ? error.message : String(error);
-      const attempts = await store
-        .failWork(item.kind, item.key, owner, { error: message, retryAt })
-        .catch(() => null);
-      metrics?.workRuns.inc({ kind: item.kind, outcome: "failed" });
-      this.markFailing(item, true);
-      logger.warn(
-        { kind: item.kind, key: item.key, attempts, retryAt: retryAt.toISOString(), err: error },
-        `durable work ${item.kind} ${item.key} failed: retried at ${retryAt.toISOString()}`,
-      );
-      this.wakeAt(retryAt, item.kind);
+      await this.failed(kind, item, error);
       return false;
     } finally {
       yieldTurn();
       clearInterval(renew);
     }
+  }
+
+  /** A run of `item` failed: counted, its error kept, and due again after the kind's backoff. */
+  private async failed(kind: WorkKind, item: WorkItem, error: unknown): Promise<void> {
+    const { store, owner, logger, metrics } = this.deps;
+    const retryAt = new Date(this.nowOf(kind).getTime() + (kind.backoff ?? backoff)(item.attempts + 1));
+    const message = error instanceof Error ? error.message : String(error);
+    const attempts = await store
+      .failWork(item.kind, item.key, owner, { error: message, retryAt })
+      .catch(() => null);
+    metrics?.workRuns.inc({ kind: item.kind, outcome: "failed" });
+    this.markFailing(item, true);
+    logger.warn(
+      { kind: item.kind, key: item.key, attempts, retryAt: retryAt.toISOString(), err: error },
+      `durable work ${item.kind} ${item.key} failed: retried at ${retryAt.toISOString()}`,
+    );
+    this.wakeAt(retryAt, item.kind);
   }
 
   private completionsOf(kind: WorkKind): Completions {

@@ -368,4 +368,27 @@ describe("WorkRunner", () => {
     await vi.advanceTimersByTimeAsync(3_000);
     expect(passes).toBe(4);
   });
+  it("runs the other kinds when one kind's batch cannot start, and counts its items failed", async () => {
+    const { runner: r, runs, failing } = runner("a", 1_000);
+    const bad = recorded("bad", undefined, {
+      beforeBatch: async () => {
+        throw new Error("could not read the subscriptions");
+      },
+    });
+    const good = recorded("good", async () => ({ dueAt: new Date(Date.now() + 2_000) }));
+    r.register(bad.definition);
+    r.register(good.definition);
+    await store.scheduleWork({ kind: "bad", key: "b", dueAt: at(0) });
+    await store.scheduleWork({ kind: "good", key: "g", dueAt: at(0) });
+    r.resume("bad");
+    r.resume("good");
+    await vi.advanceTimersByTimeAsync(4_500);
+    expect(bad.started).toEqual([]);
+    expect(good.started).toEqual(["g@0", "g@2000", "g@4000"]);
+    // Its item failed at once (not left claimed until its lease lapsed), and again after the backoff.
+    expect(runs.filter((run) => run === "bad:failed")).toHaveLength(1);
+    expect(failing.get("bad")).toBe(1);
+    await vi.advanceTimersByTimeAsync(backoff(1));
+    expect(runs.filter((run) => run === "bad:failed")).toHaveLength(2);
+  });
 });
