@@ -44,6 +44,8 @@ import { type Relay, ServersClient, type Usage, type Verification } from "./prot
 
 const OWNER = "bench";
 const GROUPS = ["queue", "checks", "pause"];
+/** The most CPU a quiet repository's read may take, in ms (its request, its share of its claim and completion). */
+const QUIET_READ_TARGET_MS = 0.5;
 /** Repositories per channel (one subscription each). */
 const REPOS_PER_CHANNEL = 25;
 /** Merge-queue engine: batches of 4 keep up with 2 pull requests per 15 s (2 batches in the train, 60 s checks). */
@@ -756,6 +758,9 @@ function printSummary(out: (text: string) => void, input: SummaryInput): void {
       {
         label: "CPU time",
         value: `p50 ${ms(percentile(cpus, 50))}, p95 ${ms(percentile(cpus, 95))}, max ${ms(max(cpus))} (user + system)\n${num(percentile(cpuPerRequest, 50), 2)} ms per merge-queue request; p50 = ${num((100 * percentile(cpus, 50)) / s.intervalMs, 1)}% of one core at a ${intervalS} s interval`,
+        // The issue's figure for a quiet repository's read; the busy ones' notices are counted in it too.
+        target: `<= ${QUIET_READ_TARGET_MS} ms of CPU per merge-queue request (a quiet repository's read)`,
+        met: percentile(cpuPerRequest, 50) <= QUIET_READ_TARGET_MS,
       },
       { label: "memory after setup", value: memoryLine(point("after setup")) },
       { label: "memory at the start", value: memoryLine(startPoint) },
