@@ -44,6 +44,15 @@ function recorded(kind: string, run?: (item: WorkItem) => Promise<WorkNext>, ext
   return { definition, started };
 }
 
+/** Registers each kind, schedules its one item (key, due time), then has the runner claim the kinds in turn. */
+async function runKinds(r: WorkRunner, items: [WorkKind, string, Date][]) {
+  for (const [kind, key, dueAt] of items) {
+    r.register(kind);
+    await store.scheduleWork({ kind: kind.kind, key, dueAt });
+  }
+  for (const [kind] of items) r.resume(kind.kind);
+}
+
 beforeEach(async () => {
   vi.useFakeTimers({
     now: T0,
@@ -63,12 +72,10 @@ describe("WorkRunner", () => {
     const { runner: r } = runner();
     const a = recorded("a");
     const b = recorded("b");
-    r.register(a.definition);
-    r.register(b.definition);
-    await store.scheduleWork({ kind: "a", key: "later", dueAt: at(10_000) });
-    await store.scheduleWork({ kind: "b", key: "sooner", dueAt: at(5_000) });
-    r.resume("a");
-    r.resume("b");
+    await runKinds(r, [
+      [a.definition, "later", at(10_000)],
+      [b.definition, "sooner", at(5_000)],
+    ]);
     await vi.advanceTimersByTimeAsync(4_999);
     expect([...a.started, ...b.started]).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -376,12 +383,10 @@ describe("WorkRunner", () => {
       },
     });
     const good = recorded("good", async () => ({ dueAt: new Date(Date.now() + 2_000) }));
-    r.register(bad.definition);
-    r.register(good.definition);
-    await store.scheduleWork({ kind: "bad", key: "b", dueAt: at(0) });
-    await store.scheduleWork({ kind: "good", key: "g", dueAt: at(0) });
-    r.resume("bad");
-    r.resume("good");
+    await runKinds(r, [
+      [bad.definition, "b", at(0)],
+      [good.definition, "g", at(0)],
+    ]);
     await vi.advanceTimersByTimeAsync(4_500);
     expect(bad.started).toEqual([]);
     expect(good.started).toEqual(["g@0", "g@2000", "g@4000"]);
