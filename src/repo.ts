@@ -11,15 +11,16 @@ const OWNER_MESSAGE = `owner must be 1 to ${OWNER_MAX_LENGTH} letters, digits or
 export const ownerSchema = z.string({ error: OWNER_MESSAGE }).regex(OWNER_PATTERN, { error: OWNER_MESSAGE });
 
 // "." and ".." are refused too: a URL parser would resolve them as path segments.
+const notDotSegment = (name: string): boolean => name !== "." && name !== "..";
 const NAME_MESSAGE = `repository must be 1 to ${REPO_NAME_MAX_LENGTH} letters, digits, "_", "-" or "." (and not "." or "..")`;
 export const repoNameSchema = z
   .string({ error: NAME_MESSAGE })
   .regex(NAME_PATTERN, { error: NAME_MESSAGE })
-  .refine((name) => name !== "." && name !== "..", { error: NAME_MESSAGE });
+  .refine(notDotSegment, { error: NAME_MESSAGE });
 
 /** Whether both parts are valid: the schemas' rules, without their messages (parse runs on every stored name). */
 const validParts = (owner: string, name: string): boolean =>
-  OWNER_PATTERN.test(owner) && NAME_PATTERN.test(name) && name !== "." && name !== "..";
+  OWNER_PATTERN.test(owner) && NAME_PATTERN.test(name) && notDotSegment(name);
 
 /**
  * A GitHub repository: the one way Yardmaster names one, whether it came from a comment, a Slack

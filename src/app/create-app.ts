@@ -79,7 +79,7 @@ async function compose(infra: Infrastructure): Promise<Yardmaster> {
     ...(sweepMs ? { sweepMs } : {}),
   };
   const gate = writing
-    ? { store, owner, now, logger, ...writing, announce, work: infra.work, ...gateTimes }
+    ? { store, owner, now, logger, ...writing, announce, work: infra.work, times: gateTimes }
     : null;
   const history = { history: store, queueRequests: store };
   // GitHub's merge queue's webhooks (told by the GitHub surface) and the gate's pauses, as queue events.

@@ -20,7 +20,7 @@ import type {
 import { backendPlan, cachedHasQueue, mergeQueues, mergeWitness, queueStatsEvents } from "./choose.js";
 import { GitHubQueueClient, type GraphQL } from "./github/client.js";
 import type { GateOctokit, GateWrites } from "./github/gate/github.js";
-import { createGitHubGate, type GateWork, type GitHubGate } from "./github/gate/index.js";
+import { createGitHubGate, type GateTimes, type GateWork, type GitHubGate } from "./github/gate/index.js";
 import { githubMergeWitness } from "./github/merge-witness.js";
 import { type GitHubPushesDeps, githubQueuePushes } from "./github/pushed-events.js";
 import type { FailedCheck } from "./github/queue-events.js";
@@ -112,9 +112,7 @@ export interface GateWiring {
   /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
   work: GateWork;
   /** The gates' claims' clock (default the real time), first retry delay and sweep's interval: tests give theirs. */
-  claimsNow?: () => Date;
-  retryBaseMs?: number;
-  sweepMs?: number;
+  times?: GateTimes;
   /** Tells the channels that a branch paused or resumed. */
   announce: (repository: Repo, event: QueueEvent) => Promise<unknown>;
 }
@@ -242,9 +240,7 @@ function gateOf(
     owner: wiring.owner,
     now: wiring.now,
     work: wiring.work,
-    ...(wiring.claimsNow ? { claimsNow: wiring.claimsNow } : {}),
-    ...(wiring.retryBaseMs !== undefined ? { retryBaseMs: wiring.retryBaseMs } : {}),
-    ...(wiring.sweepMs !== undefined ? { sweepMs: wiring.sweepMs } : {}),
+    ...(wiring.times ? { times: wiring.times } : {}),
     logger: wiring.logger.child({ name: "gate" }),
     octokitFor: (repo) => installations.rest(repo),
     writes: () => wiring.writes,

@@ -207,12 +207,16 @@ export class MergeQueueClient {
  * valid already (src/repo.ts checks the same limits as it is made).
  */
 function repoPath(repo: Repo): string {
+  if (repo instanceof Repo) return pathOf(repo.owner, repo.name);
   const given = repo as { owner?: unknown; name?: unknown } | undefined;
-  const owner = repo instanceof Repo ? repo.owner : checkInput(ownerSchema, given?.owner, "owner");
-  const repository =
-    repo instanceof Repo ? repo.name : checkInput(repositorySchema, given?.name, "repository");
-  return `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}`;
+  return pathOf(
+    checkInput(ownerSchema, given?.owner, "owner"),
+    checkInput(repositorySchema, given?.name, "repository"),
+  );
 }
+
+const pathOf = (owner: string, repository: string): string =>
+  `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repository)}`;
 
 function resolveLink(link: string | null, base: URL): string | null {
   if (link === null) return null;

@@ -35,7 +35,17 @@ const SWEEP_BATCH = 100;
 /** The gate check's name when GATE_CHECK_NAME is not set. */
 export const DEFAULT_GATE_CHECK_NAME = "yardmaster/gate";
 
-export interface GateDeps {
+/** The gate's times, which tests give their own of. */
+export interface GateTimes {
+  /** The clock of the gates' claims and retries: the real time (GitHub's), unless a test gives its own. */
+  claimsNow?: () => Date;
+  /** The first retry's delay after GitHub refused a gate (5 s), doubling. */
+  retryBaseMs?: number;
+  /** How often the sweep comes (GATE_SWEEP_MS), on the claims' clock. */
+  sweepMs?: number;
+}
+
+export interface GateDeps extends GateTimes {
   store: GateStore;
   github: GateGitHub;
   /** GATE_CHECK_NAME. */
@@ -48,12 +58,6 @@ export interface GateDeps {
   now: () => Date;
   /** This replica's runner of durable work: the gates' check runs and completions are its kinds. */
   work: GateWork;
-  /** The clock of the gates' claims and retries: the real time (GitHub's), unless a test gives its own. */
-  claimsNow?: () => Date;
-  /** The first retry's delay after GitHub refused a gate (5 s), doubling. */
-  retryBaseMs?: number;
-  /** How often the sweep comes (GATE_SWEEP_MS), on the claims' clock. */
-  sweepMs?: number;
   logger: Logger;
   /** Puts back the pull requests GitHub removed for its check timeout while paused; absent: not done. */
   putBack?: PutBack;

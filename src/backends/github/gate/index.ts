@@ -5,12 +5,12 @@ import type { Repo } from "../../../repo.js";
 import type { GateStore } from "../../../store/gates.js";
 import type { GateWork } from "./checks.js";
 import type { GateEntries } from "./decisions.js";
-import { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+import { DEFAULT_GATE_CHECK_NAME, type GateTimes, GitHubGate } from "./gate.js";
 import { type GateOctokit, type GateWrites, octokitGateGitHub } from "./github.js";
 
 export { GATE_CHECK_KIND, GATE_COMPLETE_KIND, type GateWork, gateCheckItem, gateKey } from "./checks.js";
 export type { GateEntries } from "./decisions.js";
-export { DEFAULT_GATE_CHECK_NAME, GitHubGate } from "./gate.js";
+export { DEFAULT_GATE_CHECK_NAME, type GateTimes, GitHubGate } from "./gate.js";
 export { type BranchRule, type GateGitHub, octokitGateGitHub } from "./github.js";
 export { GATE_RECONSIDER_KIND } from "./reconsider.js";
 export { type GateSource, gateSource, requireFromAppHow } from "./required.js";
@@ -28,11 +28,8 @@ export function createGitHubGate(options: {
   logger: Logger;
   /** This replica's runner of durable work (the gates' kinds `gate-check`, `gate-complete`, `gate-reconsider`, `gate-sweep`). */
   work: GateWork;
-  /** The gates' claims' clock (default the real time) and first retry delay (tests shorten them). */
-  claimsNow?: () => Date;
-  retryBaseMs?: number;
-  /** How often the gate is swept (default GATE_SWEEP_MS; tests shorten it). */
-  sweepMs?: number;
+  /** The gates' claims' clock, first retry delay and sweep's interval (tests give theirs). */
+  times?: GateTimes;
   /** The app's installation on a repository (throws while the GitHub App has not started). */
   octokitFor: (repo: Repo) => Promise<GateOctokit>;
   /** The app's write queue (read late: it exists once the GitHub App started). */
@@ -61,9 +58,7 @@ export function createGitHubGate(options: {
     owner: options.owner,
     now: options.now,
     work: options.work,
-    ...(options.claimsNow ? { claimsNow: options.claimsNow } : {}),
-    ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
-    ...(options.sweepMs !== undefined ? { sweepMs: options.sweepMs } : {}),
+    ...options.times,
     logger: options.logger,
     ...(options.announce ? { announce: options.announce } : {}),
     ...(options.onGitHubQueue ? { onGitHubQueue: options.onGitHubQueue } : {}),
